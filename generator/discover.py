@@ -1,0 +1,88 @@
+"""Stage 1, discover: find session files in a stable order and pair subagent logs with their parent.
+
+Claude Code lays logs out as `~/.claude/projects/<encoded-project-path>/<session-uuid>.jsonl`, with subagent
+logs in `<session-uuid>/subagents/agent-*.jsonl` (2.x) or beside the session as `agent-*.jsonl` (1.x).
+An INPUT may be one file, one project folder, or a folder of project folders.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import InputError
+
+AGENT_FILE = re.compile(r"^agent-(?P<agent>.+)\.jsonl$")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionFile:
+    """A session log found on disk."""
+
+    path: Path
+    """Where it is."""
+    project_dir: str
+    """Name of the project folder it belongs to (the encoded path, e.g. -home-ada-src-app)."""
+    agent_id: str = ""
+    """For a subagent log, the agent id from its file name."""
+    parent_session_id: str = ""
+    """For a subagent log in `<session>/subagents/`, the parent's session id; flat 1.x agent logs name
+    their parent only inside the file, so this stays empty and `link` resolves it."""
+
+    @property
+    def is_subagent(self) -> bool:
+        return bool(self.agent_id)
+
+
+def default_input() -> Path:
+    return Path.home() / ".claude" / "projects"
+
+
+def discover(inputs: list[Path]) -> list[SessionFile]:
+    """Every session file under the inputs, sorted, each once."""
+    found: dict[Path, SessionFile] = {}
+    for given in inputs:
+        if not given.exists():
+            raise InputError(f"{given}: no such file or folder")
+        for session_file in _discover_one(given):
+            found.setdefault(session_file.path.resolve(), session_file)
+    return sorted(found.values(), key=lambda f: (f.project_dir, f.parent_session_id, f.agent_id, str(f.path)))
+
+
+def _discover_one(given: Path) -> list[SessionFile]:
+    if given.is_file():
+        return [_single_file(given)]
+    if _is_project_folder(given):
+        return _project_files(given)
+    files: list[SessionFile] = []
+    for child in sorted(given.iterdir()):
+        if child.is_dir() and _is_project_folder(child):
+            files.extend(_project_files(child))
+    return files
+
+
+def _single_file(path: Path) -> SessionFile:
+    match = AGENT_FILE.match(path.name)
+    if not match:
+        return SessionFile(path=path, project_dir=path.parent.name)
+    if path.parent.name == "subagents":
+        session_dir = path.parent.parent
+        return SessionFile(path, session_dir.parent.name, match["agent"], session_dir.name)
+    return SessionFile(path, path.parent.name, match["agent"])
+
+
+def _is_project_folder(folder: Path) -> bool:
+    return any(folder.glob("*.jsonl")) or any(folder.glob("*/subagents/agent-*.jsonl"))
+
+
+def _project_files(folder: Path) -> list[SessionFile]:
+    files: list[SessionFile] = []
+    for path in sorted(folder.glob("*.jsonl")):
+        match = AGENT_FILE.match(path.name)
+        files.append(SessionFile(path, folder.name, match["agent"] if match else ""))
+    for path in sorted(folder.glob("*/subagents/agent-*.jsonl")):
+        match = AGENT_FILE.match(path.name)
+        assert match  # the glob guarantees the shape
+        files.append(SessionFile(path, folder.name, match["agent"], path.parent.parent.name))
+    return files

@@ -1,0 +1,144 @@
+"""Markdown -> safe HTML: markdown-it-py, Pygments for code, nh3 for the final allowlist.
+
+Three walls keep transcript content from becoming markup, each enough on its own for the common case:
+the markdown stage escapes transcript text; the renderer here outputs raw HTML only when it is one of
+the structural elements the markdown stage writes; and nh3 sanitises the result against an allowlist.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from functools import lru_cache
+from typing import Sequence
+
+import nh3
+from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+from mdit_py_plugins.tasklists import tasklists_plugin
+from pygments import highlight as pygments_highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.lexers.special import TextLexer
+from pygments.util import ClassNotFound
+
+# Past this size a block is shown plain: highlighting megabytes of log output helps no reader.
+HIGHLIGHT_LIMIT = 200_000
+_STRUCTURAL_HTML = re.compile(r"^\s*</?(?:div|details|summary|p)(?:\s[^<>]*)?>", re.I)
+_TASK_CHECKBOX = re.compile(
+    r'^<input class="task-list-item-checkbox"(?: checked="checked")? disabled="disabled" type="checkbox">$'
+)
+_START_LINE = re.compile(r"(?:^|\s)startline=(\d+)")
+_LOCAL_MARKDOWN = re.compile(r"^(?![a-z][a-z0-9+.-]*:|/|#)([^?#]*)\.md(#.*)?$", re.I)
+
+ALLOWED_TAGS = {
+    "a", "abbr", "b", "blockquote", "br", "code", "del", "details", "div", "em", "h1", "h2", "h3", "h4",
+    "h5", "h6", "hr", "i", "img", "input", "kbd", "li", "ol", "p", "pre", "s", "span", "strong", "sub",
+    "summary", "sup", "table", "tbody", "td", "th", "thead", "time", "tr", "ul",
+}
+ALLOWED_ATTRIBUTES = {
+    "*": {"class", "id"},
+    "a": {"href", "title"},
+    "img": {"src", "alt", "title", "loading"},
+    "time": {"datetime"},
+    "details": {"open"},
+    "td": {"style"},
+    "th": {"style"},
+    "input": {"type", "checked", "disabled"},
+    "ol": {"start"},
+}
+
+
+@lru_cache(maxsize=256)
+def _lexer(language: str):
+    try:
+        return get_lexer_by_name(language) if language else TextLexer()
+    except ClassNotFound:
+        return TextLexer()
+
+
+def highlight(code: str, language: str, attributes: str) -> str:
+    start = _START_LINE.search(attributes or "")
+    if len(code) > HIGHLIGHT_LIMIT:
+        return f'<pre class="highlight plain"><code>{html.escape(code)}</code></pre>'
+    tokens = pygments_highlight(code, _lexer(language.lower()), HtmlFormatter(nowrap=True))
+    if start:
+        first = int(start.group(1))
+        lines = tokens.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        tokens = "".join(
+            f'<span class="linenos">{number}</span>{line}\n' for number, line in enumerate(lines, start=first)
+        )
+    # markdown-it uses the highlighter's output as is only when it starts with <pre.
+    language_class = f" language-{html.escape(language)}" if language else ""
+    return f'<pre class="highlight{language_class}"><code>{tokens}</code></pre>'
+
+
+
+class _GuardedRenderer(RendererHTML):
+    """Raw HTML passes only if it is one of our structural tags; anything else is shown as text."""
+
+    def html_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+        content = tokens[idx].content
+        if _STRUCTURAL_HTML.match(content):
+            return content
+        return f"<p>{html.escape(content)}</p>\n"
+
+    def html_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+        content = tokens[idx].content
+        if _TASK_CHECKBOX.match(content):  # written by the tasklists plugin, not by the transcript
+            return content
+        return html.escape(content)
+
+
+def _rewrite_markdown_links(state) -> None:
+    """Links between our Markdown documents point at .md files; in the HTML site they point at pages."""
+    for token in state.tokens:
+        for child in token.children or ():
+            if child.type == "link_open":
+                href = child.attrGet("href")
+                if isinstance(href, str):
+                    match = _LOCAL_MARKDOWN.match(href)
+                    if match:
+                        child.attrSet("href", f"{match.group(1)}.html{match.group(2) or ''}")
+
+
+@lru_cache(maxsize=1)
+def markdown_parser() -> MarkdownIt:
+    parser = MarkdownIt("gfm-like", {"html": True, "linkify": True, "highlight": highlight},
+                        renderer_cls=_GuardedRenderer)
+    parser.use(tasklists_plugin)
+    parser.core.ruler.push("sessionsite_links", _rewrite_markdown_links)
+    return parser
+
+
+def sanitize(markup: str) -> str:
+    return nh3.clean(
+        markup,
+        tags=ALLOWED_TAGS,
+        attributes=ALLOWED_ATTRIBUTES,
+        url_schemes={"http", "https", "mailto"},
+        filter_style_properties={"text-align"},
+        link_rel="noopener noreferrer nofollow",
+        strip_comments=True,
+    )
+
+
+def render_markdown(text: str) -> str:
+    """Our Markdown (with its transcript content already escaped) -> sanitised HTML."""
+    return sanitize(markdown_parser().render(text))
+
+
+def pygments_css() -> str:
+    """Light and dark code colours; dark follows the system unless the reader picked a theme."""
+    light = HtmlFormatter(style="friendly").get_style_defs(".highlight")
+    dark_rules = HtmlFormatter(style="github-dark").get_style_defs("{prefix} .highlight")
+    forced_dark = dark_rules.replace("{prefix}", ':root[data-theme="dark"]')
+    system_dark = dark_rules.replace("{prefix}", ':root:not([data-theme="light"])')
+    return (
+        "/* Generated from Pygments styles: friendly (light) and github-dark (dark). */\n"
+        f"{light}\n{forced_dark}\n@media (prefers-color-scheme: dark) {{\n{system_dark}\n}}\n"
+    )

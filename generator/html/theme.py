@@ -1,0 +1,77 @@
+"""Themes: a folder with `templates/` and `static/`. Lookup goes from the user's theme, to the theme it
+extends (named in its optional `theme.json` as {"extends": "<folder>"}), to the built-in default, the way
+MkDocs' Theme.dirs does. A theme only needs the files it changes."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from ..errors import ThemeError
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+
+
+def default_theme_dir() -> Path:
+    # In a wheel the theme is packaged inside generator/; in a source checkout it sits at the root.
+    for candidate in (PACKAGE_DIR / "themes" / "default", PACKAGE_DIR.parent / "themes" / "default"):
+        if (candidate / "templates").is_dir():
+            return candidate
+    raise ThemeError("the built-in theme is missing: reinstall sessionsite")
+
+
+@dataclass(frozen=True)
+class Theme:
+    """The folders to search, most specific first."""
+
+    dirs: tuple[Path, ...]
+
+    @classmethod
+    def load(cls, user_theme: Path | None = None) -> "Theme":
+        dirs: list[Path] = []
+        current = user_theme
+        while current is not None:
+            if not current.is_dir():
+                raise ThemeError(f"{current}: theme folder not found")
+            if current.resolve() in (d.resolve() for d in dirs):
+                raise ThemeError(f"{current}: theme extends itself")
+            dirs.append(current)
+            config_file = current / "theme.json"
+            parent = None
+            if config_file.is_file():
+                try:
+                    config = json.loads(config_file.read_text(encoding="utf-8"))
+                except (OSError, ValueError) as error:
+                    raise ThemeError(f"{config_file}: {error}") from error
+                extends = config.get("extends") if isinstance(config, dict) else None
+                if isinstance(extends, str) and extends != "default":
+                    parent = (current / extends).resolve()
+            current = parent
+        default = default_theme_dir()
+        if default.resolve() not in (d.resolve() for d in dirs):
+            dirs.append(default)
+        return cls(tuple(dirs))
+
+    def environment(self) -> jinja2.Environment:
+        return jinja2.Environment(
+            loader=jinja2.FileSystemLoader([str(d / "templates") for d in self.dirs]),
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=True,
+        )
+
+    def static_files(self) -> dict[str, Path]:
+        """Asset name -> file, the most specific theme winning."""
+        files: dict[str, Path] = {}
+        for folder in reversed(self.dirs):
+            static = folder / "static"
+            if static.is_dir():
+                for path in sorted(static.rglob("*")):
+                    if path.is_file():
+                        files[path.relative_to(static).as_posix()] = path
+        return dict(sorted(files.items()))

@@ -1,0 +1,569 @@
+"""Stage 3, interpret: raw entries -> a frozen Session of typed events.
+
+Claude Code writes one JSONL line per content block of a streamed reply, puts tool results in `user`
+entries, and mixes bookkeeping (snapshots, hook progress, queue operations) in with the conversation.
+This stage sorts all of that into events, pairs each tool call with its result, and counts what it does
+not know so that the build report can say so. Anything unknown becomes an `Unknown` event: shown, never
+dropped.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping
+
+from .discover import SessionFile
+from .model import (
+    AssistantText,
+    BashMode,
+    BrokenLine,
+    Diagnostic,
+    Entry,
+    Event,
+    Image,
+    Notice,
+    Prompt,
+    Session,
+    SlashCommand,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    Unknown,
+    Unreadable,
+    Usage,
+)
+from .read import ReadResult
+
+# Entry types that carry no conversation and are deliberately not shown.
+BOOKKEEPING_TYPES = frozenset(
+    {"file-history-snapshot", "queue-operation", "permission-mode", "last-prompt", "ai-title", "agent-name",
+     "progress", "attachment", "summary", "custom-title", "pr-link"}
+)
+# Top-level fields Claude Code is known to write; anything else is counted as unknown in the report.
+KNOWN_FIELDS = frozenset(
+    {"type", "sessionId", "timestamp", "parentUuid", "isSidechain", "uuid", "userType", "cwd", "version",
+     "gitBranch", "slug", "message", "requestId", "entrypoint", "toolUseID", "data", "parentToolUseID",
+     "toolUseResult", "sourceToolAssistantUUID", "promptId", "agentId", "messageId", "snapshot",
+     "isSnapshotUpdate", "permissionMode", "isMeta", "subtype", "attachment", "durationMs", "messageCount",
+     "lastPrompt", "level", "leafUuid", "aiTitle", "thinkingMetadata", "hookCount", "hookInfos", "hookErrors",
+     "preventedContinuation", "stopReason", "hasOutput", "content", "todos", "operation", "imagePasteIds",
+     "error", "isApiErrorMessage", "apiErrorStatus", "sourceToolUseID", "logicalParentUuid",
+     "compactMetadata", "isVisibleInTranscriptOnly", "isCompactSummary", "summary", "customTitle",
+     "agentName", "planContent", "origin", "prNumber", "prUrl", "prRepository", "toolUseId", "mode",
+     "isApiError", "retryInMs", "retryAttempt", "maxRetries", "cause", "data", "fileHistorySnapshot",
+     "files", "requestIds", "model", "costUSD", "durationApiMs", "isCompactBoundary", "uuidHistory"}
+)
+KNOWN_SYSTEM_SUBTYPES = frozenset(
+    {"turn_duration", "stop_hook_summary", "local_command", "compact_boundary", "away_summary",
+     "informational", "api_error", "microcompact_boundary"}
+)
+HIDDEN_SYSTEM_SUBTYPES = frozenset({"turn_duration", "stop_hook_summary"})
+SAFE_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+
+SYSTEM_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>\s*", re.S)
+COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
+COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+COMMAND_STDOUT = re.compile(r"<local-command-(?:stdout|stderr)>(.*?)</local-command-(?:stdout|stderr)>", re.S)
+BASH_INPUT = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
+BASH_STDOUT = re.compile(r"<bash-stdout>(.*?)</bash-stdout>", re.S)
+BASH_STDERR = re.compile(r"<bash-stderr>(.*?)</bash-stderr>", re.S)
+INTERRUPT_FOR_TOOL = "[Request interrupted by user for tool use]"
+INTERRUPT = "[Request interrupted by user"
+
+
+@dataclass(frozen=True, slots=True)
+class Interpreted:
+    """What interpreting one file produced."""
+
+    session: Session
+    """The session, or a subagent transcript."""
+    diagnostics: tuple[Diagnostic, ...]
+    """Problems found while reading and interpreting it."""
+    unknown: Counter[str]
+    """Names that fell through to the generic fallback, counted."""
+    has_conversation: bool
+    """False for metadata-only files (only summaries or snapshots), which get no page."""
+    sidechains: tuple[Session, ...] = ()
+    """Old-format inline subagent runs (`isSidechain` entries in the main file)."""
+
+
+def interpret(source: SessionFile, read: ReadResult) -> Interpreted:
+    main_items, sidechain_runs = _split_sidechains(source, read.items)
+    builder = _SessionBuilder(source)
+    builder.feed(main_items)
+    diagnostics = list(read.diagnostics)
+    sidechains = []
+    for number, run in enumerate(sidechain_runs, start=1):
+        side = _SessionBuilder(source, agent_id=f"sidechain-{number}", inline_run=True)
+        side.feed(run)
+        sidechains.append(side.build(parent_key=builder.key))
+        builder.unknown.update(side.unknown)
+    return Interpreted(
+        session=builder.build(),
+        diagnostics=tuple(diagnostics),
+        unknown=builder.unknown,
+        has_conversation=builder.has_conversation or bool(sidechains),
+        sidechains=tuple(sidechains),
+    )
+
+
+def _split_sidechains(source: SessionFile, items: Iterable[Entry | BrokenLine]):
+    """In 1.x main files, subagent messages sit inline with `isSidechain: true`; each run starts with a
+    sidechain entry whose parentUuid is null."""
+    if source.is_subagent:
+        return list(items), []
+    main: list[Entry | BrokenLine] = []
+    runs: list[list[Entry | BrokenLine]] = []
+    for item in items:
+        if isinstance(item, Entry) and item.data.get("isSidechain") is True:
+            if item.data.get("parentUuid") is None or not runs:
+                runs.append([])
+            runs[-1].append(item)
+        else:
+            main.append(item)
+    return main, runs
+
+
+def _anchor(raw_id: Any, fallback: str) -> str:
+    text = str(raw_id) if raw_id else fallback
+    return "e-" + re.sub(r"[^A-Za-z0-9_-]", "", text)[:40]
+
+
+def _text_of(content: Any) -> str:
+    """Plain text of a message or tool-result content: a string or a list of parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        pieces = []
+        for part in content:
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+                pieces.append(part["text"])
+            elif isinstance(part, str):
+                pieces.append(part)
+        return "\n".join(pieces)
+    if content is None:
+        return ""
+    return str(content)
+
+
+def strip_system_reminders(text: str) -> str:
+    return SYSTEM_REMINDER.sub("", text)
+
+
+def _image(part: Mapping[str, Any]) -> Image | None:
+    source = part.get("source")
+    if isinstance(source, dict) and source.get("type") == "base64":
+        media_type = str(source.get("media_type", ""))
+        try:
+            data = base64.b64decode(str(source.get("data", "")), validate=False)
+        except (binascii.Error, ValueError):
+            return None
+        if media_type not in SAFE_IMAGE_TYPES:
+            return Image(media_type=media_type, data=b"", source="(embedded image of an unsupported type)")
+        return Image(media_type=media_type, data=data)
+    location = part.get("path") or part.get("url") or (source.get("url") if isinstance(source, dict) else "")
+    if location:
+        return Image(media_type="", data=b"", source=str(location))
+    return None
+
+
+@dataclass
+class _SessionBuilder:
+    """Mutable while one file is being interpreted; `build()` freezes the result."""
+
+    source: SessionFile
+    agent_id: str = ""
+    inline_run: bool = False
+    events: list[Event] = field(default_factory=list)
+    unknown: Counter[str] = field(default_factory=Counter)
+    pending_calls: dict[str, int] = field(default_factory=dict)
+    seen_uuids: set[str] = field(default_factory=set)
+    seen_usage: set[tuple[str, str]] = field(default_factory=set)
+    usage: Counter[str] = field(default_factory=Counter)
+    session_id: str = ""
+    cwd: str = ""
+    slug: str = ""
+    git_branch: str = ""
+    versions: dict[str, None] = field(default_factory=dict)
+    models: dict[str, None] = field(default_factory=dict)
+    started: str = ""
+    ended: str = ""
+    custom_title: str = ""
+    ai_title: str = ""
+    leaf_summaries: dict[str, str] = field(default_factory=dict)
+    has_conversation: bool = False
+    counter: int = 0
+
+    def __post_init__(self) -> None:
+        self.agent_id = self.agent_id or self.source.agent_id
+
+    @property
+    def key(self) -> str:
+        """Unique in a build, and the base of the page's path: `<project>/<file stem>`, with subagent
+        logs under their parent session's folder when the layout says which that is."""
+        project = self.source.project_dir
+        if self.source.parent_session_id:
+            return f"{project}/{self.source.parent_session_id}/{self.source.path.stem}"
+        if self.inline_run:
+            return f"{project}/{self.source.path.stem}/{self.agent_id}"
+        return f"{project}/{self.source.path.stem}"
+
+    # -- feeding ---------------------------------------------------------------------------------------
+
+    def feed(self, items: Iterable[Entry | BrokenLine]) -> None:
+        for item in items:
+            if isinstance(item, BrokenLine):
+                self.events.append(
+                    Unreadable(anchor=f"line-{item.line}", line=item.line, text=item.text, reason=item.reason)
+                )
+                continue
+            self._entry(item)
+
+    def _entry(self, entry: Entry) -> None:
+        data = entry.data
+        uuid = data.get("uuid")
+        if isinstance(uuid, str):
+            if uuid in self.seen_uuids:
+                return  # resumed sessions replay earlier entries verbatim
+            self.seen_uuids.add(uuid)
+        for name in data:
+            if name not in KNOWN_FIELDS:
+                self.unknown[f"field:{name}"] += 1
+        self._metadata(data)
+        kind = data.get("type")
+        handler = _ENTRY_HANDLERS.get(kind) if isinstance(kind, str) else None
+        if handler is not None:
+            handler(self, entry)
+        elif kind in BOOKKEEPING_TYPES:
+            self._bookkeeping(entry)
+        else:
+            name = f"type:{kind}" if isinstance(kind, str) else "type:(missing)"
+            self.unknown[name] += 1
+            self.events.append(Unknown(self._next_anchor(uuid), self._time(data), name, dict(data)))
+
+    def _metadata(self, data: Mapping[str, Any]) -> None:
+        timestamp = data.get("timestamp")
+        if isinstance(timestamp, str) and timestamp:
+            if not self.started or timestamp < self.started:
+                self.started = timestamp
+            if timestamp > self.ended:
+                self.ended = timestamp
+        if not self.session_id and isinstance(data.get("sessionId"), str):
+            self.session_id = data["sessionId"]
+        if not self.cwd and isinstance(data.get("cwd"), str):
+            self.cwd = data["cwd"]
+        if not self.slug and isinstance(data.get("slug"), str):
+            self.slug = data["slug"]
+        if not self.git_branch and isinstance(data.get("gitBranch"), str):
+            self.git_branch = data["gitBranch"]
+        if isinstance(data.get("version"), str):
+            self.versions.setdefault(data["version"], None)
+        if not self.agent_id and isinstance(data.get("agentId"), str) and data.get("isSidechain") is True:
+            self.agent_id = data["agentId"]
+
+    def _time(self, data: Mapping[str, Any]) -> str:
+        timestamp = data.get("timestamp")
+        return timestamp if isinstance(timestamp, str) else ""
+
+    def _next_anchor(self, raw_id: Any) -> str:
+        self.counter += 1
+        return _anchor(raw_id, f"n{self.counter}")
+
+    # -- bookkeeping entries ---------------------------------------------------------------------------
+
+    def _bookkeeping(self, entry: Entry) -> None:
+        data = entry.data
+        kind = data["type"]
+        if kind == "summary":
+            summary = data.get("summary")
+            if not isinstance(summary, str) and isinstance(data.get("data"), dict):
+                summary = data["data"].get("summary")
+            if isinstance(summary, str):
+                self.leaf_summaries[str(data.get("leafUuid", ""))] = summary
+        elif kind == "custom-title" and isinstance(data.get("customTitle"), str):
+            self.custom_title = data["customTitle"]
+        elif kind == "ai-title" and isinstance(data.get("aiTitle"), str):
+            self.ai_title = data["aiTitle"]
+        elif kind == "pr-link" and data.get("prUrl"):
+            self.events.append(
+                Notice(self._next_anchor(data.get("uuid")), self._time(data), "pr-link",
+                       f"Pull request #{data.get('prNumber', '')}: {data['prUrl']}")
+            )
+
+    # -- conversation entries --------------------------------------------------------------------------
+
+    def _user(self, entry: Entry) -> None:
+        data = entry.data
+        message = data.get("message")
+        if not isinstance(message, dict):
+            self._malformed(entry, "user entry without a message object")
+            return
+        content = message.get("content")
+        uuid = data.get("uuid")
+        timestamp = self._time(data)
+        if data.get("isCompactSummary") or data.get("isVisibleInTranscriptOnly"):
+            self.events.append(Notice(self._next_anchor(uuid), timestamp, "continuation", _text_of(content)))
+            return
+        if isinstance(content, str):
+            self._user_text(uuid, timestamp, content, (), meta=bool(data.get("isMeta")))
+            return
+        if not isinstance(content, list):
+            self._malformed(entry, "user message content is neither text nor a list of parts")
+            return
+        texts: list[str] = []
+        images: list[Image] = []
+        for part in content:
+            if not isinstance(part, dict):
+                self.unknown["part:(not an object)"] += 1
+                self.events.append(Unknown(self._next_anchor(None), timestamp, "part:(not an object)", part))
+                continue
+            part_type = part.get("type")
+            if part_type == "tool_result":
+                self._tool_result(data, part)
+            elif part_type == "text":
+                texts.append(str(part.get("text", "")))
+            elif part_type == "image":
+                image = _image(part)
+                if image is not None:
+                    images.append(image)
+            else:
+                name = f"part:{part_type}"
+                self.unknown[name] += 1
+                self.events.append(Unknown(self._next_anchor(None), timestamp, name, part))
+        if texts or images:
+            self._user_text(uuid, timestamp, "\n\n".join(texts), tuple(images), meta=bool(data.get("isMeta")))
+
+    def _user_text(self, uuid: Any, timestamp: str, text: str, images: tuple[Image, ...], meta: bool) -> None:
+        anchor = self._next_anchor(uuid)
+        stripped = text.strip()
+        if "<command-name>" in stripped:
+            name = COMMAND_NAME.search(stripped)
+            args = COMMAND_ARGS.search(stripped)
+            command = (name.group(1).strip() if name else "").strip()
+            if command and not command.startswith("/"):
+                command = "/" + command
+            self.events.append(SlashCommand(anchor, timestamp, command, (args.group(1).strip() if args else "")))
+            return
+        if stripped.startswith("<local-command-stdout>") or stripped.startswith("<local-command-stderr>"):
+            output = "\n".join(m.strip() for m in COMMAND_STDOUT.findall(stripped)).strip()
+            if self.events and isinstance(self.events[-1], SlashCommand) and not self.events[-1].output:
+                self.events[-1] = replace(self.events[-1], output=output)
+            else:
+                self.events.append(Notice(anchor, timestamp, "command-output", output, hidden=not output))
+            return
+        if stripped.startswith("<local-command-caveat>"):
+            self.events.append(Notice(anchor, timestamp, "caveat", stripped, hidden=True))
+            return
+        if stripped.startswith("<bash-input>"):
+            command = BASH_INPUT.search(stripped)
+            self.events.append(BashMode(anchor, timestamp, (command.group(1) if command else stripped).strip()))
+            return
+        if stripped.startswith("<bash-stdout>") or stripped.startswith("<bash-stderr>"):
+            stdout = BASH_STDOUT.search(stripped)
+            stderr = BASH_STDERR.search(stripped)
+            out, err = (stdout.group(1) if stdout else ""), (stderr.group(1) if stderr else "")
+            if self.events and isinstance(self.events[-1], BashMode) and not (
+                self.events[-1].stdout or self.events[-1].stderr
+            ):
+                self.events[-1] = replace(self.events[-1], stdout=out, stderr=err)
+            else:
+                self.events.append(BashMode(anchor, timestamp, "", out, err))
+            return
+        if stripped == INTERRUPT_FOR_TOOL:
+            self.events.append(Notice(anchor, timestamp, "interrupt", stripped, hidden=True))
+            return
+        if stripped.startswith(INTERRUPT) and stripped.endswith("]") and "\n" not in stripped:
+            self.events.append(Notice(anchor, timestamp, "interrupt", stripped))
+            return
+        visible = strip_system_reminders(text)
+        if meta:
+            self.events.append(Prompt(anchor, timestamp, text, images, hidden=True, label="meta"))
+            return
+        if not visible.strip() and not images:
+            self.events.append(Prompt(anchor, timestamp, text, (), hidden=True, label="system reminder"))
+            return
+        self.has_conversation = True
+        self.events.append(Prompt(anchor, timestamp, visible.strip("\n"), images))
+
+    def _tool_result(self, data: Mapping[str, Any], part: Mapping[str, Any]) -> None:
+        tool_use_id = str(part.get("tool_use_id", ""))
+        content = part.get("content")
+        images = tuple(
+            image for p in (content if isinstance(content, list) else [])
+            if isinstance(p, dict) and p.get("type") == "image" and (image := _image(p)) is not None
+        )
+        result = ToolResult(
+            timestamp=self._time(data),
+            text=strip_system_reminders(_text_of(content)),
+            is_error=part.get("is_error") is True,
+            structured=data.get("toolUseResult"),
+            images=images,
+        )
+        index = self.pending_calls.pop(tool_use_id, None)
+        if index is None:
+            # A result whose call is not in this file (resumed or continued sessions): still shown.
+            self.events.append(
+                ToolCall(_anchor(tool_use_id, "orphan"), result.timestamp, tool_use_id, "(unknown tool)", {},
+                         result)
+            )
+            return
+        self.events[index] = replace(self.events[index], result=result)
+
+    def _assistant(self, entry: Entry) -> None:
+        data = entry.data
+        message = data.get("message")
+        if not isinstance(message, dict):
+            self._malformed(entry, "assistant entry without a message object")
+            return
+        timestamp = self._time(data)
+        model = message.get("model") if isinstance(message.get("model"), str) else ""
+        if model and model != "<synthetic>":
+            self.models.setdefault(model, None)
+        self._count_usage(data, message)
+        content = message.get("content")
+        if data.get("isApiErrorMessage"):
+            self.events.append(Notice(self._next_anchor(data.get("uuid")), timestamp, "api-error", _text_of(content)))
+            return
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        if not isinstance(content, list):
+            self._malformed(entry, "assistant message content is neither text nor a list of parts")
+            return
+        for index, part in enumerate(content):
+            if not isinstance(part, dict):
+                self.unknown["part:(not an object)"] += 1
+                self.events.append(Unknown(self._next_anchor(None), timestamp, "part:(not an object)", part))
+                continue
+            part_type = part.get("type")
+            part_id = f"{data.get('uuid', '')}-{index}"
+            if part_type == "text":
+                text = str(part.get("text", ""))
+                if text.strip():
+                    self.has_conversation = True
+                    self.events.append(AssistantText(self._next_anchor(part_id), timestamp, text, model))
+            elif part_type == "thinking":
+                text = str(part.get("thinking", ""))
+                if text.strip():
+                    self.events.append(Thinking(self._next_anchor(part_id), timestamp, text))
+            elif part_type == "redacted_thinking":
+                self.events.append(Notice(self._next_anchor(part_id), timestamp, "redacted-thinking",
+                                          "Thinking (redacted by the API)"))
+            elif part_type == "tool_use":
+                self._tool_use(timestamp, part)
+            else:
+                name = f"part:{part_type}"
+                self.unknown[name] += 1
+                self.events.append(Unknown(self._next_anchor(part_id), timestamp, name, part))
+
+    def _tool_use(self, timestamp: str, part: Mapping[str, Any]) -> None:
+        tool_use_id = str(part.get("id", ""))
+        if tool_use_id and tool_use_id in self.pending_calls:
+            return  # the same block written twice
+        raw_input = part.get("input")
+        tool_input = MappingProxyType(dict(raw_input)) if isinstance(raw_input, dict) else MappingProxyType(
+            {"input": raw_input}
+        )
+        self.has_conversation = True
+        call = ToolCall(_anchor(tool_use_id, f"tool{self.counter}"), timestamp, tool_use_id,
+                        str(part.get("name", "(unnamed tool)")), tool_input)
+        self.counter += 1
+        self.pending_calls[tool_use_id] = len(self.events)
+        self.events.append(call)
+
+    def _count_usage(self, data: Mapping[str, Any], message: Mapping[str, Any]) -> None:
+        usage = message.get("usage")
+        if not isinstance(usage, dict):
+            return
+        # Streaming repeats one message's usage on each of its lines: count it once.
+        key = (str(message.get("id", data.get("uuid", ""))), str(data.get("requestId", "")))
+        if key in self.seen_usage:
+            return
+        self.seen_usage.add(key)
+        for field_name in ("input_tokens", "output_tokens", "cache_read_input_tokens",
+                           "cache_creation_input_tokens"):
+            value = usage.get(field_name)
+            if isinstance(value, int):
+                self.usage[field_name] += value
+
+    def _system(self, entry: Entry) -> None:
+        data = entry.data
+        subtype = str(data.get("subtype", ""))
+        anchor = self._next_anchor(data.get("uuid"))
+        timestamp = self._time(data)
+        content = data.get("content")
+        text = content if isinstance(content, str) else ""
+        if subtype == "local_command" and "<command-name>" in text:
+            self._user_text(data.get("uuid"), timestamp, text, (), meta=False)
+            return
+        if subtype == "local_command":
+            self._user_text(data.get("uuid"), timestamp, text, (), meta=False)
+            return
+        if subtype == "compact_boundary":
+            metadata = data.get("compactMetadata") if isinstance(data.get("compactMetadata"), dict) else {}
+            trigger = metadata.get("trigger", "")
+            tokens = metadata.get("preTokens")
+            detail = f"{trigger}" + (f", {tokens:,} tokens before" if isinstance(tokens, int) else "")
+            self.events.append(Notice(anchor, timestamp, "compaction",
+                                      "Conversation compacted" + (f" ({detail})" if detail else "")))
+            return
+        if subtype == "turn_duration":
+            duration = data.get("durationMs")
+            text = f"Turn took {duration / 1000:.1f} s" if isinstance(duration, (int, float)) else "Turn ended"
+        elif subtype == "stop_hook_summary":
+            text = f"Stop hooks ran ({data.get('hookCount', 0)})"
+        if subtype not in KNOWN_SYSTEM_SUBTYPES:
+            self.unknown[f"system:{subtype}"] += 1
+        self.events.append(Notice(anchor, timestamp, subtype.replace("_", "-") or "system", text,
+                                  hidden=subtype in HIDDEN_SYSTEM_SUBTYPES or not text.strip()))
+
+    def _malformed(self, entry: Entry, reason: str) -> None:
+        name = f"shape:{entry.data.get('type')}"
+        self.unknown[name] += 1
+        self.events.append(Unknown(self._next_anchor(entry.data.get("uuid")), self._time(entry.data), name,
+                                   dict(entry.data)))
+
+    # -- freezing --------------------------------------------------------------------------------------
+
+    def build(self, parent_key: str = "") -> Session:
+        prompts = [e for e in self.events if isinstance(e, Prompt) and not e.hidden]
+        first_prompt = prompts[0].text if prompts else ""
+        return Session(
+            key=self.key,
+            session_id=self.session_id or self.source.path.stem,
+            source=str(self.source.path),
+            project_dir=self.source.project_dir,
+            cwd=self.cwd,
+            title=self.custom_title or self.ai_title or "",
+            slug=self.slug,
+            git_branch=self.git_branch,
+            models=tuple(self.models),
+            versions=tuple(self.versions),
+            started=self.started,
+            ended=self.ended,
+            events=tuple(self.events),
+            prompt_count=len(prompts),
+            first_prompt=first_prompt,
+            usage=Usage(
+                input_tokens=self.usage["input_tokens"],
+                output_tokens=self.usage["output_tokens"],
+                cache_read_tokens=self.usage["cache_read_input_tokens"],
+                cache_creation_tokens=self.usage["cache_creation_input_tokens"],
+            ),
+            agent_id=self.agent_id if (self.source.is_subagent or parent_key) else "",
+            parent_key=parent_key,
+            uuids=frozenset(self.seen_uuids),
+            leaf_summaries=MappingProxyType(dict(self.leaf_summaries)),
+            custom_title=self.custom_title,
+        )
+
+
+_ENTRY_HANDLERS = {
+    "user": _SessionBuilder._user,
+    "assistant": _SessionBuilder._assistant,
+    "system": _SessionBuilder._system,
+}

@@ -1,0 +1,168 @@
+"""Keeping transcript text as text inside our Markdown.
+
+Prompts and replies are Markdown and are rendered as Markdown, but whatever HTML they contain must show
+as the characters it is, and nothing in them may break the structure we put around them (`<details>`
+blocks, `<div>` wrappers, fences). Three rules do that:
+
+- `prose()` escapes `<` and entity-like `&` everywhere except inside code (fences, indented code and code
+  spans, found with the same markdown-it parser the HTML stage uses), so raw HTML becomes text and code
+  still reads naturally on GitHub. It also closes a fence that the transcript left open.
+- `fence()` wraps code in a backtick fence longer than any backtick run inside it.
+- `html_text()` escapes text that goes inside our own HTML tags (summaries, notices).
+
+The HTML stage does not trust this alone: it refuses raw HTML that is not ours, and sanitises with nh3.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from functools import lru_cache
+
+from markdown_it import MarkdownIt
+
+# A backslash escape is already literal text and stays as written; `<` and entity-like `&` get escaped.
+_NEEDS_ESCAPE = re.compile(
+    r"\\[!-/:-@\[-`{-~]|<|&(?=#[0-9]{1,8};|#[xX][0-9a-fA-F]{1,8};|[A-Za-z][A-Za-z0-9]{1,31};)"
+)
+_ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_BACKTICK_RUN = re.compile(r"`+")
+_LANGUAGE = re.compile(r"[^A-Za-z0-9_+#.-]")
+
+
+@lru_cache(maxsize=1)
+def block_parser() -> MarkdownIt:
+    """The block structure as the HTML stage will see it (html on, so raw HTML blocks are found)."""
+    return MarkdownIt("gfm-like", {"linkify": False})
+
+
+def html_text(text: str) -> str:
+    """Text for inside our own HTML elements."""
+    return html.escape(text, quote=True)
+
+
+def fence(code: str, language: str = "", attributes: str = "") -> str:
+    """A fenced code block that no content can close early."""
+    longest = max((len(run) for run in _BACKTICK_RUN.findall(code)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    info = _LANGUAGE.sub("", language)
+    if attributes:
+        info = f"{info} {attributes}".strip()
+    body = code if code.endswith("\n") or not code else code + "\n"
+    return f"{ticks}{info}\n{body}{ticks}"
+
+
+def inline_code(text: str) -> str:
+    """A code span for a short value (a path, a command), safe whatever backticks it holds."""
+    flat = " ".join(text.split())
+    if not flat:
+        return ""
+    longest = max((len(run) for run in _BACKTICK_RUN.findall(flat)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{ticks}{pad}{flat}{pad}{ticks}"
+
+
+def prose(text: str) -> str:
+    """Transcript Markdown, made safe to embed in our document (see the module docstring)."""
+    if "<" not in text and "&" not in text and "`" not in text and "~" not in text:
+        return text
+    lines = text.split("\n")
+    kinds: list[str] = ["other"] * len(lines)
+    groups: dict[int, int] = {}
+    unclosed_fence = ""
+    for token in block_parser().parse(text):
+        if token.map is None:
+            continue
+        start, end = token.map
+        if token.type in ("fence", "code_block"):
+            for number in range(start, min(end, len(lines))):
+                kinds[number] = "code"
+            if token.type == "fence" and token.level == 0 and not _closes(lines, start, end, token.markup):
+                unclosed_fence = token.markup
+        elif token.type == "html_block":
+            for number in range(start, min(end, len(lines))):
+                kinds[number] = "html"
+        elif token.type == "inline":
+            for number in range(start, min(end, len(lines))):
+                if kinds[number] == "other":
+                    kinds[number] = "inline"
+                    groups[number] = start
+    out: list[str] = []
+    number = 0
+    while number < len(lines):
+        kind = kinds[number]
+        if kind == "code":
+            out.append(lines[number])
+            number += 1
+        elif kind == "inline":
+            group = groups[number]
+            last = number
+            while last + 1 < len(lines) and kinds[last + 1] == "inline" and groups[last + 1] == group:
+                last += 1
+            out.extend(_escape_inline("\n".join(lines[number : last + 1])).split("\n"))
+            number = last + 1
+        else:
+            out.append(_escape_all(lines[number]))
+            number += 1
+    if unclosed_fence:
+        out.append(unclosed_fence)
+    return "\n".join(out)
+
+
+def _closes(lines: list[str], start: int, end: int, markup: str) -> bool:
+    if end - start < 2 or end > len(lines):
+        return False
+    closing = lines[end - 1].strip()
+    return closing.startswith(markup) and set(closing) == {markup[0]}
+
+
+def _escape_all(text: str) -> str:
+    return _NEEDS_ESCAPE.sub(_escape_match, text)
+
+
+def _escape_match(match: re.Match[str]) -> str:
+    found = match.group()
+    if found == "<":
+        return "&lt;"
+    if found == "&":
+        return "&amp;"
+    return found
+
+
+def _escape_inline(text: str) -> str:
+    """Escape outside code spans, following CommonMark's backtick rule: a run of n backticks opens a span
+    that the next run of exactly n backticks closes; with no such run it is literal text."""
+    out: list[str] = []
+    position = 0
+    length = len(text)
+    plain_start = 0
+    while position < length:
+        char = text[position]
+        if char == "\\" and position + 1 < length and text[position + 1] in _ASCII_PUNCTUATION:
+            position += 2
+            continue
+        if char != "`":
+            position += 1
+            continue
+        run_end = position
+        while run_end < length and text[run_end] == "`":
+            run_end += 1
+        run = run_end - position
+        closer = _find_closing_run(text, run_end, run)
+        out.append(_escape_all(text[plain_start:position]))
+        if closer < 0:
+            out.append(text[position:run_end])
+            position = plain_start = run_end
+        else:
+            out.append(text[position : closer + run])
+            position = plain_start = closer + run
+    out.append(_escape_all(text[plain_start:]))
+    return "".join(out)
+
+
+def _find_closing_run(text: str, start: int, run: int) -> int:
+    for match in _BACKTICK_RUN.finditer(text, start):
+        if len(match.group()) == run:
+            return match.start()
+    return -1

@@ -1,0 +1,349 @@
+"""How each tool call reads in Markdown: a registry of renderers by tool name, with a generic fallback.
+
+A renderer gets the call (with its result) and returns a `ToolView`: the one-line summary target and the
+Markdown blocks of the folded body. Adding support for a tool means adding one function here, decorated
+with `@renders("Name")`. The same output feeds the Markdown export and, through markdown-it, the HTML.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import posixpath
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Callable, Mapping
+
+from pygments.lexers import find_lexer_class_for_filename
+from pygments.util import ClassNotFound
+
+from ..model import ToolCall
+from .escape import fence, inline_code, prose
+
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+READ_LINE = re.compile(r"^ *(\d+)(?:→|\t)(.*)$")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """What a renderer may need beyond the call itself."""
+
+    cwd: str
+    """The session's working directory, to show paths relative to it."""
+    subagent_link: str = ""
+    """Relative link to the subagent transcript this call started, if any."""
+    subagent_title: str = ""
+    """Title of that transcript."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolView:
+    """A rendered tool call."""
+
+    label: str
+    """Tool name as shown, e.g. Bash or attio · search-records."""
+    target: str = ""
+    """What it acted on: a path, a command, a pattern (plain text)."""
+    body: tuple[str, ...] = ()
+    """Markdown blocks for the folded part."""
+    status: str = ""
+    """Overrides the ok/error status when set."""
+    open_by_default: bool = False
+    """Shown unfolded (plans, questions, todo lists)."""
+    classes: tuple[str, ...] = field(default=())
+    """Extra CSS classes for the block."""
+
+
+Renderer = Callable[[ToolCall, ToolContext], ToolView]
+_RENDERERS: dict[str, Renderer] = {}
+
+
+def renders(*names: str) -> Callable[[Renderer], Renderer]:
+    def register(function: Renderer) -> Renderer:
+        for name in names:
+            _RENDERERS[name] = function
+        return function
+
+    return register
+
+
+def is_known(name: str) -> bool:
+    return name in _RENDERERS
+
+
+def render_tool(call: ToolCall, context: ToolContext) -> ToolView:
+    return _RENDERERS.get(call.name, generic)(call, context)
+
+
+# -- helpers -------------------------------------------------------------------------------------------
+
+
+def strip_ansi(text: str) -> str:
+    return ANSI_ESCAPE.sub("", text)
+
+
+@lru_cache(maxsize=512)
+def _language_for_suffix(name: str) -> str:
+    try:
+        lexer = find_lexer_class_for_filename(name)
+    except ClassNotFound:
+        return ""
+    return lexer.aliases[0] if lexer and lexer.aliases else ""
+
+
+def language_for(path: str) -> str:
+    base = posixpath.basename(path.replace("\\", "/"))
+    suffix = base[base.rfind(".") :] if "." in base else base
+    return _language_for_suffix("x" + suffix if suffix.startswith(".") else suffix)
+
+
+def display_path(path: str, cwd: str) -> str:
+    if cwd and path.startswith(cwd.rstrip("/\\") + ("\\" if "\\" in cwd else "/")):
+        return path[len(cwd.rstrip("/\\")) + 1 :]
+    return path
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def result_text(call: ToolCall) -> str:
+    return strip_ansi(call.result.text) if call.result else ""
+
+
+def output_block(call: ToolCall, language: str = "text") -> tuple[str, ...]:
+    """The result as a fenced block, or nothing when it is empty."""
+    text = result_text(call)
+    if not text.strip():
+        return ()
+    heading = "**Error**" if call.result and call.result.is_error else "**Output**"
+    return (heading, fence(text, language))
+
+
+def json_block(value: Any) -> str:
+    return fence(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str), "json")
+
+
+def _first_line(text: str, limit: int = 120) -> str:
+    line = text.strip().split("\n", 1)[0]
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+# -- renderers -----------------------------------------------------------------------------------------
+
+
+@renders("Bash", "PowerShell")
+def bash(call: ToolCall, context: ToolContext) -> ToolView:
+    command = _text(call.input.get("command"))
+    description = _text(call.input.get("description"))
+    blocks = []
+    if description:
+        blocks.append(f"*{prose(description)}*")
+    blocks.append(fence(command, "powershell" if call.name == "PowerShell" else "bash"))
+    blocks.extend(output_block(call))
+    structured = call.result.structured if call.result else None
+    status = "interrupted" if isinstance(structured, dict) and structured.get("interrupted") else ""
+    return ToolView(call.name, _first_line(command), tuple(blocks), status=status)
+
+
+@renders("Read")
+def read(call: ToolCall, context: ToolContext) -> ToolView:
+    path = _text(call.input.get("file_path"))
+    text = result_text(call)
+    if call.result is None or call.result.is_error or not text:
+        return ToolView("Read", display_path(path, context.cwd), output_block(call))
+    numbered = [READ_LINE.match(line) for line in text.rstrip("\n").split("\n")]
+    if numbered and all(numbered):
+        start = int(numbered[0].group(1))  # type: ignore[union-attr]
+        code = "\n".join(m.group(2) for m in numbered)  # type: ignore[union-attr]
+        body = (fence(code, language_for(path), f"startline={start}"),)
+    else:
+        body = (fence(text, language_for(path)),)
+    return ToolView("Read", display_path(path, context.cwd), body)
+
+
+def _patch_lines(structured: Any) -> list[str]:
+    if not isinstance(structured, dict) or not isinstance(structured.get("structuredPatch"), list):
+        return []
+    lines: list[str] = []
+    for hunk in structured["structuredPatch"]:
+        if not isinstance(hunk, dict) or not isinstance(hunk.get("lines"), list):
+            continue
+        lines.append(
+            f"@@ -{hunk.get('oldStart', 0)},{hunk.get('oldLines', 0)} "
+            f"+{hunk.get('newStart', 0)},{hunk.get('newLines', 0)} @@"
+        )
+        lines.extend(str(line) for line in hunk["lines"])
+    return lines
+
+
+def _replacement_diff(old: str, new: str) -> list[str]:
+    return [
+        line.rstrip("\n")
+        for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=3)
+        if not line.startswith(("---", "+++"))
+    ]
+
+
+def _diff_view(call: ToolCall, context: ToolContext, edits: list[tuple[str, str]]) -> ToolView:
+    path = _text(call.input.get("file_path")) or _text(call.input.get("notebook_path"))
+    structured = call.result.structured if call.result else None
+    lines = _patch_lines(structured)
+    if not lines:
+        for old, new in edits:
+            lines.extend(_replacement_diff(old, new))
+    blocks = [fence(strip_ansi("\n".join(lines)), "diff")] if lines else []
+    if call.result and call.result.is_error:
+        blocks.extend(output_block(call))
+    return ToolView(call.name, display_path(path, context.cwd), tuple(blocks))
+
+
+@renders("Edit")
+def edit(call: ToolCall, context: ToolContext) -> ToolView:
+    return _diff_view(call, context, [(_text(call.input.get("old_string")), _text(call.input.get("new_string")))])
+
+
+@renders("MultiEdit")
+def multi_edit(call: ToolCall, context: ToolContext) -> ToolView:
+    edits = call.input.get("edits")
+    pairs = [
+        (_text(e.get("old_string")), _text(e.get("new_string")))
+        for e in (edits if isinstance(edits, list) else [])
+        if isinstance(e, dict)
+    ]
+    return _diff_view(call, context, pairs)
+
+
+@renders("Write")
+def write(call: ToolCall, context: ToolContext) -> ToolView:
+    path = _text(call.input.get("file_path"))
+    blocks = [fence(_text(call.input.get("content")), language_for(path))]
+    if call.result and call.result.is_error:
+        blocks.extend(output_block(call))
+    return ToolView("Write", display_path(path, context.cwd), tuple(blocks))
+
+
+@renders("NotebookEdit")
+def notebook_edit(call: ToolCall, context: ToolContext) -> ToolView:
+    path = _text(call.input.get("notebook_path"))
+    mode = _text(call.input.get("edit_mode")) or "replace"
+    cell = _text(call.input.get("cell_id"))
+    language = "markdown" if call.input.get("cell_type") == "markdown" else "python"
+    blocks = [f"{mode} cell {inline_code(cell)}" if cell else mode,
+              fence(_text(call.input.get("new_source")), language), *output_block(call)]
+    return ToolView("NotebookEdit", display_path(path, context.cwd), tuple(blocks))
+
+
+@renders("Glob")
+def glob(call: ToolCall, context: ToolContext) -> ToolView:
+    pattern = _text(call.input.get("pattern"))
+    where = _text(call.input.get("path"))
+    target = pattern + (f" in {display_path(where, context.cwd)}" if where else "")
+    return ToolView("Glob", target, output_block(call))
+
+
+@renders("Grep")
+def grep(call: ToolCall, context: ToolContext) -> ToolView:
+    pattern = _text(call.input.get("pattern"))
+    where = _text(call.input.get("path")) or _text(call.input.get("glob"))
+    target = pattern + (f" in {display_path(where, context.cwd)}" if where else "")
+    return ToolView("Grep", target, output_block(call))
+
+
+@renders("TodoWrite")
+def todo_write(call: ToolCall, context: ToolContext) -> ToolView:
+    todos = call.input.get("todos")
+    items = [t for t in (todos if isinstance(todos, list) else []) if isinstance(t, dict)]
+    lines = []
+    for item in items:
+        status = _text(item.get("status"))
+        mark = "x" if status == "completed" else " "
+        text = prose(" ".join(_text(item.get("content")).split()))
+        lines.append(f"- [{mark}] {'**' + text + '**' if status == 'in_progress' else text}")
+    done = sum(1 for item in items if item.get("status") == "completed")
+    return ToolView("Todo list", f"{done}/{len(items)} done", ("\n".join(lines),) if lines else (),
+                    open_by_default=True, classes=("todo",))
+
+
+@renders("Task", "Agent")
+def task(call: ToolCall, context: ToolContext) -> ToolView:
+    description = _text(call.input.get("description"))
+    agent_type = _text(call.input.get("subagent_type"))
+    blocks = []
+    if context.subagent_link:
+        blocks.append(f"[Subagent transcript: {prose(context.subagent_title or description)}]({context.subagent_link})")
+    prompt = _text(call.input.get("prompt"))
+    if prompt:
+        blocks.extend(["**Prompt**", prose(prompt)])
+    text = result_text(call)
+    if text.strip():
+        blocks.extend(["**Result**", prose(text)])
+    label = f"{call.name} · {agent_type}" if agent_type else call.name
+    return ToolView(label, description, tuple(blocks), classes=("subagent",))
+
+
+@renders("WebSearch")
+def web_search(call: ToolCall, context: ToolContext) -> ToolView:
+    return ToolView("WebSearch", _text(call.input.get("query")), output_block(call))
+
+
+@renders("WebFetch")
+def web_fetch(call: ToolCall, context: ToolContext) -> ToolView:
+    prompt = _text(call.input.get("prompt"))
+    blocks = [f"*{prose(prompt)}*"] if prompt else []
+    text = result_text(call)
+    if text.strip():
+        blocks.append(prose(text) if not (call.result and call.result.is_error) else fence(text, "text"))
+    return ToolView("WebFetch", _text(call.input.get("url")), tuple(blocks))
+
+
+@renders("ExitPlanMode", "exit_plan_mode")
+def exit_plan_mode(call: ToolCall, context: ToolContext) -> ToolView:
+    plan = _text(call.input.get("plan"))
+    blocks = [prose(plan)] if plan else []
+    text = result_text(call)
+    if text.strip():
+        blocks.extend(["**Response**", fence(text, "text")])
+    return ToolView("Plan", _first_line(plan.lstrip("# "), 80), tuple(blocks), open_by_default=True,
+                    classes=("plan",))
+
+
+@renders("AskUserQuestion")
+def ask_user_question(call: ToolCall, context: ToolContext) -> ToolView:
+    questions = call.input.get("questions")
+    blocks = []
+    for question in questions if isinstance(questions, list) else []:
+        if not isinstance(question, dict):
+            continue
+        blocks.append(f"**{prose(_text(question.get('question')))}**")
+        options = question.get("options")
+        lines = [
+            f"- {prose(_text(o.get('label')))}" + (f" — {prose(_text(o.get('description')))}" if o.get("description") else "")
+            for o in (options if isinstance(options, list) else [])
+            if isinstance(o, dict)
+        ]
+        if lines:
+            blocks.append("\n".join(lines))
+    blocks.extend(output_block(call))
+    count = len(questions) if isinstance(questions, list) else 0
+    return ToolView("Question", f"{count} question{'s' if count != 1 else ''}", tuple(blocks),
+                    open_by_default=True)
+
+
+@renders("Skill")
+def skill(call: ToolCall, context: ToolContext) -> ToolView:
+    return ToolView("Skill", _text(call.input.get("skill")) or _text(call.input.get("command")), output_block(call))
+
+
+def generic(call: ToolCall, context: ToolContext) -> ToolView:
+    label = call.name
+    if call.name.startswith("mcp__"):
+        _, server, tool = (call.name.split("__", 2) + ["", ""])[:3]
+        label = f"{server} · {tool}" if tool else call.name
+    blocks: list[str] = []
+    if call.input:
+        blocks.append(json_block(dict(call.input)))
+    blocks.extend(output_block(call))
+    first_value = next((v for v in call.input.values() if isinstance(v, str) and v.strip()), "")
+    return ToolView(label, _first_line(first_value, 80), tuple(blocks))

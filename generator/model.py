@@ -1,0 +1,325 @@
+"""The typed model that every stage after `read` works on.
+
+Everything here is frozen: once `interpret` has built a session, nothing changes it. Mappings taken from
+the transcript (tool inputs, structured tool results) are kept as read-only views of the parsed JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping, Union
+
+EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """Something wrong with the input, pinned to where it was found."""
+
+    file: str
+    """Path of the input file, as given or discovered."""
+    line: int
+    """1-based line number in that file (0 when the problem is the whole file)."""
+    message: str
+    """One sentence for a person."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One JSONL line that parsed as a JSON object."""
+
+    file: str
+    """Path of the file it came from."""
+    line: int
+    """1-based line number."""
+    data: Mapping[str, Any]
+    """The parsed object, as written by Claude Code."""
+
+
+@dataclass(frozen=True, slots=True)
+class BrokenLine:
+    """A line that could not be read as an entry. Kept so that nothing is silently dropped."""
+
+    file: str
+    """Path of the file it came from."""
+    line: int
+    """1-based line number."""
+    text: str
+    """The line as far as it could be decoded."""
+    reason: str
+    """Why it could not be read."""
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Events: what a session is made of after interpretation.
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    """An image pasted into a prompt or returned by a tool."""
+
+    media_type: str
+    """MIME type as declared, e.g. image/png."""
+    data: bytes
+    """Decoded image bytes (empty when the image was given by path or URL only)."""
+    source: str = ""
+    """Path or URL when the image was not embedded."""
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """Something the user typed."""
+
+    anchor: str
+    """Stable id for links, derived from the entry uuid."""
+    timestamp: str
+    """ISO 8601 time the entry was written."""
+    text: str
+    """The prompt as Markdown source (untrusted)."""
+    images: tuple[Image, ...] = ()
+    """Images pasted with the prompt."""
+    hidden: bool = False
+    """True for system-injected text that is shown only with --show-hidden."""
+    label: str = ""
+    """Why it is hidden or special, e.g. 'meta', 'compact summary'."""
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantText:
+    """Prose written by the model."""
+
+    anchor: str
+    """Stable id for links."""
+    timestamp: str
+    """ISO 8601 time."""
+    text: str
+    """Markdown source (untrusted)."""
+    model: str = ""
+    """Model name that wrote it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Thinking:
+    """Extended thinking."""
+
+    anchor: str
+    """Stable id for links."""
+    timestamp: str
+    """ISO 8601 time."""
+    text: str
+    """Markdown source (untrusted)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What came back from a tool call."""
+
+    timestamp: str
+    """ISO 8601 time of the result entry."""
+    text: str
+    """The textual result, as the model saw it (untrusted)."""
+    is_error: bool
+    """The tool reported failure."""
+    structured: Any = None
+    """The entry's `toolUseResult`: a per-tool object, or sometimes a plain string."""
+    images: tuple[Image, ...] = ()
+    """Images in the result."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A tool call paired with its result."""
+
+    anchor: str
+    """Stable id for links, derived from the tool_use id."""
+    timestamp: str
+    """ISO 8601 time of the call."""
+    tool_use_id: str
+    """The `tool_use` id that pairs call and result."""
+    name: str
+    """Tool name, e.g. Bash or mcp__server__tool."""
+    input: Mapping[str, Any]
+    """The call's input object."""
+    result: ToolResult | None = None
+    """The result, or None when the session ended before it came back."""
+    subagent: str = ""
+    """Session key of the subagent transcript this call started, when there is one."""
+
+
+@dataclass(frozen=True, slots=True)
+class SlashCommand:
+    """A slash command the user ran, shown as one compact line."""
+
+    anchor: str
+    """Stable id for links."""
+    timestamp: str
+    """ISO 8601 time."""
+    name: str
+    """Command with its slash, e.g. /model."""
+    args: str
+    """Arguments as typed."""
+    output: str = ""
+    """What the command printed, if anything."""
+
+
+@dataclass(frozen=True, slots=True)
+class BashMode:
+    """A shell command the user ran themselves with `!`."""
+
+    anchor: str
+    """Stable id for links."""
+    timestamp: str
+    """ISO 8601 time."""
+    command: str
+    """The command line."""
+    stdout: str = ""
+    """Standard output."""
+    stderr: str = ""
+    """Standard error."""
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A system line: interrupts, compaction, API errors, hook summaries and the like."""
+
+    anchor: str
+    """Stable id for links."""
+    timestamp: str
+    """ISO 8601 time."""
+    kind: str
+    """What sort of notice, e.g. interrupt, compaction, api-error, turn-duration."""
+    text: str
+    """Plain text for a person (untrusted)."""
+    hidden: bool = False
+    """True for bookkeeping shown only with --show-hidden."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    """An entry or content part the interpreter does not know. Shown generically, never dropped."""
+
+    anchor: str
+    """Stable id for links."""
+    timestamp: str
+    """ISO 8601 time, when the entry had one."""
+    name: str
+    """What it is, e.g. `type:foo` or `part:bar`."""
+    raw: Any
+    """The raw JSON value."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A line of the file that could not be read; shown where it was so that its text is not lost."""
+
+    anchor: str
+    """Stable id for links."""
+    line: int
+    """1-based line number."""
+    text: str
+    """The line as far as it could be decoded."""
+    reason: str
+    """Why it could not be read."""
+
+
+Event = Union[
+    Prompt, AssistantText, Thinking, ToolCall, SlashCommand, BashMode, Notice, Unknown, Unreadable
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts, each API message counted once."""
+
+    input_tokens: int = 0
+    """Fresh input tokens."""
+    output_tokens: int = 0
+    """Output tokens as reported (Claude Code under-reports these for streamed replies)."""
+    cache_read_tokens: int = 0
+    """Input tokens served from the prompt cache."""
+    cache_creation_tokens: int = 0
+    """Input tokens written to the prompt cache."""
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """One transcript: a main session or a subagent's run."""
+
+    key: str
+    """Unique key in this build: the session id, or `<session id>/agent-<agent id>` for a subagent."""
+    session_id: str
+    """The `sessionId` Claude Code wrote (for a subagent, its parent's)."""
+    source: str
+    """Path of the JSONL file."""
+    project_dir: str
+    """Name of the project folder it was found in."""
+    cwd: str
+    """Working directory the session ran in."""
+    title: str
+    """Best title: custom title, then summary, then the first real prompt."""
+    slug: str = ""
+    """Claude Code's slug; shared by sessions of one plan chain."""
+    git_branch: str = ""
+    """Git branch at the start."""
+    models: tuple[str, ...] = ()
+    """Models that replied, in order of first use."""
+    versions: tuple[str, ...] = ()
+    """Claude Code versions seen, in order of first use."""
+    started: str = ""
+    """Timestamp of the first entry."""
+    ended: str = ""
+    """Timestamp of the last entry."""
+    events: tuple[Event, ...] = ()
+    """Everything that happened, in file order."""
+    prompt_count: int = 0
+    """Number of real (visible) prompts."""
+    first_prompt: str = ""
+    """Text of the first real prompt."""
+    usage: Usage = field(default_factory=Usage)
+    """Token usage, each API message counted once."""
+    agent_id: str = ""
+    """For a subagent transcript, its agent id."""
+    parent_key: str = ""
+    """For a subagent transcript, the key of the session that started it."""
+    uuids: frozenset[str] = frozenset()
+    """Every entry uuid in the file, for linking summaries and continuations."""
+    leaf_summaries: Mapping[str, str] = field(default_factory=lambda: EMPTY)
+    """`summary` entries found in this file: leafUuid -> summary text (they may describe other files)."""
+    custom_title: str = ""
+    """Title set with /title or /rename, if any."""
+
+    previous_key: str = ""
+    """Set by `link`: the session before this one in its chain (same slug), if any."""
+    next_key: str = ""
+    """Set by `link`: the session after this one in its chain, if any."""
+    subagent_keys: tuple[str, ...] = ()
+    """Set by `link`: subagent transcripts started from this session."""
+
+    @property
+    def is_subagent(self) -> bool:
+        return bool(self.agent_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    """Sessions that ran in one working directory (one folder under ~/.claude/projects)."""
+
+    dir_name: str
+    """The encoded folder name, e.g. -home-ada-src-app."""
+    path: str
+    """The real path, taken from the sessions' cwd (the folder name is lossy)."""
+    session_keys: tuple[str, ...]
+    """Main sessions, newest first."""
+    last_activity: str
+    """Timestamp of the latest entry in any of its sessions."""
+
+
+@dataclass(frozen=True, slots=True)
+class Archive:
+    """Everything phase 1 produced: the linked picture that phase 2 writes out."""
+
+    projects: tuple[Project, ...]
+    """Projects, most recently active first."""
+    sessions: Mapping[str, Session]
+    """Every session and subagent transcript by key."""

@@ -1,0 +1,58 @@
+"""The one place that decides where every output file goes and how pages link to each other.
+
+Every link is relative, so one build works from file://, from a GitHub Pages project subpath, and inside
+an unzipped archive. Paths here are POSIX paths relative to the output root.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+INDEX = "index.html"
+ASSETS = "assets"
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def _safe(component: str) -> str:
+    cleaned = _UNSAFE.sub("_", component).strip("._-")
+    return cleaned or "_"
+
+
+def project_folder(dir_name: str) -> str:
+    return f"projects/{_safe(dir_name)}"
+
+
+def project_page(dir_name: str) -> str:
+    return f"{project_folder(dir_name)}/index.html"
+
+
+def session_page(key: str, extension: str = "html") -> str:
+    """`<project>/<stem>[/<agent>]` -> projects/<project>/<stem>[/<agent>].<extension>"""
+    project, _, rest = key.partition("/")
+    parts = [_safe(p) for p in rest.split("/")] if rest else ["session"]
+    return f"{project_folder(project)}/{'/'.join(parts)}.{extension}"
+
+
+def session_markdown(key: str) -> str:
+    return session_page(key, "md")
+
+
+def markdown_export(key: str) -> str:
+    """Path of a session's Markdown in a `sessionsite markdown` export: the same tree, without pages."""
+    return session_markdown(key)
+
+
+def attachment(key: str, name: str) -> str:
+    """Files that belong to one session page (pasted images), in a folder beside it."""
+    return f"{session_page(key, 'files')}/{_safe(name)}"
+
+
+def asset(name: str) -> str:
+    return f"{ASSETS}/{name}"
+
+
+def relative(from_page: str, to_path: str) -> str:
+    """Link from the page at `from_page` to `to_path`, both relative to the output root."""
+    return posixpath.relpath(to_path, posixpath.dirname(from_page) or ".")

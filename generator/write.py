@@ -1,0 +1,81 @@
+"""Stage 7, write: put every output file in place, atomically.
+
+The whole site is written into a fresh folder beside OUT and swapped in at the end, so a failed or
+interrupted build leaves the previous site as it was. A folder that is not empty and was not written by
+sessionsite is never replaced.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Mapping
+
+from .errors import SessionsiteError
+
+MARKER = ".sessionsite"
+MARKER_TEXT = b"This folder was written by sessionsite; the next build replaces it whole.\n"
+
+
+class OutputFiles:
+    """Output files by relative POSIX path. Refuses to hold the same path twice (as Pelican's writer
+    does), which would mean two pages silently overwriting each other."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, bytes] = {}
+
+    def add(self, path: str, content: str | bytes) -> None:
+        if path in self._files:
+            raise SessionsiteError(f"internal error: two outputs want the path {path}")
+        if path.startswith("/") or ".." in path.split("/"):
+            raise SessionsiteError(f"internal error: output path escapes the output folder: {path}")
+        self._files[path] = content.encode("utf-8") if isinstance(content, str) else content
+
+    def add_all(self, files: Mapping[str, str | bytes]) -> None:
+        for path, content in files.items():
+            self.add(path, content)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def items(self):
+        return sorted(self._files.items())
+
+
+def _check_replaceable(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise SessionsiteError(f"{out}: exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
+        raise SessionsiteError(
+            f"{out}: folder is not empty and was not written by sessionsite; choose another -o folder"
+        )
+
+
+def write_output(files: OutputFiles, out: Path) -> None:
+    out = out.resolve()
+    _check_replaceable(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+    try:
+        staging.chmod(0o755)  # mkdtemp makes it private; a site is meant to be read
+        (staging / MARKER).write_bytes(MARKER_TEXT)
+        for path, content in files.items():
+            target = staging / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+        _swap_in(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _swap_in(staging: Path, out: Path) -> None:
+    old = None
+    if out.exists():
+        old = out.parent / f".{out.name}.old-{os.getpid()}"
+        os.replace(out, old)
+    os.replace(staging, out)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
