@@ -8,7 +8,7 @@ An INPUT may be one file, one project folder, or a folder of project folders.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import InputError
@@ -47,7 +47,34 @@ def discover(inputs: list[Path]) -> list[SessionFile]:
             raise InputError(f"{given}: no such file or folder")
         for session_file in _discover_one(given):
             found.setdefault(session_file.path.resolve(), session_file)
-    return sorted(found.values(), key=lambda f: (f.project_dir, f.parent_session_id, f.agent_id, str(f.path)))
+    files = _distinct_project_names(list(found.values()))
+    return sorted(files, key=lambda f: (f.project_dir, f.parent_session_id, f.agent_id, str(f.path)))
+
+
+def _project_folder_of(session_file: SessionFile) -> Path:
+    if session_file.parent_session_id:
+        return session_file.path.parent.parent.parent
+    return session_file.path.parent
+
+
+def _distinct_project_names(files: list[SessionFile]) -> list[SessionFile]:
+    """Two different folders with the same name (say `0/` in two checkpoint trees) must not merge into one
+    project: the later ones get their parent folder's name in front."""
+    folders_by_name: dict[str, list[Path]] = {}
+    for session_file in files:
+        folder = _project_folder_of(session_file).resolve()
+        names = folders_by_name.setdefault(session_file.project_dir, [])
+        if folder not in names:
+            names.append(folder)
+    renamed = []
+    for session_file in files:
+        folders = sorted(folders_by_name[session_file.project_dir])
+        folder = _project_folder_of(session_file).resolve()
+        if len(folders) > 1 and folders.index(folder) > 0:
+            unique = "-".join(folder.parts[-3:])
+            session_file = replace(session_file, project_dir=unique)
+        renamed.append(session_file)
+    return renamed
 
 
 def _discover_one(given: Path) -> list[SessionFile]:
@@ -63,6 +90,7 @@ def _discover_one(given: Path) -> list[SessionFile]:
 
 
 def _single_file(path: Path) -> SessionFile:
+    """A file named on the command line: a session, a subagent log, or a JSON array export (.json)."""
     match = AGENT_FILE.match(path.name)
     if not match:
         return SessionFile(path=path, project_dir=path.parent.name)

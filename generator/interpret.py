@@ -38,6 +38,7 @@ from .model import (
     Usage,
 )
 from .read import ReadResult
+from .text import strip_ansi
 
 # Entry types that carry no conversation and are deliberately not shown.
 BOOKKEEPING_TYPES = frozenset(
@@ -63,6 +64,7 @@ KNOWN_SYSTEM_SUBTYPES = frozenset(
      "informational", "api_error", "microcompact_boundary"}
 )
 HIDDEN_SYSTEM_SUBTYPES = frozenset({"turn_duration", "stop_hook_summary"})
+USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 SAFE_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 
 SYSTEM_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>\s*", re.S)
@@ -72,6 +74,8 @@ COMMAND_STDOUT = re.compile(r"<local-command-(?:stdout|stderr)>(.*?)</local-comm
 BASH_INPUT = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
 BASH_STDOUT = re.compile(r"<bash-stdout>(.*?)</bash-stdout>", re.S)
 BASH_STDERR = re.compile(r"<bash-stderr>(.*?)</bash-stderr>", re.S)
+HOOK_LINE = re.compile(r"\b(?:Pre|Post)ToolUse\b|\b(?:Stop|SubagentStop|UserPromptSubmit|SessionStart|SessionEnd|"
+                       r"Notification|PreCompact)\b.*(?:hook|\[)|^Running\b.*\.\.\.$")
 INTERRUPT_FOR_TOOL = "[Request interrupted by user for tool use]"
 INTERRUPT = "[Request interrupted by user"
 
@@ -183,8 +187,7 @@ class _SessionBuilder:
     unknown: Counter[str] = field(default_factory=Counter)
     pending_calls: dict[str, int] = field(default_factory=dict)
     seen_uuids: set[str] = field(default_factory=set)
-    seen_usage: set[tuple[str, str]] = field(default_factory=set)
-    usage: Counter[str] = field(default_factory=Counter)
+    usage_by_message: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
     session_id: str = ""
     cwd: str = ""
     slug: str = ""
@@ -479,16 +482,14 @@ class _SessionBuilder:
         usage = message.get("usage")
         if not isinstance(usage, dict):
             return
-        # Streaming repeats one message's usage on each of its lines: count it once.
+        # Streaming repeats one message's usage on each of its lines, with output_tokens growing as it
+        # goes: keep the largest count per message, and add messages up once at the end.
         key = (str(message.get("id", data.get("uuid", ""))), str(data.get("requestId", "")))
-        if key in self.seen_usage:
-            return
-        self.seen_usage.add(key)
-        for field_name in ("input_tokens", "output_tokens", "cache_read_input_tokens",
-                           "cache_creation_input_tokens"):
+        counted = self.usage_by_message.setdefault(key, Counter())
+        for field_name in USAGE_FIELDS:
             value = usage.get(field_name)
-            if isinstance(value, int):
-                self.usage[field_name] += value
+            if isinstance(value, int) and value > counted[field_name]:
+                counted[field_name] = value
 
     def _system(self, entry: Entry) -> None:
         data = entry.data
@@ -516,6 +517,13 @@ class _SessionBuilder:
             text = f"Turn took {duration / 1000:.1f} s" if isinstance(duration, (int, float)) else "Turn ended"
         elif subtype == "stop_hook_summary":
             text = f"Stop hooks ran ({data.get('hookCount', 0)})"
+        if not subtype:
+            # 1.0.x wrote hook progress as subtype-less system lines; keep other messages visible.
+            plain = strip_ansi(text)
+            is_hook_chatter = data.get("level") == "info" and HOOK_LINE.search(plain) is not None
+            self.events.append(Notice(anchor, timestamp, "hook" if is_hook_chatter else "system", plain,
+                                      hidden=is_hook_chatter or not plain.strip()))
+            return
         if subtype not in KNOWN_SYSTEM_SUBTYPES:
             self.unknown[f"system:{subtype}"] += 1
         self.events.append(Notice(anchor, timestamp, subtype.replace("_", "-") or "system", text,
@@ -531,6 +539,7 @@ class _SessionBuilder:
 
     def build(self, parent_key: str = "") -> Session:
         prompts = [e for e in self.events if isinstance(e, Prompt) and not e.hidden]
+        usage: Counter[str] = sum(self.usage_by_message.values(), Counter())
         first_prompt = prompts[0].text if prompts else ""
         return Session(
             key=self.key,
@@ -549,10 +558,10 @@ class _SessionBuilder:
             prompt_count=len(prompts),
             first_prompt=first_prompt,
             usage=Usage(
-                input_tokens=self.usage["input_tokens"],
-                output_tokens=self.usage["output_tokens"],
-                cache_read_tokens=self.usage["cache_read_input_tokens"],
-                cache_creation_tokens=self.usage["cache_creation_input_tokens"],
+                input_tokens=usage["input_tokens"],
+                output_tokens=usage["output_tokens"],
+                cache_read_tokens=usage["cache_read_input_tokens"],
+                cache_creation_tokens=usage["cache_creation_input_tokens"],
             ),
             agent_id=self.agent_id if (self.source.is_subagent or parent_key) else "",
             parent_key=parent_key,

@@ -14,20 +14,9 @@ from typing import Iterable
 
 from .interpret import Interpreted
 from .model import Archive, Project, Session, ToolCall
+from .text import shorten
 
-TITLE_LENGTH = 80
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
-
-
-def shorten(text: str, limit: int = TITLE_LENGTH) -> str:
-    """First line-ish of a text, at most `limit` characters, cut at a word boundary."""
-    flat = " ".join(text.split())
-    if len(flat) <= limit:
-        return flat
-    cut = flat[: limit - 1]
-    if " " in cut[limit // 2 :]:
-        cut = cut[: cut.rindex(" ")]
-    return cut.rstrip(" ,.;:") + "…"
 
 
 def decode_project_dir(dir_name: str) -> str:

@@ -28,6 +28,8 @@ class ReadResult:
 
 
 def read_file(path: Path) -> ReadResult:
+    if path.suffix == ".json":
+        return _read_json_array(path)
     items: list[ReadItem] = []
     diagnostics: list[Diagnostic] = []
     name = str(path)
@@ -57,10 +59,9 @@ def _read_line(name: str, number: int, raw: bytes) -> Iterator[tuple[ReadItem | 
     try:
         data = json.loads(stripped)
     except json.JSONDecodeError as error:
-        truncated = not raw.endswith(b"\n")
-        reason = "truncated line (the file ends mid-entry)" if truncated and error.pos >= len(stripped) - 1 else (
-            f"not valid JSON: {error.msg} at column {error.colno}"
-        )
+        # Only the last line of a file can lack its newline: a write that was cut off.
+        where = f"{error.msg} at column {error.colno}"
+        reason = f"truncated last line: {where}" if not raw.endswith(b"\n") else f"not valid JSON: {where}"
         yield BrokenLine(name, number, stripped, reason), Diagnostic(name, number, reason)
         return
     except RecursionError:
@@ -78,3 +79,25 @@ def _json_kind(value: object) -> str:
     return {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}.get(
         type(value), "null"
     )
+
+
+def _read_json_array(path: Path) -> ReadResult:
+    """Some logging hooks save a session as one JSON array of the same entries (`logs/chat.json`).
+    Element numbers stand in for line numbers."""
+    name = str(path)
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
+    except (OSError, ValueError, RecursionError) as error:
+        return ReadResult((), (Diagnostic(name, 0, f"not a readable JSON array of entries: {error}"),))
+    if not isinstance(data, list):
+        return ReadResult((), (Diagnostic(name, 0, f"expected a JSON array of entries, found {_json_kind(data)}"),))
+    items: list[ReadItem] = []
+    diagnostics: list[Diagnostic] = []
+    for number, element in enumerate(data, start=1):
+        if isinstance(element, dict):
+            items.append(Entry(name, number, element))
+        else:
+            reason = f"element {number}: expected a JSON object, found {_json_kind(element)}"
+            items.append(BrokenLine(name, number, json.dumps(element)[:2000], reason))
+            diagnostics.append(Diagnostic(name, number, reason))
+    return ReadResult(tuple(items), tuple(diagnostics))

@@ -13,9 +13,9 @@ from typing import Any, Callable, Mapping
 from markupsafe import Markup
 
 from .. import urls
-from ..link import shorten
 from ..markdown import MarkdownPage, time_of
 from ..model import Archive, Project, Prompt, Session, ToolCall
+from ..text import shorten
 from .render import pygments_css, render_markdown
 from .theme import Theme
 

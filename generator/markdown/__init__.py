@@ -28,8 +28,11 @@ from ..model import (
     Unreadable,
 )
 from .escape import fence, html_text, inline_code, prose
-from .tools import ToolContext, json_block, render_tool, strip_ansi
+from ..text import strip_ansi
+from .tools import ToolContext, json_block, render_tool
 
+# Notices whose raw text is Claude Code's own bookkeeping, said for a reader instead.
+NOTICE_WORDING = {"interrupt": "Interrupted by the user"}
 IMAGE_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 
 
@@ -156,7 +159,8 @@ class _Renderer:
         model = next((e.model for e in run if isinstance(e, AssistantText) and e.model), "")
         meta = "Claude" + (f" · {model}" if model else "")
         parts = [
-            f'<div class="msg assistant" id="{first.anchor}">',  # type: ignore[union-attr]
+            # The wrapper gets its own id: the first event inside it keeps the anchor it is linked by.
+            f'<div class="msg assistant" id="m{first.anchor[1:]}">',  # type: ignore[union-attr]
             _meta_line(meta, first.timestamp),  # type: ignore[union-attr]
         ]
         for event in run:
@@ -239,7 +243,7 @@ class _Renderer:
             if event.kind == "continuation":
                 return (f'<details class="notice-block{hidden}" id="{event.anchor}">\n<summary>Continued from an '
                         f"earlier conversation (summary)</summary>\n\n{prose(event.text)}\n\n</details>")
-            text = " ".join(strip_ansi(event.text).split()) or event.kind
+            text = NOTICE_WORDING.get(event.kind) or " ".join(strip_ansi(event.text).split()) or event.kind
             return f'<div class="notice notice-{event.kind}{hidden}" id="{event.anchor}">{html_text(text)}</div>'
         if isinstance(event, Unknown):
             return (f'<details class="unknown" id="{event.anchor}">\n<summary>Unrecognised entry '

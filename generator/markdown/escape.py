@@ -27,6 +27,7 @@ _NEEDS_ESCAPE = re.compile(
 )
 _ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _BACKTICK_RUN = re.compile(r"`+")
+_MAX_PASSES = 20
 _LANGUAGE = re.compile(r"[^A-Za-z0-9_+#.-]")
 
 
@@ -67,11 +68,11 @@ def prose(text: str) -> str:
     """Transcript Markdown, made safe to embed in our document (see the module docstring)."""
     if "<" not in text and "&" not in text and "`" not in text and "~" not in text:
         return text
-    lines = text.split("\n")
+    lines, tokens = _defuse_html_blocks(text.split("\n"))
     kinds: list[str] = ["other"] * len(lines)
     groups: dict[int, int] = {}
     unclosed_fence = ""
-    for token in block_parser().parse(text):
+    for token in tokens:
         if token.map is None:
             continue
         start, end = token.map
@@ -80,9 +81,6 @@ def prose(text: str) -> str:
                 kinds[number] = "code"
             if token.type == "fence" and token.level == 0 and not _closes(lines, start, end, token.markup):
                 unclosed_fence = token.markup
-        elif token.type == "html_block":
-            for number in range(start, min(end, len(lines))):
-                kinds[number] = "html"
         elif token.type == "inline":
             for number in range(start, min(end, len(lines))):
                 if kinds[number] == "other":
@@ -108,6 +106,26 @@ def prose(text: str) -> str:
     if unclosed_fence:
         out.append(unclosed_fence)
     return "\n".join(out)
+
+
+def _defuse_html_blocks(lines: list[str]) -> tuple[list[str], list]:
+    """Turn every raw HTML block into text by backslash-escaping its opening `<`. An HTML block can hide
+    what follows it (an unclosed `<!--` runs to the end), so parse again until none is left."""
+    for _ in range(_MAX_PASSES):
+        tokens = block_parser().parse("\n".join(lines))
+        starts = [t.map[0] for t in tokens if t.type == "html_block" and t.map]
+        if not starts:
+            return lines, tokens
+        for start in starts:
+            column = lines[start].find("<")
+            if column >= 0:
+                lines[start] = lines[start][:column] + "\\" + lines[start][column:]
+    # Pathological input: escape whatever is still inside an HTML block, wholesale.
+    for token in tokens:
+        if token.type == "html_block" and token.map:
+            for number in range(token.map[0], min(token.map[1], len(lines))):
+                lines[number] = _escape_all(lines[number]).replace("\\&lt;", "&lt;")
+    return lines, block_parser().parse("\n".join(lines))
 
 
 def _closes(lines: list[str], start: int, end: int, markup: str) -> bool:

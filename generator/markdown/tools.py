@@ -19,9 +19,9 @@ from pygments.lexers import find_lexer_class_for_filename
 from pygments.util import ClassNotFound
 
 from ..model import ToolCall
+from ..text import strip_ansi
 from .escape import fence, inline_code, prose
 
-ANSI_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 READ_LINE = re.compile(r"^ *(\d+)(?:→|\t)(.*)$")
 
 
@@ -77,10 +77,6 @@ def render_tool(call: ToolCall, context: ToolContext) -> ToolView:
 
 
 # -- helpers -------------------------------------------------------------------------------------------
-
-
-def strip_ansi(text: str) -> str:
-    return ANSI_ESCAPE.sub("", text)
 
 
 @lru_cache(maxsize=512)
