@@ -1,0 +1,244 @@
+"""Small builders for Claude Code transcripts, shared by the phase-1 unit tests.
+
+Entries are shaped like the ones Claude Code writes (see examples/ and ../shared/corpus/public): the same
+envelope fields (`parentUuid`, `isSidechain`, `userType`, `cwd`, `sessionId`, `version`, `gitBranch`, `uuid`,
+`timestamp`), `message` objects with `role`/`content`, assistant `usage` blocks and `requestId`, and
+`toolUseResult` beside tool results. The text in them is invented.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Iterable, TypeVar
+
+from generator.discover import SessionFile, discover
+from generator.interpret import Interpreted, interpret
+from generator.link import link
+from generator.model import Archive, Session
+from generator.read import read_file
+
+SESSION_ID = "5b1f0c2e-3a4d-4e6f-8a9b-0c1d2e3f4a5b"
+OTHER_SESSION_ID = "9c8d7e6f-5a4b-4c3d-9e2f-1a0b9c8d7e6f"
+CWD = "/home/ada/src/tidewatch"
+PROJECT_DIR = "-home-ada-src-tidewatch"
+VERSION = "2.1.39"
+MODEL = "claude-opus-4-6"
+START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=timezone.utc)
+
+# A 1x1 transparent PNG, as a pasted screenshot would be embedded.
+PNG_BYTES = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
+
+_uuids = itertools.count(1)
+_clock = itertools.count(0)
+_ids = itertools.count(1)
+
+E = TypeVar("E")
+
+
+def new_uuid() -> str:
+    return f"00000000-0000-4000-8000-{next(_uuids):012d}"
+
+
+def at(seconds: float) -> str:
+    """An ISO 8601 timestamp `seconds` after START, written the way Claude Code writes them."""
+    moment = START + timedelta(seconds=seconds)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def _next_time() -> str:
+    return at(next(_clock))
+
+
+def write_jsonl(path: Path, entries: Iterable[dict | str | bytes], *, final_newline: bool = True) -> Path:
+    """Write one line per entry: dicts are dumped as JSON, str and bytes are written as they are (for broken
+    lines). Parent folders are created."""
+    lines = []
+    for entry in entries:
+        if isinstance(entry, bytes):
+            lines.append(entry)
+        elif isinstance(entry, str):
+            lines.append(entry.encode("utf-8"))
+        else:
+            lines.append(json.dumps(entry, ensure_ascii=False).encode("utf-8"))
+    data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Entries
+
+
+def _envelope(kind: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """The fields every conversation entry carries; `fields` override or add to them (camelCase names as in
+    the files, e.g. isMeta=True, slug="...", toolUseResult={...})."""
+    entry: dict[str, Any] = {
+        "parentUuid": fields.pop("parentUuid", None),
+        "isSidechain": fields.pop("isSidechain", False),
+        "userType": "external",
+        "cwd": fields.pop("cwd", CWD),
+        "sessionId": fields.pop("sessionId", SESSION_ID),
+        "version": fields.pop("version", VERSION),
+        "gitBranch": fields.pop("gitBranch", "main"),
+        "type": kind,
+    }
+    entry["uuid"] = fields.pop("uuid", None) or new_uuid()
+    entry["timestamp"] = fields.pop("timestamp", None) or _next_time()
+    entry.update(fields)
+    return entry
+
+
+def user(content: str | list, **fields: Any) -> dict[str, Any]:
+    """A `user` entry: a prompt (text or a list of parts), or anything Claude Code injects as the user."""
+    fields["message"] = {"role": "user", "content": content}
+    return _envelope("user", fields)
+
+
+def assistant(*parts: dict, model: str = MODEL, message_id: str | None = None, request_id: str | None = None,
+              usage: dict | None = None, **fields: Any) -> dict[str, Any]:
+    """An `assistant` entry holding `parts` (one part per line is what streaming writes)."""
+    number = next(_ids)
+    fields["message"] = {
+        "model": model,
+        "id": message_id or f"msg_01TestMessage{number:06d}",
+        "type": "message",
+        "role": "assistant",
+        "content": list(parts),
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": usage if usage is not None else usage_block(),
+    }
+    fields.setdefault("requestId", request_id or f"req_011TestRequest{number:06d}")
+    return _envelope("assistant", fields)
+
+
+def usage_block(input_tokens: int = 3, output_tokens: int = 9, cache_read: int = 14000,
+                cache_creation: int = 300) -> dict[str, Any]:
+    return {
+        "input_tokens": input_tokens,
+        "cache_creation_input_tokens": cache_creation,
+        "cache_read_input_tokens": cache_read,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": cache_creation},
+        "output_tokens": output_tokens,
+        "service_tier": "standard",
+    }
+
+
+def text(value: str) -> dict[str, Any]:
+    return {"type": "text", "text": value}
+
+
+def thinking(value: str) -> dict[str, Any]:
+    return {"type": "thinking", "thinking": value, "signature": "EpcBCkYIBRgCKkB"}
+
+
+def tool_use(name: str, tool_input: dict, tool_use_id: str | None = None) -> dict[str, Any]:
+    return {"type": "tool_use", "id": tool_use_id or f"toolu_01Test{next(_ids):08d}", "name": name,
+            "input": tool_input}
+
+
+def image(data: bytes = PNG_BYTES, media_type: str = "image/png") -> dict[str, Any]:
+    return {"type": "image",
+            "source": {"type": "base64", "media_type": media_type, "data": base64.b64encode(data).decode()}}
+
+
+def tool_result(tool_use_id: str, content: str | list, *, is_error: bool = False, structured: Any = None,
+                **fields: Any) -> dict[str, Any]:
+    """The `user` entry that carries a tool's result, with the structured `toolUseResult` beside it."""
+    part = {"tool_use_id": tool_use_id, "type": "tool_result", "content": content, "is_error": is_error}
+    if structured is not None:
+        fields["toolUseResult"] = structured
+    return user([part], **fields)
+
+
+def system(subtype: str, content: str | None = None, **fields: Any) -> dict[str, Any]:
+    if content is not None:
+        fields["content"] = content
+    fields.setdefault("isMeta", False)
+    fields.setdefault("level", "info")
+    return _envelope("system", {"subtype": subtype, **fields})
+
+
+def summary(value: str, leaf_uuid: str) -> dict[str, Any]:
+    return {"type": "summary", "summary": value, "leafUuid": leaf_uuid}
+
+
+def custom_title(value: str, session_id: str = SESSION_ID) -> dict[str, Any]:
+    return {"type": "custom-title", "customTitle": value, "sessionId": session_id}
+
+
+def ai_title(value: str, session_id: str = SESSION_ID) -> dict[str, Any]:
+    return {"type": "ai-title", "aiTitle": value, "sessionId": session_id}
+
+
+def snapshot() -> dict[str, Any]:
+    message_id = new_uuid()
+    return {"type": "file-history-snapshot", "messageId": message_id,
+            "snapshot": {"messageId": message_id, "trackedFileBackups": {}, "timestamp": _next_time()},
+            "isSnapshotUpdate": False}
+
+
+def chain(*entries: dict) -> list[dict]:
+    """Thread main-conversation entries the way Claude Code does: each one's parentUuid is the previous
+    uuid. Entries without a uuid (summaries, titles, snapshots) and sidechain entries are left alone."""
+    previous = None
+    for entry in entries:
+        if "uuid" not in entry or entry.get("isSidechain"):
+            continue
+        if previous is not None and entry.get("parentUuid") is None:
+            entry["parentUuid"] = previous
+        previous = entry["uuid"]
+    return list(entries)
+
+
+def sidechain_run(*entries: dict, agent_id: str = "") -> list[dict]:
+    """An inline 1.x subagent run: `isSidechain: true` entries, the first with a null parentUuid and each
+    later one pointing at the one before."""
+    previous = None
+    for entry in entries:
+        entry["isSidechain"] = True
+        entry["parentUuid"] = previous
+        if agent_id:
+            entry["agentId"] = agent_id
+        previous = entry["uuid"]
+    return list(entries)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Running the stages
+
+
+def interpret_path(path: Path, project_dir: str | None = None, agent_id: str = "",
+                   parent_session_id: str = "") -> Interpreted:
+    source = SessionFile(path, project_dir or path.parent.name, agent_id, parent_session_id)
+    return interpret(source, read_file(path))
+
+
+def interpret_entries(tmp_path: Path, entries: Iterable[dict | str | bytes],
+                      name: str = f"{SESSION_ID}.jsonl") -> Interpreted:
+    """Write the entries as a session file in a project folder and interpret it."""
+    path = write_jsonl(tmp_path / PROJECT_DIR / name, entries)
+    return interpret_path(path)
+
+
+def build_archive(*inputs: Path) -> Archive:
+    """Phase 1 as the build runs it: discover, read, interpret, link."""
+    files = discover(list(inputs))
+    return link([interpret(f, read_file(f.path)) for f in files])
+
+
+def events_of(session: Session, kind: type[E]) -> list[E]:
+    return [event for event in session.events if isinstance(event, kind)]
+
+
+def session_by_source(archive: Archive, path: Path) -> Session:
+    matches = [s for s in archive.sessions.values() if Path(s.source).resolve() == path.resolve()]
+    assert len(matches) == 1, f"expected one session from {path}, found {len(matches)}"
+    return matches[0]

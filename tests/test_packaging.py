@@ -1,0 +1,34 @@
+"""A non-editable install must find the default theme: it is packaged inside the wheel."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+
+from conftest import REPO
+
+
+def test_wheel_carries_the_default_theme_and_finds_it(tmp_path):
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(REPO)],
+        capture_output=True, text=True,
+    )
+    assert built.returncode == 0, built.stderr
+    wheel = next(tmp_path.glob("sessionsite-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    theme_files = sorted((REPO / "themes" / "default").rglob("*"))
+    expected = {f"generator/themes/default/{p.relative_to(REPO / 'themes' / 'default').as_posix()}"
+                for p in theme_files if p.is_file()}
+    assert expected and expected <= names
+    # Unpacked on its own, away from the source tree, the package finds the theme inside itself.
+    unpacked = tmp_path / "site-packages"
+    zipfile.ZipFile(wheel).extractall(unpacked)
+    probe = subprocess.run(
+        [sys.executable, "-I", "-c",
+         "import sys; sys.path.insert(0, sys.argv[1]); "
+         "from generator.html.theme import default_theme_dir; print(default_theme_dir())", str(unpacked)],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert probe.returncode == 0, probe.stderr
+    assert probe.stdout.strip() == str(unpacked / "generator" / "themes" / "default")
