@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import logging
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +18,7 @@ from typing import Any, Callable, Iterable, Iterator, TypeVar
 from . import __version__, urls
 from .discover import SessionFile, discover
 from .errors import InputError, StrictModeError
-from .html import render_site
+from .html import PageBuilder, render_indexes
 from .html.theme import Theme
 from .interpret import Interpreted, interpret
 from .link import link
@@ -51,6 +53,8 @@ class BuildConfig:
     """Write only the Markdown intermediates (and the files they link to)."""
     strict: bool = False
     """Fail when there are diagnostics."""
+    jobs: int = 1
+    """Worker processes for phase 2 (rendering); 1 renders in this process."""
 
 
 @dataclass
@@ -99,8 +103,46 @@ def collect(inputs: Iterable[Path], progress: Callable[[Iterable[T]], Iterator[T
     return archive, report
 
 
-def render_markdown_pages(archive: Archive, options: MarkdownOptions) -> dict[str, MarkdownPage]:
-    return {key: render_session(session, archive, options) for key, session in archive.sessions.items()}
+class SessionRenderer:
+    """Phase 2 for one session: its Markdown, then its page. Holds everything phase 1 produced, so that
+    worker processes forked from the build can render any session by key."""
+
+    def __init__(self, archive: Archive, options: MarkdownOptions, builder: PageBuilder | None):
+        self.archive = archive
+        self.options = options
+        self.builder = builder
+
+    def __call__(self, key: str) -> tuple[MarkdownPage, str | None]:
+        session = self.archive.sessions[key]
+        markdown = render_session(session, self.archive, self.options)
+        page = self.builder.session(session, markdown) if self.builder else None
+        return markdown, page
+
+
+_FORKED_RENDERER: SessionRenderer | None = None
+
+
+def _render_in_worker(key: str) -> tuple[MarkdownPage, str | None]:
+    assert _FORKED_RENDERER is not None
+    return _FORKED_RENDERER(key)
+
+
+def render_sessions(renderer: SessionRenderer, jobs: int) -> Iterator[tuple[MarkdownPage, str | None]]:
+    """Each session's Markdown and page, in key order. With jobs > 1, sessions are spread over forked
+    worker processes (they inherit phase 1's model instead of receiving a copy); the results come back in
+    the same order, so the output does not depend on the number of jobs."""
+    keys = list(renderer.archive.sessions)
+    if jobs <= 1 or len(keys) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        yield from map(renderer, keys)
+        return
+    global _FORKED_RENDERER
+    _FORKED_RENDERER = renderer
+    try:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=min(jobs, len(keys)), mp_context=context) as pool:
+            yield from pool.map(_render_in_worker, keys, chunksize=max(1, len(keys) // (jobs * 8)))
+    finally:
+        _FORKED_RENDERER = None
 
 
 def build(config: BuildConfig, progress: Callable[[Iterable[T]], Iterator[T]] | None = None) -> BuildReport:
@@ -110,22 +152,26 @@ def build(config: BuildConfig, progress: Callable[[Iterable[T]], Iterator[T]] | 
     if config.strict and report.diagnostics:
         raise StrictModeError(f"{len(report.diagnostics)} problem(s) in the input (--strict)")
 
-    markdown_pages = render_markdown_pages(archive, MarkdownOptions(show_hidden=config.show_hidden))
+    theme = None if config.markdown_only else Theme.load(config.theme)
+    builder = PageBuilder(archive, theme, __version__) if theme else None
+    renderer = SessionRenderer(archive, MarkdownOptions(show_hidden=config.show_hidden), builder)
     files = OutputFiles()
-    for page in markdown_pages.values():
-        files.add(page.path, page.text)
-        files.add_all(page.attachments)
-    if not config.markdown_only:
-        theme = Theme.load(config.theme)
-        site = render_site(archive, markdown_pages, theme, __version__)
-        files.add_all(site.pages)
-        files.add_all(site.assets)
-        report.pages = len(site.pages)
+    for markdown, page in render_sessions(renderer, config.jobs):
+        files.add(markdown.path, markdown.text)
+        files.add_all(markdown.attachments)
+        if page is not None:
+            files.add(urls.session_page(markdown.key), page)
+            report.pages += 1
+    if builder and theme:
+        indexes = render_indexes(archive, builder, theme)
+        files.add_all(indexes.pages)
+        files.add_all(indexes.assets)
+        report.pages += len(indexes.pages)
     else:
-        report.pages = len(markdown_pages)
+        report.pages = len(archive.sessions)
     write_output(files, config.output)
     log.info("wrote %d files to %s (%d sessions)", len(files), config.output, report.sessions)
     return report
 
 
-__all__ = ["BuildConfig", "BuildReport", "build", "collect", "urls"]
+__all__ = ["BuildConfig", "BuildReport", "SessionRenderer", "build", "collect", "render_sessions"]

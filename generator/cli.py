@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -77,6 +78,8 @@ common_options = [
                  help="Write a JSON build report (sessions, pages, events, unknown names, diagnostics)."),
     click.option("--show-hidden", is_flag=True, help="Also show system noise (meta entries, reminders, bookkeeping)."),
     click.option("--strict", is_flag=True, help="Fail (exit 1) if any input line could not be read."),
+    click.option("-j", "--jobs", type=click.IntRange(min=1), default=lambda: os.cpu_count() or 1,
+                 show_default="the number of CPUs", help="Processes rendering pages in parallel."),
     click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks."),
 ]
 
@@ -105,7 +108,7 @@ def main() -> None:
 @_with_common
 @click.option("--theme", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Theme folder whose templates/ and static/ override the default theme's.")
-def build_command(inputs, output, report_file, show_hidden, strict, verbose, theme) -> None:
+def build_command(inputs, output, report_file, show_hidden, strict, jobs, verbose, theme) -> None:
     """Build the HTML archive (with its Markdown intermediates) into OUTPUT.
 
     Example:
@@ -113,13 +116,13 @@ def build_command(inputs, output, report_file, show_hidden, strict, verbose, the
         sessionsite build ~/.claude/projects/-home-me-src-app -o site --report report.json
     """
     config = BuildConfig(inputs=_inputs(inputs), output=output, theme=theme, show_hidden=show_hidden,
-                         strict=strict)
+                         strict=strict, jobs=jobs)
     _run(config, report_file, verbose)
 
 
 @main.command("markdown")
 @_with_common
-def markdown_command(inputs, output, report_file, show_hidden, strict, verbose) -> None:
+def markdown_command(inputs, output, report_file, show_hidden, strict, jobs, verbose) -> None:
     """Write only the Markdown intermediates: one .md per session, GitHub-flavoured, with front matter.
 
     Example:
@@ -127,5 +130,5 @@ def markdown_command(inputs, output, report_file, show_hidden, strict, verbose) 
         sessionsite markdown ~/.claude/projects/-home-me-src-app/1f0c….jsonl -o notes
     """
     config = BuildConfig(inputs=_inputs(inputs), output=output, show_hidden=show_hidden, strict=strict,
-                         markdown_only=True)
+                         markdown_only=True, jobs=jobs)
     _run(config, report_file, verbose)

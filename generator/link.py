@@ -17,6 +17,13 @@ from .model import Archive, Project, Session, ToolCall
 from .text import shorten
 
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+PLAN_PREAMBLE = "Implement the following plan:"
+# Agents Claude Code runs for itself, named by the prefix of their agent id.
+INTERNAL_AGENTS = {
+    "acompact": "Context compaction (internal agent)",
+    "aprompt_suggestion": "Prompt suggestion (internal agent)",
+    "aside_question": "Side question (internal agent)",
+}
 
 
 def decode_project_dir(dir_name: str) -> str:
@@ -57,6 +64,13 @@ def _title(session: Session, summaries: dict[str, str]) -> str:
         return (own or pointing_here)[-1]
     if session.title:  # ai-title, set by interpret
         return session.title
+    internal = next((name for prefix, name in INTERNAL_AGENTS.items() if session.agent_id.startswith(prefix)), "")
+    if internal:
+        return internal
+    if session.first_prompt.startswith(PLAN_PREAMBLE):
+        # An implementation session opens with the plan: its first heading says what the session is.
+        plan = session.first_prompt[len(PLAN_PREAMBLE):].strip()
+        return shorten(plan.split("\n", 1)[0].lstrip("#").strip() or plan)
     if session.first_prompt:
         return shorten(session.first_prompt)
     if session.is_subagent:
@@ -94,6 +108,11 @@ def _link_subagents(sessions: dict[str, Session]) -> dict[str, Session]:
                 target = _subagent_for(event, by_agent, inline_runs)
                 if target:
                     event = replace(event, subagent=target)
+                    description = str(event.input.get("description", "")).strip()
+                    child = linked[target]
+                    if description and not child.custom_title:
+                        # The caller's short description names the run better than its long prompt.
+                        linked[target] = replace(child, title=shorten(description))
             events.append(event)
         children_keys = tuple(sorted(c.key for c in children))
         linked[parent_key] = replace(parent, events=tuple(events), subagent_keys=children_keys)

@@ -239,6 +239,12 @@ def events_of(session: Session, kind: type[E]) -> list[E]:
 
 
 def session_by_source(archive: Archive, path: Path) -> Session:
-    matches = [s for s in archive.sessions.values() if Path(s.source).resolve() == path.resolve()]
+    """The session read from `path` (not the inline sidechain runs split off from it)."""
+    def same(source: str) -> bool:
+        return Path(source).resolve() == path.resolve()
+
+    matches = [s for s in archive.sessions.values()
+               if same(s.source) and not (s.parent_key in archive.sessions
+                                          and same(archive.sessions[s.parent_key].source))]
     assert len(matches) == 1, f"expected one session from {path}, found {len(matches)}"
     return matches[0]

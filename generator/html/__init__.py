@@ -152,14 +152,11 @@ class PageBuilder:
         )
 
 
-def render_site(archive: Archive, markdown_pages: Mapping[str, MarkdownPage], theme: Theme,
-                version: str) -> HtmlOutput:
-    builder = PageBuilder(archive, theme, version)
+def render_indexes(archive: Archive, builder: PageBuilder, theme: Theme) -> HtmlOutput:
+    """The index and project pages, and the theme's assets: everything but the session pages."""
     pages: dict[str, str] = {urls.INDEX: builder.index()}
     for project in archive.projects:
         pages[urls.project_page(project.dir_name)] = builder.project(project)
-    for key, session in archive.sessions.items():
-        pages[urls.session_page(key)] = builder.session(session, markdown_pages[key])
     assets = {urls.asset(name): path.read_bytes() for name, path in theme.static_files().items()}
     assets[urls.asset("pygments.css")] = pygments_css().encode("utf-8")
     return HtmlOutput(pages=pages, assets=assets)

@@ -51,6 +51,9 @@ ALLOWED_ATTRIBUTES = {
 }
 
 
+_FORMATTER = HtmlFormatter(nowrap=True)
+
+
 @lru_cache(maxsize=256)
 def _lexer(language: str):
     try:
@@ -63,7 +66,11 @@ def highlight(code: str, language: str, attributes: str) -> str:
     start = _START_LINE.search(attributes or "")
     if len(code) > HIGHLIGHT_LIMIT:
         return f'<pre class="highlight plain"><code>{html.escape(code)}</code></pre>'
-    tokens = pygments_highlight(code, _lexer(language.lower()), HtmlFormatter(nowrap=True))
+    lexer = _lexer(language.lower())
+    # Plain text (most tool output) needs no lexing: escaping it gives the same markup, much faster.
+    tokens = html.escape(code, quote=False) if isinstance(lexer, TextLexer) else pygments_highlight(
+        code, lexer, _FORMATTER
+    )
     if start:
         first = int(start.group(1))
         lines = tokens.split("\n")
@@ -110,6 +117,8 @@ def _rewrite_markdown_links(state) -> None:
 def markdown_parser() -> MarkdownIt:
     parser = MarkdownIt("gfm-like", {"html": True, "linkify": True, "highlight": highlight},
                         renderer_cls=_GuardedRenderer)
+    # Only links with a scheme or www.: fuzzy matching would turn file names like CLAUDE.md into links.
+    parser.linkify.set({"fuzzy_link": False})
     parser.use(tasklists_plugin)
     parser.core.ruler.push("sessionsite_links", _rewrite_markdown_links)
     return parser
@@ -134,10 +143,15 @@ def render_markdown(text: str) -> str:
 
 def pygments_css() -> str:
     """Light and dark code colours; dark follows the system unless the reader picked a theme."""
-    light = HtmlFormatter(style="friendly").get_style_defs(".highlight")
-    dark_rules = HtmlFormatter(style="github-dark").get_style_defs("{prefix} .highlight")
-    forced_dark = dark_rules.replace("{prefix}", ':root[data-theme="dark"]')
-    system_dark = dark_rules.replace("{prefix}", ':root:not([data-theme="light"])')
+    def rules(style: str, selector: str) -> str:
+        # Token colours only: the theme's CSS owns the layout of code blocks and line numbers.
+        formatter = HtmlFormatter(style=style)
+        background = formatter.style.background_color
+        return f"{selector} {{ background: {background}; }}\n" + "\n".join(formatter.get_token_style_defs(selector))
+
+    light = rules("friendly", ".highlight")
+    forced_dark = rules("github-dark", ':root[data-theme="dark"] .highlight')
+    system_dark = rules("github-dark", ':root:not([data-theme="light"]) .highlight')
     return (
         "/* Generated from Pygments styles: friendly (light) and github-dark (dark). */\n"
         f"{light}\n{forced_dark}\n@media (prefers-color-scheme: dark) {{\n{system_dark}\n}}\n"

@@ -157,11 +157,10 @@ class _Renderer:
     def _assistant(self, run: list[Event]) -> str:
         first = run[0]
         model = next((e.model for e in run if isinstance(e, AssistantText) and e.model), "")
-        meta = "Claude" + (f" · {model}" if model else "")
         parts = [
             # The wrapper gets its own id: the first event inside it keeps the anchor it is linked by.
             f'<div class="msg assistant" id="m{first.anchor[1:]}">',  # type: ignore[union-attr]
-            _meta_line(meta, first.timestamp),  # type: ignore[union-attr]
+            _meta_line("Claude", first.timestamp, model),  # type: ignore[union-attr]
         ]
         for event in run:
             if isinstance(event, AssistantText):
@@ -254,6 +253,10 @@ class _Renderer:
         raise TypeError(f"no Markdown for {type(event).__name__}")
 
 
-def _meta_line(who: str, timestamp: str) -> str:
-    time = f' · <time datetime="{html_text(timestamp)}">{html_text(time_of(timestamp))}</time>' if timestamp else ""
-    return f'<p class="meta">{html_text(who)}{time}</p>'
+def _meta_line(who: str, timestamp: str, model: str = "") -> str:
+    parts = [f'<span class="who">{html_text(who)}</span>']
+    if model:
+        parts.append(f'<span class="model">{html_text(model)}</span>')
+    if timestamp:
+        parts.append(f'<time datetime="{html_text(timestamp)}">{html_text(time_of(timestamp))}</time>')
+    return f'<p class="meta">{" ".join(parts)}</p>'

@@ -28,13 +28,18 @@ _NEEDS_ESCAPE = re.compile(
 _ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _BACKTICK_RUN = re.compile(r"`+")
 _MAX_PASSES = 20
+# Without any of these, prose has no HTML, entities, code, fences or setext underlines to handle.
+_MAY_NEED_ESCAPING = re.compile(r"[<&`~]|\n {0,3}[-=]")
 _LANGUAGE = re.compile(r"[^A-Za-z0-9_+#.-]")
 
 
 @lru_cache(maxsize=1)
 def block_parser() -> MarkdownIt:
     """The block structure as the HTML stage will see it (html on, so raw HTML blocks are found)."""
-    return MarkdownIt("gfm-like", {"linkify": False})
+    # Only block structure matters here, so the inline rules (the costly part) are switched off.
+    return MarkdownIt("gfm-like", {"linkify": False}).disable(
+        ["inline", "linkify", "replacements", "smartquotes", "text_join"], ignoreInvalid=True
+    )
 
 
 def html_text(text: str) -> str:
@@ -48,7 +53,8 @@ def fence(code: str, language: str = "", attributes: str = "") -> str:
     ticks = "`" * max(3, longest + 1)
     info = _LANGUAGE.sub("", language)
     if attributes:
-        info = f"{info} {attributes}".strip()
+        # The first word of an info string is the language, so attributes need one in front of them.
+        info = f"{info or 'text'} {attributes}"
     body = code if code.endswith("\n") or not code else code + "\n"
     return f"{ticks}{info}\n{body}{ticks}"
 
@@ -66,12 +72,13 @@ def inline_code(text: str) -> str:
 
 def prose(text: str) -> str:
     """Transcript Markdown, made safe to embed in our document (see the module docstring)."""
-    if "<" not in text and "&" not in text and "`" not in text and "~" not in text:
+    if not _MAY_NEED_ESCAPING.search(text):
         return text
     lines, tokens = _defuse_html_blocks(text.split("\n"))
     kinds: list[str] = ["other"] * len(lines)
     groups: dict[int, int] = {}
     unclosed_fence = ""
+    setext_underlines: list[int] = []
     for token in tokens:
         if token.map is None:
             continue
@@ -81,6 +88,10 @@ def prose(text: str) -> str:
                 kinds[number] = "code"
             if token.type == "fence" and token.level == 0 and not _closes(lines, start, end, token.markup):
                 unclosed_fence = token.markup
+        elif token.type == "heading_open" and token.markup in ("-", "=") and end - 1 < len(lines):
+            # A line of dashes under text makes it a heading (setext); in a prompt that is almost always
+            # a separator or pasted front matter, so the underline is kept as text.
+            setext_underlines.append(end - 1)
         elif token.type == "inline":
             for number in range(start, min(end, len(lines))):
                 if kinds[number] == "other":
@@ -103,6 +114,8 @@ def prose(text: str) -> str:
         else:
             out.append(_escape_all(lines[number]))
             number += 1
+    for number in setext_underlines:
+        out[number] = re.sub(r"^(\s*)([-=])", r"\1\\\2", out[number], count=1)
     if unclosed_fence:
         out.append(unclosed_fence)
     return "\n".join(out)

@@ -20,7 +20,7 @@ from pygments.util import ClassNotFound
 
 from ..model import ToolCall
 from ..text import strip_ansi
-from .escape import fence, inline_code, prose
+from .escape import fence, html_text, inline_code, prose
 
 READ_LINE = re.compile(r"^ *(\d+)(?:→|\t)(.*)$")
 
@@ -113,8 +113,14 @@ def output_block(call: ToolCall, language: str = "text") -> tuple[str, ...]:
     text = result_text(call)
     if not text.strip():
         return ()
-    heading = "**Error**" if call.result and call.result.is_error else "**Output**"
+    heading = label("Error") if call.result and call.result.is_error else label("Output")
     return (heading, fence(text, language))
+
+
+def label(text: str) -> str:
+    """A section label inside a tool call (Output, Error, Prompt…), marked so the theme can tell it
+    from prose."""
+    return f'<p class="label">{html_text(text)}</p>'
 
 
 def json_block(value: Any) -> str:
@@ -271,12 +277,12 @@ def task(call: ToolCall, context: ToolContext) -> ToolView:
         blocks.append(f"[Subagent transcript: {prose(context.subagent_title or description)}]({context.subagent_link})")
     prompt = _text(call.input.get("prompt"))
     if prompt:
-        blocks.extend(["**Prompt**", prose(prompt)])
+        blocks.extend([label("Prompt"), prose(prompt)])
     text = result_text(call)
     if text.strip():
-        blocks.extend(["**Result**", prose(text)])
-    label = f"{call.name} · {agent_type}" if agent_type else call.name
-    return ToolView(label, description, tuple(blocks), classes=("subagent",))
+        blocks.extend([label("Result"), prose(text)])
+    name = f"{call.name} · {agent_type}" if agent_type else call.name
+    return ToolView(name, description, tuple(blocks), classes=("subagent",))
 
 
 @renders("WebSearch")
@@ -300,7 +306,7 @@ def exit_plan_mode(call: ToolCall, context: ToolContext) -> ToolView:
     blocks = [prose(plan)] if plan else []
     text = result_text(call)
     if text.strip():
-        blocks.extend(["**Response**", fence(text, "text")])
+        blocks.extend([label("Response"), fence(text, "text")])
     return ToolView("Plan", _first_line(plan.lstrip("# "), 80), tuple(blocks), open_by_default=True,
                     classes=("plan",))
 
@@ -333,13 +339,13 @@ def skill(call: ToolCall, context: ToolContext) -> ToolView:
 
 
 def generic(call: ToolCall, context: ToolContext) -> ToolView:
-    label = call.name
+    name = call.name
     if call.name.startswith("mcp__"):
         _, server, tool = (call.name.split("__", 2) + ["", ""])[:3]
-        label = f"{server} · {tool}" if tool else call.name
+        name = f"{server} · {tool}" if tool else call.name
     blocks: list[str] = []
     if call.input:
         blocks.append(json_block(dict(call.input)))
     blocks.extend(output_block(call))
     first_value = next((v for v in call.input.values() if isinstance(v, str) and v.strip()), "")
-    return ToolView(label, _first_line(first_value, 80), tuple(blocks))
+    return ToolView(name, _first_line(first_value, 80), tuple(blocks))

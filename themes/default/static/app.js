@@ -1,4 +1,5 @@
 // Progressive enhancement only: every page works without this file.
+// Loaded without `defer` so a saved theme applies before the first paint.
 (function () {
   "use strict";
   var root = document.documentElement;
@@ -21,27 +22,37 @@
     if (toolbar) {
       toolbar.hidden = false;
       toolbar.addEventListener("click", function (event) {
-        var action = event.target && event.target.dataset ? event.target.dataset.action : null;
-        if (!action) return;
-        document.querySelectorAll(".transcript details").forEach(function (d) { d.open = action === "expand"; });
+        var button = event.target && event.target.closest ? event.target.closest("button[data-action]") : null;
+        if (!button) return;
+        var open = button.dataset.action === "expand";
+        document.querySelectorAll(".transcript details").forEach(function (d) { d.open = open; });
       });
     }
     var filter = document.querySelector(".filter");
     if (filter) {
       filter.hidden = false;
+      var empty = document.querySelector(".filter-empty");
       var rows = Array.prototype.slice.call(document.querySelectorAll("table.sessions tbody tr"));
       filter.addEventListener("input", function () {
-        var needle = filter.value.toLowerCase();
-        rows.forEach(function (row) { row.hidden = needle && row.textContent.toLowerCase().indexOf(needle) < 0; });
+        var needle = filter.value.trim().toLowerCase();
+        var shown = 0;
+        rows.forEach(function (row) {
+          row.hidden = !!needle && row.textContent.toLowerCase().indexOf(needle) < 0;
+          if (!row.hidden) shown += 1;
+        });
+        if (empty) empty.hidden = shown > 0;
       });
     }
     // Opening a link to a folded tool call unfolds it.
     function openTarget() {
-      var id = decodeURIComponent(location.hash.slice(1));
+      var id;
+      try { id = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }
       var node = id && document.getElementById(id);
+      var target = node;
       while (node) { if (node.tagName === "DETAILS") node.open = true; node = node.parentElement; }
+      if (target && target.scrollIntoView) target.scrollIntoView();
     }
     window.addEventListener("hashchange", openTarget);
-    openTarget();
+    if (location.hash) openTarget();
   });
 })();
