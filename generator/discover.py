@@ -66,15 +66,24 @@ def _distinct_project_names(files: list[SessionFile]) -> list[SessionFile]:
         names = folders_by_name.setdefault(session_file.project_dir, [])
         if folder not in names:
             names.append(folder)
-    renamed = []
-    for session_file in files:
-        folders = sorted(folders_by_name[session_file.project_dir])
-        folder = _project_folder_of(session_file).resolve()
-        if len(folders) > 1 and folders.index(folder) > 0:
-            unique = "-".join(folder.parts[-3:])
-            session_file = replace(session_file, project_dir=unique)
-        renamed.append(session_file)
-    return renamed
+    used = set(folders_by_name)
+    unique_names: dict[Path, str] = {}
+    for name in sorted(folders_by_name):
+        for folder in sorted(folders_by_name[name])[1:]:
+            depth = 2
+            candidate = "-".join(folder.parts[-depth:])
+            while candidate in used and depth < len(folder.parts):
+                depth += 1
+                candidate = "-".join(folder.parts[-depth:])
+            number = 2
+            while candidate in used:  # the whole path is taken too: fall back to a counter
+                candidate, number = f"{name}-{number}", number + 1
+            used.add(candidate)
+            unique_names[folder] = candidate
+    return [
+        replace(f, project_dir=unique_names[folder]) if (folder := _project_folder_of(f).resolve()) in unique_names else f
+        for f in files
+    ]
 
 
 def _discover_one(given: Path) -> list[SessionFile]:

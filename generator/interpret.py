@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -123,13 +124,21 @@ def _split_sidechains(source: SessionFile, items: Iterable[Entry | BrokenLine]):
         return list(items), []
     main: list[Entry | BrokenLine] = []
     runs: list[list[Entry | BrokenLine]] = []
+    run_of_uuid: dict[str, int] = {}
     for item in items:
-        if isinstance(item, Entry) and item.data.get("isSidechain") is True:
-            if item.data.get("parentUuid") is None or not runs:
-                runs.append([])
-            runs[-1].append(item)
-        else:
+        if not (isinstance(item, Entry) and item.data.get("isSidechain") is True):
             main.append(item)
+            continue
+        # Parallel Task runs interleave in the file: follow parentUuid to keep each run whole.
+        parent = item.data.get("parentUuid")
+        run = run_of_uuid.get(parent) if isinstance(parent, str) else None
+        if run is None:
+            if parent is None or not runs:
+                runs.append([])
+            run = len(runs) - 1
+        runs[run].append(item)
+        if isinstance(item.data.get("uuid"), str):
+            run_of_uuid[item.data["uuid"]] = run
     return main, runs
 
 
@@ -166,7 +175,7 @@ def _image(part: Mapping[str, Any]) -> Image | None:
         try:
             data = base64.b64decode(str(source.get("data", "")), validate=False)
         except (binascii.Error, ValueError):
-            return None
+            return Image(media_type=media_type, data=b"", source="(embedded image that could not be decoded)")
         if media_type not in SAFE_IMAGE_TYPES:
             return Image(media_type=media_type, data=b"", source="(embedded image of an unsupported type)")
         return Image(media_type=media_type, data=data)
@@ -186,7 +195,7 @@ class _SessionBuilder:
     events: list[Event] = field(default_factory=list)
     unknown: Counter[str] = field(default_factory=Counter)
     pending_calls: dict[str, int] = field(default_factory=dict)
-    seen_uuids: set[str] = field(default_factory=set)
+    seen_uuids: dict[str, None] = field(default_factory=dict)  # ordered: link needs the latest entry
     usage_by_message: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
     session_id: str = ""
     cwd: str = ""
@@ -233,7 +242,7 @@ class _SessionBuilder:
         if isinstance(uuid, str):
             if uuid in self.seen_uuids:
                 return  # resumed sessions replay earlier entries verbatim
-            self.seen_uuids.add(uuid)
+            self.seen_uuids[uuid] = None
         for name in data:
             if name not in KNOWN_FIELDS:
                 self.unknown[f"field:{name}"] += 1
@@ -344,7 +353,7 @@ class _SessionBuilder:
     def _user_text(self, uuid: Any, timestamp: str, text: str, images: tuple[Image, ...], meta: bool) -> None:
         anchor = self._next_anchor(uuid)
         stripped = text.strip()
-        if "<command-name>" in stripped:
+        if stripped.startswith(("<command-name>", "<command-message>")) and "<command-name>" in stripped:
             name = COMMAND_NAME.search(stripped)
             args = COMMAND_ARGS.search(stripped)
             command = (name.group(1).strip() if name else "").strip()
@@ -402,7 +411,7 @@ class _SessionBuilder:
         )
         result = ToolResult(
             timestamp=self._time(data),
-            text=strip_system_reminders(_text_of(content)),
+            text=strip_system_reminders(self._result_text(content)),
             is_error=part.get("is_error") is True,
             structured=data.get("toolUseResult"),
             images=images,
@@ -416,6 +425,26 @@ class _SessionBuilder:
             )
             return
         self.events[index] = replace(self.events[index], result=result)
+
+    def _result_text(self, content: Any) -> str:
+        """A tool result's text. Parts other than text and images are kept as text too, so nothing in a
+        result is lost; those this stage does not know are counted."""
+        if not isinstance(content, list):
+            return _text_of(content)
+        pieces = []
+        for part in content:
+            part_type = part.get("type") if isinstance(part, dict) else None
+            if part_type == "image":
+                continue
+            if part_type == "text" or isinstance(part, str):
+                pieces.append(_text_of([part]))
+            elif part_type == "tool_reference":  # ToolSearch loading a deferred tool
+                pieces.append(f"Tool loaded: {part.get('tool_name', '')}")
+            else:
+                name = f"part:{part_type}" if isinstance(part_type, str) else "part:(not an object)"
+                self.unknown[name] += 1
+                pieces.append(json.dumps(part, ensure_ascii=False, sort_keys=True, default=str))
+        return "\n".join(pieces)
 
     def _assistant(self, entry: Entry) -> None:
         data = entry.data
@@ -565,7 +594,7 @@ class _SessionBuilder:
             ),
             agent_id=self.agent_id if (self.source.is_subagent or parent_key) else "",
             parent_key=parent_key,
-            uuids=frozenset(self.seen_uuids),
+            uuids=tuple(self.seen_uuids),
             leaf_summaries=MappingProxyType(dict(self.leaf_summaries)),
             custom_title=self.custom_title,
         )

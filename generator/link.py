@@ -33,35 +33,32 @@ def decode_project_dir(dir_name: str) -> str:
 
 def link(interpreted: Iterable[Interpreted]) -> Archive:
     sessions: dict[str, Session] = {}
+    summaries: dict[str, str] = {}
     for item in interpreted:
+        # Summary-only files are pointers: they get no page, but their summaries title other sessions.
+        for leaf, summary in item.session.leaf_summaries.items():
+            summaries.setdefault(leaf, summary)
         if not item.has_conversation:
             continue
         sessions[item.session.key] = item.session
         for side in item.sidechains:
             sessions[side.key] = side
 
-    summaries = _summaries_by_leaf(sessions.values())
     sessions = {key: replace(s, title=_title(s, summaries)) for key, s in sessions.items()}
     sessions = _link_subagents(sessions)
     sessions = _link_chains(sessions)
     return Archive(projects=_projects(sessions), sessions=MappingProxyType(dict(sorted(sessions.items()))))
 
 
-def _summaries_by_leaf(sessions: Iterable[Session]) -> dict[str, str]:
-    leaves: dict[str, str] = {}
-    for session in sessions:
-        for leaf, summary in session.leaf_summaries.items():
-            leaves.setdefault(leaf, summary)
-    return leaves
-
-
 def _title(session: Session, summaries: dict[str, str]) -> str:
     if session.custom_title:
         return session.custom_title
-    own = [text for leaf, text in session.leaf_summaries.items() if leaf in session.uuids]
-    pointing_here = sorted(text for leaf, text in summaries.items() if leaf in session.uuids)
-    if own or pointing_here:
-        return (own or pointing_here)[-1]
+    if summaries:
+        # Each resume summarises the conversation up to some entry: the furthest one covers the most.
+        position = {uuid: index for index, uuid in enumerate(session.uuids)}
+        here = [(position[leaf], text) for leaf, text in summaries.items() if leaf in position]
+        if here:
+            return max(here)[1]
     if session.title:  # ai-title, set by interpret
         return session.title
     internal = next((name for prefix, name in INTERNAL_AGENTS.items() if session.agent_id.startswith(prefix)), "")

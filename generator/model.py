@@ -282,8 +282,8 @@ class Session:
     """For a subagent transcript, its agent id."""
     parent_key: str = ""
     """For a subagent transcript, the key of the session that started it."""
-    uuids: frozenset[str] = frozenset()
-    """Every entry uuid in the file, for linking summaries and continuations."""
+    uuids: tuple[str, ...] = ()
+    """Every entry uuid in the file, in file order, for linking summaries and continuations."""
     leaf_summaries: Mapping[str, str] = field(default_factory=lambda: EMPTY)
     """`summary` entries found in this file: leafUuid -> summary text (they may describe other files)."""
     custom_title: str = ""

@@ -85,14 +85,23 @@ def _read_json_array(path: Path) -> ReadResult:
     """Some logging hooks save a session as one JSON array of the same entries (`logs/chat.json`).
     Element numbers stand in for line numbers."""
     name = str(path)
-    try:
-        data = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
-    except (OSError, ValueError, RecursionError) as error:
-        return ReadResult((), (Diagnostic(name, 0, f"not a readable JSON array of entries: {error}"),))
-    if not isinstance(data, list):
-        return ReadResult((), (Diagnostic(name, 0, f"expected a JSON array of entries, found {_json_kind(data)}"),))
-    items: list[ReadItem] = []
     diagnostics: list[Diagnostic] = []
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        return ReadResult((), (Diagnostic(name, 0, f"cannot open: {error.strerror or error}"),))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        text = raw.decode("utf-8", errors="replace")
+        diagnostics.append(Diagnostic(name, 0, f"invalid UTF-8 at byte {error.start}; undecodable bytes shown as \ufffd"))
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        return ReadResult((), (*diagnostics, Diagnostic(name, 0, f"not a readable JSON array of entries: {error}")))
+    if not isinstance(data, list):
+        return ReadResult((), (*diagnostics, Diagnostic(name, 0, f"expected a JSON array of entries, found {_json_kind(data)}")))
+    items: list[ReadItem] = []
     for number, element in enumerate(data, start=1):
         if isinstance(element, dict):
             items.append(Entry(name, number, element))

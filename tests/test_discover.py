@@ -214,11 +214,6 @@ def test_backups_of_the_same_project_from_two_machines_stay_distinct(tmp_path: P
     assert len({f.project_dir for f in files}) == 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="discover._distinct_project_names renames every later same-named folder to the last three parts of "
-    "its path (`.claude-projects-<name>`), so a third backup of the same project merges with the second",
-)
 def test_three_backups_of_the_same_project_stay_three_projects(tmp_path: Path) -> None:
     roots = [tmp_path / machine / ".claude" / "projects" for machine in ("laptop", "desktop", "server")]
     for number, root in enumerate(roots):

@@ -95,11 +95,6 @@ def test_a_summary_in_another_file_titles_the_session_it_points_at(project: Path
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="link.link drops sessions without conversation before link._summaries_by_leaf collects summaries, "
-    "so a summary-only pointer file (metadata only) can never title the session its leafUuid is in",
-)
 def test_a_summary_in_a_summary_only_file_titles_the_session_it_points_at(project: Path) -> None:
     entries = conversation("add idempotency keys to POST /payments")
     path = write_jsonl(project / f"{SESSION_ID}.jsonl", entries)
@@ -109,11 +104,6 @@ def test_a_summary_in_a_summary_only_file_titles_the_session_it_points_at(projec
     assert session_by_source(build_archive(project), path).title == "Postgres-backed idempotency keys for payments"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="link._title picks among summaries from other files by sorting their texts alphabetically and taking "
-    "the last, instead of preferring the summary whose leafUuid is the latest entry of the session",
-)
 def test_of_two_summaries_the_one_for_the_latest_entry_wins(project: Path) -> None:
     """Each resume writes a summary of the conversation so far; the one for the furthest point covers most."""
     entries = chain(*conversation("add idempotency keys to POST /payments"), user("also cover refunds", cwd=REAL_PATH),

@@ -245,11 +245,6 @@ def test_an_unreadable_file_is_one_diagnostic_not_a_crash(tmp_path: Path) -> Non
     assert diagnostic.message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="read._read_json_array decodes with errors='replace' and reports nothing, so bad UTF-8 in a .json "
-    "array file is silently turned into U+FFFD while the same bytes in a .jsonl file give a diagnostic",
-)
 def test_bad_utf8_in_a_json_array_file_is_reported(tmp_path: Path) -> None:
     first, second, *_ = good_entries()
     path = tmp_path / "chat.json"
