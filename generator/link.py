@@ -14,7 +14,7 @@ from typing import Iterable
 
 from .interpret import Interpreted
 from .model import Archive, Project, Session, ToolCall
-from .text import shorten
+from .text import plain, shorten
 
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 PLAN_PREAMBLE = "Implement the following plan:"
@@ -67,9 +67,9 @@ def _title(session: Session, summaries: dict[str, str]) -> str:
     if session.first_prompt.startswith(PLAN_PREAMBLE):
         # An implementation session opens with the plan: its first heading says what the session is.
         plan = session.first_prompt[len(PLAN_PREAMBLE):].strip()
-        return shorten(plan.split("\n", 1)[0].lstrip("#").strip() or plan)
+        return shorten(plain(plan.split("\n", 1)[0]).strip() or plain(plan))
     if session.first_prompt:
-        return shorten(session.first_prompt)
+        return shorten(plain(session.first_prompt))
     if session.is_subagent:
         return f"Subagent {session.agent_id}"
     return "Untitled session"

@@ -21,3 +21,12 @@ def shorten(text: str, limit: int = 80) -> str:
     if " " in cut[limit // 2 :]:
         cut = cut[: cut.rindex(" ")]
     return cut.rstrip(" ,.;:") + "…"
+
+
+_MARKDOWN_MARKERS = re.compile(r"^\s{0,3}#{1,6}\s+|`+|\*\*|__", re.M)
+
+
+def plain(text: str) -> str:
+    """Markdown source read as plain words, for titles and one-line snippets: no heading hashes, code
+    backticks or bold markers."""
+    return _MARKDOWN_MARKERS.sub("", text)

@@ -15,7 +15,7 @@ from markupsafe import Markup
 from .. import urls
 from ..markdown import MarkdownPage, time_of
 from ..model import Archive, Project, Prompt, Session, ToolCall
-from ..text import shorten
+from ..text import plain, shorten
 from .render import pygments_css, render_markdown
 from .theme import Theme
 
@@ -85,7 +85,7 @@ class PageBuilder:
             "ended": session.ended,
             "duration": duration(session.started, session.ended),
             "prompts": session.prompt_count,
-            "first_prompt": shorten(session.first_prompt, 240),
+            "first_prompt": shorten(plain(session.first_prompt), 240),
             "is_subagent": session.is_subagent,
             "agent_id": session.agent_id,
         }
@@ -121,7 +121,7 @@ class PageBuilder:
         subagents = [self.session_summary(self.archive.sessions[key], page) for key in session.subagent_keys
                      if key in self.archive.sessions]
         outline = [
-            {"anchor": event.anchor, "text": shorten(event.text, 70), "time": event.timestamp}
+            {"anchor": event.anchor, "text": shorten(plain(event.text), 70), "time": event.timestamp}
             for event in session.events
             if isinstance(event, Prompt) and not event.hidden and event.text.strip()
         ]
