@@ -179,6 +179,7 @@ class _Renderer:
             cwd=self.session.cwd,
             subagent_link=self.link_to(subagent.key) if subagent else "",
             subagent_title=subagent.title if subagent else "",
+            attach=self.attach,
         )
         view = render_tool(call, context)
         if view.status:
@@ -200,14 +201,18 @@ class _Renderer:
             body += "\n\n" + images
         return f'<details class="{classes}" id="{call.anchor}"{opened}>\n<summary>{summary}</summary>\n\n{body}\n\n</details>'
 
+    def attach(self, name: str, content: bytes) -> str:
+        target = urls.attachment(self.session.key, name)
+        self.attachments[target] = content
+        return urls.relative(self.path, target)
+
     def _images(self, images: tuple[Image, ...], anchor: str) -> str:
         lines = []
         for number, image in enumerate(images, start=1):
             extension = IMAGE_EXTENSIONS.get(image.media_type)
             if image.data and extension:
-                target = urls.attachment(self.session.key, f"{anchor}-{number}.{extension}")
-                self.attachments[target] = image.data
-                lines.append(f"![Image {number}]({urls.relative(self.path, target)})")
+                link = self.attach(f"{anchor}-{number}.{extension}", image.data)
+                lines.append(f"![Image {number}]({link})")
             else:
                 lines.append(f"*Image {number}: {prose(image.source or image.media_type or 'not embedded')}*")
         return "\n\n".join(lines)

@@ -22,6 +22,8 @@ from ..model import ToolCall
 from ..text import strip_ansi
 from .escape import fence, html_text, inline_code, prose
 
+# Past this many characters a tool output is previewed, and linked in full as a text file.
+INLINE_OUTPUT_LIMIT = 50_000
 READ_LINE = re.compile(r"^ *(\d+)(?:→|\t)(.*)$")
 
 
@@ -35,6 +37,8 @@ class ToolContext:
     """Relative link to the subagent transcript this call started, if any."""
     subagent_title: str = ""
     """Title of that transcript."""
+    attach: Callable[[str, bytes], str] | None = None
+    """Stores a file beside the page and returns the relative link to it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,13 +112,20 @@ def result_text(call: ToolCall) -> str:
     return strip_ansi(call.result.text) if call.result else ""
 
 
-def output_block(call: ToolCall, language: str = "text") -> tuple[str, ...]:
-    """The result as a fenced block, or nothing when it is empty."""
+def output_block(call: ToolCall, context: ToolContext, language: str = "text") -> tuple[str, ...]:
+    """The result as a fenced block, or nothing when it is empty. A very long output shows its start,
+    and the whole of it goes to a text file beside the page, linked: no page gets heavy, nothing is cut."""
     text = result_text(call)
     if not text.strip():
         return ()
     heading = label("Error") if call.result and call.result.is_error else label("Output")
-    return (heading, fence(text, language))
+    if len(text) <= INLINE_OUTPUT_LIMIT or context.attach is None:
+        return (heading, fence(text, language))
+    preview = text[:INLINE_OUTPUT_LIMIT].rsplit("\n", 1)[0]
+    link = context.attach(f"{call.anchor}-output.txt", text.encode("utf-8"))
+    hidden_lines = text.count("\n") - preview.count("\n")
+    note = f"[Full output]({link}) ({len(text.encode('utf-8')) / 1024:,.0f} KB; {hidden_lines:,} more lines than shown here)"
+    return (heading, fence(preview, language), note)
 
 
 def label(text: str) -> str:
@@ -143,7 +154,7 @@ def bash(call: ToolCall, context: ToolContext) -> ToolView:
     if description:
         blocks.append(f"*{prose(description)}*")
     blocks.append(fence(command, "powershell" if call.name == "PowerShell" else "bash"))
-    blocks.extend(output_block(call))
+    blocks.extend(output_block(call, context))
     structured = call.result.structured if call.result else None
     status = "interrupted" if isinstance(structured, dict) and structured.get("interrupted") else ""
     return ToolView(call.name, _first_line(command), tuple(blocks), status=status)
@@ -154,7 +165,7 @@ def read(call: ToolCall, context: ToolContext) -> ToolView:
     path = _text(call.input.get("file_path"))
     text = result_text(call)
     if call.result is None or call.result.is_error or not text:
-        return ToolView("Read", display_path(path, context.cwd), output_block(call))
+        return ToolView("Read", display_path(path, context.cwd), output_block(call, context))
     numbered = [READ_LINE.match(line) for line in text.rstrip("\n").split("\n")]
     if numbered and all(numbered):
         start = int(numbered[0].group(1))  # type: ignore[union-attr]
@@ -197,7 +208,7 @@ def _diff_view(call: ToolCall, context: ToolContext, edits: list[tuple[str, str]
             lines.extend(_replacement_diff(old, new))
     blocks = [fence(strip_ansi("\n".join(lines)), "diff")] if lines else []
     if call.result and call.result.is_error:
-        blocks.extend(output_block(call))
+        blocks.extend(output_block(call, context))
     return ToolView(call.name, display_path(path, context.cwd), tuple(blocks))
 
 
@@ -222,7 +233,7 @@ def write(call: ToolCall, context: ToolContext) -> ToolView:
     path = _text(call.input.get("file_path"))
     blocks = [fence(_text(call.input.get("content")), language_for(path))]
     if call.result and call.result.is_error:
-        blocks.extend(output_block(call))
+        blocks.extend(output_block(call, context))
     return ToolView("Write", display_path(path, context.cwd), tuple(blocks))
 
 
@@ -233,7 +244,7 @@ def notebook_edit(call: ToolCall, context: ToolContext) -> ToolView:
     cell = _text(call.input.get("cell_id"))
     language = "markdown" if call.input.get("cell_type") == "markdown" else "python"
     blocks = [f"{mode} cell {inline_code(cell)}" if cell else mode,
-              fence(_text(call.input.get("new_source")), language), *output_block(call)]
+              fence(_text(call.input.get("new_source")), language), *output_block(call, context)]
     return ToolView("NotebookEdit", display_path(path, context.cwd), tuple(blocks))
 
 
@@ -242,7 +253,7 @@ def glob(call: ToolCall, context: ToolContext) -> ToolView:
     pattern = _text(call.input.get("pattern"))
     where = _text(call.input.get("path"))
     target = pattern + (f" in {display_path(where, context.cwd)}" if where else "")
-    return ToolView("Glob", target, output_block(call))
+    return ToolView("Glob", target, output_block(call, context))
 
 
 @renders("Grep")
@@ -250,7 +261,7 @@ def grep(call: ToolCall, context: ToolContext) -> ToolView:
     pattern = _text(call.input.get("pattern"))
     where = _text(call.input.get("path")) or _text(call.input.get("glob"))
     target = pattern + (f" in {display_path(where, context.cwd)}" if where else "")
-    return ToolView("Grep", target, output_block(call))
+    return ToolView("Grep", target, output_block(call, context))
 
 
 @renders("TodoWrite")
@@ -287,7 +298,7 @@ def task(call: ToolCall, context: ToolContext) -> ToolView:
 
 @renders("WebSearch")
 def web_search(call: ToolCall, context: ToolContext) -> ToolView:
-    return ToolView("WebSearch", _text(call.input.get("query")), output_block(call))
+    return ToolView("WebSearch", _text(call.input.get("query")), output_block(call, context))
 
 
 @renders("WebFetch")
@@ -327,7 +338,7 @@ def ask_user_question(call: ToolCall, context: ToolContext) -> ToolView:
         ]
         if lines:
             blocks.append("\n".join(lines))
-    blocks.extend(output_block(call))
+    blocks.extend(output_block(call, context))
     count = len(questions) if isinstance(questions, list) else 0
     return ToolView("Question", f"{count} question{'s' if count != 1 else ''}", tuple(blocks),
                     open_by_default=True)
@@ -335,7 +346,7 @@ def ask_user_question(call: ToolCall, context: ToolContext) -> ToolView:
 
 @renders("Skill")
 def skill(call: ToolCall, context: ToolContext) -> ToolView:
-    return ToolView("Skill", _text(call.input.get("skill")) or _text(call.input.get("command")), output_block(call))
+    return ToolView("Skill", _text(call.input.get("skill")) or _text(call.input.get("command")), output_block(call, context))
 
 
 def generic(call: ToolCall, context: ToolContext) -> ToolView:
@@ -346,6 +357,6 @@ def generic(call: ToolCall, context: ToolContext) -> ToolView:
     blocks: list[str] = []
     if call.input:
         blocks.append(json_block(dict(call.input)))
-    blocks.extend(output_block(call))
+    blocks.extend(output_block(call, context))
     first_value = next((v for v in call.input.values() if isinstance(v, str) and v.strip()), "")
     return ToolView(name, _first_line(first_value, 80), tuple(blocks))
