@@ -248,3 +248,19 @@ def session_by_source(archive: Archive, path: Path) -> Session:
                                           and same(archive.sessions[s.parent_key].source))]
     assert len(matches) == 1, f"expected one session from {path}, found {len(matches)}"
     return matches[0]
+
+
+def read_entries(path: Path) -> list[dict]:
+    """The JSON-object entries of a session file (JSONL, or a JSON array), skipping what does not parse:
+    the independent reading the tests compare sessionsite's output against."""
+    if path.suffix == ".json":
+        return [e for e in json.loads(path.read_text(encoding="utf-8")) if isinstance(e, dict)]
+    found = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            found.append(value)
+    return found

@@ -3,7 +3,6 @@ said in it is lost: each prompt and each reply can be found in the visible text 
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -11,6 +10,8 @@ import pytest
 from bs4 import BeautifulSoup
 
 from generator.build import BuildConfig, build
+
+from helpers import read_entries
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "public"
 SESSION_FILES = sorted(CORPUS.rglob("*.jsonl")) if CORPUS.is_dir() else []
@@ -69,20 +70,6 @@ def said_in(entry: dict) -> list[str]:
     return texts
 
 
-def entries(path: Path) -> list[dict]:
-    if path.suffix == ".json":
-        return [e for e in json.loads(path.read_text(encoding="utf-8")) if isinstance(e, dict)]
-    found = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            found.append(value)
-    return found
-
-
 @pytest.fixture(scope="module")
 def corpus_site(tmp_path_factory):
     out = tmp_path_factory.mktemp("corpus") / "site"
@@ -104,5 +91,5 @@ def test_the_whole_corpus_builds_without_unknowns_or_diagnostics(corpus_site):
 @pytest.mark.parametrize("path", SESSION_FILES + ARRAY_FILES, ids=lambda p: str(p.relative_to(CORPUS)))
 def test_every_prompt_and_reply_is_in_the_pages(corpus_site, path):
     _, _, visible = corpus_site
-    missing = [text[:120] for entry in entries(path) for text in said_in(entry) if words(text) not in visible]
+    missing = [text[:120] for entry in read_entries(path) for text in said_in(entry) if words(text) not in visible]
     assert missing == []

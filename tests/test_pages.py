@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -11,6 +10,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from conftest import EXAMPLES
+from helpers import read_entries
 
 TIDEWATCH = "projects/home-ada-src-tidewatch"
 LEDGER = "projects/Users-grace-work-ledger-api"
@@ -20,18 +20,6 @@ def page(site: Path, path: str) -> BeautifulSoup:
     return BeautifulSoup((site / path).read_text(encoding="utf-8"), "html.parser")
 
 
-def jsonl(path: Path) -> list[dict]:
-    entries = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            entries.append(value)
-    return entries
-
-
 def test_index_lists_projects_by_real_path_with_counts_and_last_activity(examples_site):
     soup = page(examples_site, "index.html")
     cards = {a.get_text(strip=True): a for a in soup.select("a.card-title")}
@@ -39,11 +27,11 @@ def test_index_lists_projects_by_real_path_with_counts_and_last_activity(example
     assert set(cards) == {"/home/ada/src/tidewatch", "/Users/grace/work/ledger-api"}
     for path, link in cards.items():
         card = link.find_parent(class_="card")
-        folder = next(d for d in EXAMPLES.iterdir() if d.is_dir() and jsonl(next(d.glob("*.jsonl")))
-                      and any(e.get("cwd") == path for e in jsonl(next(d.glob("*.jsonl")))))
+        folder = next(d for d in EXAMPLES.iterdir() if d.is_dir() and read_entries(next(d.glob("*.jsonl")))
+                      and any(e.get("cwd") == path for e in read_entries(next(d.glob("*.jsonl")))))
         main_sessions = [p for p in folder.glob("*.jsonl") if not p.name.startswith("agent-")]
         assert f"{len(main_sessions)} session" in card.get_text() or f"{len(main_sessions) + 1} session" in card.get_text()
-        latest = max(e["timestamp"] for p in folder.rglob("*.jsonl") for e in jsonl(p) if e.get("timestamp"))
+        latest = max(e["timestamp"] for p in folder.rglob("*.jsonl") for e in read_entries(p) if e.get("timestamp"))
         assert card.find("time")["datetime"] == latest
 
 
@@ -53,7 +41,7 @@ def test_project_page_lists_sessions_with_title_start_duration_prompts_and_first
     titles = [row.select_one("a.session-title").get_text(strip=True) for row in rows]
     assert len(rows) == 5
     # custom-title wins over the first prompt (the last custom-title entry is the current one)
-    custom = [e["customTitle"] for e in jsonl(next(EXAMPLES.glob("*/5c12bdb1-*.jsonl"))) if e.get("type") == "custom-title"]
+    custom = [e["customTitle"] for e in read_entries(next(EXAMPLES.glob("*/5c12bdb1-*.jsonl"))) if e.get("type") == "custom-title"]
     assert custom[-1] in titles or custom[0] in titles
     for row in rows:
         cells = row.find_all("td")
@@ -68,7 +56,7 @@ def test_project_page_lists_sessions_with_title_start_duration_prompts_and_first
 def test_session_page_shows_prompts_replies_thinking_and_paired_tool_calls(examples_site):
     source = next(EXAMPLES.glob("*/98878b43-*.jsonl"))
     soup = page(examples_site, f"{TIDEWATCH}/{source.stem}.html")
-    entries = jsonl(source)
+    entries = read_entries(source)
     first_prompt = next(e["message"]["content"] for e in entries if e.get("type") == "user"
                         and isinstance(e["message"]["content"], str))
     assert soup.select_one(".msg.user").get_text(" ", strip=True).endswith(" ".join(first_prompt.split()[-5:]))

@@ -27,7 +27,7 @@ from ..model import (
     Unknown,
     Unreadable,
 )
-from .escape import fence, html_text, inline_code, prose
+from .escape import fence, html_text, prose
 from ..text import strip_ansi
 from .tools import ToolContext, json_block, render_tool
 

@@ -13,7 +13,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 from pygments.lexers import find_lexer_class_for_filename
 from pygments.util import ClassNotFound
