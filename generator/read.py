@@ -60,7 +60,7 @@ def _read_line(name: str, number: int, raw: bytes) -> Iterator[tuple[ReadItem | 
         data = json.loads(stripped)
     except json.JSONDecodeError as error:
         # Only the last line of a file can lack its newline: a write that was cut off.
-        where = f"{error.msg} at column {error.colno}"
+        where = f"{error.msg} (column {error.colno})"
         reason = f"truncated last line: {where}" if not raw.endswith(b"\n") else f"not valid JSON: {where}"
         yield BrokenLine(name, number, stripped, reason), Diagnostic(name, number, reason)
         return
