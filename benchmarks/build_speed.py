@@ -65,6 +65,8 @@ def main() -> None:
         for markdown, page in render_sessions(renderer, args.jobs):
             files.add(markdown.path, markdown.text)
             files.add_all(markdown.attachments)
+            for path, content in markdown.media.items():
+                files.add_shared(path, content)
             files.add(markdown.path[:-3] + ".html", page)
         indexes = render_indexes(archive_model, builder, theme)
         files.add_all(indexes.pages)

@@ -33,7 +33,7 @@ T = TypeVar("T")
 EVENT_KINDS = {
     "Prompt": "prompt", "AssistantText": "assistant_text", "Thinking": "thinking", "ToolCall": "tool_call",
     "SlashCommand": "slash_command", "BashMode": "bash_mode", "Notice": "notice", "Unknown": "unknown",
-    "Unreadable": "unreadable",
+    "Unreadable": "unreadable", "Plan": "plan",
 }
 
 
@@ -159,6 +159,8 @@ def build(config: BuildConfig, progress: Callable[[Iterable[T]], Iterator[T]] | 
     for markdown, page in render_sessions(renderer, config.jobs):
         files.add(markdown.path, markdown.text)
         files.add_all(markdown.attachments)
+        for path, content in markdown.media.items():
+            files.add_shared(path, content)
         if page is not None:
             files.add(urls.session_page(markdown.key), page)
             report.pages += 1

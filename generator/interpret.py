@@ -21,12 +21,14 @@ from typing import Any, Iterable, Mapping
 from .discover import SessionFile
 from .model import (
     AssistantText,
+    Plan,
+    TaskItem,
     BashMode,
     BrokenLine,
     Diagnostic,
     Entry,
     Event,
-    Image,
+    Media,
     Notice,
     Prompt,
     Session,
@@ -66,7 +68,8 @@ KNOWN_SYSTEM_SUBTYPES = frozenset(
 )
 HIDDEN_SYSTEM_SUBTYPES = frozenset({"turn_duration", "stop_hook_summary"})
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-SAFE_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+# Written into the site as files; anything else (SVG can carry script) is shown as a reference only.
+SAFE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"})
 
 SYSTEM_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>\s*", re.S)
 COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
@@ -77,6 +80,20 @@ BASH_STDOUT = re.compile(r"<bash-stdout>(.*?)</bash-stdout>", re.S)
 BASH_STDERR = re.compile(r"<bash-stderr>(.*?)</bash-stderr>", re.S)
 HOOK_LINE = re.compile(r"\b(?:Pre|Post)ToolUse\b|\b(?:Stop|SubagentStop|UserPromptSubmit|SessionStart|SessionEnd|"
                        r"Notification|PreCompact)\b.*(?:hook|\[)|^Running\b.*\.\.\.$")
+TOOL_USE_ERROR = re.compile(r"<tool_use_error>(.*?)</tool_use_error>", re.S)
+PLAN_TOOLS = frozenset({"ExitPlanMode", "exit_plan_mode"})
+PLAN_APPROVED = re.compile(r"approved your plan", re.I)
+PLAN_REJECTED = re.compile(r"rejected|doesn't want to proceed", re.I)
+PLAN_FEEDBACK = "the user said:"
+PLAN_PREAMBLE = "Implement the following plan:"
+PLAN_STARTED_SESSION = "accepted with a fresh context: this session carries it out"
+PERMISSION_MODES = {
+    "plan": "Plan mode: Claude researches and proposes, and changes nothing",
+    "default": "Default mode: Claude asks before acting",
+    "acceptEdits": "Accept-edits mode: file edits are approved automatically",
+    "bypassPermissions": "Bypass mode: every action is approved automatically",
+    "auto": "Auto mode",
+}
 INTERRUPT_FOR_TOOL = "[Request interrupted by user for tool use]"
 INTERRUPT = "[Request interrupted by user"
 
@@ -104,9 +121,15 @@ def interpret(source: SessionFile, read: ReadResult) -> Interpreted:
     diagnostics = list(read.diagnostics)
     sidechains = []
     for number, run in enumerate(sidechain_runs, start=1):
-        side = _SessionBuilder(source, agent_id=f"sidechain-{number}", inline_run=True)
+        side = _SessionBuilder(source, agent_id=f"sidechain-{number}", run_name=f"sidechain-{number}")
         side.feed(run)
         sidechains.append(side.build(parent_key=builder.key))
+        builder.unknown.update(side.unknown)
+    for agent_id, entries in sorted(builder.progress_runs.items()):
+        # Rebuilt from agent_progress; `link` prefers the agent's own file when there is one.
+        side = _SessionBuilder(source, agent_id=agent_id, run_name=f"agent-{agent_id}")
+        side.feed(entries)
+        sidechains.append(replace(side.build(parent_key=builder.key), from_progress=True))
         builder.unknown.update(side.unknown)
     return Interpreted(
         session=builder.build(),
@@ -168,20 +191,20 @@ def strip_system_reminders(text: str) -> str:
     return SYSTEM_REMINDER.sub("", text)
 
 
-def _image(part: Mapping[str, Any]) -> Image | None:
+def _media(part: Mapping[str, Any]) -> Media | None:
     source = part.get("source")
     if isinstance(source, dict) and source.get("type") == "base64":
         media_type = str(source.get("media_type", ""))
         try:
             data = base64.b64decode(str(source.get("data", "")), validate=False)
         except (binascii.Error, ValueError):
-            return Image(media_type=media_type, data=b"", source="(embedded image that could not be decoded)")
-        if media_type not in SAFE_IMAGE_TYPES:
-            return Image(media_type=media_type, data=b"", source="(embedded image of an unsupported type)")
-        return Image(media_type=media_type, data=data)
+            return Media(media_type=media_type, data=b"", source="(embedded file that could not be decoded)")
+        if media_type not in SAFE_MEDIA_TYPES:
+            return Media(media_type=media_type, data=b"", source=f"(embedded {media_type or 'file'}, not a type that is shown)")
+        return Media(media_type=media_type, data=data)
     location = part.get("path") or part.get("url") or (source.get("url") if isinstance(source, dict) else "")
     if location:
-        return Image(media_type="", data=b"", source=str(location))
+        return Media(media_type="", data=b"", source=str(location))
     return None
 
 
@@ -191,7 +214,8 @@ class _SessionBuilder:
 
     source: SessionFile
     agent_id: str = ""
-    inline_run: bool = False
+    run_name: str = ""
+    """For a subagent run found inside the main file (inline sidechain or agent_progress): its name in the key."""
     events: list[Event] = field(default_factory=list)
     unknown: Counter[str] = field(default_factory=Counter)
     pending_calls: dict[str, int] = field(default_factory=dict)
@@ -210,6 +234,11 @@ class _SessionBuilder:
     leaf_summaries: dict[str, str] = field(default_factory=dict)
     has_conversation: bool = False
     counter: int = 0
+    permission_mode: str = "default"
+    tasks: dict[str, TaskItem] = field(default_factory=dict)
+    progress_runs: dict[str, list[Entry]] = field(default_factory=dict)
+    model_of_message: dict[tuple[str, str], str] = field(default_factory=dict)
+    active_ms: int = 0
 
     def __post_init__(self) -> None:
         self.agent_id = self.agent_id or self.source.agent_id
@@ -221,8 +250,8 @@ class _SessionBuilder:
         project = self.source.project_dir
         if self.source.parent_session_id:
             return f"{project}/{self.source.parent_session_id}/{self.source.path.stem}"
-        if self.inline_run:
-            return f"{project}/{self.source.path.stem}/{self.agent_id}"
+        if self.run_name:
+            return f"{project}/{self.source.path.stem}/{self.run_name}"
         return f"{project}/{self.source.path.stem}"
 
     # -- feeding ---------------------------------------------------------------------------------------
@@ -289,9 +318,31 @@ class _SessionBuilder:
     # -- bookkeeping entries ---------------------------------------------------------------------------
 
     def _bookkeeping(self, entry: Entry) -> None:
+        """Entries that are not conversation. What each is for, and so whether it is shown:
+
+        - summary, custom-title, ai-title: titles (summaries may title another file's session);
+        - pr-link: shown, a pull request made from the session is part of its story;
+        - permission-mode: shown when the mode changes (plan mode above all);
+        - queue-operation: a message typed while Claude worked. Once dequeued it arrives as a prompt, so
+          only a withdrawn ("remove") one is shown, since Claude never saw it;
+        - progress: live progress of hooks, bash, MCP and web search is a replay of what the results
+          already hold, and is skipped; agent_progress carries a subagent's messages and is collected to
+          rebuild its transcript when its own file is missing;
+        - attachment (task reminders, edited files, tool lists), file-history-snapshot, last-prompt,
+          agent-name: Claude Code's own bookkeeping, skipped.
+        """
         data = entry.data
         kind = data["type"]
-        if kind == "summary":
+        if kind == "progress":
+            progress = data.get("data")
+            if isinstance(progress, dict) and progress.get("type") == "agent_progress":
+                self._agent_progress(data, progress)
+        elif kind == "permission-mode" and isinstance(data.get("permissionMode"), str):
+            self._permission_mode(data, data["permissionMode"])
+        elif kind == "queue-operation" and data.get("operation") == "remove" and isinstance(data.get("content"), str):
+            self.events.append(Notice(self._next_anchor(data.get("uuid")), self._time(data), "queue-removed",
+                                      f"Withdrawn before Claude read it: {data['content']}"))
+        elif kind == "summary":
             summary = data.get("summary")
             if not isinstance(summary, str) and isinstance(data.get("data"), dict):
                 summary = data["data"].get("summary")
@@ -318,6 +369,16 @@ class _SessionBuilder:
         content = message.get("content")
         uuid = data.get("uuid")
         timestamp = self._time(data)
+        if isinstance(data.get("permissionMode"), str):
+            self._permission_mode(data, data["permissionMode"])
+        if isinstance(data.get("planContent"), str) and data["planContent"].strip():
+            # New-format "accept and clear context": this session starts from an approved plan. The
+            # "Implement the following plan:" message repeats it, so it is kept only for --show-hidden.
+            self.events.append(Plan(self._next_anchor(f"{uuid}-plan"), timestamp, data["planContent"], "approved",
+                                    how=PLAN_STARTED_SESSION))
+            self.events.append(Prompt(self._next_anchor(uuid), timestamp, _text_of(content), (), hidden=True,
+                                      label="plan preamble"))
+            return
         if data.get("isCompactSummary") or data.get("isVisibleInTranscriptOnly"):
             self.events.append(Notice(self._next_anchor(uuid), timestamp, "continuation", _text_of(content)))
             return
@@ -328,7 +389,7 @@ class _SessionBuilder:
             self._malformed(entry, "user message content is neither text nor a list of parts")
             return
         texts: list[str] = []
-        images: list[Image] = []
+        images: list[Media] = []
         for part in content:
             if not isinstance(part, dict):
                 self.unknown["part:(not an object)"] += 1
@@ -339,10 +400,10 @@ class _SessionBuilder:
                 self._tool_result(data, part)
             elif part_type == "text":
                 texts.append(str(part.get("text", "")))
-            elif part_type == "image":
-                image = _image(part)
-                if image is not None:
-                    images.append(image)
+            elif part_type in ("image", "document"):
+                media = _media(part)
+                if media is not None:
+                    images.append(media)
             else:
                 name = f"part:{part_type}"
                 self.unknown[name] += 1
@@ -350,7 +411,7 @@ class _SessionBuilder:
         if texts or images:
             self._user_text(uuid, timestamp, "\n\n".join(texts), tuple(images), meta=bool(data.get("isMeta")))
 
-    def _user_text(self, uuid: Any, timestamp: str, text: str, images: tuple[Image, ...], meta: bool) -> None:
+    def _user_text(self, uuid: Any, timestamp: str, text: str, images: tuple[Media, ...], meta: bool) -> None:
         anchor = self._next_anchor(uuid)
         stripped = text.strip()
         if stripped.startswith(("<command-name>", "<command-message>")) and "<command-name>" in stripped:
@@ -407,16 +468,22 @@ class _SessionBuilder:
         content = part.get("content")
         images = tuple(
             image for p in (content if isinstance(content, list) else [])
-            if isinstance(p, dict) and p.get("type") == "image" and (image := _image(p)) is not None
+            if isinstance(p, dict) and p.get("type") in ("image", "document") and (image := _media(p)) is not None
         )
+        text = strip_system_reminders(self._result_text(content))
         result = ToolResult(
             timestamp=self._time(data),
-            text=strip_system_reminders(self._result_text(content)),
-            is_error=part.get("is_error") is True,
+            text=TOOL_USE_ERROR.sub(r"\1", text),
+            is_error=part.get("is_error") is True or TOOL_USE_ERROR.search(text) is not None,
             structured=data.get("toolUseResult"),
             images=images,
         )
         index = self.pending_calls.pop(tool_use_id, None)
+        if index is not None and self.events[index].name in ("TaskCreate", "TaskUpdate"):  # type: ignore[union-attr]
+            call = self.events[index]
+            assert isinstance(call, ToolCall)
+            self.events[index] = replace(call, result=result, tasks=self._track_task(call, result))
+            return
         if index is None:
             # A result whose call is not in this file (resumed or continued sessions): still shown.
             self.events.append(
@@ -434,7 +501,7 @@ class _SessionBuilder:
         pieces = []
         for part in content:
             part_type = part.get("type") if isinstance(part, dict) else None
-            if part_type == "image":
+            if part_type in ("image", "document"):
                 continue
             if part_type == "text" or isinstance(part, str):
                 pieces.append(_text_of([part]))
@@ -515,6 +582,8 @@ class _SessionBuilder:
         # goes: keep the largest count per message, and add messages up once at the end.
         key = (str(message.get("id", data.get("uuid", ""))), str(data.get("requestId", "")))
         counted = self.usage_by_message.setdefault(key, Counter())
+        if isinstance(message.get("model"), str) and message["model"] != "<synthetic>":
+            self.model_of_message[key] = message["model"]
         for field_name in USAGE_FIELDS:
             value = usage.get(field_name)
             if isinstance(value, int) and value > counted[field_name]:
@@ -543,6 +612,8 @@ class _SessionBuilder:
             return
         if subtype == "turn_duration":
             duration = data.get("durationMs")
+            if isinstance(duration, (int, float)):
+                self.active_ms += int(duration)
             text = f"Turn took {duration / 1000:.1f} s" if isinstance(duration, (int, float)) else "Turn ended"
         elif subtype == "stop_hook_summary":
             text = f"Stop hooks ran ({data.get('hookCount', 0)})"
@@ -558,6 +629,85 @@ class _SessionBuilder:
         self.events.append(Notice(anchor, timestamp, subtype.replace("_", "-") or "system", text,
                                   hidden=subtype in HIDDEN_SYSTEM_SUBTYPES or not text.strip()))
 
+    def _permission_mode(self, data: Mapping[str, Any], mode: str) -> None:
+        if mode == self.permission_mode:
+            return
+        self.permission_mode = mode
+        wording = PERMISSION_MODES.get(mode, f"Permission mode: {mode}")
+        self.events.append(Notice(self._next_anchor(f"{data.get('uuid', '')}-mode"), self._time(data),
+                                  "permission-mode", wording))
+
+    def _agent_progress(self, data: Mapping[str, Any], progress: Mapping[str, Any]) -> None:
+        """2.x streams a subagent's messages into the parent as progress entries. They are kept to rebuild
+        the subagent's transcript when its own `agent-*.jsonl` file is missing."""
+        message = progress.get("message")
+        agent_id = progress.get("agentId")
+        if not isinstance(message, dict) or not isinstance(agent_id, str):
+            return
+        entry = {**message, "isSidechain": True, "agentId": agent_id}
+        for name in ("timestamp", "sessionId", "cwd", "version", "gitBranch"):
+            entry.setdefault(name, data.get(name))
+        self.progress_runs.setdefault(agent_id, []).append(Entry(self.source.path.as_posix(), 0, entry))
+
+    def _track_task(self, call: ToolCall, result: ToolResult) -> tuple[TaskItem, ...]:
+        """TaskCreate/TaskUpdate change one task at a time; the reader wants the whole list after each."""
+        structured = result.structured if isinstance(result.structured, dict) else {}
+        if call.name == "TaskCreate" and not result.is_error:
+            created = structured.get("task") if isinstance(structured.get("task"), dict) else {}
+            task_id = str(created.get("id") or len(self.tasks) + 1)
+            subject = str(call.input.get("subject") or created.get("subject") or "")
+            self.tasks[task_id] = TaskItem(task_id, subject, str(call.input.get("status") or "pending"))
+        elif call.name == "TaskUpdate" and not result.is_error:
+            task_id = str(call.input.get("taskId") or structured.get("taskId") or "")
+            current = self.tasks.get(task_id, TaskItem(task_id, "", "pending"))
+            status = str(call.input.get("status") or current.status)
+            if status == "deleted":
+                self.tasks.pop(task_id, None)
+            else:
+                subject = str(call.input.get("subject") or current.subject)
+                self.tasks[task_id] = TaskItem(task_id, subject, status)
+        return tuple(sorted(self.tasks.values(), key=lambda t: (len(t.id), t.id)))
+
+    def _resolve_plans(self) -> None:
+        """ExitPlanMode calls become plans with their outcome. In the old format, "accept and clear
+        context" answered with a rejection, an interrupt, and then "Implement the following plan:" with the
+        plan's text: that plan was approved, and the two system messages are hidden."""
+        for index, event in enumerate(self.events):
+            if not (isinstance(event, ToolCall) and event.name in PLAN_TOOLS):
+                continue
+            plan_text = str(event.input.get("plan", ""))
+            result = event.result.text if event.result else ""
+            status, how, feedback = "pending", "", ""
+            if event.result is None:
+                how = "no answer in this session"
+            elif PLAN_APPROVED.search(result):
+                status, how = "approved", "approved by the user"
+            elif PLAN_REJECTED.search(result):
+                status, how = "rejected", "rejected by the user"
+                said = result.split(PLAN_FEEDBACK, 1)
+                feedback = said[1].strip() if len(said) == 2 else ""
+                implemented = self._implementation_prompt(index, plan_text)
+                if implemented is not None:
+                    status, how, feedback = "approved", "accepted with a fresh context", ""
+                    prompt = self.events[implemented]
+                    assert isinstance(prompt, Prompt)
+                    self.events[implemented] = replace(prompt, hidden=True, label="plan preamble")
+            else:
+                status, how = "pending", "answered: " + " ".join(result.split())[:200]
+            self.events[index] = Plan(event.anchor, event.timestamp, plan_text, status, how, feedback)
+
+    def _implementation_prompt(self, after: int, plan_text: str) -> int | None:
+        wanted = " ".join(plan_text.split())
+        for index in range(after + 1, len(self.events)):
+            event = self.events[index]
+            if isinstance(event, Prompt) and event.text.startswith(PLAN_PREAMBLE):
+                body = " ".join(event.text[len(PLAN_PREAMBLE):].split())
+                if wanted and body.startswith(wanted):
+                    return index
+            elif isinstance(event, (Prompt, AssistantText)) and not getattr(event, "hidden", False):
+                return None  # the conversation moved on: it was a real rejection
+        return None
+
     def _malformed(self, entry: Entry, reason: str) -> None:
         name = f"shape:{entry.data.get('type')}"
         self.unknown[name] += 1
@@ -567,8 +717,12 @@ class _SessionBuilder:
     # -- freezing --------------------------------------------------------------------------------------
 
     def build(self, parent_key: str = "") -> Session:
+        self._resolve_plans()
         prompts = [e for e in self.events if isinstance(e, Prompt) and not e.hidden]
         usage: Counter[str] = sum(self.usage_by_message.values(), Counter())
+        per_model: dict[str, Counter[str]] = {}
+        for key, counted in self.usage_by_message.items():
+            per_model.setdefault(self.model_of_message.get(key, "unknown"), Counter()).update(counted)
         first_prompt = prompts[0].text if prompts else ""
         return Session(
             key=self.key,
@@ -586,18 +740,24 @@ class _SessionBuilder:
             events=tuple(self.events),
             prompt_count=len(prompts),
             first_prompt=first_prompt,
-            usage=Usage(
-                input_tokens=usage["input_tokens"],
-                output_tokens=usage["output_tokens"],
-                cache_read_tokens=usage["cache_read_input_tokens"],
-                cache_creation_tokens=usage["cache_creation_input_tokens"],
-            ),
+            usage=_usage(usage),
+            usage_by_model=MappingProxyType({model: _usage(c) for model, c in sorted(per_model.items())}),
+            active_ms=self.active_ms,
             agent_id=self.agent_id if (self.source.is_subagent or parent_key) else "",
             parent_key=parent_key,
             uuids=tuple(self.seen_uuids),
             leaf_summaries=MappingProxyType(dict(self.leaf_summaries)),
             custom_title=self.custom_title,
         )
+
+
+def _usage(counted: Counter[str]) -> Usage:
+    return Usage(
+        input_tokens=counted["input_tokens"],
+        output_tokens=counted["output_tokens"],
+        cache_read_tokens=counted["cache_read_input_tokens"],
+        cache_creation_tokens=counted["cache_creation_input_tokens"],
+    )
 
 
 _ENTRY_HANDLERS = {

@@ -12,12 +12,11 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Iterable
 
-from .interpret import Interpreted
-from .model import Archive, Project, Session, ToolCall
+from .interpret import PLAN_PREAMBLE, PLAN_STARTED_SESSION, Interpreted
+from .model import Archive, Plan, Project, Session, ToolCall
 from .text import plain, shorten
 
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
-PLAN_PREAMBLE = "Implement the following plan:"
 # Agents Claude Code runs for itself, named by the prefix of their agent id.
 INTERNAL_AGENTS = {
     "acompact": "Context compaction (internal agent)",
@@ -42,7 +41,10 @@ def link(interpreted: Iterable[Interpreted]) -> Archive:
             continue
         sessions[item.session.key] = item.session
         for side in item.sidechains:
-            sessions[side.key] = side
+            if side.from_progress:
+                sessions.setdefault(side.key, side)  # the agent's own file, when there is one, is complete
+            else:
+                sessions[side.key] = side
 
     sessions = {key: replace(s, title=_title(s, summaries)) for key, s in sessions.items()}
     sessions = _link_subagents(sessions)
@@ -64,10 +66,12 @@ def _title(session: Session, summaries: dict[str, str]) -> str:
     internal = next((name for prefix, name in INTERNAL_AGENTS.items() if session.agent_id.startswith(prefix)), "")
     if internal:
         return internal
-    if session.first_prompt.startswith(PLAN_PREAMBLE):
-        # An implementation session opens with the plan: its first heading says what the session is.
-        plan = session.first_prompt[len(PLAN_PREAMBLE):].strip()
-        return shorten(plain(plan.split("\n", 1)[0]).strip() or plain(plan))
+    started_by = next((e.text for e in session.events if isinstance(e, Plan) and e.how == PLAN_STARTED_SESSION), "")
+    if not started_by and session.first_prompt.startswith(PLAN_PREAMBLE):
+        started_by = session.first_prompt[len(PLAN_PREAMBLE):]
+    if started_by.strip():
+        # An implementation session opens with its plan: the plan's first line says what the session is.
+        return shorten(plain(started_by.strip().split("\n", 1)[0]).strip() or plain(started_by))
     if session.first_prompt:
         return shorten(plain(session.first_prompt))
     if session.is_subagent:

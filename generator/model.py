@@ -56,15 +56,15 @@ class BrokenLine:
 
 
 @dataclass(frozen=True, slots=True)
-class Image:
-    """An image pasted into a prompt or returned by a tool."""
+class Media:
+    """An image or a document (PDF) pasted into a prompt or returned by a tool."""
 
     media_type: str
-    """MIME type as declared, e.g. image/png."""
+    """MIME type as declared, e.g. image/png or application/pdf."""
     data: bytes
-    """Decoded image bytes (empty when the image was given by path or URL only)."""
+    """Decoded bytes; empty when the file was only referred to by path or URL (never read or fetched)."""
     source: str = ""
-    """Path or URL when the image was not embedded."""
+    """The path or URL it was referred to by, or why its bytes are missing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +77,7 @@ class Prompt:
     """ISO 8601 time the entry was written."""
     text: str
     """The prompt as Markdown source (untrusted)."""
-    images: tuple[Image, ...] = ()
+    images: tuple[Media, ...] = ()
     """Images pasted with the prompt."""
     hidden: bool = False
     """True for system-injected text that is shown only with --show-hidden."""
@@ -123,8 +123,20 @@ class ToolResult:
     """The tool reported failure."""
     structured: Any = None
     """The entry's `toolUseResult`: a per-tool object, or sometimes a plain string."""
-    images: tuple[Image, ...] = ()
+    images: tuple[Media, ...] = ()
     """Images in the result."""
+
+
+@dataclass(frozen=True, slots=True)
+class TaskItem:
+    """One line of a task list (TaskCreate/TaskUpdate) or todo list (TodoWrite)."""
+
+    id: str
+    """Task id assigned by Claude Code (TaskCreate's result), or the position in a todo list."""
+    subject: str
+    """What the task is."""
+    status: str
+    """pending, in_progress or completed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +157,26 @@ class ToolCall:
     """The result, or None when the session ended before it came back."""
     subagent: str = ""
     """Session key of the subagent transcript this call started, when there is one."""
+    tasks: tuple[TaskItem, ...] = ()
+    """For TaskCreate/TaskUpdate: the whole task list as it stood after this call."""
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A plan Claude proposed (ExitPlanMode) or was started with (`planContent`), with what became of it."""
+
+    anchor: str
+    """Stable id for links."""
+    timestamp: str
+    """ISO 8601 time it was proposed."""
+    text: str
+    """The plan, Markdown (untrusted)."""
+    status: str
+    """approved, rejected, or pending (no answer in this file)."""
+    how: str = ""
+    """How it was decided, for a reader: e.g. 'accept and clear context', 'started this session'."""
+    feedback: str = ""
+    """What the user said when rejecting it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +256,7 @@ class Unreadable:
 
 
 Event = Union[
-    Prompt, AssistantText, Thinking, ToolCall, SlashCommand, BashMode, Notice, Unknown, Unreadable
+    Prompt, AssistantText, Thinking, ToolCall, Plan, SlashCommand, BashMode, Notice, Unknown, Unreadable
 ]
 
 
@@ -278,6 +310,10 @@ class Session:
     """Text of the first real prompt."""
     usage: Usage = field(default_factory=Usage)
     """Token usage, each API message counted once."""
+    usage_by_model: Mapping[str, Usage] = field(default_factory=lambda: EMPTY)
+    """The same, split by the model that replied."""
+    active_ms: int = 0
+    """Time Claude spent working, summed from `turn_duration` entries (0 when the version wrote none)."""
     agent_id: str = ""
     """For a subagent transcript, its agent id."""
     parent_key: str = ""
@@ -288,6 +324,8 @@ class Session:
     """`summary` entries found in this file: leafUuid -> summary text (they may describe other files)."""
     custom_title: str = ""
     """Title set with /title or /rename, if any."""
+    from_progress: bool = False
+    """A subagent transcript rebuilt from the parent's agent_progress entries (its own file was missing)."""
 
     previous_key: str = ""
     """Set by `link`: the session before this one in its chain (same slug), if any."""

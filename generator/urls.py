@@ -49,6 +49,11 @@ def attachment(key: str, name: str) -> str:
     return f"{session_page(key, 'files')}/{_safe(name)}"
 
 
+def media(name: str) -> str:
+    """Pasted images and documents, named by their content and shared by every page that shows them."""
+    return f"media/{_safe(name)}"
+
+
 def asset(name: str) -> str:
     return f"{ASSETS}/{name}"
 

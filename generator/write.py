@@ -33,6 +33,12 @@ class OutputFiles:
             raise SessionsiteError(f"internal error: output path escapes the output folder: {path}")
         self._files[path] = content.encode("utf-8") if isinstance(content, str) else content
 
+    def add_shared(self, path: str, content: bytes) -> None:
+        """A content-addressed file several documents may bring: the same bytes twice are one file."""
+        if self._files.get(path) == content:
+            return
+        self.add(path, content)
+
     def add_all(self, files: Mapping[str, str | bytes]) -> None:
         for path, content in files.items():
             self.add(path, content)

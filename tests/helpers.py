@@ -264,3 +264,20 @@ def read_entries(path: Path) -> list[dict]:
         if isinstance(value, dict):
             found.append(value)
     return found
+
+
+def read_numbered_entries(path: Path) -> list[tuple[int, dict]]:
+    """Like `read_entries`, with where each entry is: its line number in a JSONL file, or its 1-based
+    position in a JSON array, so a test can say which entry it means."""
+    if path.suffix == ".json":
+        values = json.loads(path.read_text(encoding="utf-8"))
+        return [(number, e) for number, e in enumerate(values, start=1) if isinstance(e, dict)]
+    found = []
+    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            found.append((number, value))
+    return found

@@ -90,11 +90,12 @@ def test_dark_mode_follows_the_system_without_javascript(browser, examples_site)
 
 def test_pages_work_with_javascript_off(browser, examples_site):
     page, _ = open_page(browser, examples_site, LONG_PAGE, java_script_enabled=False)
-    assert page.locator(".msg.user").first.is_visible()
+    assert page.locator(".msg.assistant").first.is_visible()
     assert page.locator(".theme-toggle").is_hidden()  # it would do nothing without script
-    summary = page.locator("details.tool > summary").first
-    summary.click()  # folding is plain HTML <details>
-    assert page.locator("details.tool").first.evaluate("d => d.open")
+    folded = page.locator("details.tool:not([open])").first
+    tool_id = folded.get_attribute("id")
+    folded.locator("summary").click()  # folding is plain HTML <details>
+    assert page.locator(f"#{tool_id}").evaluate("d => d.open")
     page.context.close()
 
 

@@ -11,7 +11,7 @@ import pytest
 from generator.model import (
     AssistantText,
     BashMode,
-    Image,
+    Media,
     Notice,
     Prompt,
     SlashCommand,
@@ -188,12 +188,12 @@ def test_a_result_whose_call_is_not_in_the_file_still_shows(tmp_path: Path) -> N
 
 
 def test_a_call_whose_result_never_came_has_no_result(tmp_path: Path) -> None:
-    call = tool_use("ExitPlanMode", {"plan": "# Plan\n\n1. Add `extremes`."})
+    call = tool_use("Bash", {"command": "pytest -q tests/test_extrema.py"})
 
-    (pending,) = events_of(interpret_entries(tmp_path, chain(user("plan it"), assistant(call))).session, ToolCall)
+    (pending,) = events_of(interpret_entries(tmp_path, chain(user("run it"), assistant(call))).session, ToolCall)
 
     assert pending.result is None
-    assert pending.input["plan"] == call["input"]["plan"]
+    assert pending.input["command"] == call["input"]["command"]
 
 
 def test_images_returned_by_a_tool_are_decoded(tmp_path: Path) -> None:
@@ -204,7 +204,7 @@ def test_images_returned_by_a_tool_are_decoded(tmp_path: Path) -> None:
                           ToolCall)
 
     assert paired.result is not None
-    assert paired.result.images == (Image(media_type="image/png", data=PNG_BYTES),)
+    assert paired.result.images == (Media(media_type="image/png", data=PNG_BYTES),)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -581,7 +581,7 @@ def test_a_subagent_file_is_not_split(tmp_path: Path) -> None:
 
 
 def test_images_pasted_into_a_prompt_are_decoded(tmp_path: Path) -> None:
-    words = "[Image #1]\nthe sparkline shows boxes in tmux"
+    words = "[Media #1]\nthe sparkline shows boxes in tmux"
     entries = chain(user([text(words), image(PNG_BYTES, "image/png")]),
                     user([image(PNG_BYTES[::-1], "image/jpeg")]))
 
@@ -589,8 +589,8 @@ def test_images_pasted_into_a_prompt_are_decoded(tmp_path: Path) -> None:
 
     with_text, only_image = events_of(session, Prompt)
     assert with_text.text == words
-    assert with_text.images == (Image(media_type="image/png", data=PNG_BYTES),)
-    assert only_image.images == (Image(media_type="image/jpeg", data=PNG_BYTES[::-1]),)
+    assert with_text.images == (Media(media_type="image/png", data=PNG_BYTES),)
+    assert only_image.images == (Media(media_type="image/jpeg", data=PNG_BYTES[::-1]),)
     assert not only_image.hidden, "an image on its own is still something the user sent"
 
 

@@ -7,18 +7,21 @@ renders; transcript text goes through `escape.prose` or `escape.fence` so it sta
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
 from .. import urls
+from ..interpret import PLAN_STARTED_SESSION
 from ..model import (
     Archive,
     AssistantText,
     BashMode,
     Event,
-    Image,
+    Media,
     Notice,
+    Plan,
     Prompt,
     Session,
     SlashCommand,
@@ -27,13 +30,16 @@ from ..model import (
     Unknown,
     Unreadable,
 )
-from .escape import fence, html_text, prose
+from .escape import fence, html_text, inline_code, prose
 from ..text import strip_ansi
 from .tools import ToolContext, json_block, render_tool
 
 # Notices whose raw text is Claude Code's own bookkeeping, said for a reader instead.
 NOTICE_WORDING = {"interrupt": "Interrupted by the user"}
-IMAGE_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
+MEDIA_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp",
+                    "application/pdf": "pdf"}
+PLAN_CONTENT_HOW = PLAN_STARTED_SESSION
+CHECKLIST_TOOLS = frozenset({"TaskCreate", "TaskUpdate", "TodoWrite"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +55,9 @@ class MarkdownPage:
     body: str
     """The body alone, for the HTML stage."""
     attachments: Mapping[str, bytes]
-    """Files the document links to (pasted images), by output path."""
+    """Files that belong to this document alone (full tool outputs), by output path."""
+    media: Mapping[str, bytes]
+    """Images and PDFs it shows, by output path; named by content, so other documents may share them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +73,7 @@ def render_session(session: Session, archive: Archive, options: MarkdownOptions 
     renderer = _Renderer(session, archive, path, options)
     body = renderer.body()
     text = front_matter(session, archive) + "\n" + body
-    return MarkdownPage(session.key, path, text, body, renderer.attachments)
+    return MarkdownPage(session.key, path, text, body, renderer.attachments, renderer.media)
 
 
 def front_matter(session: Session, archive: Archive) -> str:
@@ -123,6 +131,7 @@ class _Renderer:
         self.path = path
         self.options = options
         self.attachments: dict[str, bytes] = {}
+        self.media: dict[str, bytes] = {}
 
     def link_to(self, key: str) -> str:
         return urls.relative(self.path, urls.session_markdown(key))
@@ -144,7 +153,7 @@ class _Renderer:
         for event in self.session.events:
             if not self._visible(event):
                 continue
-            if isinstance(event, (AssistantText, Thinking, ToolCall)):
+            if _in_reply(event):
                 assistant_run.append(event)
                 continue
             if assistant_run:
@@ -162,18 +171,38 @@ class _Renderer:
             f'<div class="msg assistant" id="m{first.anchor[1:]}">',  # type: ignore[union-attr]
             _meta_line("Claude", first.timestamp, model),  # type: ignore[union-attr]
         ]
-        for event in run:
+        checklists = [i for i, e in enumerate(run) if isinstance(e, ToolCall) and e.name in CHECKLIST_TOOLS]
+        for index, event in enumerate(run):
             if isinstance(event, AssistantText):
                 parts.append(prose(event.text))
             elif isinstance(event, Thinking):
                 parts.append(f'<details class="thinking" id="{event.anchor}">\n<summary>Thinking</summary>\n\n'
                              f"{prose(event.text)}\n\n</details>")
+            elif isinstance(event, Plan):
+                parts.append(self._plan(event))
             elif isinstance(event, ToolCall):
-                parts.append(self._tool(event))
+                # Of several task-list changes in a row, the list after the last one is shown open.
+                is_last_change = index in checklists and (index + 1 not in checklists)
+                tool = self._tool(event, open_checklist=is_last_change)
+                if tool:
+                    parts.append(tool)
         parts.append("</div>")
         return "\n\n".join(parts)
 
-    def _tool(self, call: ToolCall) -> str:
+    def _plan(self, plan: Plan) -> str:
+        status_class = {"approved": "ok", "rejected": "error"}.get(plan.status, "other")
+        head = (f'<p class="plan-head"><span class="plan-label">Plan</span> '
+                f'<span class="status {status_class}">{html_text(plan.status)}</span>'
+                + (f' <span class="plan-how">{html_text(plan.how)}</span>' if plan.how else "") + "</p>")
+        parts = [f'<div class="plan plan-{html_text(plan.status)}" id="{plan.anchor}">', head,
+                 prose(plan.text) if plan.text.strip() else "*The plan is empty.*"]
+        if plan.feedback:
+            quoted = "\n".join(("> " + line) if line else ">" for line in prose(plan.feedback).split("\n"))
+            parts.extend(['<p class="label">The user said</p>', quoted])
+        parts.append("</div>")
+        return "\n\n".join(parts)
+
+    def _tool(self, call: ToolCall, open_checklist: bool = False) -> str:
         subagent = self.archive.sessions.get(call.subagent) if call.subagent else None
         context = ToolContext(
             cwd=self.session.cwd,
@@ -182,6 +211,8 @@ class _Renderer:
             attach=self.attach,
         )
         view = render_tool(call, context)
+        if view.quiet and not self.options.show_hidden:
+            return ""
         if view.status:
             status = view.status
         elif call.result is None:
@@ -194,11 +225,11 @@ class _Renderer:
         if view.target:
             summary += f" <code>{html_text(view.target)}</code>"
         summary += f' <span class="status {status_class}">{html_text(status)}</span>'
-        opened = " open" if view.open_by_default else ""
+        opened = " open" if view.open_by_default or open_checklist else ""
         body = "\n\n".join(view.body) if view.body else "*No input or output.*"
-        images = self._images(call.result.images if call.result else (), call.anchor)
-        if images:
-            body += "\n\n" + images
+        media = self._media(call.result.images if call.result else ())
+        if media:
+            body += "\n\n" + media
         return f'<details class="{classes}" id="{call.anchor}"{opened}>\n<summary>{summary}</summary>\n\n{body}\n\n</details>'
 
     def attach(self, name: str, content: bytes) -> str:
@@ -206,15 +237,25 @@ class _Renderer:
         self.attachments[target] = content
         return urls.relative(self.path, target)
 
-    def _images(self, images: tuple[Image, ...], anchor: str) -> str:
+    def _media(self, files: tuple[Media, ...]) -> str:
+        """Embedded images and PDFs become files named by their content (a file pasted twice is stored
+        once); a file referred to by path or URL is shown as that reference, never read or fetched."""
         lines = []
-        for number, image in enumerate(images, start=1):
-            extension = IMAGE_EXTENSIONS.get(image.media_type)
-            if image.data and extension:
-                link = self.attach(f"{anchor}-{number}.{extension}", image.data)
-                lines.append(f"![Image {number}]({link})")
+        for number, media in enumerate(files, start=1):
+            extension = MEDIA_EXTENSIONS.get(media.media_type)
+            kind = "PDF" if media.media_type == "application/pdf" else "Image"
+            if media.data and extension:
+                target = urls.media(hashlib.sha256(media.data).hexdigest()[:20] + "." + extension)
+                self.media[target] = media.data
+                link = urls.relative(self.path, target)
+                if kind == "PDF":
+                    lines.append(f"[PDF document ({len(media.data) / 1024:,.0f} KB)]({link})")
+                else:
+                    lines.append(f"![Image {number}]({link})")
             else:
-                lines.append(f"*Image {number}: {prose(image.source or image.media_type or 'not embedded')}*")
+                where = inline_code(media.source) if media.source and not media.source.startswith("(") else (
+                    prose(media.source or "not embedded"))
+                lines.append(f"*{kind} {number}, not embedded: {where}*")
         return "\n\n".join(lines)
 
     def _single(self, event: Event) -> str:
@@ -224,11 +265,13 @@ class _Renderer:
             parts = [f'<div class="msg user{hidden}" id="{event.anchor}">', _meta_line(label, event.timestamp)]
             if event.text.strip():
                 parts.append(prose(event.text))
-            images = self._images(event.images, event.anchor)
-            if images:
-                parts.append(images)
+            media = self._media(event.images)
+            if media:
+                parts.append(media)
             parts.append("</div>")
             return "\n\n".join(parts)
+        if isinstance(event, Plan):
+            return self._plan(event)
         if isinstance(event, SlashCommand):
             line = f'<div class="command" id="{event.anchor}"><code>{html_text((event.name + " " + event.args).strip())}</code></div>'
             if event.output:
@@ -256,6 +299,14 @@ class _Renderer:
             return (f'<details class="unreadable" id="{event.anchor}">\n<summary>Line {event.line} could not be '
                     f"read: {html_text(event.reason)}</summary>\n\n{fence(event.text, 'text')}\n\n</details>")
         raise TypeError(f"no Markdown for {type(event).__name__}")
+
+
+def _in_reply(event: Event) -> bool:
+    """Part of Claude's reply block. Plans Claude proposed sit in its reply; a plan the session was
+    started with (`planContent`) stands on its own at the top."""
+    if isinstance(event, Plan):
+        return event.how != PLAN_CONTENT_HOW
+    return isinstance(event, (AssistantText, Thinking, ToolCall))
 
 
 def _meta_line(who: str, timestamp: str, model: str = "") -> str:

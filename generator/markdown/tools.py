@@ -18,7 +18,7 @@ from typing import Any, Callable
 from pygments.lexers import find_lexer_class_for_filename
 from pygments.util import ClassNotFound
 
-from ..model import ToolCall
+from ..model import TaskItem, ToolCall
 from ..text import strip_ansi
 from .escape import fence, html_text, inline_code, prose
 
@@ -54,7 +54,9 @@ class ToolView:
     status: str = ""
     """Overrides the ok/error status when set."""
     open_by_default: bool = False
-    """Shown unfolded (plans, questions, todo lists)."""
+    """Shown unfolded (questions)."""
+    quiet: bool = False
+    """Left out of the page unless hidden things are shown (Claude re-reading its own state)."""
     classes: tuple[str, ...] = field(default=())
     """Extra CSS classes for the block."""
 
@@ -264,19 +266,87 @@ def grep(call: ToolCall, context: ToolContext) -> ToolView:
     return ToolView("Grep", target, output_block(call, context))
 
 
+def checklist(items: list[TaskItem]) -> str:
+    """A GitHub task list; the item in progress is in bold."""
+    lines = []
+    for item in items:
+        mark = "x" if item.status == "completed" else " "
+        text = prose(" ".join(item.subject.split())) or "(no subject)"
+        lines.append(f"- [{mark}] {'**' + text + '**' if item.status == 'in_progress' else text}")
+    return "\n".join(lines)
+
+
+def _progress(items: list[TaskItem]) -> str:
+    return f"{sum(1 for item in items if item.status == 'completed')}/{len(items)} done"
+
+
 @renders("TodoWrite")
 def todo_write(call: ToolCall, context: ToolContext) -> ToolView:
     todos = call.input.get("todos")
-    items = [t for t in (todos if isinstance(todos, list) else []) if isinstance(t, dict)]
-    lines = []
-    for item in items:
-        status = _text(item.get("status"))
-        mark = "x" if status == "completed" else " "
-        text = prose(" ".join(_text(item.get("content")).split()))
-        lines.append(f"- [{mark}] {'**' + text + '**' if status == 'in_progress' else text}")
-    done = sum(1 for item in items if item.get("status") == "completed")
-    return ToolView("Todo list", f"{done}/{len(items)} done", ("\n".join(lines),) if lines else (),
-                    open_by_default=True, classes=("todo",))
+    items = [
+        TaskItem(str(number), _text(t.get("content")), _text(t.get("status")))
+        for number, t in enumerate(todos if isinstance(todos, list) else [], start=1)
+        if isinstance(t, dict)
+    ]
+    return ToolView("Todo list", _progress(items), (checklist(items),) if items else (),
+                    classes=("todo", "checklist"))
+
+
+@renders("TaskCreate", "TaskUpdate")
+def task_change(call: ToolCall, context: ToolContext) -> ToolView:
+    """Each change shows the whole task list as it then stood (tracked by interpret)."""
+    if call.name == "TaskCreate":
+        target = _text(call.input.get("subject"))
+    else:
+        task_id = _text(call.input.get("taskId"))
+        subject = next((t.subject for t in call.tasks if t.id == task_id), "")
+        change = _text(call.input.get("status")) or "updated"
+        target = f"#{task_id} {subject} → {change}".replace("  ", " ")
+    blocks = [checklist(list(call.tasks))] if call.tasks else []
+    if call.result and call.result.is_error:
+        blocks.extend(output_block(call, context))
+    label_text = "New task" if call.name == "TaskCreate" else "Task update"
+    return ToolView(label_text, target, tuple(blocks), classes=("todo", "checklist"))
+
+
+@renders("TaskList", "TaskGet")
+def task_lookup(call: ToolCall, context: ToolContext) -> ToolView:
+    """Claude reading back its own task list: nothing new for the reader (shown with --show-hidden)."""
+    task_id = _text(call.input.get("taskId"))
+    return ToolView(call.name, f"#{task_id}" if task_id else "", output_block(call, context), quiet=True)
+
+
+@renders("TaskOutput", "BashOutput")
+def background_output(call: ToolCall, context: ToolContext) -> ToolView:
+    """Reading what a background shell or task has printed so far."""
+    task_id = _text(call.input.get("task_id")) or _text(call.input.get("bash_id")) or _text(call.input.get("shell_id"))
+    structured = call.result.structured if call.result and isinstance(call.result.structured, dict) else {}
+    command = _text(structured.get("command"))
+    blocks = [fence(command, "bash")] if command else []
+    blocks.extend(output_block(call, context))
+    status = _text(structured.get("status"))
+    return ToolView(call.name, task_id + (f" ({status})" if status else ""), tuple(blocks))
+
+
+@renders("KillShell", "KillBash")
+def kill_shell(call: ToolCall, context: ToolContext) -> ToolView:
+    shell = _text(call.input.get("shell_id")) or _text(call.input.get("bash_id"))
+    return ToolView(call.name, shell, output_block(call, context))
+
+
+@renders("LS")
+def list_directory(call: ToolCall, context: ToolContext) -> ToolView:
+    return ToolView("LS", display_path(_text(call.input.get("path")), context.cwd), output_block(call, context))
+
+
+@renders("ToolSearch")
+def tool_search(call: ToolCall, context: ToolContext) -> ToolView:
+    return ToolView("ToolSearch", _text(call.input.get("query")), output_block(call, context))
+
+
+@renders("EnterPlanMode")
+def enter_plan_mode(call: ToolCall, context: ToolContext) -> ToolView:
+    return ToolView("Plan mode", "Claude switches to planning", output_block(call, context), classes=("plan-mode",))
 
 
 @renders("Task", "Agent")
@@ -311,37 +381,53 @@ def web_fetch(call: ToolCall, context: ToolContext) -> ToolView:
     return ToolView("WebFetch", _text(call.input.get("url")), tuple(blocks))
 
 
-@renders("ExitPlanMode", "exit_plan_mode")
-def exit_plan_mode(call: ToolCall, context: ToolContext) -> ToolView:
-    plan = _text(call.input.get("plan"))
-    blocks = [prose(plan)] if plan else []
-    text = result_text(call)
-    if text.strip():
-        blocks.extend([label("Response"), fence(text, "text")])
-    return ToolView("Plan", _first_line(plan.lstrip("# "), 80), tuple(blocks), open_by_default=True,
-                    classes=("plan",))
+ANSWER_IN_TEXT = re.compile(r'"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"')
+
+
+def _answers(call: ToolCall) -> dict[str, str]:
+    """The answers picked, by question: from the structured result, else from the result's text
+    (`User has answered your questions: "Q"="A", …`)."""
+    structured = call.result.structured if call.result else None
+    if isinstance(structured, dict) and isinstance(structured.get("answers"), dict):
+        return {str(q): str(a) for q, a in structured["answers"].items()}
+    return {q: a for q, a in ANSWER_IN_TEXT.findall(result_text(call))}
 
 
 @renders("AskUserQuestion")
 def ask_user_question(call: ToolCall, context: ToolContext) -> ToolView:
-    questions = call.input.get("questions")
+    questions = [q for q in (call.input.get("questions") or []) if isinstance(q, dict)] if isinstance(
+        call.input.get("questions"), list) else []
+    answers = _answers(call)
     blocks = []
-    for question in questions if isinstance(questions, list) else []:
-        if not isinstance(question, dict):
-            continue
-        blocks.append(f"**{prose(_text(question.get('question')))}**")
+    for question in questions:
+        asked = _text(question.get("question"))
+        answer = answers.get(asked, "")
+        picked = {part.strip() for part in answer.split(",")} | {answer.strip()}
+        header = _text(question.get("header"))
+        blocks.append(f"**{prose(asked)}**" + (f" *({prose(header)})*" if header else ""))
+        lines = []
         options = question.get("options")
-        lines = [
-            f"- {prose(_text(o.get('label')))}" + (f" — {prose(_text(o.get('description')))}" if o.get("description") else "")
-            for o in (options if isinstance(options, list) else [])
-            if isinstance(o, dict)
-        ]
+        for option in options if isinstance(options, list) else []:
+            if not isinstance(option, dict):
+                continue
+            name = _text(option.get("label"))
+            description = _text(option.get("description"))
+            chosen = name.strip() in picked
+            text = f"**{prose(name)}** ✓" if chosen else prose(name)
+            lines.append(f"- {text}" + (f" — {prose(description)}" if description else ""))
         if lines:
             blocks.append("\n".join(lines))
-    blocks.extend(output_block(call, context))
-    count = len(questions) if isinstance(questions, list) else 0
-    return ToolView("Question", f"{count} question{'s' if count != 1 else ''}", tuple(blocks),
-                    open_by_default=True)
+        known = {_text(o.get("label")).strip() for o in (options or []) if isinstance(o, dict)}
+        if answer and not picked & known:
+            blocks.append(f"Answer: **{prose(answer)}**")  # typed in, not one of the options
+        elif not answer and call.result is not None and not call.result.is_error:
+            blocks.append("*No answer recorded for this question.*")
+    if call.result is None or call.result.is_error or not answers:
+        blocks.extend(output_block(call, context))
+    count = len(questions)
+    answered = sum(1 for q in questions if answers.get(_text(q.get("question"))))
+    target = f"{count} question{'s' if count != 1 else ''}" + (f", {answered} answered" if call.result else "")
+    return ToolView("Question", target, tuple(blocks), open_by_default=True, classes=("question",))
 
 
 @renders("Skill")
