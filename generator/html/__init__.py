@@ -14,7 +14,7 @@ from markupsafe import Markup
 
 from .. import urls
 from ..markdown import MarkdownPage, time_of
-from ..model import Archive, Project, Prompt, Session, ToolCall
+from ..model import Archive, Project, Prompt, Session, ToolCall, Usage
 from ..text import plain, shorten
 from .render import pygments_css, render_markdown
 from .theme import Theme
@@ -39,11 +39,20 @@ def _parse_time(timestamp: str) -> datetime | None:
         return None
 
 
+def tokens_in(usage: Usage) -> int:
+    """Everything the model read: fresh input and the prompt cache, read or written."""
+    return usage.input_tokens + usage.cache_read_tokens + usage.cache_creation_tokens
+
+
 def duration(started: str, ended: str) -> str:
     begin, end = _parse_time(started), _parse_time(ended)
     if not begin or not end:
         return ""
-    seconds = int((end - begin).total_seconds())
+    return duration_of((end - begin).total_seconds())
+
+
+def duration_of(total_seconds: float) -> str:
+    seconds = int(total_seconds)
     if seconds < 60:
         return f"{seconds} s"
     minutes = seconds // 60
@@ -134,9 +143,11 @@ class PageBuilder:
             "versions": session.versions,
             "branch": session.git_branch,
             "cwd": session.cwd,
-            "tokens_in": session.usage.input_tokens + session.usage.cache_read_tokens
-            + session.usage.cache_creation_tokens,
+            "tokens_in": tokens_in(session.usage),
             "tokens_out": session.usage.output_tokens,
+            "by_model": [(model, {"tokens_in": tokens_in(usage), "tokens_out": usage.output_tokens})
+                         for model, usage in session.usage_by_model.items()],
+            "active": duration_of(session.active_ms / 1000) if session.active_ms else "",
         }
         return self._render(
             "session.html",
