@@ -62,12 +62,12 @@ def main() -> None:
         builder = PageBuilder(archive_model, theme, __version__)
         renderer = SessionRenderer(archive_model, MarkdownOptions(), builder)
         files = OutputFiles()
-        for markdown, page in render_sessions(renderer, args.jobs):
+        for markdown, pages in render_sessions(renderer, args.jobs):
             files.add(markdown.path, markdown.text)
             files.add_all(markdown.attachments)
             for path, content in markdown.media.items():
                 files.add_shared(path, content)
-            files.add(markdown.path[:-3] + ".html", page)
+            files.add_all(pages)
         indexes = render_indexes(archive_model, builder, theme)
         files.add_all(indexes.pages)
         files.add_all(indexes.assets)

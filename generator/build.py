@@ -112,22 +112,22 @@ class SessionRenderer:
         self.options = options
         self.builder = builder
 
-    def __call__(self, key: str) -> tuple[MarkdownPage, str | None]:
+    def __call__(self, key: str) -> tuple[MarkdownPage, dict[str, str]]:
         session = self.archive.sessions[key]
         markdown = render_session(session, self.archive, self.options)
-        page = self.builder.session(session, markdown) if self.builder else None
-        return markdown, page
+        pages = self.builder.session(session, markdown) if self.builder else {}
+        return markdown, pages
 
 
 _FORKED_RENDERER: SessionRenderer | None = None
 
 
-def _render_in_worker(key: str) -> tuple[MarkdownPage, str | None]:
+def _render_in_worker(key: str) -> tuple[MarkdownPage, dict[str, str]]:
     assert _FORKED_RENDERER is not None
     return _FORKED_RENDERER(key)
 
 
-def render_sessions(renderer: SessionRenderer, jobs: int) -> Iterator[tuple[MarkdownPage, str | None]]:
+def render_sessions(renderer: SessionRenderer, jobs: int) -> Iterator[tuple[MarkdownPage, dict[str, str]]]:
     """Each session's Markdown and page, in key order. With jobs > 1, sessions are spread over forked
     worker processes (they inherit phase 1's model instead of receiving a copy); the results come back in
     the same order, so the output does not depend on the number of jobs."""
@@ -156,14 +156,13 @@ def build(config: BuildConfig, progress: Callable[[Iterable[T]], Iterator[T]] | 
     builder = PageBuilder(archive, theme, __version__) if theme else None
     renderer = SessionRenderer(archive, MarkdownOptions(show_hidden=config.show_hidden), builder)
     files = OutputFiles()
-    for markdown, page in render_sessions(renderer, config.jobs):
+    for markdown, pages in render_sessions(renderer, config.jobs):
         files.add(markdown.path, markdown.text)
         files.add_all(markdown.attachments)
         for path, content in markdown.media.items():
             files.add_shared(path, content)
-        if page is not None:
-            files.add(urls.session_page(markdown.key), page)
-            report.pages += 1
+        files.add_all(pages)
+        report.pages += len(pages)
     if builder and theme:
         indexes = render_indexes(archive, builder, theme)
         files.add_all(indexes.pages)

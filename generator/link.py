@@ -7,16 +7,19 @@ sharing a slug), and which subagent transcript each Task/Agent call started.
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Iterable
 
 from .interpret import PLAN_PREAMBLE, PLAN_STARTED_SESSION, Interpreted
-from .model import Archive, Plan, Project, Session, ToolCall
+from .model import Archive, Chain, Event, Notice, Plan, Project, Prompt, Session, ToolCall, Unknown
 from .text import plain, shorten
 
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+# "…read the full transcript at: /home/me/.claude/projects/-home-me-app/<session id>.jsonl"
+TRANSCRIPT_PATH = re.compile(r"transcript at:\s*\S*?([^/\\\s]+)\.jsonl")
 # Agents Claude Code runs for itself, named by the prefix of their agent id.
 INTERNAL_AGENTS = {
     "acompact": "Context compaction (internal agent)",
@@ -47,9 +50,12 @@ def link(interpreted: Iterable[Interpreted]) -> Archive:
                 sessions[side.key] = side
 
     sessions = {key: replace(s, title=_title(s, summaries)) for key, s in sessions.items()}
+    sessions = _link_continuations(sessions)
     sessions = _link_subagents(sessions)
-    sessions = _link_chains(sessions)
-    return Archive(projects=_projects(sessions), sessions=MappingProxyType(dict(sorted(sessions.items()))))
+    sessions, chains = _link_chains(sessions)
+    sessions = {key: replace(s, page_starts=paginate(s.events)) for key, s in sessions.items()}
+    return Archive(projects=_projects(sessions), sessions=MappingProxyType(dict(sorted(sessions.items()))),
+                   chains=MappingProxyType(dict(sorted(chains.items()))))
 
 
 def _title(session: Session, summaries: dict[str, str]) -> str:
@@ -110,10 +116,11 @@ def _link_subagents(sessions: dict[str, Session]) -> dict[str, Session]:
                 if target:
                     event = replace(event, subagent=target)
                     description = str(event.input.get("description", "")).strip()
-                    child = linked[target]
+                    child = replace(linked[target], parent_anchor=event.anchor)
                     if description and not child.custom_title:
                         # The caller's short description names the run better than its long prompt.
-                        linked[target] = replace(child, title=shorten(description))
+                        child = replace(child, title=shorten(description))
+                    linked[target] = child
             events.append(event)
         children_keys = tuple(sorted(c.key for c in children))
         linked[parent_key] = replace(parent, events=tuple(events), subagent_keys=children_keys)
@@ -133,19 +140,135 @@ def _subagent_for(call: ToolCall, by_agent: dict[str, str], inline_runs: list[Se
     return ""
 
 
-def _link_chains(sessions: dict[str, Session]) -> dict[str, Session]:
-    chains: dict[tuple[str, str], list[Session]] = defaultdict(list)
-    for session in sessions.values():
-        if session.slug and not session.is_subagent:
-            chains[(session.project_dir, session.slug)].append(session)
+# A page holds about this many characters of transcript; with markup that keeps pages well under 1 MB.
+PAGE_BUDGET = 300_000
+# Past the inline limit a tool output moves to a text file, so it costs a page only its preview.
+OUTPUT_PREVIEW = 50_000
+
+
+def _weight(event: Event) -> int:
+    if isinstance(event, ToolCall):
+        result = len(event.result.text) if event.result else 0
+        return 200 + sum(len(str(v)) for v in event.input.values()) + min(result, OUTPUT_PREVIEW)
+    if isinstance(event, Unknown):
+        return 200 + len(str(event.raw))
+    return 200 + len(getattr(event, "text", "") or "")
+
+
+def paginate(events: tuple[Event, ...], budget: int = PAGE_BUDGET) -> tuple[int, ...]:
+    """Where each page starts. Pages break between turns (before a prompt); a single turn that is far
+    too long for one page also breaks between the events of Claude's reply."""
+    starts = [0]
+    size = 0
+    for index, event in enumerate(events):
+        weight = _weight(event)
+        turn_starts = isinstance(event, Prompt) and not event.hidden
+        if index > starts[-1] and (size >= budget and turn_starts or size + weight > 2 * budget):
+            starts.append(index)
+            size = 0
+        size += weight
+    return tuple(starts)
+
+
+def _link_chains(sessions: dict[str, Session]) -> tuple[dict[str, Session], dict[str, Chain]]:
+    """Sessions of one project sharing a slug are one piece of work: "accept and clear context" starts a
+    new session with the same slug, and later sessions may carry it on. An implementation session also
+    names its planning session, in the text of its first message."""
     linked = dict(sessions)
-    for members in chains.values():
+    for key, session in sessions.items():
+        source = _plan_source(session, sessions)
+        if source:
+            linked[key] = replace(session, plan_source_key=source)
+            linked[source] = _mark_plan_accepted(linked[source], session)
+    groups: dict[tuple[str, str], list[Session]] = defaultdict(list)
+    for session in linked.values():
+        if session.slug and not session.is_subagent:
+            groups[(session.project_dir, session.slug)].append(session)
+    chains: dict[str, Chain] = {}
+    for (project, slug), members in groups.items():
         if len(members) < 2:
             continue
         members.sort(key=lambda s: (s.started, s.key))
-        for before, after in zip(members, members[1:]):
-            linked[before.key] = replace(linked[before.key], next_key=after.key)
-            linked[after.key] = replace(linked[after.key], previous_key=before.key)
+        chain = Chain(key=f"{project}/{slug}", slug=slug, session_keys=tuple(s.key for s in members))
+        chains[chain.key] = chain
+        for index, member in enumerate(members):
+            linked[member.key] = replace(
+                linked[member.key],
+                chain_key=chain.key,
+                role=_role(member),
+                previous_key=members[index - 1].key if index > 0 else "",
+                next_key=members[index + 1].key if index + 1 < len(members) else "",
+            )
+    return linked, chains
+
+
+def _mark_plan_accepted(planning: Session, implementation: Session) -> Session:
+    """In the new format the planning session ends on its ExitPlanMode with no answer: the answer is the
+    implementation session, which starts from that very plan."""
+    started_from = next((e.text for e in implementation.events
+                         if isinstance(e, Plan) and e.how == PLAN_STARTED_SESSION), "")
+    wanted = " ".join(started_from.split())
+    events = list(planning.events)
+    for index in range(len(events) - 1, -1, -1):
+        event = events[index]
+        if isinstance(event, Plan) and event.status == "pending" and " ".join(event.text.split()) == wanted:
+            events[index] = replace(event, status="approved", how="accepted with a fresh context: carried out "
+                                    "in the next session")
+            return replace(planning, events=tuple(events))
+    return planning
+
+
+def _plan_source(session: Session, sessions: dict[str, Session]) -> str:
+    if not any(isinstance(e, Plan) and e.how == PLAN_STARTED_SESSION for e in session.events):
+        return ""
+    for event in session.events:
+        if isinstance(event, Prompt) and event.label == "plan preamble":
+            found = TRANSCRIPT_PATH.search(event.text)
+            if found:
+                source = f"{session.project_dir}/{found.group(1)}"
+                if source in sessions and source != session.key:
+                    return source
+    return ""
+
+
+def _role(session: Session) -> str:
+    if any(isinstance(e, Plan) and e.how == PLAN_STARTED_SESSION for e in session.events):
+        return "implementation"
+    if any(isinstance(e, Plan) for e in session.events) or any(
+        isinstance(e, Notice) and e.kind == "permission-mode" and e.text.startswith("Plan mode")
+        for e in session.events
+    ):
+        return "planning"
+    return "further work"
+
+
+def _link_continuations(sessions: dict[str, Session]) -> dict[str, Session]:
+    """A resumed or continued session replays the entries of the one it continues (same uuids), or names
+    its last entry in a summary's leafUuid. It links back to it, and the replayed entries are shown only
+    where they first happened."""
+    linked = dict(sessions)
+    main = [s for s in sessions.values() if not s.is_subagent]
+    owner_of_uuid: dict[tuple[str, str], str] = {}
+    # Earlier sessions first: an entry belongs to the first session that has it.
+    for session in sorted(main, key=lambda s: (s.ended, s.key)):
+        for uuid in session.uuids:
+            owner_of_uuid.setdefault((session.project_dir, uuid), session.key)
+    for session in sorted(main, key=lambda s: (s.ended, s.key)):
+        owners = Counter(
+            owner for uuid in session.uuids
+            if (owner := owner_of_uuid.get((session.project_dir, uuid))) and owner != session.key
+        )
+        for leaf in session.leaf_summaries:
+            owner = owner_of_uuid.get((session.project_dir, leaf))
+            if owner and owner != session.key:
+                owners[owner] += 1
+        if not owners:
+            continue
+        continues = min(owners, key=lambda k: (-owners[k], k))
+        shown_there = {event.anchor for event in sessions[continues].events}
+        kept = tuple(e for e in session.events if e.anchor not in shown_there)  # type: ignore[union-attr]
+        linked[session.key] = replace(session, continues_key=continues, events=kept,
+                                      replayed=len(session.events) - len(kept))
     return linked
 
 

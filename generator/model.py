@@ -327,6 +327,20 @@ class Session:
     from_progress: bool = False
     """A subagent transcript rebuilt from the parent's agent_progress entries (its own file was missing)."""
 
+    chain_key: str = ""
+    """Set by `link`: the chain (sessions of one project sharing a slug) this session belongs to, if any."""
+    role: str = ""
+    """Set by `link`: planning, implementation, or further work, within its chain."""
+    plan_source_key: str = ""
+    """Set by `link`: for a session started from an accepted plan, the session that made the plan."""
+    continues_key: str = ""
+    """Set by `link`: the session this one resumes or continues (it replays that one's entries)."""
+    replayed: int = 0
+    """Set by `link`: events left out here because the continued session shows them."""
+    parent_anchor: str = ""
+    """Set by `link`: for a subagent transcript, the anchor of the call that started it."""
+    page_starts: tuple[int, ...] = (0,)
+    """Set by `link`: index of the first event of each HTML page; long sessions are split between turns."""
     previous_key: str = ""
     """Set by `link`: the session before this one in its chain (same slug), if any."""
     next_key: str = ""
@@ -354,6 +368,18 @@ class Project:
 
 
 @dataclass(frozen=True, slots=True)
+class Chain:
+    """One piece of work split over several sessions: planning, then implementation, then more."""
+
+    key: str
+    """`<project>/<slug>`."""
+    slug: str
+    """The slug its sessions share."""
+    session_keys: tuple[str, ...]
+    """Its sessions, oldest first."""
+
+
+@dataclass(frozen=True, slots=True)
 class Archive:
     """Everything phase 1 produced: the linked picture that phase 2 writes out."""
 
@@ -361,3 +387,5 @@ class Archive:
     """Projects, most recently active first."""
     sessions: Mapping[str, Session]
     """Every session and subagent transcript by key."""
+    chains: Mapping[str, Chain] = field(default_factory=lambda: EMPTY)
+    """Chains of two or more sessions, by key."""

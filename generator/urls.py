@@ -35,6 +35,13 @@ def session_page(key: str, extension: str = "html") -> str:
     return f"{project_folder(project)}/{'/'.join(parts)}.{extension}"
 
 
+def session_part(key: str, page: int) -> str:
+    """Page `page` (1-based) of a long session: the first keeps the session's own name, later ones add
+    their number (`<session>-2.html`)."""
+    first = session_page(key)
+    return first if page <= 1 else f"{first[: -len('.html')]}-{page}.html"
+
+
 def session_markdown(key: str) -> str:
     return session_page(key, "md")
 

@@ -246,7 +246,7 @@ def test_a_subagent_known_only_from_agent_progress_gets_its_transcript(tmp_path)
     entries = chain(user("what tests exist?"), assistant(task), *progress,
                     tool_result(task["id"], [text("tests/test_cli.py")], structured={"agentId": "a5150f1", "status": "completed"}))
     out, soup = site_for(tmp_path, entries)
-    link = next(a for a in soup.select("details.subagent a"))
+    link = next(a for a in soup.select("details.subagent a") if a.get_text().startswith("Subagent transcript"))
     transcript = BeautifulSoup((out / "projects" / PROJECT_DIR.lstrip("-") / link["href"]).read_text(encoding="utf-8"),
                                "html.parser")
     assert "tests/test_cli.py" in transcript.select_one(".msg.assistant").get_text()

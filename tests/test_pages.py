@@ -37,9 +37,10 @@ def test_index_lists_projects_by_real_path_with_counts_and_last_activity(example
 
 def test_project_page_lists_sessions_with_title_start_duration_prompts_and_first_prompt(examples_site):
     soup = page(examples_site, f"{TIDEWATCH}/index.html")
-    rows = soup.select("table.sessions tbody tr")
+    rows = soup.select("table.sessions tbody tr:not(.chain-row)")
     titles = [row.select_one("a.session-title").get_text(strip=True) for row in rows]
-    assert len(rows) == 5
+    folder = next(EXAMPLES.glob("-home-ada-src-tidewatch"))
+    assert len(rows) == len([p for p in folder.glob("*.jsonl") if not p.name.startswith("agent-")])
     # custom-title wins over the first prompt (the last custom-title entry is the current one)
     custom = [e["customTitle"] for e in read_entries(next(EXAMPLES.glob("*/5c12bdb1-*.jsonl"))) if e.get("type") == "custom-title"]
     assert custom[-1] in titles or custom[0] in titles
@@ -48,9 +49,14 @@ def test_project_page_lists_sessions_with_title_start_duration_prompts_and_first
         assert row.find("time")["datetime"].startswith("2026-")
         assert re.fullmatch(r"\d+ (s|min)|\d+ h \d\d min", cells[2].get_text(strip=True))
         assert re.match(r"\d+\b", cells[3].get_text(strip=True))
-    # newest first
-    starts = [row.find("time")["datetime"] for row in rows]
-    assert starts == sorted(starts, reverse=True)
+    # Newest first, except that a chain's sessions stay together, oldest first, at the place of its newest.
+    groups = [[row.find("time")["datetime"] for row in body.select("tr:not(.chain-row)")]
+              for body in soup.select("table.sessions tbody")]
+    newest = [max(group) for group in groups]
+    assert newest == sorted(newest, reverse=True)
+    for body, group in zip(soup.select("table.sessions tbody"), groups):
+        if "chain-group" in (body.get("class") or []):
+            assert group == sorted(group) and len(group) >= 2
 
 
 def test_session_page_shows_prompts_replies_thinking_and_paired_tool_calls(examples_site):
@@ -68,9 +74,15 @@ def test_session_page_shows_prompts_replies_thinking_and_paired_tool_calls(examp
     assert any(name == "ExitPlanMode" for _, name in calls)
     for tool_id, name in calls:
         block = soup.find(id="e-" + tool_id)
-        if name == "ExitPlanMode":  # a plan card; this session ends before the user answers it
+        if name == "ExitPlanMode":
+            # A plan card. This session ends before the answer; the answer is the next session, which
+            # starts from the same plan (new-format "accept and clear context").
+            plan = next(p for e in entries if e.get("type") == "assistant" for p in e["message"]["content"]
+                        if p.get("id") == tool_id)["input"]["plan"]
+            carried_out = any(e.get("planContent") == plan for f in EXAMPLES.rglob("*.jsonl")
+                              for e in read_entries(f))
             assert block.name == "div" and "plan" in block["class"]
-            assert block.select_one(".status").get_text() == ("pending" if tool_id not in results else "approved")
+            assert block.select_one(".status").get_text() == ("approved" if carried_out else "pending")
             continue
         assert block is not None and block.name == "details"
         status = block.select_one("summary .status").get_text()
@@ -124,7 +136,7 @@ def test_subagent_call_links_to_its_transcript_and_back(examples_site):
     source = next(EXAMPLES.glob("*/057ab0db-*.jsonl"))
     soup = page(examples_site, f"{TIDEWATCH}/{source.stem}.html")
     task = soup.select_one("details.subagent")
-    link = task.find("a")
+    link = next(a for a in task.find_all("a") if a.get_text().startswith("Subagent transcript"))
     target = (examples_site / TIDEWATCH / link["href"]).resolve()
     assert target.name == "agent-a36e531.html" and target.is_file()
     back = page(examples_site, target.relative_to(examples_site.resolve()).as_posix())

@@ -6,17 +6,20 @@ rendered and sanitised HTML.
 
 from __future__ import annotations
 
+import posixpath
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Mapping
+from urllib.parse import unquote, urlsplit
 
 from markupsafe import Markup
 
 from .. import urls
 from ..markdown import MarkdownPage, time_of
-from ..model import Archive, Project, Prompt, Session, ToolCall, Usage
+from ..model import Archive, Plan, Project, Prompt, Session, ToolCall, Usage
 from ..text import plain, shorten
-from .render import pygments_css, render_markdown
+from .render import Resolver, pygments_css, render_markdown
 from .theme import Theme
 
 GENERATOR = "sessionsite"
@@ -72,8 +75,10 @@ class PageBuilder:
         self.environment = theme.environment()
         self.environment.filters["when"] = time_of
         self.environment.filters["thousands"] = lambda n: f"{n:,}"
+        self.environment.filters["compact"] = compact_number
         self.version = version
         self.theme = theme
+        self.links = ArchiveLinks(archive)
 
     def _render(self, template: str, page: str, **context: Any) -> str:
         link = _linker(page)
@@ -87,7 +92,9 @@ class PageBuilder:
         )
 
     def session_summary(self, session: Session, page: str) -> dict[str, Any]:
+        plan = next((e for e in session.events if isinstance(e, Plan)), None)
         return {
+            "key": session.key,
             "title": session.title,
             "url": urls.relative(page, urls.session_page(session.key)),
             "started": session.started,
@@ -97,45 +104,88 @@ class PageBuilder:
             "first_prompt": shorten(plain(session.first_prompt), 240),
             "is_subagent": session.is_subagent,
             "agent_id": session.agent_id,
+            "models": [short_model(m) for m in session.models],
+            "branch": session.git_branch,
+            "role": session.role,
+            "plan_status": plan.status if plan else "",
+            "plan_how": plan.how if plan else "",
         }
 
     def index(self) -> str:
         page = urls.INDEX
-        projects = [
-            {
+        projects = []
+        for project in self.archive.projects:
+            sessions = [self.archive.sessions[key] for key in project.session_keys]
+            projects.append({
                 "path": project.path,
                 "dir_name": project.dir_name,
                 "url": urls.relative(page, urls.project_page(project.dir_name)),
                 "sessions": len(project.session_keys),
+                "prompts": sum(s.prompt_count for s in sessions),
+                "tokens": sum(tokens_in(s.usage) + s.usage.output_tokens for s in sessions),
                 "last_activity": project.last_activity,
-            }
-            for project in self.archive.projects
-        ]
+            })
         total = sum(len(p.session_keys) for p in self.archive.projects)
         return self._render("index.html", page, projects=projects, session_total=total)
 
     def project(self, project: Project) -> str:
+        """Sessions newest first; the sessions of one chain stay together, at the place of its newest."""
         page = urls.project_page(project.dir_name)
-        sessions = [self.session_summary(self.archive.sessions[key], page) for key in project.session_keys]
-        return self._render("project.html", page, project=project, sessions=sessions)
+        groups: list[dict[str, Any]] = []
+        seen_chains: set[str] = set()
+        for key in project.session_keys:
+            session = self.archive.sessions[key]
+            chain = self.archive.chains.get(session.chain_key)
+            if chain is None:
+                groups.append({"chain": None, "sessions": [self.session_summary(session, page)]})
+            elif chain.key not in seen_chains:
+                seen_chains.add(chain.key)
+                members = [self.session_summary(self.archive.sessions[k], page) for k in chain.session_keys
+                           if k in self.archive.sessions]
+                groups.append({"chain": {"slug": chain.slug, "length": len(members)}, "sessions": members})
+        sessions = [s for group in groups for s in group["sessions"]]
+        return self._render("project.html", page, project=project, sessions=sessions, groups=groups)
 
-    def session(self, session: Session, markdown: MarkdownPage) -> str:
-        page = urls.session_page(session.key)
+    def session(self, session: Session, markdown: MarkdownPage) -> dict[str, str]:
+        """The session's pages: one, or several for a long session, each with links to the others."""
+        total = len(markdown.parts)
+        pages = {}
+        for number, part in enumerate(markdown.parts, start=1):
+            path = urls.session_part(session.key, number)
+            resolve = self.links.resolver(session, markdown, path)
+            pagination = {
+                "current": number,
+                "total": total,
+                "previous": urls.relative(path, urls.session_part(session.key, number - 1)) if number > 1 else None,
+                "next": urls.relative(path, urls.session_part(session.key, number + 1)) if number < total else None,
+                "pages": [urls.relative(path, urls.session_part(session.key, n)) for n in range(1, total + 1)],
+            }
+            pages[path] = self._session_page(session, markdown, path, part, resolve, pagination)
+        return pages
+
+    def _session_page(self, session: Session, markdown: MarkdownPage, page: str, part: str, resolve: Resolver,
+                      pagination: dict[str, Any]) -> str:
         project = next(p for p in self.archive.projects if p.dir_name == session.project_dir)
+        sessions = self.archive.sessions
         related = {
-            name: self.session_summary(self.archive.sessions[key], page) if key in self.archive.sessions else None
+            name: self.session_summary(sessions[key], page) if key in sessions else None
             for name, key in (("previous", session.previous_key), ("next", session.next_key),
-                              ("parent", session.parent_key))
+                              ("parent", session.parent_key), ("continues", session.continues_key))
         }
-        subagents = [self.session_summary(self.archive.sessions[key], page) for key in session.subagent_keys
-                     if key in self.archive.sessions]
+        chain = self.archive.chains.get(session.chain_key)
+        chain_strip = [
+            {**self.session_summary(sessions[key], page), "current": key == session.key}
+            for key in (chain.session_keys if chain else ()) if key in sessions
+        ]
+        subagents = [self.session_summary(sessions[key], page) for key in session.subagent_keys if key in sessions]
         outline = [
-            {"anchor": event.anchor, "text": shorten(plain(event.text), 70), "time": event.timestamp}
+            {"url": resolve("#" + event.anchor), "text": shorten(plain(event.text), 70), "time": event.timestamp}
             for event in session.events
             if isinstance(event, Prompt) and not event.hidden and event.text.strip()
         ]
         facts = {
             "started": session.started,
+            "ended": session.ended,
             "duration": duration(session.started, session.ended),
             "prompts": session.prompt_count,
             "tool_calls": sum(1 for e in session.events if isinstance(e, ToolCall)),
@@ -156,11 +206,76 @@ class PageBuilder:
             facts=facts,
             project={"path": project.path, "url": urls.relative(page, urls.project_page(project.dir_name))},
             related=related,
+            chain=chain_strip,
             subagents=subagents,
             outline=outline,
+            pagination=pagination,
             markdown_url=urls.relative(page, markdown.path),
-            content=Markup(render_markdown(markdown.body)),
+            content=Markup(render_markdown(part, resolve)),
         )
+
+
+class ArchiveLinks:
+    """Where a link in a session's Markdown leads in the built site. Knows every session's Markdown path
+    and which page of a long session shows which anchor."""
+
+    def __init__(self, archive: Archive):
+        self.archive = archive
+        self.key_of_markdown = {urls.session_markdown(key): key for key in archive.sessions}
+        self._pages_by_anchor: dict[str, dict[str, int]] = {}
+
+    def page_of(self, key: str, anchor: str) -> int:
+        if key not in self._pages_by_anchor:
+            session = self.archive.sessions[key]
+            pages: dict[str, int] = {}
+            page = 0
+            for index, event in enumerate(session.events):
+                if index in session.page_starts:
+                    page += 1
+                anchor_of_event = getattr(event, "anchor", "")
+                pages[anchor_of_event] = max(page, 1)
+                pages["m" + anchor_of_event[1:]] = max(page, 1)  # the reply block wrapping it
+            self._pages_by_anchor[key] = pages
+        return self._pages_by_anchor[key].get(anchor, 1)
+
+    def resolver(self, session: Session, markdown: MarkdownPage, page: str) -> Resolver:
+        own_files = set(markdown.attachments) | set(markdown.media)
+        folder = posixpath.dirname(markdown.path)
+
+        def resolve(href: str) -> str | None:
+            parts = urlsplit(href)
+            if parts.scheme or parts.netloc:
+                return href  # nh3 keeps only http, https and mailto
+            if not parts.path:  # an anchor in this session, perhaps on another of its pages
+                if not parts.fragment:
+                    return None
+                target = urls.session_part(session.key, self.page_of(session.key, parts.fragment))
+                return (urls.relative(page, target) if target != page else "") + "#" + parts.fragment
+            path = posixpath.normpath(posixpath.join(folder, unquote(parts.path)))
+            key = self.key_of_markdown.get(path)
+            if key is not None:
+                number = self.page_of(key, parts.fragment) if parts.fragment else 1
+                link = urls.relative(page, urls.session_part(key, number))
+                return link + (f"#{parts.fragment}" if parts.fragment else "")
+            if path in own_files:
+                return urls.relative(page, path)
+            return None
+
+        return resolve
+
+
+def compact_number(number: int) -> str:
+    """12_345_678 -> 12.3M: big token counts at a glance."""
+    for limit, suffix in ((1_000_000_000, "B"), (1_000_000, "M"), (1_000, "k")):
+        if number >= limit:
+            return f"{number / limit:.1f}".rstrip("0").rstrip(".") + suffix
+    return str(number)
+
+
+def short_model(model: str) -> str:
+    """`claude-opus-4-6-20260101` -> `opus-4-6`: enough to tell models apart in a list."""
+    name = model.removeprefix("claude-")
+    return re.sub(r"-\d{8}$", "", name)
 
 
 def render_indexes(archive: Archive, builder: PageBuilder, theme: Theme) -> HtmlOutput:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import re
 from functools import lru_cache
-from typing import Sequence
+from typing import Callable, Sequence
 
 import nh3
 from markdown_it import MarkdownIt
@@ -31,7 +31,6 @@ _TASK_CHECKBOX = re.compile(
     r'^<input class="task-list-item-checkbox"(?: checked="checked")? disabled="disabled" type="checkbox">$'
 )
 _START_LINE = re.compile(r"(?:^|\s)startline=(\d+)")
-_LOCAL_MARKDOWN = re.compile(r"^(?![a-z][a-z0-9+.-]*:|/|#)([^?#]*)\.md(#.*)?$", re.I)
 
 ALLOWED_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "del", "details", "div", "em", "h1", "h2", "h3", "h4",
@@ -40,7 +39,7 @@ ALLOWED_TAGS = {
 }
 ALLOWED_ATTRIBUTES = {
     "*": {"class", "id"},
-    "a": {"href", "title"},
+    "a": {"href", "title", "aria-label"},
     "img": {"src", "alt", "title", "loading"},
     "time": {"datetime"},
     "details": {"open"},
@@ -101,16 +100,32 @@ class _GuardedRenderer(RendererHTML):
         return html.escape(content)
 
 
-def _rewrite_markdown_links(state) -> None:
-    """Links between our Markdown documents point at .md files; in the HTML site they point at pages."""
+Resolver = Callable[[str], "str | None"]
+
+
+def _links_inside_the_archive(state) -> None:
+    """A relative link either points at something in the archive (another session, a saved output, an
+    image), which the resolver rewrites to the right page, or into the user's working tree, which is not
+    in the archive: that one is shown as the path it is instead of a broken link."""
+    resolve: Resolver | None = state.env.get("resolve") if isinstance(state.env, dict) else None
+    if resolve is None:
+        return
     for token in state.tokens:
-        for child in token.children or ():
-            if child.type == "link_open":
-                href = child.attrGet("href")
-                if isinstance(href, str):
-                    match = _LOCAL_MARKDOWN.match(href)
-                    if match:
-                        child.attrSet("href", f"{match.group(1)}.html{match.group(2) or ''}")
+        children = token.children or []
+        for index, child in enumerate(children):
+            if child.type != "link_open":
+                continue
+            href = str(child.attrGet("href") or "")
+            if resolve(href) is not None:
+                continue  # sanitize() rewrites it, together with the links in our own HTML
+            close = next(i for i in range(index + 1, len(children)) if children[i].type == "link_close"
+                         and children[i].level == child.level)
+            label = "".join(c.content for c in children[index + 1 : close] if c.type in ("text", "code_inline"))
+            child.type, child.tag, child.nesting, child.attrs = "text", "", 0, {}
+            child.content = ""
+            closing = children[close]
+            closing.type, closing.tag, closing.nesting = "text", "", 0
+            closing.content = "" if label.strip() == href else f" ({href})"
 
 
 @lru_cache(maxsize=1)
@@ -120,13 +135,20 @@ def markdown_parser() -> MarkdownIt:
     # Only links with a scheme or www.: fuzzy matching would turn file names like CLAUDE.md into links.
     parser.linkify.set({"fuzzy_link": False})
     parser.use(tasklists_plugin)
-    parser.core.ruler.push("sessionsite_links", _rewrite_markdown_links)
+    parser.core.ruler.push("sessionsite_links", _links_inside_the_archive)
     return parser
 
 
-def sanitize(markup: str) -> str:
+def sanitize(markup: str, resolve: Resolver | None = None) -> str:
+    def keep_links_inside(element: str, attribute: str, value: str) -> str | None:
+        # Our own HTML (context lines, saved outputs) links by .md path too; the same resolver applies.
+        if resolve is not None and (element, attribute) in (("a", "href"), ("img", "src")):
+            return resolve(value)
+        return value
+
     return nh3.clean(
         markup,
+        attribute_filter=keep_links_inside,
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
         url_schemes={"http", "https", "mailto"},
@@ -136,9 +158,10 @@ def sanitize(markup: str) -> str:
     )
 
 
-def render_markdown(text: str) -> str:
-    """Our Markdown (with its transcript content already escaped) -> sanitised HTML."""
-    return sanitize(markdown_parser().render(text))
+def render_markdown(text: str, resolve: Resolver | None = None) -> str:
+    """Our Markdown (with its transcript content already escaped) -> sanitised HTML. With a resolver,
+    relative links are pointed at the right page of the archive, or shown as text when they lead outside."""
+    return sanitize(markdown_parser().render(text, {"resolve": resolve}), resolve)
 
 
 def pygments_css() -> str:

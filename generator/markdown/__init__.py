@@ -52,8 +52,9 @@ class MarkdownPage:
     """Output path of the .md file, relative to the output root."""
     text: str
     """The document: front matter and body."""
-    body: str
-    """The body alone, for the HTML stage."""
+    parts: tuple[str, ...]
+    """The body, split where the session's HTML pages break (`Session.page_starts`); the first part
+    carries the title and the session's context."""
     attachments: Mapping[str, bytes]
     """Files that belong to this document alone (full tool outputs), by output path."""
     media: Mapping[str, bytes]
@@ -71,9 +72,10 @@ class MarkdownOptions:
 def render_session(session: Session, archive: Archive, options: MarkdownOptions = MarkdownOptions()) -> MarkdownPage:
     path = urls.session_markdown(session.key)
     renderer = _Renderer(session, archive, path, options)
-    body = renderer.body()
+    parts = renderer.parts()
+    body = "\n".join(parts)
     text = front_matter(session, archive) + "\n" + body
-    return MarkdownPage(session.key, path, text, body, renderer.attachments, renderer.media)
+    return MarkdownPage(session.key, path, text, parts, renderer.attachments, renderer.media)
 
 
 def front_matter(session: Session, archive: Archive) -> str:
@@ -136,21 +138,52 @@ class _Renderer:
     def link_to(self, key: str) -> str:
         return urls.relative(self.path, urls.session_markdown(key))
 
-    def body(self) -> str:
-        blocks = [f"# {prose(' '.join(self.session.title.split()))}"]
-        if self.session.parent_key and self.session.parent_key in self.archive.sessions:
-            parent = self.archive.sessions[self.session.parent_key]
-            blocks.append(f"*Subagent of [{prose(' '.join(parent.title.split()))}]({self.link_to(parent.key)})*")
-        blocks.extend(self._events())
+    def header(self) -> str:
+        session, sessions = self.session, self.archive.sessions
+        blocks = [f"# {prose(' '.join(session.title.split()))}"]
+        if session.parent_key in sessions:
+            parent = sessions[session.parent_key]
+            anchor = f"#{session.parent_anchor}" if session.parent_anchor else ""
+            blocks.append(f'<p class="context-line">Subagent run started from {self._link(parent, anchor, "this call")} '
+                          f"in {self._link(parent)}.</p>")
+        if session.continues_key in sessions:
+            earlier = sessions[session.continues_key]
+            shown = f" ({session.replayed} earlier entries are shown there)" if session.replayed else ""
+            blocks.append(f'<p class="context-line">Continues {self._link(earlier)}{html_text(shown)}.</p>')
+        if session.plan_source_key in sessions or session.role == "implementation" and session.previous_key:
+            planning = sessions[session.plan_source_key or session.previous_key]
+            if planning.first_prompt:
+                quoted = "\n".join(("> " + line) if line else ">" for line in prose(planning.first_prompt).split("\n"))
+                blocks.append(f'<p class="label">The original ask, in the planning session {self._link(planning)}</p>'
+                              f"\n\n{quoted}")
         return "\n\n".join(blocks) + "\n"
+
+    def parts(self) -> tuple[str, ...]:
+        events = self.session.events
+        starts = [s for s in self.session.page_starts if 0 <= s < len(events)] or [0]
+        if starts[0] != 0:
+            starts.insert(0, 0)
+        bounds = list(zip(starts, starts[1:] + [len(events)]))
+        parts = []
+        for number, (start, end) in enumerate(bounds):
+            blocks = [self.header()] if number == 0 else []
+            blocks.extend(self._events(events[start:end]))
+            parts.append("\n\n".join(blocks) + "\n")
+        return tuple(parts)
+
+    def _link(self, target: Session, anchor: str = "", text: str = "") -> str:
+        """A link to another session's Markdown (the HTML stage points it at the page), as HTML so that it
+        can sit inside our own structural elements."""
+        href = self.link_to(target.key) + anchor
+        return f'<a href="{html_text(href)}">{html_text(text or " ".join(target.title.split()))}</a>'
 
     def _visible(self, event: Event) -> bool:
         return self.options.show_hidden or not getattr(event, "hidden", False)
 
-    def _events(self) -> Iterator[str]:
+    def _events(self, events: tuple[Event, ...]) -> Iterator[str]:
         """Consecutive assistant events (text, thinking, tool calls) share one message block."""
         assistant_run: list[Event] = []
-        for event in self.session.events:
+        for event in events:
             if not self._visible(event):
                 continue
             if _in_reply(event):
@@ -169,7 +202,7 @@ class _Renderer:
         parts = [
             # The wrapper gets its own id: the first event inside it keeps the anchor it is linked by.
             f'<div class="msg assistant" id="m{first.anchor[1:]}">',  # type: ignore[union-attr]
-            _meta_line("Claude", first.timestamp, model),  # type: ignore[union-attr]
+            _meta_line("Claude", first.timestamp, model, anchor=f"m{first.anchor[1:]}"),  # type: ignore[union-attr]
         ]
         checklists = [i for i, e in enumerate(run) if isinstance(e, ToolCall) and e.name in CHECKLIST_TOOLS]
         for index, event in enumerate(run):
@@ -224,7 +257,7 @@ class _Renderer:
         summary = f'<span class="tool-name">{html_text(view.label)}</span>'
         if view.target:
             summary += f" <code>{html_text(view.target)}</code>"
-        summary += f' <span class="status {status_class}">{html_text(status)}</span>'
+        summary += f' <span class="status {status_class}">{html_text(status)}</span>' + permalink(call.anchor)
         opened = " open" if view.open_by_default or open_checklist else ""
         body = "\n\n".join(view.body) if view.body else "*No input or output.*"
         media = self._media(call.result.images if call.result else ())
@@ -262,7 +295,7 @@ class _Renderer:
         hidden = " hidden-event" if getattr(event, "hidden", False) else ""
         if isinstance(event, Prompt):
             label = "You" + (f" · {event.label}" if event.label else "")
-            parts = [f'<div class="msg user{hidden}" id="{event.anchor}">', _meta_line(label, event.timestamp)]
+            parts = [f'<div class="msg user{hidden}" id="{event.anchor}">', _meta_line(label, event.timestamp, anchor=event.anchor)]
             if event.text.strip():
                 parts.append(prose(event.text))
             media = self._media(event.images)
@@ -280,7 +313,7 @@ class _Renderer:
             return line
         if isinstance(event, BashMode):
             output = "\n".join(part for part in (event.stdout, event.stderr) if part.strip())
-            parts = [f'<div class="bash-mode" id="{event.anchor}">', _meta_line("You ran", event.timestamp),
+            parts = [f'<div class="bash-mode" id="{event.anchor}">', _meta_line("You ran", event.timestamp, anchor=event.anchor),
                      fence(event.command, "bash")]
             if output.strip():
                 parts.append(fence(strip_ansi(output), "text"))
@@ -309,10 +342,17 @@ def _in_reply(event: Event) -> bool:
     return isinstance(event, (AssistantText, Thinking, ToolCall))
 
 
-def _meta_line(who: str, timestamp: str, model: str = "") -> str:
+def permalink(anchor: str) -> str:
+    """A small link to this very message; anchors come from entry uuids, so they survive rebuilds."""
+    return f'<a class="permalink" href="#{html_text(anchor)}" title="Link to this" aria-label="Link to this">#</a>'
+
+
+def _meta_line(who: str, timestamp: str, model: str = "", anchor: str = "") -> str:
     parts = [f'<span class="who">{html_text(who)}</span>']
     if model:
         parts.append(f'<span class="model">{html_text(model)}</span>')
     if timestamp:
         parts.append(f'<time datetime="{html_text(timestamp)}">{html_text(time_of(timestamp))}</time>')
+    if anchor:
+        parts.append(permalink(anchor))
     return f'<p class="meta">{" ".join(parts)}</p>'
