@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
-from . import __version__, urls
+from . import __version__
 from .discover import SessionFile, discover
 from .errors import InputError, StrictModeError
 from .html import PageBuilder, render_indexes
