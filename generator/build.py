@@ -162,7 +162,7 @@ def build(config: BuildConfig, progress: Callable[[Iterable[T]], Iterator[T]] | 
         for path, content in markdown.media.items():
             files.add_shared(path, content)
         files.add_all(pages)
-        report.pages += len(pages)
+        report.pages += sum(1 for path in pages if path.endswith(".html"))
     if builder and theme:
         indexes = render_indexes(archive, builder, theme)
         files.add_all(indexes.pages)

@@ -42,6 +42,11 @@ def session_part(key: str, page: int) -> str:
     return first if page <= 1 else f"{first[: -len('.html')]}-{page}.html"
 
 
+def anchor_map(key: str) -> str:
+    """Which page of a long session shows which anchor, as a script the first page can load."""
+    return session_page(key, "anchors.js")
+
+
 def session_markdown(key: str) -> str:
     return session_page(key, "md")
 

@@ -124,3 +124,40 @@ def test_nothing_overflows_sideways_on_a_phone(browser, examples_site, path):
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"{path} is {width}px wide on a 390px screen"
     page.context.close()
+
+
+def test_a_permalink_to_a_later_page_works_from_the_first_page(browser, tmp_path):
+    import json
+
+    from generator.build import BuildConfig, build
+    from generator.link import PAGE_BUDGET
+
+    project = tmp_path / "in" / "-home-ada-src-tidewatch"
+    project.mkdir(parents=True)
+    lines, parent = [], None
+    for number in range(18):
+        for role, content in (("user", f"step {number}"), ("assistant", [{"type": "text", "text": f"reply {number} " + "z" * (PAGE_BUDGET // 5)}])):
+            uuid = f"00000000-0000-4000-8000-{len(lines):012d}"
+            message = {"role": role, "content": content} if role == "user" else {
+                "id": f"msg_{number}", "role": role, "model": "claude-x", "content": content}
+            lines.append(json.dumps({"type": role, "uuid": uuid, "parentUuid": parent, "sessionId": "long",
+                                     "timestamp": f"2026-01-01T00:{len(lines):02d}:00Z", "message": message}))
+            parent = uuid
+    (project / "long.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "site"
+    build(BuildConfig(inputs=(project,), output=out))
+    folder = out / "projects" / "home-ada-src-tidewatch"
+    last_page = max(folder.glob("long-*.html"), key=lambda p: int(p.stem.rsplit("-", 1)[1]))
+    anchor = message_ids(last_page)[-1]
+    page, _ = open_page(browser, out, "projects/home-ada-src-tidewatch/long.html")
+    page.goto((folder / "long.html").resolve().as_uri() + "#" + anchor)
+    page.wait_for_url(f"**/{last_page.name}#{anchor}", timeout=5000)
+    assert page.evaluate(f"!!document.getElementById('{anchor}')")
+    page.context.close()
+
+
+def message_ids(page: Path) -> list[str]:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    return [tag["id"] for tag in soup.select("article .msg[id]")]

@@ -6,6 +6,7 @@ rendered and sanitised HTML.
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 from dataclasses import dataclass
@@ -160,11 +161,14 @@ class PageBuilder:
                 "next": urls.relative(path, urls.session_part(session.key, number + 1)) if number < total else None,
                 "pages": [urls.relative(path, urls.session_part(session.key, n)) for n in range(1, total + 1)],
             }
-            pages[path] = self._session_page(session, markdown, path, part, resolve, pagination)
+            anchor_map = urls.relative(path, urls.anchor_map(session.key)) if total > 1 else ""
+            pages[path] = self._session_page(session, markdown, path, part, resolve, pagination, anchor_map)
+        if total > 1:
+            pages[urls.anchor_map(session.key)] = self.links.anchor_map_script(session.key)
         return pages
 
     def _session_page(self, session: Session, markdown: MarkdownPage, page: str, part: str, resolve: Resolver,
-                      pagination: dict[str, Any]) -> str:
+                      pagination: dict[str, Any], anchor_map: str) -> str:
         project = next(p for p in self.archive.projects if p.dir_name == session.project_dir)
         sessions = self.archive.sessions
         related = {
@@ -210,6 +214,7 @@ class PageBuilder:
             subagents=subagents,
             outline=outline,
             pagination=pagination,
+            anchor_map=anchor_map,
             markdown_url=urls.relative(page, markdown.path),
             content=Markup(render_markdown(part, resolve)),
         )
@@ -237,6 +242,15 @@ class ArchiveLinks:
                 pages["m" + anchor_of_event[1:]] = max(page, 1)  # the reply block wrapping it
             self._pages_by_anchor[key] = pages
         return self._pages_by_anchor[key].get(anchor, 1)
+
+    def anchor_map_script(self, key: str) -> str:
+        """For permalinks typed or shared by hand: `<session>.html#anchor` when the anchor is on a later
+        page. The first page loads this only when its own page lacks the anchor."""
+        self.page_of(key, "")
+        first = urls.session_part(key, 1)
+        pages = {anchor: urls.relative(first, urls.session_part(key, number))
+                 for anchor, number in sorted(self._pages_by_anchor[key].items()) if anchor and number > 1}
+        return "window.sessionsiteAnchorPages = " + json.dumps(pages, sort_keys=True, separators=(",", ":")) + ";\n"
 
     def resolver(self, session: Session, markdown: MarkdownPage, page: str) -> Resolver:
         own_files = set(markdown.attachments) | set(markdown.media)
