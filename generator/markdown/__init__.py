@@ -134,6 +134,7 @@ class _Renderer:
         self.options = options
         self.attachments: dict[str, bytes] = {}
         self.media: dict[str, bytes] = {}
+        self.media_count = 0
 
     def link_to(self, key: str) -> str:
         return urls.relative(self.path, urls.session_markdown(key))
@@ -274,7 +275,10 @@ class _Renderer:
         """Embedded images and PDFs become files named by their content (a file pasted twice is stored
         once); a file referred to by path or URL is shown as that reference, never read or fetched."""
         lines = []
-        for number, media in enumerate(files, start=1):
+        for media in files:
+            # Numbered through the session, as Claude Code's "[Image #2]" in a prompt counts them.
+            self.media_count += 1
+            number = self.media_count
             extension = MEDIA_EXTENSIONS.get(media.media_type)
             kind = "PDF" if media.media_type == "application/pdf" else "Image"
             if media.data and extension:
