@@ -71,7 +71,9 @@ USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cac
 # Written into the site as files; anything else (SVG can carry script) is shown as a reference only.
 SAFE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"})
 
-SYSTEM_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>\s*", re.S)
+# Claude Code injects reminders as blocks of their own; a tag inside a line is the content's own text
+# (a file that writes the tag, a log that quotes it) and is kept.
+SYSTEM_REMINDER = re.compile(r"(?:^|(?<=\n))[ \t]*<system-reminder>.*?</system-reminder>[ \t]*(?:\n|$)", re.S)
 COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
 COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 COMMAND_STDOUT = re.compile(r"<local-command-(?:stdout|stderr)>(.*?)</local-command-(?:stdout|stderr)>", re.S)

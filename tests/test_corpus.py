@@ -1,11 +1,26 @@
 """The real corpus: every session file written by Claude Code in ../shared/corpus/public builds, and nothing
 in it is lost: each prompt, reply, thinking block, continuation summary, tool call and tool result can be
-found in the visible text of the pages.
+found in the visible text of the pages made from that file.
 
-What a file holds is read here independently of sessionsite (`helpers.read_entries`) and compared with the
-words a reader sees: BeautifulSoup's text of the built pages, lower-cased, punctuation dropped. The one thing
-borrowed from sessionsite is *where* to look for the newer checks: which pages were made from which file
-(the source phase 1 records for each session), so text from a file is looked for in that file's own pages.
+What a file holds is read here independently of sessionsite (the helpers' reader) and compared with the
+words a reader sees: the text of the built pages, lower-cased, punctuation dropped. The one thing borrowed
+from sessionsite is *where* to look: which pages were made from which file (the source phase 1 records for
+each session), so that text from a file is looked for in that file's own pages.
+
+Left out by design, and so left out here too (each is shown with --show-hidden):
+- isMeta entries: text Claude Code adds for the model (skill bodies, caveats, reminders);
+- `<command-…>` and `<local-command-…>` tags and the local-command caveat: a slash command shows as the
+  command line, not as the tags around it;
+- `[Request interrupted by user…]`: shown as a notice in words of its own, "Interrupted by the user";
+- `<system-reminder>` blocks Claude Code injects into prompts and tool results;
+- the "Implement the following plan:" wrapper of a session started from an accepted plan: the plan card
+  shows the plan (which must be there), not the preamble and the closing note around it;
+- the boilerplate result of ExitPlanMode, AskUserQuestion, TodoWrite, TaskCreate and TaskUpdate ("User has
+  approved your plan", "Todos have been modified successfully"…), which a page may say as a plan status,
+  marked answers or a checklist: what they mean is checked instead (the plan, what the user said when
+  rejecting it, the questions and answers, the todo items, the tasks);
+- TaskList and TaskGet calls: Claude reading back its own task list tells the reader nothing new.
+Continuation summaries (isCompactSummary) are folded on the page, but there: they are checked.
 """
 
 from __future__ import annotations
@@ -13,10 +28,11 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup
@@ -31,34 +47,55 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "pub
 SESSION_FILES = sorted(CORPUS.rglob("*.jsonl")) if CORPUS.is_dir() else []
 ARRAY_FILES = sorted(CORPUS.rglob("chat.json")) if CORPUS.is_dir() else []
 ALL_FILES = SESSION_FILES + ARRAY_FILES
+AGENT_FILES = {p.stem[len("agent-"):]: p for p in ALL_FILES if p.name.startswith("agent-")}
 
 pytestmark = pytest.mark.skipif(not SESSION_FILES, reason="../shared/corpus/public is not beside the repository")
 
-# Text Claude Code injects and the pages deliberately leave out (shown with --show-hidden).
-NOISE_PREFIXES = ("<command-", "<local-command-", "<bash-", "[Request interrupted by user",
-                  "Caveat: The messages below")
+# -- hidden by design (see the module docstring) ----------------------------------------------------------
+NOISE_PREFIXES = ("<command-", "<local-command-", "[Request interrupted by user", "Caveat: The messages below")
 SYSTEM_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
+# In a tool result, Claude Code's reminders start a line of their own. The same tag inside a line (a file
+# that writes one, shown by Read with its line numbers; a JSON log quoting one) is the tool's own output.
+INJECTED_REMINDER = re.compile(r"^[ \t]*<system-reminder>.*?</system-reminder>", re.S | re.M)
+PLAN_PREAMBLE = "Implement the following plan:"
+PLAN_CLOSING_NOTE = re.compile(r"\n\s*If you need specific details from before exiting plan mode\b.*\Z", re.S)
+PLAN_TOOLS = frozenset({"ExitPlanMode", "exit_plan_mode"})
+BOILERPLATE_RESULTS = frozenset({"AskUserQuestion", "TodoWrite", "TaskCreate", "TaskUpdate"})
+QUIET_TOOLS = frozenset({"TaskList", "TaskGet"})
+# The whole result of a call the user interrupted: shown as the interruption it is.
+INTERRUPTED_FOR_TOOL = "[Request interrupted by user for tool use]"
+# A rejected call's result ends with what the user said instead: that part is meaningful.
+USER_SAID = "the user said:"
+
+# -- not text ---------------------------------------------------------------------------------------------
+# Terminal colours and cursor moves in tool output (CSI, OSC and two-byte escapes).
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+# The tag Claude Code wraps a refused call's message in: the page shows the message as an error.
+TOOL_USE_ERROR_TAG = re.compile(r"</?tool_use_error>")
+# `!` commands typed by the user: the tags around the command and its output.
+BASH_MODE_TAG = re.compile(r"<(bash-[a-z]+)>(.*?)</\1>", re.S)
+# Claude Code numbers the empty "line" after a file's last newline; a page may leave that out.
+READ_EMPTY_LAST_LINES = re.compile(r"(?:\n *\d+(?:→|\t)[ \t]*)+\s*\Z")
+
+# -- Markdown that draws rather than prints ---------------------------------------------------------------
+# A fence's language, ordered-list numbers, task-list boxes, link targets and images (alt text is not
+# visible text), link reference definitions, code-span backticks and emphasis asterisks (they matter when
+# glued to a word: `x`を, Pre**Post**). Table pipes and rules and heading hashes are not words already.
 MARKDOWN_LINK_TARGET = re.compile(r'\]\([^()\s]*(?:\s+"[^"]*")?\)|<(?:https?|mailto):[^>]*>')
+MARKDOWN_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")
 FENCE = re.compile(r"^((?:\s*>)*\s*(`{3,}|~{3,}))[^`]*$")
 LIST_NUMBER = re.compile(r"^((?:\s*>)*\s*)(\d{1,9})[.)](?=\s|$)")
-LIST_ITEM = re.compile(r"^(?:\s*>)*\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
-WORD = re.compile(r"[^\W_]+")
-# More Markdown that draws rather than prints: an image shows as a picture (its alt text is no visible
-# text), a task-list box as a checkbox, a link reference definition not at all, code-span backticks and
-# emphasis asterisks not at all (they matter when glued to a word: `x`を, Pre**Post**). Table pipes and
-# rules and heading hashes are not words, so they need nothing.
-MARKDOWN_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")
+BULLET = re.compile(r"^(?:\s*>)*\s*[-*+](?:\s|$)")
 TASK_BOX = re.compile(r"^((?:\s*>)*\s*[-*+]\s+)\[[ xX]\](?=\s)")
 LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:\s*\S+.*$")
+NOT_PARAGRAPH = re.compile(r"^ {0,3}(?:#{1,6}(?:\s|$)|(?:[-*_][ \t]*){3,}$)")
 CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
-# Terminal colours and cursor moves in tool output (CSI, OSC and two-byte escapes) are not text.
-ANSI_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-# Claude Code wraps a refused tool call's message in this tag; the page shows the message as an error.
-TOOL_USE_ERROR_TAG = re.compile(r"</?tool_use_error>")
+LINK_GAP = "\x00"
+WORD = re.compile(r"[^\W_]+")
 
 # How much of a value shown in a one-line summary is compared: the summary may cut it with "…".
 SUMMARY_PREFIX = 60
-# Snippets quoted in failure messages, and how many of them.
+# Failure messages: snippets of at most this many characters, so many of each kind, so many in all.
 SNIPPET = 120
 SHOWN_PER_KIND = 2
 SHOWN_AT_MOST = 12
@@ -69,30 +106,32 @@ def words(text: str) -> str:
 
 
 def as_displayed(markdown: str) -> str:
-    """Leave out what Markdown draws rather than prints: a fence's language, ordered-list numbers (where
-    the line does start a list item: a number other than 1 cannot interrupt a paragraph), task-list boxes,
+    """Leave out what Markdown draws rather than prints: a fence's language, ordered-list numbers (where the
+    line does start a list item: a number other than 1 cannot interrupt a paragraph), task-list boxes,
     link reference definitions, code-span backticks, emphasis asterisks."""
     lines = []
     open_fence = ""
-    in_list, after_blank = False, True
+    in_list, new_block = False, True
     for line in markdown.split("\n"):
         fence = FENCE.match(line)
         if fence and (not open_fence or fence.group(2).startswith(open_fence)):
             open_fence = "" if open_fence else fence.group(2)
             lines.append(fence.group(1))
-            after_blank = False
+            new_block = not open_fence
             continue
         if open_fence:
             lines.append(line)
             continue
         number = LIST_NUMBER.match(line)
-        if number and (after_blank or in_list or int(number.group(2)) == 1):
-            line = line[: number.start(2)] + line[number.end(2) + 1 :]
-        if LIST_ITEM.match(line) or number:
+        item = number is not None and (new_block or in_list or int(number.group(2)) == 1)
+        if item:
+            line = line[: number.start(2)] + line[number.end(2) + 1 :]  # type: ignore[union-attr]
+        if item or BULLET.match(line):
             in_list = True
-        elif line.strip() and after_blank and not line.startswith((" ", "\t")):
+        elif line.strip() and new_block and not line.startswith((" ", "\t")):
             in_list = False
-        after_blank = not line.strip()
+        # After a blank line, a heading or a rule, a line starts a block of its own.
+        new_block = not line.strip() or NOT_PARAGRAPH.match(line) is not None
         line = TASK_BOX.sub(r"\1", line)
         lines.append("" if LINK_DEFINITION.match(line) else _without_inline_marks(line))
     return "\n".join(lines)
@@ -107,16 +146,11 @@ def _without_inline_marks(line: str) -> str:
     return "".join(pieces)
 
 
-def displayed_markdown(text: str) -> str:
-    """Markdown source as the words a reader of the rendered page sees: no link targets or images."""
-    return as_displayed(MARKDOWN_LINK_TARGET.sub(" ", MARKDOWN_IMAGE.sub(" ", text)))
-
-
-# "Implement the following plan:" -- accepting a plan with a fresh context starts a session whose first
-# message wraps the plan: this preamble, the plan, and a closing note pointing at the old transcript on the
-# user's disk. The wrapper is hidden by design when a plan card shows the plan; the plan itself must show.
-PLAN_PREAMBLE = "Implement the following plan:"
-PLAN_CLOSING_NOTE = re.compile(r"\n\s*If you need specific details from before exiting plan mode\b.*\Z", re.S)
+def displayed_markdown(text: str) -> list[str]:
+    """Markdown source as the words a reader of the rendered page sees, in pieces: link targets and images
+    are cut out, and the text on either side of one is looked for on its own, since a page may show a
+    link's target (a path into the user's working tree) or not (a web address)."""
+    return as_displayed(MARKDOWN_LINK_TARGET.sub(LINK_GAP, MARKDOWN_IMAGE.sub(LINK_GAP, text))).split(LINK_GAP)
 
 
 def plan_inside_preamble(text: str) -> str | None:
@@ -127,11 +161,12 @@ def plan_inside_preamble(text: str) -> str | None:
 
 
 def said_in(entry: dict) -> list[str]:
-    """Prompts and replies in one entry, as the user and the model wrote them."""
+    """Prompts and replies in one entry, as the user and the model wrote them (for a user's `!` command,
+    the command and its output without the tags around them)."""
     if entry.get("type") not in ("user", "assistant") or entry.get("isMeta"):
         return []
-    if entry.get("isCompactSummary") or entry.get("isVisibleInTranscriptOnly"):
-        return []  # continuation summaries are checked on their own, below
+    if entry.get("isCompactSummary") or entry.get("isVisibleInTranscriptOnly") or entry.get("isApiErrorMessage"):
+        return []  # checked as a continuation summary or an API error
     message = entry.get("message")
     if not isinstance(message, dict):
         return []
@@ -141,15 +176,18 @@ def said_in(entry: dict) -> list[str]:
     for part in parts if isinstance(parts, list) else []:
         if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
             text = SYSTEM_REMINDER.sub("", part["text"]).strip()
-            if entry.get("isApiErrorMessage") or not text or text.startswith(NOISE_PREFIXES):
+            if not text or text.startswith(NOISE_PREFIXES):
+                continue
+            if text.startswith("<bash-"):
+                texts += [ANSI_ESCAPE.sub("", inside) for _, inside in BASH_MODE_TAG.findall(text)]
                 continue
             plan = plan_inside_preamble(text) if entry.get("type") == "user" else None
-            texts.append(displayed_markdown(plan if plan is not None else text))
+            texts.append(plan if plan is not None else text)
     return texts
 
 
 # ---------------------------------------------------------------------------------------------------------
-# What each file should show: thinking, tool calls, tool results, continuation summaries
+# What each file should show
 
 
 @dataclass(frozen=True)
@@ -160,7 +198,7 @@ class Text:
     words: str
 
     @staticmethod
-    def of(source: str) -> "Text":
+    def of(source: str) -> Text:
         return Text(source, words(source))
 
 
@@ -174,26 +212,27 @@ class Expected:
     """What it is, e.g. "Bash result" or "thinking"."""
     forms: tuple[tuple[Text, ...], ...]
     full_output_ok: bool = False
-    """A very long tool result may be found in a linked "Full output" file instead of the page."""
+    """A very long tool result may be found in its linked "Full output" file instead of the page."""
+    also_in: tuple[Path, ...] = ()
+    """Other corpus files whose pages may show it instead: a subagent's own file for what was streamed
+    into its parent, the other files an entry was replayed in."""
 
 
-def expect(line: int, what: str, *sources: str, markdown: bool = True, json_escaped: bool = False,
+def expect(line: int, what: str, source: str, *, markdown: bool = True, json_escaped: bool = False,
            full_output_ok: bool = False, alternatives: Iterable[tuple[str, ...]] = ()) -> list[Expected]:
-    """Expect `sources` on the page, each as written, or (markdown) as rendered Markdown reads, or
-    (json_escaped) as shown inside a JSON block; or else any one of `alternatives` (all its texts)."""
+    """Expect `source` on the page as written, or (markdown) as rendered Markdown reads, or (json_escaped)
+    as shown inside a JSON block; or else all the texts of one of `alternatives`."""
+    variants = [(source,)]
+    if markdown:
+        variants.append(tuple(displayed_markdown(source)))
+    if json_escaped:
+        variants.append((json.dumps(source, ensure_ascii=False)[1:-1],))
+    variants.extend(alternatives)
     forms: list[tuple[Text, ...]] = []
-    for source in sources:
-        variants = [source]
-        if markdown:
-            variants.append(displayed_markdown(source))
-        if json_escaped:
-            variants.append(json.dumps(source, ensure_ascii=False)[1:-1])
-        texts = [Text.of(v) for v in dict.fromkeys(variants)]
-        texts = [t for t in texts if t.words]
-        if not texts:
-            continue
-        forms.extend((t,) for t in texts)
-    forms.extend(tuple(Text.of(s) for s in alternative) for alternative in alternatives)
+    for variant in variants:
+        form = tuple(text for text in map(Text.of, variant) if text.words)
+        if form and form not in forms:
+            forms.append(form)
     return [Expected(line, what, tuple(forms), full_output_ok)] if forms else []
 
 
@@ -214,49 +253,36 @@ def _first_line(value: str) -> str:
 
 
 def _shown_paths(path: str, cwds: tuple[str, ...]) -> list[str]:
-    """A path as a summary may show it: relative to the session's folder when inside it. Which folder is
-    the session's is sessionsite's choice when the file moves between several, so any of them will do,
-    as does the path in full."""
+    """A path as a summary shows it: relative to the session's folder when inside it, else in full. Which
+    of the folders a file moved between is a session's is sessionsite's choice, so any of them will do."""
     shown = []
     for cwd in cwds:
         base = cwd.rstrip("/\\")
         separator = "\\" if "\\" in cwd else "/"
-        if base and path.startswith(base + separator):
-            shown.append(path[len(base) + 1:])
-    return [*shown, path]
+        shown.append(path[len(base) + 1:] if base and path.startswith(base + separator) else path)
+    return list(dict.fromkeys(shown)) or [path]
 
 
-# Tools whose boilerplate result the page may replace by what it means (plan status, answers, checklist):
-# for them the meaningful content is checked instead of the result's text.
-PLAN_TOOLS = frozenset({"ExitPlanMode", "exit_plan_mode"})
-BOILERPLATE_RESULTS = frozenset({"AskUserQuestion", "TodoWrite", "TaskCreate", "TaskUpdate"})
-# Claude reading back its own task list tells the reader nothing new: calls and results are kept quiet.
-QUIET_TOOLS = frozenset({"TaskList", "TaskGet"})
-# A rejected call's result ends with what the user said instead; that part is meaningful.
-USER_SAID = "the user said:"
-READ_EMPTY_LAST_LINES = re.compile(r"(?:\n *\d+(?:→|\t)[ \t]*)+\Z")
-# Said as the whole result of a call the user interrupted: noise the page shows as an interruption.
-INTERRUPTED_FOR_TOOL = "[Request interrupted by user for tool use]"
-
-# Tool names as generator/markdown/tools.py shows them, where they differ from the name itself.
+# Tool names as generator/markdown/tools.py shows them, where they differ from the name itself (Task and
+# Agent show `Task · <subagent_type>`, MCP tools `server · tool`).
 LABELS = {"TodoWrite": "Todo list", "TaskCreate": "New task", "TaskUpdate": "Task update",
           "ExitPlanMode": "Plan", "exit_plan_mode": "Plan", "AskUserQuestion": "Question",
           "EnterPlanMode": "Plan mode"}
-# The input value a one-line summary shows after the name, by tool (generic tools: the first string).
+# The input value a one-line summary shows after the name (other tools: their first string value).
 TARGETS = {"Bash": "command", "PowerShell": "command", "Read": "file_path", "Write": "file_path",
            "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path", "Glob": "pattern",
            "Grep": "pattern", "LS": "path", "WebSearch": "query", "WebFetch": "url", "Task": "description",
            "Agent": "description", "TaskCreate": "subject", "ToolSearch": "query", "KillBash": "shell_id",
            "KillShell": "shell_id", "BashOutput": "bash_id", "TaskOutput": "task_id"}
 PATH_TARGETS = frozenset({"file_path", "notebook_path", "path"})
-# Input values shown in full in the folded body, by tool, and whether they are rendered as Markdown.
+# Input values shown in full in the folded body, by tool, and whether they are Markdown.
 BODY_VALUES = {"Bash": {"command": False, "description": True}, "PowerShell": {"command": False, "description": True},
-               "Write": {"content": False}, "NotebookEdit": {"new_source": False},
-               "WebFetch": {"prompt": True}, "Task": {"prompt": True}, "Agent": {"prompt": True},
-               "TaskCreate": {"description": True}, "Skill": {"args": True}}
-# Tools with their own renderer whose other inputs are options (limits, flags, offsets), not content. Edit
-# and MultiEdit show their change as a diff whose lines interleave, so old and new text are not compared as
-# one sequence here (tests/test_pages.py checks diffs).
+               "Write": {"content": False}, "NotebookEdit": {"new_source": False}, "WebFetch": {"prompt": True},
+               "Task": {"prompt": True}, "Agent": {"prompt": True}, "TaskCreate": {"description": True},
+               "Skill": {"args": True}}
+# Tools with a renderer of their own, whose other inputs are options (limits, flags, offsets) rather than
+# content. Edit and MultiEdit show their change as a diff, whose lines interleave old and new text, so those
+# are not compared as one sequence here.
 OWN_RENDERER = frozenset({"Bash", "PowerShell", "Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob",
                           "Grep", "LS", "WebSearch", "WebFetch", "Task", "Agent", "Skill", "TodoWrite",
                           "TaskCreate", "AskUserQuestion", "EnterPlanMode", *PLAN_TOOLS})
@@ -273,7 +299,7 @@ def _label(name: str, tool_input: dict) -> str:
 
 
 def call_expectations(line: int, name: str, tool_input: dict, cwds: tuple[str, ...]) -> list[Expected]:
-    """A tool call: its name as shown with the start of its main input value, and its content."""
+    """A tool call: its name as shown with the start of its main input value, and what it asked."""
     if name in QUIET_TOOLS:
         return []
     what = f"{name} call"
@@ -292,7 +318,8 @@ def call_expectations(line: int, name: str, tool_input: dict, cwds: tuple[str, .
     found: list[Expected] = []
     if isinstance(target, str) and target.strip():
         shown = _shown_paths(target, cwds) if key in PATH_TARGETS else [target]
-        found += expect(line, what, alternatives=[(f"{label} {_first_line(s)[:SUMMARY_PREFIX]}",) for s in shown])
+        summaries = [f"{label} {_first_line(value)[:SUMMARY_PREFIX]}" for value in shown]
+        found += expect(line, what, summaries[0], markdown=False, alternatives=[(s,) for s in summaries[1:]])
     else:
         found += expect(line, what, label, markdown=False)
     for field, is_markdown in BODY_VALUES.get(name, {}).items():
@@ -308,7 +335,7 @@ def call_expectations(line: int, name: str, tool_input: dict, cwds: tuple[str, .
     elif name == "AskUserQuestion":
         for question in tool_input.get("questions") or []:
             if isinstance(question, dict):
-                for text in _string_leaves({k: v for k, v in question.items() if k != "multiSelect"}):
+                for text in _string_leaves(question):
                     found += expect(line, "question", text)
     elif name == "TaskUpdate":
         for text in _string_leaves({k: v for k, v in tool_input.items() if k not in ("taskId", "activeForm")}):
@@ -337,15 +364,17 @@ def result_text(content: Any) -> str:
 
 
 def result_expectations(line: int, name: str, part: dict, structured: Any) -> list[Expected]:
-    """A tool result: its text, unless the tool's result is boilerplate the page says differently."""
+    """A tool result: its text, or what it means where the text is boilerplate."""
     text = result_text(part.get("content"))
-    text = TOOL_USE_ERROR_TAG.sub("", ANSI_ESCAPE.sub("", SYSTEM_REMINDER.sub("", text))).strip()
+    text = TOOL_USE_ERROR_TAG.sub("", ANSI_ESCAPE.sub("", INJECTED_REMINDER.sub("", text)))
+    if name == "Read":
+        text = READ_EMPTY_LAST_LINES.sub("", text)
+    text = text.strip()
     what = f"{name} result"
     if not text or name in QUIET_TOOLS or text == INTERRUPTED_FOR_TOOL:
         return []
     said = text.split(USER_SAID, 1)[1] if USER_SAID in text else None
     if name in PLAN_TOOLS:
-        # Approval or rejection shows as the plan's status; what the user said when rejecting must show.
         return expect(line, "plan feedback", said) if said else []
     if name in BOILERPLATE_RESULTS:
         if said:
@@ -362,89 +391,96 @@ def result_expectations(line: int, name: str, part: dict, structured: Any) -> li
         if name == "AskUserQuestion" or part.get("is_error") is True:
             return expect(line, what, text)
         return []  # "Todos have been modified successfully…", "Task #1 created successfully: …"
-    if name == "Read":
-        # Claude Code numbers the empty "line" after a file's last newline; a page may leave that out.
-        text = READ_EMPTY_LAST_LINES.sub("", text)
     return expect(line, what, text, full_output_ok=len(text) > INLINE_OUTPUT_LIMIT)
 
 
-def summary_expectations(line: int, entry: dict) -> list[Expected]:
-    """A continuation summary (isCompactSummary): folded on the page, but there."""
+def _message_text(entry: dict) -> str:
     message = entry.get("message")
     content = message.get("content") if isinstance(message, dict) else None
-    text = content if isinstance(content, str) else result_text(content)
-    return expect(line, "continuation summary", text.strip())
+    return (content if isinstance(content, str) else result_text(content)).strip()
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=1)
+def files_of_uuid() -> dict[str, tuple[Path, ...]]:
+    """The files each entry uuid is written in, for entries written in more than one: a resumed session or
+    a side question replays earlier entries, and a page may show them in one place only."""
+    found: dict[str, list[Path]] = {}
+    for path in ALL_FILES:
+        for entry in read_entries(path):
+            if isinstance(entry.get("uuid"), str) and path not in found.setdefault(entry["uuid"], []):
+                found[entry["uuid"]].append(path)
+    return {uuid: tuple(paths) for uuid, paths in found.items() if len(paths) > 1}
+
+
+KINDS = ("said", "thinking", "call", "result", "summary")
+
+
+@cache
 def expectations(path: Path) -> dict[str, list[Expected]]:
-    """Everything one corpus file should show, by kind: thinking, call, result, summary.
-
-    Left out by design: isMeta entries (text Claude Code adds for the model, e.g. skill bodies and
-    caveats; shown with --show-hidden) and API error messages (shown as notices)."""
+    """Everything one corpus file should show, by kind: said (prompts, replies, API errors), thinking,
+    call, result, summary. A subagent's messages streamed into its parent as agent_progress entries count
+    too: they may be in this file's pages or in those of the subagent's own file, when the corpus has it."""
     numbered = read_numbered_entries(path)
     cwds = tuple(dict.fromkeys(e["cwd"] for _, e in numbered if isinstance(e.get("cwd"), str) and e["cwd"]))
-    found: dict[str, list[Expected]] = {"thinking": [], "call": [], "result": [], "summary": []}
+    found: dict[str, list[Expected]] = {kind: [] for kind in KINDS}
     calls: dict[str, tuple[str, dict]] = {}
     for line, entry in numbered:
-        message = entry.get("message")
-        if entry.get("type") not in ("user", "assistant") or entry.get("isMeta") or not isinstance(message, dict):
-            continue
-        if entry.get("isCompactSummary") or entry.get("isVisibleInTranscriptOnly"):
-            found["summary"] += summary_expectations(line, entry)
-            continue
-        content = message.get("content")
-        if entry.get("isApiErrorMessage") or not isinstance(content, list):
-            continue
-        for part in content:
-            if not isinstance(part, dict):
+        progress = entry.get("data") if entry.get("type") == "progress" else None
+        if isinstance(progress, dict) and progress.get("type") == "agent_progress":
+            if not isinstance(progress.get("message"), dict):
                 continue
-            if entry["type"] == "assistant" and part.get("type") == "thinking":
-                thought = part.get("thinking")
-                if isinstance(thought, str) and thought.strip():
-                    found["thinking"] += expect(line, "thinking", thought)
-            elif entry["type"] == "assistant" and part.get("type") == "tool_use":
-                name = str(part.get("name", ""))
-                tool_input = part["input"] if isinstance(part.get("input"), dict) else {"input": part.get("input")}
-                calls[str(part.get("id", ""))] = (name, tool_input)
-                found["call"] += call_expectations(line, name, tool_input, cwds)
-            elif entry["type"] == "user" and part.get("type") == "tool_result":
-                name, tool_input = calls.get(str(part.get("tool_use_id", "")), ("(unknown tool)", {}))
-                structured = entry.get("toolUseResult")
-                found["result"] += result_expectations(line, name, part, structured)
-                plan = structured.get("plan") if isinstance(structured, dict) else None
-                if name in PLAN_TOOLS and not isinstance(tool_input.get("plan"), str) and isinstance(plan, str):
-                    found["call"] += expect(line, "plan", plan)  # newer versions put the plan in the result
+            entry, prefix = progress["message"], "subagent "
+            also = (AGENT_FILES[progress["agentId"]],) if progress.get("agentId") in AGENT_FILES else ()
+        else:
+            prefix = ""
+            also = tuple(p for p in files_of_uuid().get(str(entry.get("uuid")), ()) if p != path)
+        for kind, items in _read_entry(calls, line, entry, cwds).items():
+            found[kind] += [replace(e, what=prefix + e.what, also_in=also) for e in items]
+    return found
+
+
+def _read_entry(calls: dict[str, tuple[str, dict]], line: int, entry: dict,
+                cwds: tuple[str, ...]) -> dict[str, list[Expected]]:
+    found: dict[str, list[Expected]] = {kind: [] for kind in KINDS}
+    message = entry.get("message")
+    if entry.get("type") not in ("user", "assistant") or entry.get("isMeta") or not isinstance(message, dict):
+        return found
+    if entry.get("isCompactSummary") or entry.get("isVisibleInTranscriptOnly"):
+        found["summary"] += expect(line, "continuation summary", _message_text(entry))
+        return found
+    if entry.get("isApiErrorMessage"):
+        found["said"] += expect(line, "API error", _message_text(entry), markdown=False)
+        return found
+    for text in said_in(entry):
+        found["said"] += expect(line, "prompt" if entry["type"] == "user" else "reply", text)
+    content = message.get("content")
+    for part in content if isinstance(content, list) else []:
+        if not isinstance(part, dict):
+            continue
+        if entry["type"] == "assistant" and part.get("type") == "thinking":
+            thought = part.get("thinking")
+            if isinstance(thought, str) and thought.strip():
+                found["thinking"] += expect(line, "thinking", thought)
+        elif entry["type"] == "assistant" and part.get("type") == "tool_use":
+            name = str(part.get("name", ""))
+            tool_input = part["input"] if isinstance(part.get("input"), dict) else {"input": part.get("input")}
+            calls[str(part.get("id", ""))] = (name, tool_input)
+            found["call"] += call_expectations(line, name, tool_input, cwds)
+        elif entry["type"] == "user" and part.get("type") == "tool_result":
+            name, tool_input = calls.get(str(part.get("tool_use_id", "")), ("(unknown tool)", {}))
+            structured = entry.get("toolUseResult")
+            found["result"] += result_expectations(line, name, part, structured)
+            plan = structured.get("plan") if isinstance(structured, dict) else None
+            if name in PLAN_TOOLS and not isinstance(tool_input.get("plan"), str) and isinstance(plan, str):
+                found["call"] += expect(line, "plan", plan)  # newer versions put the plan in the result
     return found
 
 
 # ---------------------------------------------------------------------------------------------------------
 # The built site, once per module
 
-
-@dataclass(frozen=True)
-class Pages:
-    """The pages made from one corpus file."""
-
-    names: tuple[str, ...]
-    """Their paths in the site."""
-    visible: str
-    """Their visible text, as words."""
-    full_outputs: tuple[str, ...]
-    """The "Full output" text files linked from them, as words."""
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    out = tmp_path_factory.mktemp("corpus") / "site"
-    report = build(BuildConfig(inputs=tuple(ALL_FILES), output=out))
-    page_words = {page.relative_to(out).as_posix(): visible_words(page.read_text(encoding="utf-8"))
-                  for page in sorted(out.rglob("*.html"))}
-    return out, report, page_words
-
-
 # Elements inside a line of text: no space between them, so a word split over several (a highlighted token,
-# a link inside a word) reads whole. Every other element, and a line number in code, stands apart.
+# a code span glued to a word) reads whole. Every other element, and a line number in code, stands apart.
 INLINE_TAGS = frozenset({"a", "abbr", "b", "code", "del", "em", "i", "kbd", "mark", "q", "s", "small", "span",
                          "strong", "sub", "sup", "time", "u"})
 
@@ -460,6 +496,27 @@ def visible_words(html: str) -> str:
     return words(soup.get_text())
 
 
+@dataclass(frozen=True)
+class Pages:
+    """The pages made from one corpus file."""
+
+    names: tuple[str, ...]
+    """Their paths in the site."""
+    visible: str
+    """Their visible text, as words."""
+    full_outputs: tuple[str, ...]
+    """The "Full output" text files beside them, as words."""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("corpus") / "site"
+    report = build(BuildConfig(inputs=tuple(ALL_FILES), output=out))
+    page_words = {page.relative_to(out).as_posix(): visible_words(page.read_text(encoding="utf-8"))
+                  for page in sorted(out.rglob("*.html"))}
+    return out, report, page_words
+
+
 @pytest.fixture(scope="module")
 def corpus_site(built):
     out, report, page_words = built
@@ -472,7 +529,11 @@ def pages_of(built) -> dict[Path, Pages]:
     out, _, page_words = built
     names: dict[Path, list[str]] = {}
     for session in build_archive(*ALL_FILES).sessions.values():
-        names.setdefault(Path(session.source).resolve(), []).append(urls.session_page(session.key))
+        parts = [urls.session_page(session.key)]
+        # A long session is split into several pages: <session>.html, <session>-2.html…
+        while hasattr(urls, "session_part") and urls.session_part(session.key, len(parts) + 1) in page_words:
+            parts.append(urls.session_part(session.key, len(parts) + 1))
+        names.setdefault(Path(session.source).resolve(), []).extend(parts)
     found = {}
     for path, pages in names.items():
         outputs = []
@@ -488,68 +549,86 @@ def pages_of(built) -> dict[Path, Pages]:
 # Checking, and saying what is missing
 
 
+def _places(expected: Expected, pages: Pages, pages_of: dict[Path, Pages]) -> list[str]:
+    """Where it may be: the file's pages (and their Full output files), or those of `also_in`."""
+    places = [pages, *(pages_of[p.resolve()] for p in expected.also_in if p.resolve() in pages_of)]
+    return [text for where in places
+            for text in (where.visible, *(where.full_outputs if expected.full_output_ok else ()))]
+
+
 def _is_found(expected: Expected, places: list[str]) -> bool:
     return any(all(any(text.words in place for place in places) for text in form) for form in expected.forms)
 
 
-def _places(expected: Expected, pages: Pages) -> list[str]:
-    return [pages.visible, *(pages.full_outputs if expected.full_output_ok else ())]
-
-
-def _found_prefix(text: Text, places: list[str]) -> int:
-    """How many of the text's first words are found in one place, in order."""
+def _found_prefix(text: Text, places: list[str]) -> tuple[int, str]:
+    """How many of the text's first words are found in one place, in order, and that place."""
     sequence = text.words.split(" ")
-    low, high = 0, len(sequence)
+    low, high, where = 0, len(sequence), ""
     while low < high:
         middle = (low + high + 1) // 2
-        if any(" ".join(sequence[:middle]) in place for place in places):
-            low = middle
-        else:
+        prefix = " ".join(sequence[:middle])
+        place = next((p for p in places if prefix in p), None)
+        if place is None:
             high = middle - 1
-    return low
+        else:
+            low, where = middle, place
+    return low, where
 
 
-def _snippet(expected: Expected, pages: Pages, page_words: dict[str, str]) -> str:
-    """Where the best form of the text stops being found, quoted from there (at most SNIPPET chars)."""
-    places = _places(expected, pages)
-    best, best_found = None, -1
+def _cut(text: str, limit: int = SNIPPET) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _snippet(expected: Expected, places: list[str], pages: Pages, page_words: dict[str, str]) -> str:
+    """Where the closest form of the text stops being found, quoted from there, with what the page reads
+    at that point when that is telling, and any other page the text is on."""
+    best, best_count, best_place = None, -1, ""
     for form in expected.forms:
         for text in form:
-            count = _found_prefix(text, places)
-            if not any(text.words in place for place in places) and count > best_found:
-                best, best_found = text, count
+            if not any(text.words in place for place in places):
+                count, place = _found_prefix(text, places)
+                if count > best_count:
+                    best, best_count, best_place = text, count, place
     assert best is not None
     total = len(best.words.split(" "))
-    starts = [m.start() for m in WORD.finditer(best.source)]
-    start = starts[best_found] if best_found < len(starts) else 0
-    quoted = " ".join(best.source[start:].split())
-    quoted = quoted if len(quoted) <= SNIPPET else quoted[: SNIPPET - 1] + "…"
-    where = "not found at all" if best_found == 0 else f"found up to word {best_found} of {total}, then"
-    elsewhere = [name for name, visible in page_words.items()
-                 if name not in pages.names and best.words in visible][:2]
-    also = f" (but it is on {', '.join(elsewhere)})" if elsewhere else ""
-    return f"{where}: «{quoted}»{also}"
+    spans = [m.span() for m in WORD.finditer(best.source)]
+    start = spans[best_count - 1][1] if 0 < best_count <= len(spans) else 0  # just after the last word found
+    quoted = _cut(best.source[start:])
+    if best_count == 0:
+        said = f"not found at all: «{quoted}»"
+    else:
+        said = f"found up to word {best_count} of {total}, then: «{quoted}»"
+        if best_count >= 3:
+            prefix = " ".join(best.words.split(" ")[:best_count])
+            after = best_place[best_place.index(prefix) + len(prefix):]
+            said += f"; the page goes on: «{_cut(after, 80) or '(end)'}»"
+    elsewhere = [name for name, visible in page_words.items() if name not in pages.names and best.words in visible]
+    return said + (f" (it is on {', '.join(elsewhere[:2])})" if elsewhere else "")
 
 
 def check(path: Path, kind: str, description: str, pages_of: dict[Path, Pages], built) -> None:
+    """Fail, naming the file, with how many are missing of what kind and the first of each kind."""
     expected = expectations(path)[kind]
     if not expected:
         pytest.skip(f"no {description} in this file")
     pages = pages_of.get(path.resolve(), Pages((), "", ()))
-    missing = [e for e in expected if not _is_found(e, _places(e, pages))]
+    missing = [(e, places) for e in expected if not _is_found(e, places := _places(e, pages, pages_of))]
     if not missing:
         return
     _, _, page_words = built
-    kinds = Counter(e.what for e in missing)
-    lines = [f"{path.relative_to(CORPUS)}: {len(missing)} of {len(expected)} {description} are not in its pages "
-             f"({', '.join(pages.names) or 'no pages were made from it'})",
+    kinds = Counter(e.what for e, _ in missing)
+    where = ", ".join(pages.names) or "no pages were made from it"
+    head = f"{path.relative_to(CORPUS)}: {len(missing)} of {len(expected)} {description} are not in its pages"
+    lines = [f"{head} ({where})",
              "  missing: " + ", ".join(f"{what} ×{count}" for what, count in kinds.most_common())]
+    position = "entry" if path.suffix == ".json" else "line"
     shown: Counter[str] = Counter()
-    for e in missing:
+    for e, places in missing:
         if shown[e.what] >= SHOWN_PER_KIND or sum(shown.values()) >= SHOWN_AT_MOST:
             continue
         shown[e.what] += 1
-        lines.append(f"  line {e.line}, {e.what}: {_snippet(e, pages, page_words)}")
+        lines.append(f"  {position} {e.line}, {e.what}: {_snippet(e, places, pages, page_words)}")
     pytest.fail("\n".join(lines), pytrace=False)
 
 
@@ -565,34 +644,33 @@ def test_the_whole_corpus_builds_without_unknowns_or_diagnostics(corpus_site):
     assert report.diagnostics == []
 
 
-FILE_IDS = {"ids": lambda p: str(p.relative_to(CORPUS))}
+EACH_FILE = pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: str(p.relative_to(CORPUS)))
 
 
-@pytest.mark.parametrize("path", ALL_FILES, **FILE_IDS)
-def test_every_prompt_and_reply_is_in_the_pages(corpus_site, path):
-    _, _, visible = corpus_site
-    missing = [text[:120] for entry in read_entries(path) for text in said_in(entry) if words(text) not in visible]
-    assert missing == []
+@EACH_FILE
+def test_every_prompt_and_reply_is_in_the_pages(pages_of, built, path):
+    """What the user and Claude said, `!` commands and their output, API errors."""
+    check(path, "said", "prompts and replies", pages_of, built)
 
 
-@pytest.mark.parametrize("path", ALL_FILES, **FILE_IDS)
+@EACH_FILE
 def test_every_thinking_block_is_in_the_pages(pages_of, built, path):
     check(path, "thinking", "thinking blocks", pages_of, built)
 
 
-@pytest.mark.parametrize("path", ALL_FILES, **FILE_IDS)
+@EACH_FILE
 def test_every_continuation_summary_is_in_the_pages(pages_of, built, path):
     check(path, "summary", "continuation summaries", pages_of, built)
 
 
-@pytest.mark.parametrize("path", ALL_FILES, **FILE_IDS)
+@EACH_FILE
 def test_every_tool_call_is_in_the_pages(pages_of, built, path):
     """Each call's name as shown with the start of its main input, and what it asked: a command, a file
-    written, a prompt, a plan, questions, todo items, other tools' input values."""
-    check(path, "call", "tool call expectations", pages_of, built)
+    written, a prompt, a plan, questions, todo items, tasks, other tools' input values."""
+    check(path, "call", "tool call checks", pages_of, built)
 
 
-@pytest.mark.parametrize("path", ALL_FILES, **FILE_IDS)
+@EACH_FILE
 def test_every_tool_result_is_in_the_pages(pages_of, built, path):
     """Each result's text (a very long one may be in its linked Full output file instead), or for plans,
     questions and task lists what it meant: the answers, what the user said when rejecting."""

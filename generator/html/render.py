@@ -56,7 +56,8 @@ _FORMATTER = HtmlFormatter(nowrap=True)
 @lru_cache(maxsize=256)
 def _lexer(language: str):
     try:
-        return get_lexer_by_name(language) if language else TextLexer()
+        # stripnl off: a file's leading blank lines are lines too, and shift every number after them.
+        return get_lexer_by_name(language, stripnl=False) if language else TextLexer()
     except ClassNotFound:
         return TextLexer()
 

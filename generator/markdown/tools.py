@@ -169,12 +169,20 @@ def read(call: ToolCall, context: ToolContext) -> ToolView:
     if call.result is None or call.result.is_error or not text:
         return ToolView("Read", display_path(path, context.cwd), output_block(call, context))
     numbered = [READ_LINE.match(line) for line in text.rstrip("\n").split("\n")]
-    if numbered and all(numbered):
-        start = int(numbered[0].group(1))  # type: ignore[union-attr]
-        code = "\n".join(m.group(2) for m in numbered)  # type: ignore[union-attr]
-        body = (fence(code, language_for(path), f"startline={start}"),)
-    else:
-        body = (fence(text, language_for(path)),)
+    if not (numbered and all(numbered)):
+        return ToolView("Read", display_path(path, context.cwd), (fence(text, language_for(path)),))
+    # One fence per run of consecutive numbers, so that each line keeps its own number.
+    runs: list[list[re.Match[str]]] = []
+    for match in numbered:
+        assert match is not None
+        if runs and int(match.group(1)) == int(runs[-1][-1].group(1)) + 1:
+            runs[-1].append(match)
+        else:
+            runs.append([match])
+    body = tuple(
+        fence("\n".join(m.group(2) for m in run), language_for(path), f"startline={run[0].group(1)}")
+        for run in runs
+    )
     return ToolView("Read", display_path(path, context.cwd), body)
 
 
@@ -209,8 +217,7 @@ def _diff_view(call: ToolCall, context: ToolContext, edits: list[tuple[str, str]
         for old, new in edits:
             lines.extend(_replacement_diff(old, new))
     blocks = [fence(strip_ansi("\n".join(lines)), "diff")] if lines else []
-    if call.result and call.result.is_error:
-        blocks.extend(output_block(call, context))
+    blocks.extend(output_block(call, context))
     return ToolView(call.name, display_path(path, context.cwd), tuple(blocks))
 
 
@@ -234,8 +241,7 @@ def multi_edit(call: ToolCall, context: ToolContext) -> ToolView:
 def write(call: ToolCall, context: ToolContext) -> ToolView:
     path = _text(call.input.get("file_path"))
     blocks = [fence(_text(call.input.get("content")), language_for(path))]
-    if call.result and call.result.is_error:
-        blocks.extend(output_block(call, context))
+    blocks.extend(output_block(call, context))
     return ToolView("Write", display_path(path, context.cwd), tuple(blocks))
 
 
@@ -303,6 +309,9 @@ def task_change(call: ToolCall, context: ToolContext) -> ToolView:
         change = _text(call.input.get("status")) or "updated"
         target = f"#{task_id} {subject} → {change}".replace("  ", " ")
     blocks = [checklist(list(call.tasks))] if call.tasks else []
+    description = _text(call.input.get("description"))
+    if description.strip():
+        blocks.extend([label("Description"), prose(description)])
     if call.result and call.result.is_error:
         blocks.extend(output_block(call, context))
     label_text = "New task" if call.name == "TaskCreate" else "Task update"
