@@ -49,8 +49,8 @@ def link(interpreted: Iterable[Interpreted]) -> Archive:
             else:
                 sessions[side.key] = side
 
-    sessions = {key: replace(s, title=_title(s, summaries)) for key, s in sessions.items()}
     sessions = _link_continuations(sessions)
+    sessions = {key: replace(s, title=_title(s, summaries)) for key, s in sessions.items()}
     sessions = _link_subagents(sessions)
     sessions, chains = _link_chains(sessions)
     sessions = {key: replace(s, page_starts=paginate(s.events)) for key, s in sessions.items()}
@@ -140,8 +140,9 @@ def _subagent_for(call: ToolCall, by_agent: dict[str, str], inline_runs: list[Se
     return ""
 
 
-# A page holds about this many characters of transcript; with markup that keeps pages well under 1 MB.
-PAGE_BUDGET = 300_000
+# A page holds about this many characters of transcript. Markup, highlighting and the page around it
+# make the HTML about 3 to 3.5 times larger (measured on examples/), so pages stay near 600 KB.
+PAGE_BUDGET = 180_000
 # Past the inline limit a tool output moves to a text file, so it costs a page only its preview.
 OUTPUT_PREVIEW = 50_000
 
@@ -163,7 +164,7 @@ def paginate(events: tuple[Event, ...], budget: int = PAGE_BUDGET) -> tuple[int,
     for index, event in enumerate(events):
         weight = _weight(event)
         turn_starts = isinstance(event, Prompt) and not event.hidden
-        if index > starts[-1] and (size >= budget and turn_starts or size + weight > 2 * budget):
+        if index > starts[-1] and (size >= budget and turn_starts or size + weight > 3 * budget // 2):
             starts.append(index)
             size = 0
         size += weight
@@ -267,8 +268,15 @@ def _link_continuations(sessions: dict[str, Session]) -> dict[str, Session]:
         continues = min(owners, key=lambda k: (-owners[k], k))
         shown_there = {event.anchor for event in sessions[continues].events}
         kept = tuple(e for e in session.events if e.anchor not in shown_there)  # type: ignore[union-attr]
-        linked[session.key] = replace(session, continues_key=continues, events=kept,
-                                      replayed=len(session.events) - len(kept))
+        # What describes this session is what happened in it: its own entries, prompts and start.
+        own_uuids = tuple(u for u in session.uuids if owner_of_uuid.get((session.project_dir, u)) == session.key)
+        prompts = [e for e in kept if isinstance(e, Prompt) and not e.hidden]
+        started = min((e.timestamp for e in kept if getattr(e, "timestamp", "")), default=session.started)
+        linked[session.key] = replace(
+            session, continues_key=continues, events=kept, replayed=len(session.events) - len(kept),
+            uuids=own_uuids, prompt_count=len(prompts), first_prompt=prompts[0].text if prompts else "",
+            started=started,
+        )
     return linked
 
 

@@ -119,6 +119,8 @@ def prose(text: str) -> str:
     for number in setext_underlines:
         out[number] = re.sub(r"^(\s*)([-=])", r"\1\\\2", out[number], count=1)
     if unclosed_fence:
+        while out and not out[-1].strip():
+            out.pop()  # the text's own trailing newline is not a line of the code
         out.append(unclosed_fence)
     return "\n".join(out)
 

@@ -48,6 +48,18 @@
       var id;
       try { id = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }
       var node = id && document.getElementById(id);
+      var map = document.querySelector("[data-anchor-map]");
+      if (id && !node && map) {
+        // A permalink to a later page of this session: ask the session's anchor map where it lives.
+        var script = document.createElement("script");
+        script.src = map.getAttribute("data-anchor-map");
+        script.onload = function () {
+          var page = window.sessionsiteAnchorPages && window.sessionsiteAnchorPages[id];
+          if (page) location.replace(page + "#" + encodeURIComponent(id));
+        };
+        document.head.appendChild(script);
+        return;
+      }
       var target = node;
       while (node) { if (node.tagName === "DETAILS") node.open = true; node = node.parentElement; }
       if (target && target.scrollIntoView) target.scrollIntoView();
