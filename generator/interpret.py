@@ -240,7 +240,6 @@ class _SessionBuilder:
     tasks: dict[str, TaskItem] = field(default_factory=dict)
     progress_runs: dict[str, list[Entry]] = field(default_factory=dict)
     model_of_message: dict[tuple[str, str], str] = field(default_factory=dict)
-    active_ms: int = 0
 
     def __post_init__(self) -> None:
         self.agent_id = self.agent_id or self.source.agent_id
@@ -612,10 +611,10 @@ class _SessionBuilder:
             self.events.append(Notice(anchor, timestamp, "compaction",
                                       "Conversation compacted" + (f" ({detail})" if detail else "")))
             return
+        milliseconds = 0
         if subtype == "turn_duration":
             duration = data.get("durationMs")
-            if isinstance(duration, (int, float)):
-                self.active_ms += int(duration)
+            milliseconds = int(duration) if isinstance(duration, (int, float)) else 0
             text = f"Turn took {duration / 1000:.1f} s" if isinstance(duration, (int, float)) else "Turn ended"
         elif subtype == "stop_hook_summary":
             text = f"Stop hooks ran ({data.get('hookCount', 0)})"
@@ -629,7 +628,8 @@ class _SessionBuilder:
         if subtype not in KNOWN_SYSTEM_SUBTYPES:
             self.unknown[f"system:{subtype}"] += 1
         self.events.append(Notice(anchor, timestamp, subtype.replace("_", "-") or "system", text,
-                                  hidden=subtype in HIDDEN_SYSTEM_SUBTYPES or not text.strip()))
+                                  hidden=subtype in HIDDEN_SYSTEM_SUBTYPES or not text.strip(),
+                                  milliseconds=milliseconds))
 
     def _permission_mode(self, data: Mapping[str, Any], mode: str) -> None:
         if mode == self.permission_mode:
@@ -744,13 +744,18 @@ class _SessionBuilder:
             first_prompt=first_prompt,
             usage=_usage(usage),
             usage_by_model=MappingProxyType({model: _usage(c) for model, c in sorted(per_model.items())}),
-            active_ms=self.active_ms,
+            active_ms=active_milliseconds(self.events),
             agent_id=self.agent_id if (self.source.is_subagent or parent_key) else "",
             parent_key=parent_key,
             uuids=tuple(self.seen_uuids),
             leaf_summaries=MappingProxyType(dict(self.leaf_summaries)),
             custom_title=self.custom_title,
         )
+
+
+def active_milliseconds(events: Iterable[Event]) -> int:
+    """Time Claude spent working: the sum of the session's turn durations."""
+    return sum(e.milliseconds for e in events if isinstance(e, Notice) and e.kind == "turn-duration")
 
 
 def _usage(counted: Counter[str]) -> Usage:

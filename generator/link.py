@@ -13,7 +13,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Iterable
 
-from .interpret import PLAN_PREAMBLE, PLAN_STARTED_SESSION, Interpreted
+from .interpret import PLAN_PREAMBLE, PLAN_STARTED_SESSION, Interpreted, active_milliseconds
 from .model import Archive, Chain, Event, Notice, Plan, Project, Prompt, Session, ToolCall, Unknown
 from .text import plain, shorten
 
@@ -275,7 +275,7 @@ def _link_continuations(sessions: dict[str, Session]) -> dict[str, Session]:
         linked[session.key] = replace(
             session, continues_key=continues, events=kept, replayed=len(session.events) - len(kept),
             uuids=own_uuids, prompt_count=len(prompts), first_prompt=prompts[0].text if prompts else "",
-            started=started,
+            started=started, active_ms=active_milliseconds(kept),
         )
     return linked
 

@@ -225,6 +225,8 @@ class Notice:
     """Plain text for a person (untrusted)."""
     hidden: bool = False
     """True for bookkeeping shown only with --show-hidden."""
+    milliseconds: int = 0
+    """For a turn-duration notice: how long the turn took."""
 
 
 @dataclass(frozen=True, slots=True)
