@@ -17,11 +17,10 @@ import time
 from pathlib import Path
 
 from generator import __version__
-from generator.build import SessionRenderer, collect, render_sessions
-from generator.html import PageBuilder, render_indexes
+from generator.build import collect, render_files
 from generator.html.theme import Theme
 from generator.markdown import MarkdownOptions
-from generator.write import OutputFiles, write_output
+from generator.write import write_output
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -58,19 +57,7 @@ def main() -> None:
         timings["phase 1: read to link"] = time.perf_counter() - start
 
         start = time.perf_counter()
-        theme = Theme.load(None)
-        builder = PageBuilder(archive_model, theme, __version__)
-        renderer = SessionRenderer(archive_model, MarkdownOptions(), builder)
-        files = OutputFiles()
-        for markdown, pages in render_sessions(renderer, args.jobs):
-            files.add(markdown.path, markdown.text)
-            files.add_all(markdown.attachments)
-            for path, content in markdown.media.items():
-                files.add_shared(path, content)
-            files.add_all(pages)
-        indexes = render_indexes(archive_model, builder, theme)
-        files.add_all(indexes.pages)
-        files.add_all(indexes.assets)
+        files, _ = render_files(archive_model, Theme.load(None), MarkdownOptions(), args.jobs)
         timings[f"phase 2: render ({args.jobs} jobs)"] = time.perf_counter() - start
 
         start = time.perf_counter()

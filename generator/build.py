@@ -145,6 +145,26 @@ def render_sessions(renderer: SessionRenderer, jobs: int) -> Iterator[tuple[Mark
         _FORKED_RENDERER = None
 
 
+def render_files(archive: Archive, theme: Theme | None, options: MarkdownOptions, jobs: int) -> tuple[OutputFiles, int]:
+    """Phase 2: every output file, and how many pages there are (Markdown documents without a theme)."""
+    builder = PageBuilder(archive, theme, __version__) if theme else None
+    files = OutputFiles()
+    pages_written = 0
+    for markdown, pages in render_sessions(SessionRenderer(archive, options, builder), jobs):
+        files.add(markdown.path, markdown.text)
+        files.add_all(markdown.attachments)
+        for path, content in markdown.media.items():
+            files.add_shared(path, content)
+        files.add_all(pages)
+        pages_written += sum(1 for path in pages if path.endswith(".html"))
+    if builder is None or theme is None:
+        return files, len(archive.sessions)
+    indexes = render_indexes(archive, builder, theme)
+    files.add_all(indexes.pages)
+    files.add_all(indexes.assets)
+    return files, pages_written + len(indexes.pages)
+
+
 def build(config: BuildConfig, progress: Callable[[Iterable[T]], Iterator[T]] | None = None) -> BuildReport:
     archive, report = collect(config.inputs, progress)
     for diagnostic in report.diagnostics:
@@ -153,26 +173,10 @@ def build(config: BuildConfig, progress: Callable[[Iterable[T]], Iterator[T]] | 
         raise StrictModeError(f"{len(report.diagnostics)} problem(s) in the input (--strict)")
 
     theme = None if config.markdown_only else Theme.load(config.theme)
-    builder = PageBuilder(archive, theme, __version__) if theme else None
-    renderer = SessionRenderer(archive, MarkdownOptions(show_hidden=config.show_hidden), builder)
-    files = OutputFiles()
-    for markdown, pages in render_sessions(renderer, config.jobs):
-        files.add(markdown.path, markdown.text)
-        files.add_all(markdown.attachments)
-        for path, content in markdown.media.items():
-            files.add_shared(path, content)
-        files.add_all(pages)
-        report.pages += sum(1 for path in pages if path.endswith(".html"))
-    if builder and theme:
-        indexes = render_indexes(archive, builder, theme)
-        files.add_all(indexes.pages)
-        files.add_all(indexes.assets)
-        report.pages += len(indexes.pages)
-    else:
-        report.pages = len(archive.sessions)
+    files, report.pages = render_files(archive, theme, MarkdownOptions(show_hidden=config.show_hidden), config.jobs)
     write_output(files, config.output)
     log.info("wrote %d files to %s (%d sessions)", len(files), config.output, report.sessions)
     return report
 
 
-__all__ = ["BuildConfig", "BuildReport", "SessionRenderer", "build", "collect", "render_sessions"]
+__all__ = ["BuildConfig", "BuildReport", "SessionRenderer", "build", "collect", "render_files", "render_sessions"]
