@@ -51,11 +51,6 @@ def session_markdown(key: str) -> str:
     return session_page(key, "md")
 
 
-def markdown_export(key: str) -> str:
-    """Path of a session's Markdown in a `sessionsite markdown` export: the same tree, without pages."""
-    return session_markdown(key)
-
-
 def attachment(key: str, name: str) -> str:
     """Files that belong to one session page (pasted images), in a folder beside it."""
     return f"{session_page(key, 'files')}/{_safe(name)}"

@@ -74,10 +74,6 @@ def renders(*names: str) -> Callable[[Renderer], Renderer]:
     return register
 
 
-def is_known(name: str) -> bool:
-    return name in _RENDERERS
-
-
 def render_tool(call: ToolCall, context: ToolContext) -> ToolView:
     return _RENDERERS.get(call.name, generic)(call, context)
 
