@@ -11,7 +11,7 @@ import logging
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
@@ -25,6 +25,7 @@ from .link import link
 from .markdown import MarkdownOptions, MarkdownPage, render_session
 from .model import Archive, Diagnostic
 from .read import read_file
+from .redact import Redactor
 from .write import OutputFiles, write_output
 
 log = logging.getLogger("sessionsite")
@@ -53,6 +54,10 @@ class BuildConfig:
     """Write only the Markdown intermediates (and the files they link to)."""
     strict: bool = False
     """Fail when there are diagnostics."""
+    redact: bool = True
+    """Replace secrets (keys, tokens, passwords) with visible markers."""
+    redact_paths: bool = False
+    """Replace home directories with ~."""
     jobs: int = 1
     """Worker processes for phase 2 (rendering); 1 renders in this process."""
 
@@ -66,6 +71,7 @@ class BuildReport:
     events: Counter[str] = field(default_factory=Counter)
     unknown: Counter[str] = field(default_factory=Counter)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    redactions: Counter[str] = field(default_factory=Counter)
 
     def to_json(self) -> str:
         data: dict[str, Any] = {
@@ -73,6 +79,7 @@ class BuildReport:
             "pages": self.pages,
             "events": dict(sorted(self.events.items())),
             "unknown": dict(sorted(self.unknown.items())),
+            "redactions": dict(sorted(self.redactions.items())),
             "diagnostics": [
                 {"file": d.file, "line": d.line, "message": d.message} for d in self.diagnostics
             ],
@@ -81,22 +88,25 @@ class BuildReport:
 
 
 def collect(inputs: Iterable[Path], progress: Callable[[Iterable[T]], Iterator[T]] | None = None,
-            ) -> tuple[Archive, BuildReport]:
-    """Phase 1: discover, read, interpret and link every session."""
+            redactor: Redactor | None = None) -> tuple[Archive, BuildReport]:
+    """Phase 1: discover, read, redact, interpret and link every session."""
     files = discover(list(inputs))
     if not files:
         raise InputError("no Claude Code session files (*.jsonl) found in " + ", ".join(map(str, inputs)))
+    redactor = redactor or Redactor()
     report = BuildReport()
     interpreted: list[Interpreted] = []
     iterate: Callable[[Iterable[SessionFile]], Iterator[SessionFile]] = progress or iter  # type: ignore[assignment]
     for session_file in iterate(files):
-        result = interpret(session_file, read_file(session_file.path))
+        session_file = replace(session_file, project_dir=redactor.project_dir(session_file.project_dir))
+        result = interpret(session_file, redactor.read_result(read_file(session_file.path)))
         interpreted.append(result)
         report.diagnostics.extend(result.diagnostics)
         report.unknown.update(result.unknown)
         if not result.has_conversation:
             log.info("%s: no conversation in it (metadata only); no page", session_file.path)
     archive = link(interpreted)
+    report.redactions = redactor.counts
     report.sessions = len(archive.sessions)
     for session in archive.sessions.values():
         report.events.update(EVENT_KINDS[type(event).__name__] for event in session.events)
@@ -166,7 +176,7 @@ def render_files(archive: Archive, theme: Theme | None, options: MarkdownOptions
 
 
 def build(config: BuildConfig, progress: Callable[[Iterable[T]], Iterator[T]] | None = None) -> BuildReport:
-    archive, report = collect(config.inputs, progress)
+    archive, report = collect(config.inputs, progress, Redactor(secrets=config.redact, home=config.redact_paths))
     for diagnostic in report.diagnostics:
         log.warning("%s:%d: %s", diagnostic.file, diagnostic.line, diagnostic.message)
     if config.strict and report.diagnostics:

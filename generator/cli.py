@@ -78,6 +78,9 @@ common_options = [
                  help="Write a JSON build report (sessions, pages, events, unknown names, diagnostics)."),
     click.option("--show-hidden", is_flag=True, help="Also show system noise (meta entries, reminders, bookkeeping)."),
     click.option("--strict", is_flag=True, help="Fail (exit 1) if any input line could not be read."),
+    click.option("--no-redact", "no_redact", is_flag=True,
+                 help="Keep secrets (API keys, tokens, passwords) instead of replacing them with [REDACTED:…]."),
+    click.option("--redact-paths", is_flag=True, help="Also replace home directories (/home/you, /Users/you) with ~."),
     click.option("-j", "--jobs", type=click.IntRange(min=1), default=lambda: os.cpu_count() or 1,
                  show_default="the number of CPUs", help="Processes rendering pages in parallel."),
     click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks."),
@@ -108,7 +111,8 @@ def main() -> None:
 @_with_common
 @click.option("--theme", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Theme folder whose templates/ and static/ override the default theme's.")
-def build_command(inputs, output, report_file, show_hidden, strict, jobs, verbose, theme) -> None:
+def build_command(inputs, output, report_file, show_hidden, strict, no_redact, redact_paths, jobs, verbose,
+                  theme) -> None:
     """Build the HTML archive (with its Markdown intermediates) into OUTPUT.
 
     Example:
@@ -116,13 +120,14 @@ def build_command(inputs, output, report_file, show_hidden, strict, jobs, verbos
         sessionsite build ~/.claude/projects/-home-me-src-app -o site --report report.json
     """
     config = BuildConfig(inputs=_inputs(inputs), output=output, theme=theme, show_hidden=show_hidden,
-                         strict=strict, jobs=jobs)
+                         strict=strict, jobs=jobs, redact=not no_redact, redact_paths=redact_paths)
     _run(config, report_file, verbose)
 
 
 @main.command("markdown")
 @_with_common
-def markdown_command(inputs, output, report_file, show_hidden, strict, jobs, verbose) -> None:
+def markdown_command(inputs, output, report_file, show_hidden, strict, no_redact, redact_paths, jobs,
+                     verbose) -> None:
     """Write only the Markdown intermediates: one .md per session, GitHub-flavoured, with front matter.
 
     Example:
@@ -130,5 +135,5 @@ def markdown_command(inputs, output, report_file, show_hidden, strict, jobs, ver
         sessionsite markdown ~/.claude/projects/-home-me-src-app/1f0c….jsonl -o notes
     """
     config = BuildConfig(inputs=_inputs(inputs), output=output, show_hidden=show_hidden, strict=strict,
-                         markdown_only=True, jobs=jobs)
+                         markdown_only=True, jobs=jobs, redact=not no_redact, redact_paths=redact_paths)
     _run(config, report_file, verbose)

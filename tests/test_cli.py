@@ -46,7 +46,7 @@ def test_build_writes_site_and_report(runner, tmp_path):
     result = runner.invoke(main, ["build", str(EXAMPLES), "-o", str(out), "--report", str(report_file)])
     assert result.exit_code == 0, result.output
     report = json.loads(report_file.read_text(encoding="utf-8"))
-    assert set(report) == {"sessions", "pages", "events", "unknown", "diagnostics"}
+    assert set(report) == {"sessions", "pages", "events", "unknown", "diagnostics", "redactions"}
     pages = sorted(out.rglob("*.html"))
     assert report["pages"] == len(pages)
     assert report["sessions"] == len(list(out.rglob("*.md")))
