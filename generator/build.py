@@ -26,7 +26,7 @@ from .markdown import MarkdownOptions, MarkdownPage, render_session
 from .model import Archive, Diagnostic
 from .read import read_file
 from .redact import Redactor
-from .write import OutputFiles, write_output
+from .write import OutputFiles, check_output_location, write_output
 
 log = logging.getLogger("sessionsite")
 T = TypeVar("T")
@@ -176,6 +176,7 @@ def render_files(archive: Archive, theme: Theme | None, options: MarkdownOptions
 
 
 def build(config: BuildConfig, progress: Callable[[Iterable[T]], Iterator[T]] | None = None) -> BuildReport:
+    check_output_location(config.output, config.inputs)
     archive, report = collect(config.inputs, progress, Redactor(secrets=config.redact, home=config.redact_paths))
     for diagnostic in report.diagnostics:
         log.warning("%s:%d: %s", diagnostic.file, diagnostic.line, diagnostic.message)

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from . import urls
 from .errors import InputError
 
 AGENT_FILE = re.compile(r"^agent-(?P<agent>.+)\.jsonl$")
@@ -63,22 +64,23 @@ def _distinct_project_names(files: list[SessionFile]) -> list[SessionFile]:
     folders_by_name: dict[str, list[Path]] = {}
     for session_file in files:
         folder = _project_folder_of(session_file).resolve()
-        names = folders_by_name.setdefault(session_file.project_dir, [])
+        # Compared as output folders: `-home-x` and `home-x` would land in the same one.
+        names = folders_by_name.setdefault(urls.project_folder(session_file.project_dir), [])
         if folder not in names:
             names.append(folder)
     used = set(folders_by_name)
     unique_names: dict[Path, str] = {}
-    for name in sorted(folders_by_name):
-        for folder in sorted(folders_by_name[name])[1:]:
+    for output_folder in sorted(folders_by_name):
+        for folder in sorted(folders_by_name[output_folder])[1:]:
             depth = 2
             candidate = "-".join(folder.parts[-depth:])
-            while candidate in used and depth < len(folder.parts):
+            while urls.project_folder(candidate) in used and depth < len(folder.parts):
                 depth += 1
                 candidate = "-".join(folder.parts[-depth:])
             number = 2
-            while candidate in used:  # the whole path is taken too: fall back to a counter
-                candidate, number = f"{name}-{number}", number + 1
-            used.add(candidate)
+            while urls.project_folder(candidate) in used:  # the whole path is taken too: count
+                candidate, number = f"{folder.name}-{number}", number + 1
+            used.add(urls.project_folder(candidate))
             unique_names[folder] = candidate
     return [
         replace(f, project_dir=unique_names[folder]) if (folder := _project_folder_of(f).resolve()) in unique_names else f

@@ -11,6 +11,12 @@ class SessionsiteError(click.ClickException):
     exit_code = 1
 
 
+class UsageProblem(SessionsiteError):
+    """Options that cannot work together, such as an output folder inside the input: a usage error."""
+
+    exit_code = 2
+
+
 class InputError(SessionsiteError):
     """An INPUT that cannot be used: missing, unreadable, or holding no sessions."""
 

@@ -12,16 +12,22 @@ import re
 INDEX = "index.html"
 ASSETS = "assets"
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]|^\.")
+# Names the site itself uses inside a project folder, which a session file may not take.
+_RESERVED = frozenset({"index"})
 
 
 def _safe(component: str) -> str:
-    cleaned = _UNSAFE.sub("_", component).strip("._-")
-    return cleaned or "_"
+    """A file name from a name in the input, one-to-one: letters, digits, `_ - .` stay, anything else
+    (a slash, `..`, a space, a non-ASCII letter) becomes `~` and its UTF-8 bytes in hex. So no name can
+    leave the output folder, and two different names never share a file."""
+    encoded = _UNSAFE.sub(lambda m: "".join(f"~{byte:02x}" for byte in m.group().encode("utf-8")), component)
+    return encoded or "~"
 
 
 def project_folder(dir_name: str) -> str:
-    return f"projects/{_safe(dir_name)}"
+    """`-home-ada-src-app` -> projects/home-ada-src-app (discover keeps two folders from sharing one)."""
+    return f"projects/{_safe(dir_name.removeprefix('-'))}"
 
 
 def project_page(dir_name: str) -> str:
@@ -31,15 +37,17 @@ def project_page(dir_name: str) -> str:
 def session_page(key: str, extension: str = "html") -> str:
     """`<project>/<stem>[/<agent>]` -> projects/<project>/<stem>[/<agent>].<extension>"""
     project, _, rest = key.partition("/")
-    parts = [_safe(p) for p in rest.split("/")] if rest else ["session"]
+    parts = [_safe(p) for p in rest.split("/")] if rest else ["~session"]
+    if parts[0] in _RESERVED:
+        parts[0] = "~" + parts[0]  # `~` followed by no hex digits: _safe never makes that
     return f"{project_folder(project)}/{'/'.join(parts)}.{extension}"
 
 
 def session_part(key: str, page: int) -> str:
     """Page `page` (1-based) of a long session: the first keeps the session's own name, later ones add
-    their number (`<session>-2.html`)."""
+    their number (`<session>~p2.html`; `~p` cannot come out of _safe, so no session name collides)."""
     first = session_page(key)
-    return first if page <= 1 else f"{first[: -len('.html')]}-{page}.html"
+    return first if page <= 1 else f"{first[: -len('.html')]}~p{page}.html"
 
 
 def anchor_map(key: str) -> str:
@@ -52,7 +60,7 @@ def session_markdown(key: str) -> str:
 
 
 def attachment(key: str, name: str) -> str:
-    """Files that belong to one session page (pasted images), in a folder beside it."""
+    """Files that belong to one session page (full tool outputs), in a folder beside it."""
     return f"{session_page(key, 'files')}/{_safe(name)}"
 
 

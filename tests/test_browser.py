@@ -147,7 +147,7 @@ def test_a_permalink_to_a_later_page_works_from_the_first_page(browser, tmp_path
     out = tmp_path / "site"
     build(BuildConfig(inputs=(project,), output=out))
     folder = out / "projects" / "home-ada-src-tidewatch"
-    last_page = max(folder.glob("long-*.html"), key=lambda p: int(p.stem.rsplit("-", 1)[1]))
+    last_page = max(folder.glob("long~p*.html"), key=lambda p: int(p.stem.rsplit("~p", 1)[1]))
     anchor = message_ids(last_page)[-1]
     page, _ = open_page(browser, out, "projects/home-ada-src-tidewatch/long.html")
     page.goto((folder / "long.html").resolve().as_uri() + "#" + anchor)

@@ -159,12 +159,12 @@ def test_a_long_session_is_split_into_linked_pages_and_permalinks_reach_any_page
     out = tmp_path / "site"
     build(BuildConfig(inputs=(project,), output=out))
     folder = out / "projects" / PROJECT_DIR.lstrip("-")
-    pages = [folder / f"{source.stem}.html", *sorted(folder.glob(f"{source.stem}-*.html"),
-                                                     key=lambda p: int(p.stem.rsplit("-", 1)[1]))]
+    pages = [folder / f"{source.stem}.html", *sorted(folder.glob(f"{source.stem}~p*.html"),
+                                                     key=lambda p: int(p.stem.rsplit("~p", 1)[1]))]
     assert len(pages) >= 3
     assert all(p.stat().st_size < 1_000_000 for p in pages)
     first = BeautifulSoup(pages[0].read_text(encoding="utf-8"), "html.parser")
-    assert first.select_one(".pagination a[rel=next]")["href"] == f"{source.stem}-2.html"
+    assert first.select_one(".pagination a[rel=next]")["href"] == f"{source.stem}~p2.html"
     # Every prompt in the outline links to the page that shows it.
     for link in first.select(".outline a"):
         href = urlsplit(link["href"])

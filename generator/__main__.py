@@ -1,0 +1,5 @@
+"""`python -m generator` runs the `sessionsite` command."""
+
+from .cli import main
+
+main()
