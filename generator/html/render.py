@@ -26,7 +26,11 @@ from pygments.util import ClassNotFound
 
 # Past this size a block is shown plain: highlighting megabytes of log output helps no reader.
 HIGHLIGHT_LIMIT = 200_000
-_STRUCTURAL_HTML = re.compile(r"^\s*</?(?:div|details|summary|p)(?:\s[^<>]*)?>", re.I)
+# The HTML blocks the markdown stage writes open with exactly one of these: a closing </div> or
+# </details>, or a <div>, <details> or <p> with a class (and perhaps an id, or open).
+_STRUCTURAL_HTML = re.compile(
+    r'^(?:</(?:div|details)>|<(?:div|details|p) class="[A-Za-z0-9 _-]+"(?: id="[A-Za-z0-9_-]+")?(?: open)?>)'
+)
 _TASK_CHECKBOX = re.compile(
     r'^<input class="task-list-item-checkbox"(?: checked="checked")? disabled="disabled" type="checkbox">$'
 )

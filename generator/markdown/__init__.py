@@ -30,7 +30,7 @@ from ..model import (
     Unknown,
     Unreadable,
 )
-from .escape import fence, html_text, inline_code, prose
+from .escape import fence, html_text, inline_code, literal, prose
 from ..text import strip_ansi
 from .tools import ToolContext, json_block, render_tool
 
@@ -141,7 +141,7 @@ class _Renderer:
 
     def header(self) -> str:
         session, sessions = self.session, self.archive.sessions
-        blocks = [f"# {prose(' '.join(session.title.split()))}"]
+        blocks = [f"# {literal(session.title)}"]
         if session.parent_key in sessions:
             parent = sessions[session.parent_key]
             anchor = f"#{session.parent_anchor}" if session.parent_anchor else ""
@@ -291,7 +291,7 @@ class _Renderer:
                     lines.append(f"![Image {number}]({link})")
             else:
                 where = inline_code(media.source) if media.source and not media.source.startswith("(") else (
-                    prose(media.source or "not embedded"))
+                    literal(media.source or "not embedded"))
                 lines.append(f"*{kind} {number}, not embedded: {where}*")
         return "\n\n".join(lines)
 

@@ -27,6 +27,8 @@ _NEEDS_ESCAPE = re.compile(
 )
 _ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _BACKTICK_RUN = re.compile(r"`+")
+# What can start or end inline Markdown (emphasis, code, links, HTML, entities, autolinks, strikethrough).
+_INLINE_SYNTAX = frozenset("\\`*_[]<>#!|~&{}")
 _MAX_PASSES = 20
 # Without any of these, prose has no HTML, entities, code, fences or setext underlines to handle.
 _MAY_NEED_ESCAPING = re.compile(r"[<&`~]|\n {0,3}[-=]")
@@ -43,8 +45,29 @@ def block_parser() -> MarkdownIt:
 
 
 def html_text(text: str) -> str:
-    """Text for inside our own HTML elements."""
-    return html.escape(text, quote=True)
+    """Text for inside our own HTML elements. Line breaks become character references: a blank line
+    would end the HTML block early and spill the rest into Markdown."""
+    return html.escape(text, quote=True).replace("\r", "&#13;").replace("\n", "&#10;")
+
+
+def literal(text: str) -> str:
+    """Plain text (a title, a label, an option) as Markdown that shows exactly these characters on one
+    line: every ASCII punctuation mark backslash-escaped, so nothing in it can open emphasis, a link, a
+    code span or a block, or close ours."""
+    flat = " ".join(text.split())
+    escaped = "".join("\\" + char if char in _INLINE_SYNTAX else char for char in flat)
+    # At the start of a line, these would make a list, a heading rule or a setext underline.
+    return "\\" + escaped if escaped[:1] in ("-", "+", "=") else escaped
+
+
+def one_line(text: str) -> str:
+    """Transcript Markdown kept to one line (a list item): inline formatting and code still work, but
+    nothing can start a block (a leading fence, heading or quote marker is escaped)."""
+    flat = " ".join(text.split())
+    if flat[:1] in _ASCII_PUNCTUATION:
+        flat = "\\" + flat
+    rendered = prose(flat)
+    return rendered if "\n" not in rendered else literal(text)
 
 
 def fence(code: str, language: str = "", attributes: str = "") -> str:

@@ -20,7 +20,7 @@ from pygments.util import ClassNotFound
 
 from ..model import TaskItem, ToolCall
 from ..text import strip_ansi
-from .escape import fence, html_text, inline_code, prose
+from .escape import fence, html_text, inline_code, literal, one_line, prose
 
 # Past this many characters a tool output is previewed, and linked in full as a text file.
 INLINE_OUTPUT_LIMIT = 50_000
@@ -150,7 +150,7 @@ def bash(call: ToolCall, context: ToolContext) -> ToolView:
     description = _text(call.input.get("description"))
     blocks = []
     if description:
-        blocks.append(f"*{prose(description)}*")
+        blocks.append(f"*{literal(description)}*")
     blocks.append(fence(command, "powershell" if call.name == "PowerShell" else "bash"))
     blocks.extend(output_block(call, context))
     structured = call.result.structured if call.result else None
@@ -273,7 +273,7 @@ def checklist(items: list[TaskItem]) -> str:
     lines = []
     for item in items:
         mark = "x" if item.status == "completed" else " "
-        text = prose(" ".join(item.subject.split())) or "(no subject)"
+        text = one_line(item.subject) or "(no subject)"
         lines.append(f"- [{mark}] {'**' + text + '**' if item.status == 'in_progress' else text}")
     return "\n".join(lines)
 
@@ -360,7 +360,7 @@ def task(call: ToolCall, context: ToolContext) -> ToolView:
     agent_type = _text(call.input.get("subagent_type"))
     blocks = []
     if context.subagent_link:
-        blocks.append(f"[Subagent transcript: {prose(context.subagent_title or description)}]({context.subagent_link})")
+        blocks.append(f"[Subagent transcript: {literal(context.subagent_title or description)}]({context.subagent_link})")
     prompt = _text(call.input.get("prompt"))
     if prompt:
         blocks.extend([label("Prompt"), prose(prompt)])
@@ -379,7 +379,7 @@ def web_search(call: ToolCall, context: ToolContext) -> ToolView:
 @renders("WebFetch")
 def web_fetch(call: ToolCall, context: ToolContext) -> ToolView:
     prompt = _text(call.input.get("prompt"))
-    blocks = [f"*{prose(prompt)}*"] if prompt else []
+    blocks = [label("Prompt"), prose(prompt)] if prompt else []
     text = result_text(call)
     if text.strip():
         blocks.append(prose(text) if not (call.result and call.result.is_error) else fence(text, "text"))
@@ -409,7 +409,7 @@ def ask_user_question(call: ToolCall, context: ToolContext) -> ToolView:
         answer = answers.get(asked, "")
         picked = {part.strip() for part in answer.split(",")} | {answer.strip()}
         header = _text(question.get("header"))
-        blocks.append(f"**{prose(asked)}**" + (f" *({prose(header)})*" if header else ""))
+        blocks.append(f"**{literal(asked)}**" + (f" *({literal(header)})*" if header else ""))
         lines = []
         options = question.get("options")
         for option in options if isinstance(options, list) else []:
@@ -418,13 +418,13 @@ def ask_user_question(call: ToolCall, context: ToolContext) -> ToolView:
             name = _text(option.get("label"))
             description = _text(option.get("description"))
             chosen = name.strip() in picked
-            text = f"**{prose(name)}** ✓" if chosen else prose(name)
-            lines.append(f"- {text}" + (f" — {prose(description)}" if description else ""))
+            text = f"**{literal(name)}** ✓" if chosen else literal(name)
+            lines.append(f"- {text}" + (f" — {one_line(description)}" if description else ""))
         if lines:
             blocks.append("\n".join(lines))
         known = {_text(o.get("label")).strip() for o in (options or []) if isinstance(o, dict)}
         if answer and not picked & known:
-            blocks.append(f"Answer: **{prose(answer)}**")  # typed in, not one of the options
+            blocks.append(f"Answer: **{literal(answer)}**")  # typed in, not one of the options
         elif not answer and call.result is not None and not call.result.is_error:
             blocks.append("*No answer recorded for this question.*")
     if call.result is None or call.result.is_error or not answers:
