@@ -281,7 +281,7 @@ class _SessionBuilder:
         handler = _ENTRY_HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is not None:
             handler(self, entry)
-        elif kind in BOOKKEEPING_TYPES:
+        elif isinstance(kind, str) and kind in BOOKKEEPING_TYPES:
             self._bookkeeping(entry)
         else:
             name = f"type:{kind}" if isinstance(kind, str) else "type:(missing)"
@@ -587,7 +587,8 @@ class _SessionBuilder:
             self.model_of_message[key] = message["model"]
         for field_name in USAGE_FIELDS:
             value = usage.get(field_name)
-            if isinstance(value, int) and value > counted[field_name]:
+            # Counts past a trillion tokens in one message are a broken log; they are not added up.
+            if isinstance(value, int) and not isinstance(value, bool) and value < 10**12 and value > counted[field_name]:
                 counted[field_name] = value
 
     def _system(self, entry: Entry) -> None:
@@ -614,8 +615,12 @@ class _SessionBuilder:
         milliseconds = 0
         if subtype == "turn_duration":
             duration = data.get("durationMs")
-            milliseconds = int(duration) if isinstance(duration, (int, float)) else 0
-            text = f"Turn took {duration / 1000:.1f} s" if isinstance(duration, (int, float)) else "Turn ended"
+            # A day at most: anything else (NaN, infinity, a 400-digit number) is a broken log, not a turn.
+            if isinstance(duration, (int, float)) and not isinstance(duration, bool) and 0 <= duration <= 86_400_000:
+                milliseconds = int(duration)
+                text = f"Turn took {duration / 1000:.1f} s"
+            else:
+                text = "Turn ended"
         elif subtype == "stop_hook_summary":
             text = f"Stop hooks ran ({data.get('hookCount', 0)})"
         if not subtype:

@@ -8,6 +8,7 @@ nothing is silently dropped and everything around it still renders.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Union
@@ -68,11 +69,32 @@ def _read_line(name: str, number: int, raw: bytes) -> Iterator[tuple[ReadItem | 
         reason = "JSON nested too deeply to read"
         yield BrokenLine(name, number, stripped, reason), Diagnostic(name, number, reason)
         return
+    except ValueError as error:  # valid syntax Python will not hold, such as an integer of 5,000 digits
+        reason = f"not readable as JSON: {error}"
+        yield BrokenLine(name, number, stripped[:2000], reason), Diagnostic(name, number, reason)
+        return
+    if _LONE_SURROGATE.search(stripped):
+        data = _without_lone_surrogates(data)
     if not isinstance(data, dict):
         reason = f"expected a JSON object, found {_json_kind(data)}"
         yield BrokenLine(name, number, stripped, reason), Diagnostic(name, number, reason)
         return
     yield Entry(name, number, data), None
+
+
+# JSON may escape half of a UTF-16 pair (`\ud83d` alone: a string cut inside an emoji); Python keeps it as
+# a lone surrogate, which no UTF-8 output can hold.
+_LONE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _without_lone_surrogates(value: object) -> object:
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    if isinstance(value, dict):
+        return {_without_lone_surrogates(k): _without_lone_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_lone_surrogates(v) for v in value]
+    return value
 
 
 def _json_kind(value: object) -> str:

@@ -10,7 +10,7 @@ import json
 import posixpath
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Callable, Mapping
 from urllib.parse import unquote, urlsplit
 
@@ -38,9 +38,11 @@ class HtmlOutput:
 
 def _parse_time(timestamp: str) -> datetime | None:
     try:
-        return datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+        parsed = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
     except ValueError:
         return None
+    # Claude Code writes UTC; a timestamp without an offset is read as UTC too, so the two can be compared.
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
 def tokens_in(usage: Usage) -> int:

@@ -422,7 +422,8 @@ def ask_user_question(call: ToolCall, context: ToolContext) -> ToolView:
             lines.append(f"- {text}" + (f" — {one_line(description)}" if description else ""))
         if lines:
             blocks.append("\n".join(lines))
-        known = {_text(o.get("label")).strip() for o in (options or []) if isinstance(o, dict)}
+        known = {_text(o.get("label")).strip() for o in (options if isinstance(options, list) else [])
+                 if isinstance(o, dict)}
         if answer and not picked & known:
             blocks.append(f"Answer: **{literal(answer)}**")  # typed in, not one of the options
         elif not answer and call.result is not None and not call.result.is_error:
