@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -21,3 +23,25 @@ def examples_build(tmp_path_factory) -> tuple[Path, BuildReport]:
 @pytest.fixture(scope="session")
 def examples_site(examples_build) -> Path:
     return examples_build[0]
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """The system's headless Chromium, driven by Playwright (nothing is downloaded). Without Chromium the
+    browser tests skip, except in CI (CI=true), where .ci/run installs it and a skip would hide that."""
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    if not CHROMIUM:
+        if os.environ.get("CI"):
+            pytest.fail("CI must install Chromium (see .ci/run)")
+        pytest.skip("Chromium is not installed (apt-get install chromium)")
+    with playwright_api.sync_playwright() as playwright:
+        instance = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--no-first-run"],
+        )
+        yield instance
+        instance.close()

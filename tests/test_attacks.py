@@ -17,8 +17,6 @@ from __future__ import annotations
 import base64
 import difflib
 import json
-import os
-import shutil
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -517,7 +515,6 @@ def test_every_field_is_covered_for_every_vector():
 # ---------------------------------------------------------------------------------------------------------
 # Nothing runs in a browser
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 # Records markers even if a payload sets them and something later resets them.
 INIT_SCRIPT = """
@@ -604,23 +601,6 @@ async ({transcript, firstMessage, lastMessage}) => {
   return {problems, title: document.title};
 }
 """
-
-
-@pytest.fixture(scope="module")
-def browser():
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    if not CHROMIUM:
-        if os.environ.get("CI"):
-            pytest.fail("CI must install Chromium (see .ci/run)")
-        pytest.skip("Chromium is not installed (apt-get install chromium)")
-    with playwright_api.sync_playwright() as playwright:
-        instance = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run"],
-        )
-        yield instance
-        instance.close()
 
 
 def expected_title(site: Path, path: str) -> str:

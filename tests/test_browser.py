@@ -6,34 +6,13 @@ Chromium these tests skip, except in CI (CI=true), where .ci/run installs it and
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 
-playwright_api = pytest.importorskip("playwright.sync_api")
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-if not CHROMIUM and not os.environ.get("CI"):
-    pytest.skip("Chromium is not installed (apt-get install chromium)", allow_module_level=True)
-
 TIDEWATCH = "projects/home-ada-src-tidewatch"
 HOSTILE_PAGE = f"{TIDEWATCH}/7296ccd2-c393-48c2-a896-d22e0099834f.html"
 LONG_PAGE = f"{TIDEWATCH}/057ab0db-f705-4249-82fd-8293d16bc8eb.html"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    assert CHROMIUM, "CI must install Chromium (see .ci/run)"
-    with playwright_api.sync_playwright() as playwright:
-        instance = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run"],
-        )
-        yield instance
-        instance.close()
 
 
 def url(site: Path, path: str) -> str:
