@@ -2,7 +2,7 @@
 
 The pipeline runs one way, one module per stage, each importing only from the stages before it:
 
-    discover -> read -> interpret -> link -> markdown -> html -> write
+    discover -> read -> redact -> interpret -> link -> markdown -> html -> write
 
 `build.build()` runs it; `cli` is a thin Click layer over that. `model` holds the frozen types the stages
 pass along, and `urls` decides where every output file goes.
