@@ -82,6 +82,7 @@ class PageBuilder:
         self.version = version
         self.theme = theme
         self.links = ArchiveLinks(archive)
+        self._plans: dict[str, Plan | None] = {}
 
     def _render(self, template: str, page: str, **context: Any) -> str:
         link = _linker(page)
@@ -94,8 +95,14 @@ class PageBuilder:
             **context,
         )
 
+    def _first_plan(self, session: Session) -> Plan | None:
+        # Asked for on every page that lists this session (chain strips): look through its events once.
+        if session.key not in self._plans:
+            self._plans[session.key] = next((e for e in session.events if isinstance(e, Plan)), None)
+        return self._plans[session.key]
+
     def session_summary(self, session: Session, page: str) -> dict[str, Any]:
-        plan = next((e for e in session.events if isinstance(e, Plan)), None)
+        plan = self._first_plan(session)
         return {
             "key": session.key,
             "title": session.title,
