@@ -66,7 +66,9 @@ def _run(config: BuildConfig, report_file: Path | None, verbose: bool) -> BuildR
     if report_file is not None:
         report_file.write_text(report.to_json(), encoding="utf-8")
     problems = f", {len(report.diagnostics)} input problem(s) reported above" if report.diagnostics else ""
-    click.echo(f"{report.sessions} sessions, {report.pages} pages -> {config.output}{problems}", err=True)
+    sessions = f"{report.sessions} session{'s' if report.sessions != 1 else ''}"
+    pages = f"{report.pages} page{'s' if report.pages != 1 else ''}"
+    click.echo(f"{sessions}, {pages} -> {config.output}{problems}", err=True)
     return report
 
 

@@ -49,6 +49,8 @@ def read_file(path: Path) -> ReadResult:
 
 
 def _read_line(name: str, number: int, raw: bytes) -> Iterator[tuple[ReadItem | None, Diagnostic | None]]:
+    if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]  # a byte-order mark some editors add when a log is saved again
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:

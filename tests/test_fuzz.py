@@ -683,7 +683,7 @@ def test_cli_an_empty_jsonl_file(runner: CliRunner, tmp_path: Path, command: str
     out = tmp_path / "out"
     result = runner.invoke(main, [command, str(empty), "-o", str(out)])
     assert result.exit_code == 0, result.output
-    assert result.output.strip() == f"0 sessions, {pages} pages -> {out}"
+    assert result.output.strip() == f"0 sessions, {pages} page{'s' if pages != 1 else ''} -> {out}"
     assert (out / "index.html").is_file() == (command == "build")
 
 

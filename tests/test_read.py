@@ -254,3 +254,11 @@ def test_bad_utf8_in_a_json_array_file_is_reported(tmp_path: Path) -> None:
 
     assert len(entries_of(result)) == 3, "the entries are still read"
     assert [d.file for d in result.diagnostics] == [str(path)]
+
+
+def test_a_byte_order_mark_before_the_first_line_is_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + b'{"type": "user", "uuid": "u1"}\n{"type": "user", "uuid": "u2"}\n')
+    result = read_file(path)
+    assert [item.data["uuid"] for item in result.items] == ["u1", "u2"]
+    assert result.diagnostics == ()
