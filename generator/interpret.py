@@ -598,10 +598,7 @@ class _SessionBuilder:
         timestamp = self._time(data)
         content = data.get("content")
         text = content if isinstance(content, str) else ""
-        if subtype == "local_command" and "<command-name>" in text:
-            self._user_text(data.get("uuid"), timestamp, text, (), meta=False)
-            return
-        if subtype == "local_command":
+        if subtype == "local_command":  # a slash command or its output, written as a system line
             self._user_text(data.get("uuid"), timestamp, text, (), meta=False)
             return
         if subtype == "compact_boundary":
