@@ -14,9 +14,10 @@ import binascii
 import json
 import re
 from collections import Counter
+from collections import deque
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Collection, Iterable, Mapping
 
 from .discover import SessionFile
 from .model import (
@@ -41,6 +42,7 @@ from .model import (
     Usage,
 )
 from .read import ReadResult
+from .summarize import PLAN_PREAMBLE, PLAN_STARTED_SESSION, Summary, uuid_digest
 from .text import strip_ansi
 
 # Entry types that carry no conversation and are deliberately not shown.
@@ -87,8 +89,6 @@ PLAN_TOOLS = frozenset({"ExitPlanMode", "exit_plan_mode"})
 PLAN_APPROVED = re.compile(r"approved your plan", re.I)
 PLAN_REJECTED = re.compile(r"rejected|doesn't want to proceed", re.I)
 PLAN_FEEDBACK = "the user said:"
-PLAN_PREAMBLE = "Implement the following plan:"
-PLAN_STARTED_SESSION = "accepted with a fresh context: this session carries it out"
 PERMISSION_MODES = {
     "plan": "Plan mode: Claude researches and proposes, and changes nothing",
     "default": "Default mode: Claude asks before acting",
@@ -113,58 +113,103 @@ class Interpreted:
     has_conversation: bool
     """False for metadata-only files (only summaries or snapshots), which get no page."""
     sidechains: tuple[Session, ...] = ()
-    """Old-format inline subagent runs (`isSidechain` entries in the main file)."""
+    """Subagent runs found in the main file (1.x inline `isSidechain` entries, 2.x agent_progress)."""
+    anchor_pages: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    """For each session of more than one page, by key: the page of every anchor past the first page."""
+
+
+EventSink = Callable[[Event], None]
 
 
 def interpret(source: SessionFile, read: ReadResult) -> Interpreted:
-    main_items, sidechain_runs = _split_sidechains(source, read.items)
-    builder = _SessionBuilder(source)
-    builder.feed(main_items)
-    diagnostics = list(read.diagnostics)
-    sidechains = []
-    for number, run in enumerate(sidechain_runs, start=1):
-        side = _SessionBuilder(source, agent_id=f"sidechain-{number}", run_name=f"sidechain-{number}")
-        side.feed(run)
-        sidechains.append(side.build(parent_key=builder.key))
-        builder.unknown.update(side.unknown)
-    for agent_id, entries in sorted(builder.progress_runs.items()):
-        # Rebuilt from agent_progress; `link` prefers the agent's own file when there is one.
-        side = _SessionBuilder(source, agent_id=agent_id, run_name=f"agent-{agent_id}")
-        side.feed(entries)
-        sidechains.append(replace(side.build(parent_key=builder.key), from_progress=True))
-        builder.unknown.update(side.unknown)
-    return Interpreted(
-        session=builder.build(),
-        diagnostics=tuple(diagnostics),
-        unknown=builder.unknown,
-        has_conversation=builder.has_conversation or bool(sidechains),
-        sidechains=tuple(sidechains),
+    """A whole file at once, events included: for tests and small uses. The build streams instead
+    (`interpret_stream`), so that no session is ever held whole."""
+    collected: dict[str, list[Event]] = {}
+    result = interpret_stream(source, read.items, sink_for=lambda key: collected.setdefault(key, []).append)
+    return replace(
+        result,
+        diagnostics=(*read.diagnostics, *result.diagnostics),
+        session=replace(result.session, events=tuple(collected.get(result.session.key, ()))),
+        sidechains=tuple(replace(side, events=tuple(collected.get(side.key, ()))) for side in result.sidechains),
     )
 
 
-def _split_sidechains(source: SessionFile, items: Iterable[Entry | BrokenLine]):
-    """In 1.x main files, subagent messages sit inline with `isSidechain: true`; each run starts with a
-    sidechain entry whose parentUuid is null."""
-    if source.is_subagent:
-        return list(items), []
-    main: list[Entry | BrokenLine] = []
-    runs: list[list[Entry | BrokenLine]] = []
-    run_of_uuid: dict[str, int] = {}
+def interpret_stream(source: SessionFile, items: Iterable[Entry | BrokenLine], *,
+                     skip: Collection[bytes] = frozenset(),
+                     sink_for: Callable[[str], EventSink | None] | None = None) -> Interpreted:
+    """Interpret entries as they stream from the reader. Each session the file holds (the main one, and
+    subagent runs written inline) passes its events, in order, to `sink_for(key)` when that returns a
+    sink, and is summarised on the way (`summarize.Summary`). Only a handful of events are held at a time:
+    a tool call until its result comes, a plan until it is known whether it was carried out.
+
+    `skip` holds digests of entry uuids that belong to the session this one continues: those entries are
+    shown there, and left out here."""
+    dispatcher = _Dispatcher(source, skip, sink_for or (lambda key: None))
     for item in items:
-        if not (isinstance(item, Entry) and item.data.get("isSidechain") is True):
-            main.append(item)
-            continue
-        # Parallel Task runs interleave in the file: follow parentUuid to keep each run whole.
+        dispatcher.feed(item)
+    return dispatcher.finish()
+
+
+class _Dispatcher:
+    """Routes each entry to the session it belongs to. In 1.x main files, subagent messages sit inline
+    with `isSidechain: true`, each run starting with a sidechain entry whose parentUuid is null; parallel
+    Task runs interleave, so parentUuid is followed to keep each run whole. 2.x streams a subagent's
+    messages into the parent as agent_progress entries, rebuilt as a run of their own."""
+
+    def __init__(self, source: SessionFile, skip: Collection[bytes], sink_for: Callable[[str], EventSink | None]):
+        self.source = source
+        self.skip = skip
+        self.sink_for = sink_for
+        self.main = self._builder()
+        self.main.progress_sink = self._progress
+        self.runs: list[_SessionBuilder] = []
+        self.run_of_uuid: dict[str, int] = {}
+        self.progress_runs: dict[str, _SessionBuilder] = {}
+
+    def _builder(self, agent_id: str = "", run_name: str = "") -> _SessionBuilder:
+        builder = _SessionBuilder(self.source, agent_id=agent_id, run_name=run_name, skip=self.skip)
+        builder.start(self.sink_for(builder.key))
+        return builder
+
+    def feed(self, item: Entry | BrokenLine) -> None:
+        if self.source.is_subagent or not (isinstance(item, Entry) and item.data.get("isSidechain") is True):
+            self.main.feed(item)
+            return
         parent = item.data.get("parentUuid")
-        run = run_of_uuid.get(parent) if isinstance(parent, str) else None
+        run = self.run_of_uuid.get(parent) if isinstance(parent, str) else None
         if run is None:
-            if parent is None or not runs:
-                runs.append([])
-            run = len(runs) - 1
-        runs[run].append(item)
+            if parent is None or not self.runs:
+                number = len(self.runs) + 1
+                self.runs.append(self._builder(f"sidechain-{number}", f"sidechain-{number}"))
+            run = len(self.runs) - 1
+        self.runs[run].feed(item)
         if isinstance(item.data.get("uuid"), str):
-            run_of_uuid[item.data["uuid"]] = run
-    return main, runs
+            self.run_of_uuid[item.data["uuid"]] = run
+
+    def _progress(self, agent_id: str, entry: Entry) -> None:
+        if agent_id not in self.progress_runs:
+            self.progress_runs[agent_id] = self._builder(agent_id, f"agent-{agent_id}")
+        self.progress_runs[agent_id].feed(entry)
+
+    def finish(self) -> Interpreted:
+        main = self.main.build()
+        sidechains = [run.build(parent_key=main.key) for run in self.runs]
+        # Rebuilt from agent_progress; `link` prefers the agent's own file when there is one.
+        sidechains.extend(replace(run.build(parent_key=main.key), from_progress=True)
+                          for _, run in sorted(self.progress_runs.items()))
+        unknown = Counter(self.main.unknown)
+        builders = (self.main, *self.runs, *(run for _, run in sorted(self.progress_runs.items())))
+        for run in builders[1:]:
+            unknown.update(run.unknown)
+        return Interpreted(
+            session=main,
+            diagnostics=(),
+            unknown=unknown,
+            has_conversation=self.main.has_conversation or bool(sidechains),
+            sidechains=tuple(sidechains),
+            anchor_pages={session.key: builder.summary.anchor_pages
+                          for session, builder in zip((main, *sidechains), builders) if len(session.page_starts) > 1},
+        )
 
 
 def _anchor(raw_id: Any, fallback: str) -> str:
@@ -218,10 +263,14 @@ class _SessionBuilder:
     agent_id: str = ""
     run_name: str = ""
     """For a subagent run found inside the main file (inline sidechain or agent_progress): its name in the key."""
-    events: list[Event] = field(default_factory=list)
+    skip: Collection[bytes] = frozenset()
+    """Digests of uuids of entries shown in the session this one continues."""
+    events: _EventQueue = field(init=False)
     unknown: Counter[str] = field(default_factory=Counter)
     pending_calls: dict[str, int] = field(default_factory=dict)
-    seen_uuids: dict[str, None] = field(default_factory=dict)  # ordered: link needs the latest entry
+    seen_uuids: set[bytes] = field(default_factory=set)
+    uuid_digests: bytearray = field(default_factory=bytearray)  # in file order: link needs the latest entry
+    skipped: int = 0
     usage_by_message: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
     session_id: str = ""
     cwd: str = ""
@@ -238,11 +287,41 @@ class _SessionBuilder:
     counter: int = 0
     permission_mode: str = "default"
     tasks: dict[str, TaskItem] = field(default_factory=dict)
-    progress_runs: dict[str, list[Entry]] = field(default_factory=dict)
+    progress_sink: Callable[[str, Entry], None] | None = None
+    sink: EventSink | None = None
     model_of_message: dict[tuple[str, str], str] = field(default_factory=dict)
+    summary: Summary = field(default_factory=Summary)
+    awaiting_plan: int | None = None
+    """Absolute index of a rejected plan that the next prompt may yet show was carried out."""
 
     def __post_init__(self) -> None:
         self.agent_id = self.agent_id or self.source.agent_id
+        self.events = _EventQueue(self)
+
+    def start(self, sink: EventSink | None) -> None:
+        self.sink = sink
+
+    def deliver(self, event: Event) -> None:
+        self.summary(event)
+        if self.sink is not None:
+            self.sink(event)
+
+    def is_held(self, index: int, event: Event) -> bool:
+        """An event waits while something later may still change it."""
+        if index == self.awaiting_plan:
+            return True
+        return isinstance(event, ToolCall) and self.pending_calls.get(event.tool_use_id) == index
+
+    def let_go(self, index: int, event: Event) -> Event:
+        """The queue is full: the event goes out as it stands (a call without its result, a plan as
+        rejected) and anything that comes for it later is shown on its own."""
+        if index == self.awaiting_plan:
+            self.awaiting_plan = None
+        if isinstance(event, ToolCall) and self.pending_calls.get(event.tool_use_id) == index:
+            del self.pending_calls[event.tool_use_id]
+            if event.name in PLAN_TOOLS:
+                return _plan_of(event)
+        return event
 
     @property
     def key(self) -> str:
@@ -257,22 +336,24 @@ class _SessionBuilder:
 
     # -- feeding ---------------------------------------------------------------------------------------
 
-    def feed(self, items: Iterable[Entry | BrokenLine]) -> None:
-        for item in items:
-            if isinstance(item, BrokenLine):
-                self.events.append(
-                    Unreadable(anchor=f"line-{item.line}", line=item.line, text=item.text, reason=item.reason)
-                )
-                continue
+    def feed(self, item: Entry | BrokenLine) -> None:
+        if isinstance(item, BrokenLine):
+            self.events.append(Unreadable(anchor=f"line-{item.line}", line=item.line, text=item.text, reason=item.reason))
+        else:
             self._entry(item)
 
     def _entry(self, entry: Entry) -> None:
         data = entry.data
         uuid = data.get("uuid")
         if isinstance(uuid, str):
-            if uuid in self.seen_uuids:
+            digest = uuid_digest(uuid)
+            if digest in self.seen_uuids:
                 return  # resumed sessions replay earlier entries verbatim
-            self.seen_uuids[uuid] = None
+            self.seen_uuids.add(digest)
+            if digest in self.skip:
+                self.skipped += 1
+                return
+            self.uuid_digests += digest
         for name in data:
             if name not in KNOWN_FIELDS:
                 self.unknown[f"field:{name}"] += 1
@@ -480,11 +561,6 @@ class _SessionBuilder:
             images=images,
         )
         index = self.pending_calls.pop(tool_use_id, None)
-        if index is not None and self.events[index].name in ("TaskCreate", "TaskUpdate"):  # type: ignore[union-attr]
-            call = self.events[index]
-            assert isinstance(call, ToolCall)
-            self.events[index] = replace(call, result=result, tasks=self._track_task(call, result))
-            return
         if index is None:
             # A result whose call is not in this file (resumed or continued sessions): still shown.
             self.events.append(
@@ -492,7 +568,18 @@ class _SessionBuilder:
                          result)
             )
             return
-        self.events[index] = replace(self.events[index], result=result)
+        call = self.events[index]
+        assert isinstance(call, ToolCall)
+        if call.name in ("TaskCreate", "TaskUpdate"):
+            self.events[index] = replace(call, result=result, tasks=self._track_task(call, result))
+        elif call.name in PLAN_TOOLS:
+            plan = _plan_of(replace(call, result=result))
+            self.events[index] = plan
+            if plan.status == "rejected":
+                self.awaiting_plan = index
+        else:
+            self.events[index] = replace(call, result=result)
+        self.events.release()
 
     def _result_text(self, content: Any) -> str:
         """A tool result's text. Parts other than text and images are kept as text too, so nothing in a
@@ -651,7 +738,8 @@ class _SessionBuilder:
         entry = {**message, "isSidechain": True, "agentId": agent_id}
         for name in ("timestamp", "sessionId", "cwd", "version", "gitBranch"):
             entry.setdefault(name, data.get(name))
-        self.progress_runs.setdefault(agent_id, []).append(Entry(self.source.path.as_posix(), 0, entry))
+        if self.progress_sink is not None:
+            self.progress_sink(agent_id, Entry(self.source.path.as_posix(), 0, entry))
 
     def _track_task(self, call: ToolCall, result: ToolResult) -> tuple[TaskItem, ...]:
         """TaskCreate/TaskUpdate change one task at a time; the reader wants the whole list after each."""
@@ -672,45 +760,25 @@ class _SessionBuilder:
                 self.tasks[task_id] = TaskItem(task_id, subject, status)
         return tuple(sorted(self.tasks.values(), key=lambda t: (len(t.id), t.id)))
 
-    def _resolve_plans(self) -> None:
-        """ExitPlanMode calls become plans with their outcome. In the old format, "accept and clear
-        context" answered with a rejection, an interrupt, and then "Implement the following plan:" with the
-        plan's text: that plan was approved, and the two system messages are hidden."""
-        for index, event in enumerate(self.events):
-            if not (isinstance(event, ToolCall) and event.name in PLAN_TOOLS):
-                continue
-            plan_text = str(event.input.get("plan", ""))
-            result = event.result.text if event.result else ""
-            status, how, feedback = "pending", "", ""
-            if event.result is None:
-                how = "no answer in this session"
-            elif PLAN_APPROVED.search(result):
-                status, how = "approved", "approved by the user"
-            elif PLAN_REJECTED.search(result):
-                status, how = "rejected", "rejected by the user"
-                said = result.split(PLAN_FEEDBACK, 1)
-                feedback = said[1].strip() if len(said) == 2 else ""
-                implemented = self._implementation_prompt(index, plan_text)
-                if implemented is not None:
-                    status, how, feedback = "approved", "accepted with a fresh context", ""
-                    prompt = self.events[implemented]
-                    assert isinstance(prompt, Prompt)
-                    self.events[implemented] = replace(prompt, hidden=True, label="plan preamble")
-            else:
-                status, how = "pending", "answered: " + " ".join(result.split())[:200]
-            self.events[index] = Plan(event.anchor, event.timestamp, plan_text, status, how, feedback)
-
-    def _implementation_prompt(self, after: int, plan_text: str) -> int | None:
-        wanted = " ".join(plan_text.split())
-        for index in range(after + 1, len(self.events)):
-            event = self.events[index]
-            if isinstance(event, Prompt) and event.text.startswith(PLAN_PREAMBLE):
-                body = " ".join(event.text[len(PLAN_PREAMBLE):].split())
-                if wanted and body.startswith(wanted):
-                    return index
-            elif isinstance(event, (Prompt, AssistantText)) and not getattr(event, "hidden", False):
-                return None  # the conversation moved on: it was a real rejection
-        return None
+    def before_adding(self, event: Event) -> Event:
+        """A plan rejected in the old format's "accept and clear context" is followed by "Implement the
+        following plan:" with its text: that plan was approved, and the two system messages are hidden.
+        Any other turn first means it was a real rejection."""
+        if self.awaiting_plan is None:
+            return event
+        plan = self.events[self.awaiting_plan]
+        assert isinstance(plan, Plan)
+        if isinstance(event, Prompt) and event.text.startswith(PLAN_PREAMBLE):
+            wanted = " ".join(plan.text.split())
+            body = " ".join(event.text[len(PLAN_PREAMBLE):].split())
+            if wanted and body.startswith(wanted):
+                self.events[self.awaiting_plan] = replace(plan, status="approved", how="accepted with a fresh context",
+                                                          feedback="")
+                self.awaiting_plan = None
+                return replace(event, hidden=True, label="plan preamble")
+        elif isinstance(event, (Prompt, AssistantText)) and not getattr(event, "hidden", False):
+            self.awaiting_plan = None
+        return event
 
     def _malformed(self, entry: Entry, reason: str) -> None:
         name = f"shape:{entry.data.get('type')}"
@@ -721,13 +789,11 @@ class _SessionBuilder:
     # -- freezing --------------------------------------------------------------------------------------
 
     def build(self, parent_key: str = "") -> Session:
-        self._resolve_plans()
-        prompts = [e for e in self.events if isinstance(e, Prompt) and not e.hidden]
+        self.events.release(everything=True)
         usage: Counter[str] = sum(self.usage_by_message.values(), Counter())
         per_model: dict[str, Counter[str]] = {}
         for key, counted in self.usage_by_message.items():
             per_model.setdefault(self.model_of_message.get(key, "unknown"), Counter()).update(counted)
-        first_prompt = prompts[0].text if prompts else ""
         return Session(
             key=self.key,
             session_id=self.session_id or self.source.path.stem,
@@ -741,18 +807,78 @@ class _SessionBuilder:
             versions=tuple(self.versions),
             started=self.started,
             ended=self.ended,
-            events=tuple(self.events),
-            prompt_count=len(prompts),
-            first_prompt=first_prompt,
             usage=_usage(usage),
-            usage_by_model=MappingProxyType({model: _usage(c) for model, c in sorted(per_model.items())}),
-            active_ms=active_milliseconds(self.events),
+            usage_by_model={model: _usage(c) for model, c in sorted(per_model.items())},
             agent_id=self.agent_id if (self.source.is_subagent or parent_key) else "",
             parent_key=parent_key,
-            uuids=tuple(self.seen_uuids),
-            leaf_summaries=MappingProxyType(dict(self.leaf_summaries)),
+            uuid_digests=bytes(self.uuid_digests),
+            leaf_summaries=dict(self.leaf_summaries),
             custom_title=self.custom_title,
+            skipped_entries=self.skipped,
+            **self.summary.fields(),
         )
+
+
+class _EventQueue:
+    """A session's events on their way out, oldest first. Events are addressed by their absolute index
+    in the session, as a list would be; an event leaves (to the summary and the sink) once nothing can
+    change it any more. The newest event always waits for the next, which may complete it (a slash
+    command's output, a shell command's output)."""
+
+    HOLD_AT_MOST = 2000
+    """Past this many waiting events, the oldest goes out as it stands: a call that never got its result
+    must not make the whole rest of a session wait in memory."""
+
+    def __init__(self, builder: _SessionBuilder):
+        self.builder = builder
+        self.waiting: deque[Event] = deque()
+        self.sent = 0
+
+    def __len__(self) -> int:
+        return self.sent + len(self.waiting)
+
+    def __bool__(self) -> bool:
+        return bool(self.waiting)
+
+    def __getitem__(self, index: int) -> Event:
+        return self.waiting[index if index < 0 else index - self.sent]
+
+    def __setitem__(self, index: int, event: Event) -> None:
+        self.waiting[index if index < 0 else index - self.sent] = event
+
+    def append(self, event: Event) -> None:
+        self.waiting.append(self.builder.before_adding(event))
+        self.release()
+
+    def release(self, everything: bool = False) -> None:
+        builder = self.builder
+        while len(self.waiting) > (0 if everything else 1):
+            head = self.waiting[0]
+            if builder.is_held(self.sent, head):
+                if not (everything or len(self.waiting) > self.HOLD_AT_MOST):
+                    return
+                head = builder.let_go(self.sent, head)
+            self.waiting.popleft()
+            self.sent += 1
+            builder.deliver(head)
+
+
+def _plan_of(call: ToolCall) -> Plan:
+    """An ExitPlanMode call as the plan it proposed, with its outcome."""
+    plan_text = str(call.input.get("plan", ""))
+    result = call.result.text if call.result else ""
+    status, how, feedback = "pending", "", ""
+    if call.result is None:
+        how = "no answer in this session"
+    elif PLAN_APPROVED.search(result):
+        status, how = "approved", "approved by the user"
+    elif PLAN_REJECTED.search(result):
+        status, how = "rejected", "rejected by the user"
+        said = result.split(PLAN_FEEDBACK, 1)
+        feedback = said[1].strip() if len(said) == 2 else ""
+    else:
+        how = "answered: " + " ".join(result.split())[:200]
+    return Plan(call.anchor, call.timestamp, plan_text, status, how, feedback)
 
 
 def active_milliseconds(events: Iterable[Event]) -> int:

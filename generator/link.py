@@ -10,19 +10,17 @@ any anchor on any other.
 
 from __future__ import annotations
 
-import re
+import itertools
 from collections import Counter, defaultdict
 from dataclasses import replace
 from types import MappingProxyType
-from typing import Iterable
+from typing import Iterable, Iterator, Mapping
 
-from .interpret import PLAN_PREAMBLE, PLAN_STARTED_SESSION, Interpreted, active_milliseconds
-from .model import Archive, Chain, Event, Notice, Plan, Project, Prompt, Session, ToolCall, Unknown
+from .interpret import Interpreted
+from .model import Archive, Chain, Event, Plan, Project, Session, SubagentCall, ToolCall
+from .summarize import PLAN_PREAMBLE, text_digest, uuid_digest
 from .text import plain, shorten
 
-SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
-# "…read the full transcript at: /home/me/.claude/projects/-home-me-app/<session id>.jsonl"
-TRANSCRIPT_PATH = re.compile(r"transcript at:\s*\S*?([^/\\\s]+)\.jsonl")
 # Agents Claude Code runs for itself, named by the prefix of their agent id.
 INTERNAL_AGENTS = {
     "acompact": "Context compaction (internal agent)",
@@ -36,13 +34,15 @@ def decode_project_dir(dir_name: str) -> str:
     return dir_name.replace("-", "/") if dir_name.startswith("-") else dir_name
 
 
-def link(interpreted: Iterable[Interpreted]) -> Archive:
+def link(interpreted: Iterable[Interpreted], continues: Mapping[str, str] | None = None) -> Archive:
+    """`continues` is what `find_continuations` found; the continuing sessions must have been summarised
+    again without the entries they replay (see `build.collect`)."""
     sessions: dict[str, Session] = {}
-    summaries: dict[str, str] = {}
+    summaries: dict[bytes, str] = {}
     for item in interpreted:
         # Summary-only files are pointers: they get no page, but their summaries title other sessions.
         for leaf, summary in item.session.leaf_summaries.items():
-            summaries.setdefault(leaf, summary)
+            summaries.setdefault(uuid_digest(leaf), summary)
         if not item.has_conversation:
             continue
         sessions[item.session.key] = item.session
@@ -52,30 +52,81 @@ def link(interpreted: Iterable[Interpreted]) -> Archive:
             else:
                 sessions[side.key] = side
 
-    sessions = _link_continuations(sessions)
-    sessions = {key: replace(s, title=_title(s, summaries)) for key, s in sessions.items()}
+    for key, earlier in (continues or {}).items():
+        if key in sessions and earlier in sessions:
+            sessions[key] = replace(sessions[key], continues_key=earlier, replayed=sessions[key].skipped_entries)
+    latest_summary = _latest_summaries(sessions, summaries)
+    sessions = {key: replace(s, title=_title(s, latest_summary.get(key, ""))) for key, s in sessions.items()}
     sessions = _link_subagents(sessions)
     sessions, chains = _link_chains(sessions)
-    sessions = {key: replace(s, page_starts=paginate(s.events)) for key, s in sessions.items()}
     return Archive(projects=_projects(sessions), sessions=MappingProxyType(dict(sorted(sessions.items()))),
                    chains=MappingProxyType(dict(sorted(chains.items()))))
 
 
-def _title(session: Session, summaries: dict[str, str]) -> str:
+def _digests(session: Session) -> Iterator[bytes]:
+    data = session.uuid_digests
+    return (data[i:i + 8] for i in range(0, len(data), 8))
+
+
+def _latest_summaries(sessions: Mapping[str, Session], summaries: Mapping[bytes, str]) -> dict[str, str]:
+    """Each resume summarises the conversation up to some entry: the furthest one covers the most."""
+    found: dict[str, str] = {}
+    if not summaries:
+        return found
+    for key, session in sessions.items():
+        latest = ""
+        for digest in _digests(session):
+            latest = summaries.get(digest, latest)
+        if latest:
+            found[key] = latest
+    return found
+
+
+# Entries of a session compared with every other session to find the one it continues: a resumed session
+# replays the earlier conversation first.
+HEAD_ENTRIES = 32
+
+
+def find_continuations(interpreted: Iterable[Interpreted]) -> dict[str, str]:
+    """A resumed or continued session replays the entries of the one it continues (same uuids), or names
+    its last entry in a summary's leafUuid. Returns, by key, the session each one continues: the one that
+    first held most of its opening entries. Only those opening entries are indexed, so memory stays small
+    however many entries the archive has."""
+    main = sorted((item.session for item in interpreted if item.has_conversation and not item.session.is_subagent),
+                  key=lambda s: (s.ended, s.key))
+    wanted: dict[tuple[str, bytes], list[str]] = defaultdict(list)
+    for session in main:
+        head = list(itertools.islice(_digests(session), HEAD_ENTRIES))
+        head.extend(uuid_digest(leaf) for leaf in session.leaf_summaries)
+        for digest in dict.fromkeys(head):
+            wanted[(session.project_dir, digest)].append(session.key)
+    # Earlier sessions first: an entry belongs to the first session that has it.
+    owner: dict[tuple[str, bytes], str] = {}
+    for session in main:
+        for digest in _digests(session):
+            probe = (session.project_dir, digest)
+            if probe in wanted and probe not in owner:
+                owner[probe] = session.key
+    votes: dict[str, Counter[str]] = defaultdict(Counter)
+    for probe, keys in wanted.items():
+        first = owner.get(probe)
+        for key in keys:
+            if first and first != key:
+                votes[key][first] += 1
+    return {key: min(counted, key=lambda k: (-counted[k], k)) for key, counted in votes.items()}
+
+
+def _title(session: Session, latest_summary: str) -> str:
     if session.custom_title:
         return session.custom_title
-    if summaries:
-        # Each resume summarises the conversation up to some entry: the furthest one covers the most.
-        position = {uuid: index for index, uuid in enumerate(session.uuids)}
-        here = [(position[leaf], text) for leaf, text in summaries.items() if leaf in position]
-        if here:
-            return max(here)[1]
+    if latest_summary:
+        return latest_summary
     if session.title:  # ai-title, set by interpret
         return session.title
     internal = next((name for prefix, name in INTERNAL_AGENTS.items() if session.agent_id.startswith(prefix)), "")
     if internal:
         return internal
-    started_by = next((e.text for e in session.events if isinstance(e, Plan) and e.how == PLAN_STARTED_SESSION), "")
+    started_by = session.started_plan_text
     if not started_by and session.first_prompt.startswith(PLAN_PREAMBLE):
         started_by = session.first_prompt[len(PLAN_PREAMBLE):]
     if started_by.strip():
@@ -112,66 +163,32 @@ def _link_subagents(sessions: dict[str, Session]) -> dict[str, Session]:
             continue
         by_agent = {child.agent_id: child.key for child in children}
         inline_runs = [child for child in children if child.agent_id.startswith("sidechain-")]
-        events = []
-        for event in parent.events:
-            if isinstance(event, ToolCall) and event.name in SUBAGENT_TOOLS:
-                target = _subagent_for(event, by_agent, inline_runs)
-                if target:
-                    event = replace(event, subagent=target)
-                    description = str(event.input.get("description", "")).strip()
-                    child = replace(linked[target], parent_anchor=event.anchor)
-                    if description and not child.custom_title:
-                        # The caller's short description names the run better than its long prompt.
-                        child = replace(child, title=shorten(description))
-                    linked[target] = child
-            events.append(event)
+        targets: dict[str, str] = {}
+        for call in parent.subagent_calls:
+            target = _subagent_for(call, by_agent, inline_runs)
+            if target:
+                targets[call.anchor] = target
+                child = replace(linked[target], parent_anchor=call.anchor, parent_anchor_page=call.page)
+                if call.description and not child.custom_title:
+                    # The caller's short description names the run better than its long prompt.
+                    child = replace(child, title=shorten(call.description))
+                linked[target] = child
         children_keys = tuple(sorted(c.key for c in children))
-        linked[parent_key] = replace(parent, events=tuple(events), subagent_keys=children_keys)
+        linked[parent_key] = replace(parent, call_subagents=targets, subagent_keys=children_keys)
     return linked
 
 
-def _subagent_for(call: ToolCall, by_agent: dict[str, str], inline_runs: list[Session]) -> str:
-    structured = call.result.structured if call.result else None
-    if isinstance(structured, dict) and isinstance(structured.get("agentId"), str):
-        found = by_agent.get(structured["agentId"])
-        if found:
-            return found
-    prompt = str(call.input.get("prompt", "")).strip()
-    for run in inline_runs:
-        if prompt and run.first_prompt.strip() == prompt:
-            return run.key
+def _subagent_for(call: SubagentCall, by_agent: dict[str, str], inline_runs: list[Session]) -> str:
+    if call.agent_id and call.agent_id in by_agent:
+        return by_agent[call.agent_id]
+    if call.prompt_digest != EMPTY_DIGEST:
+        for run in inline_runs:
+            if text_digest(run.first_prompt.strip()) == call.prompt_digest:
+                return run.key
     return ""
 
 
-# A page holds about this many characters of transcript. Markup, highlighting and the page around it
-# make the HTML about 3 to 3.5 times larger (measured on examples/), so pages stay near 600 KB.
-PAGE_BUDGET = 180_000
-# Past the inline limit a tool output moves to a text file, so it costs a page only its preview.
-OUTPUT_PREVIEW = 50_000
-
-
-def _weight(event: Event) -> int:
-    if isinstance(event, ToolCall):
-        result = len(event.result.text) if event.result else 0
-        return 200 + sum(len(str(v)) for v in event.input.values()) + min(result, OUTPUT_PREVIEW)
-    if isinstance(event, Unknown):
-        return 200 + len(str(event.raw))
-    return 200 + len(getattr(event, "text", "") or "")
-
-
-def paginate(events: tuple[Event, ...], budget: int = PAGE_BUDGET) -> tuple[int, ...]:
-    """Where each page starts. Pages break between turns (before a prompt); a single turn that is far
-    too long for one page also breaks between the events of Claude's reply."""
-    starts = [0]
-    size = 0
-    for index, event in enumerate(events):
-        weight = _weight(event)
-        turn_starts = isinstance(event, Prompt) and not event.hidden
-        if index > starts[-1] and (size >= budget and turn_starts or size + weight > 3 * budget // 2):
-            starts.append(index)
-            size = 0
-        size += weight
-    return tuple(starts)
+EMPTY_DIGEST = text_digest("")
 
 
 def _link_chains(sessions: dict[str, Session]) -> tuple[dict[str, Session], dict[str, Chain]]:
@@ -199,7 +216,7 @@ def _link_chains(sessions: dict[str, Session]) -> tuple[dict[str, Session], dict
             linked[member.key] = replace(
                 linked[member.key],
                 chain_key=chain.key,
-                role=_role(member),
+                role=member.role_hint or "further work",
                 previous_key=members[index - 1].key if index > 0 else "",
                 next_key=members[index + 1].key if index + 1 < len(members) else "",
             )
@@ -209,78 +226,33 @@ def _link_chains(sessions: dict[str, Session]) -> tuple[dict[str, Session], dict
 def _mark_plan_accepted(planning: Session, implementation: Session) -> Session:
     """In the new format the planning session ends on its ExitPlanMode with no answer: the answer is the
     implementation session, which starts from that very plan."""
-    started_from = next((e.text for e in implementation.events
-                         if isinstance(e, Plan) and e.how == PLAN_STARTED_SESSION), "")
-    wanted = " ".join(started_from.split())
-    events = list(planning.events)
-    for index in range(len(events) - 1, -1, -1):
-        event = events[index]
-        if isinstance(event, Plan) and event.status == "pending" and " ".join(event.text.split()) == wanted:
-            events[index] = replace(event, status="approved", how="accepted with a fresh context: carried out "
-                                    "in the next session")
-            return replace(planning, events=tuple(events))
+    for anchor, digest in reversed(planning.pending_plans):
+        if digest == implementation.started_plan_digest:
+            marked = replace(planning, accepted_plan_anchor=anchor)
+            if planning.pending_plans[0][0] == anchor and planning.first_plan_status == "pending":
+                marked = replace(marked, first_plan_status="approved", first_plan_how=PLAN_CARRIED_OUT)
+            return marked
     return planning
 
 
+PLAN_CARRIED_OUT = "accepted with a fresh context: carried out in the next session"
+
+
+def linked_event(session: Session, event: Event) -> Event:
+    """An event as phase 2 shows it, with what `link` learnt about it: the transcript a Task call
+    started, a plan carried out in the next session."""
+    if isinstance(event, ToolCall) and event.anchor in session.call_subagents:
+        return replace(event, subagent=session.call_subagents[event.anchor])
+    if isinstance(event, Plan) and event.anchor == session.accepted_plan_anchor:
+        return replace(event, status="approved", how=PLAN_CARRIED_OUT)
+    return event
+
+
 def _plan_source(session: Session, sessions: dict[str, Session]) -> str:
-    if not any(isinstance(e, Plan) and e.how == PLAN_STARTED_SESSION for e in session.events):
+    if not session.started_plan_digest or not session.plan_source_id:
         return ""
-    for event in session.events:
-        if isinstance(event, Prompt) and event.label == "plan preamble":
-            found = TRANSCRIPT_PATH.search(event.text)
-            if found:
-                source = f"{session.project_dir}/{found.group(1)}"
-                if source in sessions and source != session.key:
-                    return source
-    return ""
-
-
-def _role(session: Session) -> str:
-    if any(isinstance(e, Plan) and e.how == PLAN_STARTED_SESSION for e in session.events):
-        return "implementation"
-    if any(isinstance(e, Plan) for e in session.events) or any(
-        isinstance(e, Notice) and e.kind == "permission-mode" and e.text.startswith("Plan mode")
-        for e in session.events
-    ):
-        return "planning"
-    return "further work"
-
-
-def _link_continuations(sessions: dict[str, Session]) -> dict[str, Session]:
-    """A resumed or continued session replays the entries of the one it continues (same uuids), or names
-    its last entry in a summary's leafUuid. It links back to it, and the replayed entries are shown only
-    where they first happened."""
-    linked = dict(sessions)
-    main = [s for s in sessions.values() if not s.is_subagent]
-    owner_of_uuid: dict[tuple[str, str], str] = {}
-    # Earlier sessions first: an entry belongs to the first session that has it.
-    for session in sorted(main, key=lambda s: (s.ended, s.key)):
-        for uuid in session.uuids:
-            owner_of_uuid.setdefault((session.project_dir, uuid), session.key)
-    for session in sorted(main, key=lambda s: (s.ended, s.key)):
-        owners = Counter(
-            owner for uuid in session.uuids
-            if (owner := owner_of_uuid.get((session.project_dir, uuid))) and owner != session.key
-        )
-        for leaf in session.leaf_summaries:
-            owner = owner_of_uuid.get((session.project_dir, leaf))
-            if owner and owner != session.key:
-                owners[owner] += 1
-        if not owners:
-            continue
-        continues = min(owners, key=lambda k: (-owners[k], k))
-        shown_there = {event.anchor for event in sessions[continues].events}
-        kept = tuple(e for e in session.events if e.anchor not in shown_there)  # type: ignore[union-attr]
-        # What describes this session is what happened in it: its own entries, prompts and start.
-        own_uuids = tuple(u for u in session.uuids if owner_of_uuid.get((session.project_dir, u)) == session.key)
-        prompts = [e for e in kept if isinstance(e, Prompt) and not e.hidden]
-        started = min((e.timestamp for e in kept if getattr(e, "timestamp", "")), default=session.started)
-        linked[session.key] = replace(
-            session, continues_key=continues, events=kept, replayed=len(session.events) - len(kept),
-            uuids=own_uuids, prompt_count=len(prompts), first_prompt=prompts[0].text if prompts else "",
-            started=started, active_ms=active_milliseconds(kept),
-        )
-    return linked
+    source = f"{session.project_dir}/{session.plan_source_id}"
+    return source if source in sessions and source != session.key else ""
 
 
 def _projects(sessions: dict[str, Session]) -> tuple[Project, ...]:

@@ -2,6 +2,7 @@
 
 Everything here is frozen: once `interpret` has built a session, nothing changes it. Mappings taken from
 the transcript (tool inputs, structured tool results) are kept as read-only views of the parsed JSON.
+Session summaries travel between processes, so their mappings are plain dicts, never changed.
 """
 
 from __future__ import annotations
@@ -263,6 +264,36 @@ Event = Union[
 
 
 @dataclass(frozen=True, slots=True)
+class OutlineItem:
+    """A prompt in a session's outline."""
+
+    anchor: str
+    """Where the prompt is."""
+    text: str
+    """Its first words."""
+    timestamp: str
+    """When it was typed."""
+    page: int
+    """The page of the session it is on (1-based)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentCall:
+    """A Task/Agent call, as `link` needs it to find the transcript of the run it started."""
+
+    anchor: str
+    """The call's anchor."""
+    page: int
+    """The page of the session it is on."""
+    agent_id: str
+    """The agent id its result names, if any."""
+    prompt_digest: str
+    """Digest of the prompt it gave (1.x inline runs are matched by their first prompt)."""
+    description: str
+    """The caller's short description of the run."""
+
+
+@dataclass(frozen=True, slots=True)
 class Usage:
     """Token counts, each API message counted once."""
 
@@ -305,14 +336,15 @@ class Session:
     ended: str = ""
     """Timestamp of the last entry."""
     events: tuple[Event, ...] = ()
-    """Everything that happened, in file order."""
+    """Everything that happened, in file order. Empty in phase 1's archive, which holds summaries only:
+    phase 2 streams the events again from the file."""
     prompt_count: int = 0
     """Number of real (visible) prompts."""
     first_prompt: str = ""
     """Text of the first real prompt."""
     usage: Usage = field(default_factory=Usage)
     """Token usage, each API message counted once."""
-    usage_by_model: Mapping[str, Usage] = field(default_factory=lambda: EMPTY)
+    usage_by_model: Mapping[str, Usage] = field(default_factory=dict)
     """The same, split by the model that replied."""
     active_ms: int = 0
     """Time Claude spent working, summed from `turn_duration` entries (0 when the version wrote none)."""
@@ -320,14 +352,39 @@ class Session:
     """For a subagent transcript, its agent id."""
     parent_key: str = ""
     """For a subagent transcript, the key of the session that started it."""
-    uuids: tuple[str, ...] = ()
-    """Every entry uuid in the file, in file order, for linking summaries and continuations."""
-    leaf_summaries: Mapping[str, str] = field(default_factory=lambda: EMPTY)
+    uuid_digests: bytes = b""
+    """Every entry uuid in the file (8-byte digests, in file order), for linking summaries and
+    continuations."""
+    leaf_summaries: Mapping[str, str] = field(default_factory=dict)
     """`summary` entries found in this file: leafUuid -> summary text (they may describe other files)."""
     custom_title: str = ""
     """Title set with /title or /rename, if any."""
     from_progress: bool = False
     """A subagent transcript rebuilt from the parent's agent_progress entries (its own file was missing)."""
+    event_counts: Mapping[str, int] = field(default_factory=dict)
+    """Events by kind, for the build report."""
+    outline: tuple[OutlineItem, ...] = ()
+    """The visible prompts, for the page's outline."""
+    tool_call_count: int = 0
+    """Tool calls made."""
+    first_plan_status: str = ""
+    """Status of the first plan in the session, if any (after `link`: accepted in a later session)."""
+    first_plan_how: str = ""
+    """How that plan was decided."""
+    started_plan_digest: str = ""
+    """For a session started from an accepted plan (`planContent`): digest of the plan's text."""
+    started_plan_text: str = ""
+    """The start of that plan's text (its first line titles the session)."""
+    pending_plans: tuple[tuple[str, str], ...] = ()
+    """Plans with no answer in this file: (anchor, digest of the text)."""
+    role_hint: str = ""
+    """implementation, planning or further work, by what the session holds; `link` sets `role` in a chain."""
+    plan_source_id: str = ""
+    """The planning session's file stem, named in the first message of an implementation session."""
+    subagent_calls: tuple[SubagentCall, ...] = ()
+    """Task/Agent calls."""
+    skipped_entries: int = 0
+    """Entries left out because the session this one continues holds them."""
 
     chain_key: str = ""
     """Set by `link`: the chain (sessions of one project sharing a slug) this session belongs to, if any."""
@@ -341,6 +398,12 @@ class Session:
     """Set by `link`: events left out here because the continued session shows them."""
     parent_anchor: str = ""
     """Set by `link`: for a subagent transcript, the anchor of the call that started it."""
+    parent_anchor_page: int = 1
+    """Set by `link`: the page of the parent session that call is on."""
+    call_subagents: Mapping[str, str] = field(default_factory=dict)
+    """Set by `link`: subagent transcript key by the anchor of the Task/Agent call that started it."""
+    accepted_plan_anchor: str = ""
+    """Set by `link`: a pending plan that a later session carried out (it shows as approved)."""
     page_starts: tuple[int, ...] = (0,)
     """Set by `link`: index of the first event of each HTML page; long sessions are split between turns."""
     previous_key: str = ""
@@ -389,5 +452,5 @@ class Archive:
     """Projects, most recently active first."""
     sessions: Mapping[str, Session]
     """Every session and subagent transcript by key."""
-    chains: Mapping[str, Chain] = field(default_factory=lambda: EMPTY)
+    chains: Mapping[str, Chain] = field(default_factory=dict)
     """Chains of two or more sessions, by key."""

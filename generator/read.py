@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+
+import orjson
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Union
@@ -29,28 +31,47 @@ class ReadResult:
 
 
 def read_file(path: Path) -> ReadResult:
-    if path.suffix == ".json":
-        return _read_json_array(path)
-    items: list[ReadItem] = []
+    """A whole file at once: for tests and small uses. The build streams (`stream_file`)."""
     diagnostics: list[Diagnostic] = []
+    items = tuple(stream_file(path, diagnostics))
+    return ReadResult(items, tuple(diagnostics))
+
+
+def stream_file(path: Path, diagnostics: list[Diagnostic]) -> Iterator[ReadItem]:
+    """Entries and broken lines one at a time, so that a file of any size is read in the memory of its
+    longest line. Problems are appended to `diagnostics` as they are found."""
+    if path.suffix == ".json":
+        result = _read_json_array(path)
+        diagnostics.extend(result.diagnostics)
+        yield from result.items
+        return
     name = str(path)
     try:
         handle = path.open("rb")
     except OSError as error:
-        return ReadResult((), (Diagnostic(name, 0, f"cannot open: {error.strerror or error}"),))
+        diagnostics.append(Diagnostic(name, 0, f"cannot open: {error.strerror or error}"))
+        return
     with handle:
         for number, raw in enumerate(handle, start=1):
             for item, problem in _read_line(name, number, raw):
-                if item is not None:
-                    items.append(item)
                 if problem is not None:
                     diagnostics.append(problem)
-    return ReadResult(tuple(items), tuple(diagnostics))
+                if item is not None:
+                    yield item
 
 
 def _read_line(name: str, number: int, raw: bytes) -> Iterator[tuple[ReadItem | None, Diagnostic | None]]:
     if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]  # a byte-order mark some editors add when a log is saved again
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        pass  # the careful path below says what is wrong, in the words of Python's own parser
+    else:
+        # orjson refuses lone surrogates, NaN and integers past 64 bits, so what it returns needs no repair.
+        if isinstance(data, dict):
+            yield Entry(name, number, data), None
+            return
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -1,6 +1,6 @@
 """Stage 7, write: put every output file in place, atomically.
 
-The whole site is written into a fresh folder beside OUT and swapped in at the end, so a failed or
+The whole site is written, as it is made, into a fresh folder beside OUT and swapped in at the end, so a failed or
 interrupted build leaves the previous site as it was. A folder that is not empty and was not written by
 sessionsite is never replaced.
 """
@@ -12,7 +12,6 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Mapping
 
 from .errors import SessionsiteError, UsageProblem
 
@@ -20,35 +19,68 @@ MARKER = ".sessionsite"
 MARKER_TEXT = b"This folder was written by sessionsite; the next build replaces it whole.\n"
 
 
-class OutputFiles:
-    """Output files by relative POSIX path. Refuses to hold the same path twice (as Pelican's writer
-    does), which would mean two pages silently overwriting each other."""
+class Staging:
+    """The folder the new site is written into, beside OUT, and swapped in whole at the end (`commit`).
+    Files go to disk as soon as they are made, from this process or from worker processes, so that no
+    stage holds the site in memory. A path written twice is refused (as Pelican's writer does): it
+    would mean two pages silently overwriting each other."""
 
-    def __init__(self) -> None:
-        self._files: dict[str, bytes] = {}
+    def __init__(self, out: Path):
+        self.out = out.resolve()
+        _check_replaceable(self.out)
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        _remove_leftovers(self.out)
+        self.root = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.building-", dir=self.out.parent))
+        self.root.chmod(0o755)  # mkdtemp makes it private; a site is meant to be read
+        (self.root / MARKER).write_bytes(MARKER_TEXT)
+        self._appending: set[str] = set()
 
-    def add(self, path: str, content: str | bytes) -> None:
-        if path in self._files:
-            raise SessionsiteError(f"internal error: two outputs want the path {path}")
-        if path.startswith("/") or ".." in path.split("/"):
+    def _target(self, path: str) -> Path:
+        if path.startswith("/") or ".." in path.split("/") or not path:
             raise SessionsiteError(f"internal error: output path escapes the output folder: {path}")
-        self._files[path] = content.encode("utf-8") if isinstance(content, str) else content
+        target = self.root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        return target
 
-    def add_shared(self, path: str, content: bytes) -> None:
-        """A content-addressed file several documents may bring: the same bytes twice are one file."""
-        if self._files.get(path) == content:
+    def write(self, path: str, content: str | bytes) -> None:
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        try:
+            with self._target(path).open("xb") as handle:  # exclusive: even across worker processes
+                handle.write(data)
+        except FileExistsError:
+            raise SessionsiteError(f"internal error: two outputs want the path {path}") from None
+
+    def write_shared(self, path: str, content: bytes) -> None:
+        """A content-addressed file several sessions may bring: written once, atomically, so that two
+        workers writing it at the same moment leave one whole file."""
+        target = self._target(path)
+        if target.exists():
             return
-        self.add(path, content)
+        temporary = target.with_name(f".{target.name}.{os.getpid()}.part")
+        temporary.write_bytes(content)
+        os.replace(temporary, target)
 
-    def add_all(self, files: Mapping[str, str | bytes]) -> None:
-        for path, content in files.items():
-            self.add(path, content)
+    def append(self, path: str, text: str) -> None:
+        """A file one session writes piece by piece (its Markdown)."""
+        mode = "ab" if path in self._appending else "xb"
+        try:
+            with self._target(path).open(mode) as handle:
+                handle.write(text.encode("utf-8"))
+        except FileExistsError:
+            raise SessionsiteError(f"internal error: two outputs want the path {path}") from None
+        self._appending.add(path)
 
-    def __len__(self) -> int:
-        return len(self._files)
+    def read_text(self, path: str) -> str | None:
+        try:
+            return (self.root / path).read_text("utf-8")
+        except FileNotFoundError:
+            return None
 
-    def items(self):
-        return sorted(self._files.items())
+    def commit(self) -> None:
+        _swap_in(self.root, self.out)
+
+    def discard(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
 
 
 def _check_replaceable(out: Path) -> None:
@@ -72,25 +104,6 @@ def check_output_location(out: Path, inputs: tuple[Path, ...]) -> None:
         folder = source if source.is_dir() else source.parent
         if out == folder or folder in out.parents or out in source.parents:
             raise UsageProblem(f"{out}: the output folder may not be, hold or sit inside the input {given}")
-
-
-def write_output(files: OutputFiles, out: Path) -> None:
-    out = out.resolve()
-    _check_replaceable(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    _remove_leftovers(out)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
-    try:
-        staging.chmod(0o755)  # mkdtemp makes it private; a site is meant to be read
-        (staging / MARKER).write_bytes(MARKER_TEXT)
-        for path, content in files.items():
-            target = staging / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(content)
-        _swap_in(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
 
 
 def _swap_in(staging: Path, out: Path) -> None:

@@ -11,15 +11,17 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterable, TypeVar
 
-from generator.discover import SessionFile, discover
+from generator.build import Redaction, collect, linked_events
+from generator.discover import SessionFile
 from generator.interpret import Interpreted, interpret
-from generator.link import link
 from generator.model import Archive, Session
 from generator.read import read_file
+from generator.redact import Redactor
 
 SESSION_ID = "5b1f0c2e-3a4d-4e6f-8a9b-0c1d2e3f4a5b"
 OTHER_SESSION_ID = "9c8d7e6f-5a4b-4c3d-9e2f-1a0b9c8d7e6f"
@@ -229,9 +231,14 @@ def interpret_entries(tmp_path: Path, entries: Iterable[dict | str | bytes],
 
 
 def build_archive(*inputs: Path) -> Archive:
-    """Phase 1 as the build runs it: discover, read, interpret, link."""
-    files = discover(list(inputs))
-    return link([interpret(f, read_file(f.path)) for f in files])
+    """Phase 1 as the build runs it (discover, read, interpret, link), with each session's events as
+    phase 2 streams them to the renderer: replays left out, Task calls linked, plans marked."""
+    archive, _, files = collect(list(inputs), redactor=Redactor(secrets=False))
+    sessions = dict(archive.sessions)
+    for session_file in files:
+        for key, events in linked_events(archive, session_file, Redaction(secrets=False)).items():
+            sessions[key] = replace(sessions[key], events=tuple(events))
+    return replace(archive, sessions=sessions)
 
 
 def events_of(session: Session, kind: type[E]) -> list[E]:

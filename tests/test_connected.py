@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 from bs4 import BeautifulSoup
 
 from generator.build import BuildConfig, build
-from generator.link import PAGE_BUDGET, paginate
+from generator.summarize import PAGE_BUDGET, paginate
 from generator.model import AssistantText, Prompt
 
 from helpers import (

@@ -9,8 +9,7 @@
 - the command line on empty files, folders with no sessions and files of only broken lines.
 
 The seven crashes found while writing this file are fixed; each keeps a regression test in the section
-"Known crashes" at the end. The property tests still keep clear of those inputs (`_known_crash_*`) so
-that each test names one failure; the exclusions can go once nobody needs that.
+"Known crashes" at the end, and the property tests range over those inputs too.
 """
 
 from __future__ import annotations
@@ -24,19 +23,18 @@ import re
 import tempfile
 import time
 import tracemalloc
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from generator.build import BuildConfig, build
 from generator.cli import main
 from generator.discover import SessionFile
-from generator.interpret import USAGE_FIELDS, interpret
+from generator.interpret import interpret
 from generator.link import link
 from generator.model import BrokenLine, Entry
 from generator.read import ReadResult, read_file
@@ -133,7 +131,6 @@ nasty_bytes = st.lists(st.one_of(st.sampled_from(NASTY_FRAGMENTS), st.binary(max
 @example(data=b"\xef\xbb\xbf{}\n")
 def test_reader_never_raises_on_arbitrary_bytes(data: bytes) -> None:
     # Runs of more than 4,300 digits are a known crash (see the xfail tests); 3,000 bytes cannot hold one.
-    assume(not _known_crash_in_reader(data))
     with tempfile.TemporaryDirectory() as folder:
         path, result = read_bytes_as(Path(folder), data)
         check_read_invariants(path, data, result)
@@ -648,7 +645,6 @@ def test_the_realistic_session_builds_and_covers_every_entry_kind(tmp_path: Path
 @given(changes=wrong_type_changes())
 def test_interpret_never_raises_on_wrong_types(changes: list[Change]) -> None:
     files = apply_changes(changes)
-    assume(not _known_crash_in_interpret(files))
     results = interpret_files(files)
     link(results)
 
@@ -657,7 +653,6 @@ def test_interpret_never_raises_on_wrong_types(changes: list[Change]) -> None:
 @given(changes=wrong_type_changes(max_changes=6))
 def test_build_never_raises_on_wrong_types(changes: list[Change]) -> None:
     files = apply_changes(changes)
-    assume(not _known_crash_in_interpret(files) and not _known_crash_in_build(files))
     with tempfile.TemporaryDirectory() as folder:
         project = write_files(Path(folder), files)
         build(BuildConfig(inputs=(project,), output=Path(folder) / "site"))
@@ -720,97 +715,6 @@ def test_cli_a_file_of_only_broken_lines_names_each_line(runner: CliRunner, tmp_
 
 # =========================================================================================================
 # Known crashes, now fixed: one regression test each.
-
-
-HUGE_NUMBER = re.compile(rb"\d{4301}")
-
-
-def _known_crash_in_reader(data: bytes) -> bool:
-    """Bug 1: a JSON number of more than 4,300 digits."""
-    return HUGE_NUMBER.search(data) is not None
-
-
-def _entries_interpreted(files: dict[str, list[dict]]) -> Iterator[Any]:
-    """Every object `interpret` handles as an entry: each line, and the messages of agent_progress
-    entries (rebuilt into the subagent's transcript)."""
-    for entries in files.values():
-        for entry in entries:
-            yield entry
-            progress = entry.get("data")
-            if (entry.get("type") == "progress" and isinstance(progress, dict)
-                    and progress.get("type") == "agent_progress" and isinstance(progress.get("agentId"), str)):
-                yield progress.get("message")
-
-
-def _known_crash_in_interpret(files: dict[str, list[dict]]) -> bool:
-    for entry in _entries_interpreted(files):
-        if not isinstance(entry, dict):
-            continue
-        # Bug 2: an entry whose "type" is an array or an object.
-        if isinstance(entry.get("type"), (list, dict)):
-            return True
-        # Bug 3: a turn_duration whose durationMs is NaN, infinite, or too large for a float.
-        duration = entry.get("durationMs")
-        if entry.get("type") == "system" and entry.get("subtype") == "turn_duration" and (
-            (isinstance(duration, float) and not math.isfinite(duration))
-            or (isinstance(duration, int) and abs(duration) >= 10**308)
-        ):
-            return True
-    return False
-
-
-def _objects(value: Any) -> Iterator[dict]:
-    if isinstance(value, dict):
-        yield value
-        for child in value.values():
-            yield from _objects(child)
-    elif isinstance(value, list):
-        for child in value:
-            yield from _objects(child)
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, child in value.items():
-            yield key
-            yield from _strings(child)
-    elif isinstance(value, list):
-        for child in value:
-            yield from _strings(child)
-
-
-def _known_crash_in_build(files: dict[str, list[dict]]) -> bool:
-    # Bug 7: timestamps with and without a UTC offset in one session.
-    offsets = set()
-    for entry in _entries_interpreted(files):
-        if isinstance(entry, dict) and isinstance(entry.get("timestamp"), str):
-            try:
-                offsets.add(datetime.fromisoformat(entry["timestamp"].replace("Z", "+00:00")).tzinfo is None)
-            except ValueError:
-                pass
-    if len(offsets) == 2:
-        return True
-    for entry in _entries_interpreted(files):
-        message = entry.get("message") if isinstance(entry, dict) else None
-        usage = message.get("usage") if isinstance(message, dict) else None
-        # Bug 5: a token count past the float range.
-        if isinstance(usage, dict) and any(isinstance(usage.get(name), int) and usage[name] >= 10**308
-                                           for name in USAGE_FIELDS):
-            return True
-    for found in _objects(files):
-        # Bug 6: an AskUserQuestion question whose options are a number or true.
-        tool_input = found.get("input")
-        if found.get("name") == "AskUserQuestion" and isinstance(tool_input, dict) and isinstance(
-                tool_input.get("questions"), list):
-            for question in tool_input["questions"]:
-                if isinstance(question, dict) and isinstance(question.get("options"), (int, float)) and (
-                        question["options"] or math.isnan(question["options"])):
-                    return True
-    # Bug 4: a lone surrogate (JSON "\ud800") in any text that reaches a page. Which fields reach one is
-    # the renderer's business, so any string with one is kept out.
-    return any(SURROGATE.search(text) for text in _strings(files))
 
 
 SURROGATE = re.compile("[\ud800-\udfff]")

@@ -21,6 +21,7 @@ from generator.model import (
     Unreadable,
 )
 from generator.text import strip_ansi
+from generator.summarize import uuid_digest
 from helpers import (
     MODEL,
     PNG_BYTES,
@@ -632,7 +633,8 @@ def test_titles_and_leaf_summaries_are_captured(tmp_path: Path) -> None:
         "00000000-0000-4000-8000-00000000aaaa": "Nested-shape summary",
     }
     assert session.custom_title == "sparkline-ascii-fallback", "the latest rename wins"
-    assert set(session.uuids) >= {first["uuid"], reply["uuid"]}
+    digests = {session.uuid_digests[i:i + 8] for i in range(0, len(session.uuid_digests), 8)}
+    assert digests >= {uuid_digest(first["uuid"]), uuid_digest(reply["uuid"])}
 
 
 def test_an_ai_title_is_captured_when_there_is_no_custom_title(tmp_path: Path) -> None:
@@ -674,7 +676,7 @@ def test_session_metadata(tmp_path: Path) -> None:
     assert session.prompt_count == 2
     assert session.key.endswith(SESSION_ID) and session.project_dir == PROJECT_DIR
     assert not session.is_subagent
-    assert session.uuids == tuple(e["uuid"] for e in entries)  # in file order
+    assert session.uuid_digests == b"".join(uuid_digest(e["uuid"]) for e in entries)  # in file order
 
 
 def test_a_file_of_metadata_only_has_no_conversation(tmp_path: Path) -> None:

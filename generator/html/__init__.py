@@ -17,8 +17,8 @@ from urllib.parse import unquote, urlsplit
 from markupsafe import Markup
 
 from .. import urls
-from ..markdown import MarkdownPage, time_of
-from ..model import Archive, Plan, Project, Prompt, Session, ToolCall, Usage
+from ..markdown import MarkdownPart, time_of
+from ..model import Archive, Project, Session, Usage
 from ..text import plain, shorten
 from .render import Resolver, pygments_css, render_markdown
 from .theme import Theme
@@ -73,7 +73,8 @@ def _linker(page: str) -> Callable[[str], str]:
 
 
 class PageBuilder:
-    def __init__(self, archive: Archive, theme: Theme, version: str):
+    def __init__(self, archive: Archive, theme: Theme, version: str,
+                 anchor_pages_of: Callable[[str], Mapping[str, int]]):
         self.archive = archive
         self.environment = theme.environment()
         self.environment.filters["when"] = time_of
@@ -81,8 +82,7 @@ class PageBuilder:
         self.environment.filters["compact"] = compact_number
         self.version = version
         self.theme = theme
-        self.links = ArchiveLinks(archive)
-        self._plans: dict[str, Plan | None] = {}
+        self.links = ArchiveLinks(archive, anchor_pages_of)
 
     def _render(self, template: str, page: str, **context: Any) -> str:
         link = _linker(page)
@@ -95,14 +95,7 @@ class PageBuilder:
             **context,
         )
 
-    def _first_plan(self, session: Session) -> Plan | None:
-        # Asked for on every page that lists this session (chain strips): look through its events once.
-        if session.key not in self._plans:
-            self._plans[session.key] = next((e for e in session.events if isinstance(e, Plan)), None)
-        return self._plans[session.key]
-
     def session_summary(self, session: Session, page: str) -> dict[str, Any]:
-        plan = self._first_plan(session)
         return {
             "key": session.key,
             "title": session.title,
@@ -117,8 +110,8 @@ class PageBuilder:
             "models": [short_model(m) for m in session.models],
             "branch": session.git_branch,
             "role": session.role,
-            "plan_status": plan.status if plan else "",
-            "plan_how": plan.how if plan else "",
+            "plan_status": session.first_plan_status,
+            "plan_how": session.first_plan_how,
         }
 
     def index(self) -> str:
@@ -156,27 +149,23 @@ class PageBuilder:
         sessions = [s for group in groups for s in group["sessions"]]
         return self._render("project.html", page, project=project, sessions=sessions, groups=groups)
 
-    def session(self, session: Session, markdown: MarkdownPage) -> dict[str, str]:
-        """The session's pages: one, or several for a long session, each with links to the others."""
-        total = len(markdown.parts)
-        pages = {}
-        for number, part in enumerate(markdown.parts, start=1):
-            path = urls.session_part(session.key, number)
-            resolve = self.links.resolver(session, markdown, path)
-            pagination = {
-                "current": number,
-                "total": total,
-                "previous": urls.relative(path, urls.session_part(session.key, number - 1)) if number > 1 else None,
-                "next": urls.relative(path, urls.session_part(session.key, number + 1)) if number < total else None,
-                "pages": [urls.relative(path, urls.session_part(session.key, n)) for n in range(1, total + 1)],
-            }
-            anchor_map = urls.relative(path, urls.anchor_map(session.key)) if total > 1 else ""
-            pages[path] = self._session_page(session, markdown, path, part, resolve, pagination, anchor_map)
-        if total > 1:
-            pages[urls.anchor_map(session.key)] = self.links.anchor_map_script(session.key)
-        return pages
+    def session_page(self, session: Session, part: MarkdownPart) -> tuple[str, str]:
+        """One page of a session (a long session has several, each with links to the others): its path
+        and its HTML."""
+        number, total = part.number, part.total
+        path = urls.session_part(session.key, number)
+        resolve = self.links.resolver(session, part, path)
+        pagination = {
+            "current": number,
+            "total": total,
+            "previous": urls.relative(path, urls.session_part(session.key, number - 1)) if number > 1 else None,
+            "next": urls.relative(path, urls.session_part(session.key, number + 1)) if number < total else None,
+            "pages": [urls.relative(path, urls.session_part(session.key, n)) for n in range(1, total + 1)],
+        }
+        anchor_map = urls.relative(path, urls.anchor_map(session.key)) if total > 1 else ""
+        return path, self._session_page(session, part, path, resolve, pagination, anchor_map)
 
-    def _session_page(self, session: Session, markdown: MarkdownPage, page: str, part: str, resolve: Resolver,
+    def _session_page(self, session: Session, part: MarkdownPart, page: str, resolve: Resolver,
                       pagination: dict[str, Any], anchor_map: str) -> str:
         project = next(p for p in self.archive.projects if p.dir_name == session.project_dir)
         sessions = self.archive.sessions
@@ -192,16 +181,17 @@ class PageBuilder:
         ]
         subagents = [self.session_summary(sessions[key], page) for key in session.subagent_keys if key in sessions]
         outline = [
-            {"url": resolve("#" + event.anchor), "text": shorten(plain(event.text), 70), "time": event.timestamp}
-            for event in session.events
-            if isinstance(event, Prompt) and not event.hidden and event.text.strip()
+            {"url": (urls.relative(page, target) if (target := urls.session_part(session.key, item.page)) != page
+                     else "") + "#" + item.anchor,
+             "text": item.text, "time": item.timestamp}
+            for item in session.outline
         ]
         facts = {
             "started": session.started,
             "ended": session.ended,
             "duration": duration(session.started, session.ended),
             "prompts": session.prompt_count,
-            "tool_calls": sum(1 for e in session.events if isinstance(e, ToolCall)),
+            "tool_calls": session.tool_call_count,
             "models": session.models,
             "versions": session.versions,
             "branch": session.git_branch,
@@ -224,46 +214,31 @@ class PageBuilder:
             outline=outline,
             pagination=pagination,
             anchor_map=anchor_map,
-            markdown_url=urls.relative(page, markdown.path),
-            content=Markup(render_markdown(part, resolve)),
+            markdown_url=urls.relative(page, part.path),
+            content=Markup(render_markdown(part.text, resolve)),
         )
 
 
 class ArchiveLinks:
     """Where a link in a session's Markdown leads in the built site. Knows every session's Markdown path
-    and which page of a long session shows which anchor."""
+    and, through `anchor_pages_of`, which page of a long session shows which anchor."""
 
-    def __init__(self, archive: Archive):
+    def __init__(self, archive: Archive, anchor_pages_of: Callable[[str], Mapping[str, int]]):
         self.archive = archive
+        self.anchor_pages_of = anchor_pages_of
         self.key_of_markdown = {urls.session_markdown(key): key for key in archive.sessions}
-        self._pages_by_anchor: dict[str, dict[str, int]] = {}
+        self._cached: tuple[str, Mapping[str, int]] = ("", {})
 
     def page_of(self, key: str, anchor: str) -> int:
-        if key not in self._pages_by_anchor:
-            session = self.archive.sessions[key]
-            pages: dict[str, int] = {}
-            page = 0
-            for index, event in enumerate(session.events):
-                if index in session.page_starts:
-                    page += 1
-                anchor_of_event = getattr(event, "anchor", "")
-                pages[anchor_of_event] = max(page, 1)
-                pages["m" + anchor_of_event[1:]] = max(page, 1)  # the reply block wrapping it
-            self._pages_by_anchor[key] = pages
-        return self._pages_by_anchor[key].get(anchor, 1)
+        session = self.archive.sessions[key]
+        if len(session.page_starts) <= 1 or not anchor:
+            return 1
+        if self._cached[0] != key:  # a page's links mostly lead into its own session
+            self._cached = (key, self.anchor_pages_of(key))
+        return self._cached[1].get(anchor, 1)
 
-    def anchor_map_script(self, key: str) -> str:
-        """For permalinks typed or shared by hand: `<session>.html#anchor` when the anchor is on a later
-        page. The first page loads this only when its own page lacks the anchor."""
-        self.page_of(key, "")
-        first = urls.session_part(key, 1)
-        pages = {anchor: urls.relative(first, urls.session_part(key, number))
-                 for anchor, number in sorted(self._pages_by_anchor[key].items()) if anchor and number > 1}
-        return "window.sessionsiteAnchorPages = " + json.dumps(pages, sort_keys=True, separators=(",", ":")) + ";\n"
-
-    def resolver(self, session: Session, markdown: MarkdownPage, page: str) -> Resolver:
-        own_files = set(markdown.attachments) | set(markdown.media)
-        folder = posixpath.dirname(markdown.path)
+    def resolver(self, session: Session, part: MarkdownPart, page: str) -> Resolver:
+        folder = posixpath.dirname(part.path)
 
         def resolve(href: str) -> str | None:
             parts = urlsplit(href)
@@ -277,14 +252,43 @@ class ArchiveLinks:
             path = posixpath.normpath(posixpath.join(folder, unquote(parts.path)))
             key = self.key_of_markdown.get(path)
             if key is not None:
-                number = self.page_of(key, parts.fragment) if parts.fragment else 1
+                target_session = self.archive.sessions[key]
+                if session.parent_key == key and parts.fragment == session.parent_anchor:
+                    number = session.parent_anchor_page  # known from link: no need to read the parent's map
+                else:
+                    number = self.page_of(key, parts.fragment) if parts.fragment else 1
+                number = min(number, max(1, len(target_session.page_starts)))
                 link = urls.relative(page, urls.session_part(key, number))
                 return link + (f"#{parts.fragment}" if parts.fragment else "")
-            if path in own_files:
+            if path in part.own_files:
                 return urls.relative(page, path)
             return None
 
         return resolve
+
+
+def anchor_map_script(key: str, anchor_pages: Mapping[str, int]) -> str:
+    """For permalinks typed or shared by hand: `<session>.html#anchor` when the anchor is on a later page.
+    The first page loads this only when its own page lacks the anchor."""
+    first = urls.session_part(key, 1)
+    pages = {anchor: urls.relative(first, urls.session_part(key, number))
+             for anchor, number in sorted(anchor_pages.items()) if anchor and number > 1}
+    return ANCHOR_MAP_PREFIX + json.dumps(pages, sort_keys=True, separators=(",", ":")) + ";\n"
+
+
+ANCHOR_MAP_PREFIX = "window.sessionsiteAnchorPages = "
+_PAGE_NUMBER = re.compile(r"~p(\d+)\.html$")
+
+
+def read_anchor_map(script: str) -> dict[str, int]:
+    """`anchor_map_script` read back: the build keeps no other copy of a long session's anchors."""
+    body = script.removeprefix(ANCHOR_MAP_PREFIX).strip().rstrip(";")
+    pages = {}
+    for anchor, target in json.loads(body).items():
+        found = _PAGE_NUMBER.search(target)
+        if found:
+            pages[anchor] = int(found.group(1))
+    return pages
 
 
 def compact_number(number: int) -> str:

@@ -10,10 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Protocol
 
 from .. import urls
-from ..interpret import PLAN_STARTED_SESSION
+from ..link import linked_event
+from ..summarize import PLAN_STARTED_SESSION
 from ..model import (
     Archive,
     AssistantText,
@@ -42,23 +43,33 @@ PLAN_CONTENT_HOW = PLAN_STARTED_SESSION
 CHECKLIST_TOOLS = frozenset({"TaskCreate", "TaskUpdate", "TodoWrite"})
 
 
-@dataclass(frozen=True, slots=True)
-class MarkdownPage:
-    """One session as Markdown, plus the files it refers to."""
+class Output(Protocol):
+    """Where phase 2 puts files (the staging folder of `write`, or memory)."""
 
-    key: str
-    """Session key."""
-    path: str
-    """Output path of the .md file, relative to the output root."""
+    def write(self, path: str, content: bytes) -> None:
+        """A file that belongs to one session; refused if another output already took the path."""
+
+    def write_shared(self, path: str, content: bytes) -> None:
+        """A file named by its content, which several sessions may bring."""
+
+    def append(self, path: str, text: str) -> None:
+        """Text added to the end of a file this session writes piece by piece."""
+
+
+@dataclass(frozen=True, slots=True)
+class MarkdownPart:
+    """One page's worth of a session's Markdown, as the HTML stage needs it."""
+
+    number: int
+    """1-based page number."""
+    total: int
+    """How many pages the session has."""
     text: str
-    """The document: front matter and body."""
-    parts: tuple[str, ...]
-    """The body, split where the session's HTML pages break (`Session.page_starts`); the first part
-    carries the title and the session's context."""
-    attachments: Mapping[str, bytes]
-    """Files that belong to this document alone (full tool outputs), by output path."""
-    media: Mapping[str, bytes]
-    """Images and PDFs it shows, by output path; named by content, so other documents may share them."""
+    """The Markdown of this page; the first carries the title and the session's context."""
+    own_files: frozenset[str]
+    """Output paths of the files this session's Markdown links to (full tool outputs, media)."""
+    path: str
+    """Output path of the session's .md file."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,13 +80,35 @@ class MarkdownOptions:
     """Render system noise (meta entries, reminders, bookkeeping) instead of leaving it out."""
 
 
-def render_session(session: Session, archive: Archive, options: MarkdownOptions = MarkdownOptions()) -> MarkdownPage:
-    path = urls.session_markdown(session.key)
-    renderer = _Renderer(session, archive, path, options)
-    parts = renderer.parts()
-    body = "\n".join(parts)
-    text = front_matter(session, archive) + "\n" + body
-    return MarkdownPage(session.key, path, text, parts, renderer.attachments, renderer.media)
+class MemoryOutput:
+    """Files kept in memory: for tests and for rendering one session on its own."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+
+    def write(self, path: str, content: bytes) -> None:
+        if path in self.files:
+            raise ValueError(f"two outputs want the path {path}")
+        self.files[path] = content
+
+    def write_shared(self, path: str, content: bytes) -> None:
+        self.files[path] = content
+
+    def append(self, path: str, text: str) -> None:
+        self.files[path] = self.files.get(path, b"") + text.encode("utf-8")
+
+
+def render_session(session: Session, archive: Archive, options: MarkdownOptions = MarkdownOptions(),
+                   output: Output | None = None) -> tuple[str, list[MarkdownPart]]:
+    """A session whose events are at hand, whole: its Markdown document and its parts."""
+    output = output or MemoryOutput()
+    parts: list[MarkdownPart] = []
+    document = SessionDocument(session, archive, options, output, parts.append)
+    for event in session.events:
+        document(event)
+    document.finish()
+    text = (output.files[document.path] if isinstance(output, MemoryOutput) else b"").decode("utf-8")
+    return text, parts
 
 
 def front_matter(session: Session, archive: Archive) -> str:
@@ -99,7 +132,7 @@ def front_matter(session: Session, archive: Archive) -> str:
         "parent": link(session.parent_key),
         "stats": {
             "prompts": session.prompt_count,
-            "tool_calls": sum(1 for e in session.events if isinstance(e, ToolCall)),
+            "tool_calls": session.tool_call_count,
             "input_tokens": session.usage.input_tokens,
             "output_tokens": session.usage.output_tokens,
             "cache_read_tokens": session.usage.cache_read_tokens,
@@ -126,15 +159,57 @@ def time_of(timestamp: str) -> str:
     return timestamp
 
 
-class _Renderer:
-    def __init__(self, session: Session, archive: Archive, path: str, options: MarkdownOptions):
+class SessionDocument:
+    """Phase 2 for one session: its events arrive one at a time, as `interpret` streams them, and leave
+    as Markdown. The .md file grows as they come; each time a page is full (`Session.page_starts`), its
+    part goes to `on_part` (the HTML stage) and is let go. Files the session links to are written as soon
+    as they appear, so a session of any length is rendered in the memory of one page."""
+
+    def __init__(self, session: Session, archive: Archive, options: MarkdownOptions, output: Output,
+                 on_part: Callable[[MarkdownPart], None] | None = None):
         self.session = session
         self.archive = archive
-        self.path = path
         self.options = options
-        self.attachments: dict[str, bytes] = {}
-        self.media: dict[str, bytes] = {}
+        self.output = output
+        self.on_part = on_part
+        self.path = urls.session_markdown(session.key)
+        self.own_files: set[str] = set()
         self.media_count = 0
+        self.page_starts = set(session.page_starts[1:])
+        self.total = max(1, len(session.page_starts))
+        self.index = -1
+        self.page = 1
+        self.blocks: list[str] = [self.header()]
+        self.assistant_run: list[str] = []
+        self.run_first: Event | None = None
+        self.run_model = ""
+        self.waiting_checklist: ToolCall | None = None
+        self.output.append(self.path, front_matter(session, archive) + "\n")
+
+    def __call__(self, event: Event) -> None:
+        self.index += 1
+        if self.index in self.page_starts:
+            self._end_page()
+        event = linked_event(self.session, event)
+        if not self._visible(event):
+            return
+        if _in_reply(event):
+            self._reply_event(event)
+            return
+        self._end_run()
+        self.blocks.append(self._single(event))
+
+    def finish(self) -> None:
+        self._end_page(last=True)
+
+    def _end_page(self, last: bool = False) -> None:
+        self._end_run()
+        text = "\n\n".join(self.blocks) + "\n"
+        self.output.append(self.path, text if last else text + "\n")
+        if self.on_part is not None:
+            self.on_part(MarkdownPart(self.page, self.total, text, frozenset(self.own_files), self.path))
+        self.blocks = []
+        self.page += 1
 
     def link_to(self, key: str) -> str:
         return urls.relative(self.path, urls.session_markdown(key))
@@ -159,19 +234,6 @@ class _Renderer:
                               f"\n\n{quoted}")
         return "\n\n".join(blocks) + "\n"
 
-    def parts(self) -> tuple[str, ...]:
-        events = self.session.events
-        starts = [s for s in self.session.page_starts if 0 <= s < len(events)] or [0]
-        if starts[0] != 0:
-            starts.insert(0, 0)
-        bounds = list(zip(starts, starts[1:] + [len(events)]))
-        parts = []
-        for number, (start, end) in enumerate(bounds):
-            blocks = [self.header()] if number == 0 else []
-            blocks.extend(self._events(events[start:end]))
-            parts.append("\n\n".join(blocks) + "\n")
-        return tuple(parts)
-
     def _link(self, target: Session, anchor: str = "", text: str = "") -> str:
         """A link to another session's Markdown (the HTML stage points it at the page), as HTML so that it
         can sit inside our own structural elements."""
@@ -181,47 +243,54 @@ class _Renderer:
     def _visible(self, event: Event) -> bool:
         return self.options.show_hidden or not getattr(event, "hidden", False)
 
-    def _events(self, events: tuple[Event, ...]) -> Iterator[str]:
-        """Consecutive assistant events (text, thinking, tool calls) share one message block."""
-        assistant_run: list[Event] = []
-        for event in events:
-            if not self._visible(event):
-                continue
-            if _in_reply(event):
-                assistant_run.append(event)
-                continue
-            if assistant_run:
-                yield self._assistant(assistant_run)
-                assistant_run = []
-            yield self._single(event)
-        if assistant_run:
-            yield self._assistant(assistant_run)
-
-    def _assistant(self, run: list[Event]) -> str:
-        first = run[0]
-        model = next((e.model for e in run if isinstance(e, AssistantText) and e.model), "")
-        parts = [
-            # The wrapper gets its own id: the first event inside it keeps the anchor it is linked by.
-            f'<div class="msg assistant" id="m{first.anchor[1:]}">',  # type: ignore[union-attr]
-            _meta_line("Claude", first.timestamp, model, anchor=f"m{first.anchor[1:]}"),  # type: ignore[union-attr]
-        ]
-        checklists = [i for i, e in enumerate(run) if isinstance(e, ToolCall) and e.name in CHECKLIST_TOOLS]
-        for index, event in enumerate(run):
-            if isinstance(event, AssistantText):
-                parts.append(prose(event.text))
-            elif isinstance(event, Thinking):
-                parts.append(f'<details class="thinking" id="{event.anchor}">\n<summary>Thinking</summary>\n\n'
+    def _reply_event(self, event: Event) -> None:
+        """Consecutive assistant events (text, thinking, tool calls) share one message block. Of several
+        task-list changes in a row, the list after the last one is shown open: a change waits for the
+        next event to know."""
+        if self.run_first is None:
+            self.run_first = event
+        if isinstance(event, AssistantText) and event.model and not self.run_model:
+            self.run_model = event.model
+        is_checklist = isinstance(event, ToolCall) and event.name in CHECKLIST_TOOLS
+        if self.waiting_checklist is not None:
+            self._add_to_run(self._tool(self.waiting_checklist, open_checklist=not is_checklist))
+            self.waiting_checklist = None
+        if is_checklist:
+            assert isinstance(event, ToolCall)
+            self.waiting_checklist = event
+            return
+        if isinstance(event, AssistantText):
+            self._add_to_run(prose(event.text))
+        elif isinstance(event, Thinking):
+            self._add_to_run(f'<details class="thinking" id="{event.anchor}">\n<summary>Thinking</summary>\n\n'
                              f"{prose(event.text)}\n\n</details>")
-            elif isinstance(event, Plan):
-                parts.append(self._plan(event))
-            elif isinstance(event, ToolCall):
-                # Of several task-list changes in a row, the list after the last one is shown open.
-                is_last_change = index in checklists and (index + 1 not in checklists)
-                tool = self._tool(event, open_checklist=is_last_change)
-                if tool:
-                    parts.append(tool)
-        parts.append("</div>")
-        return "\n\n".join(parts)
+        elif isinstance(event, Plan):
+            self._add_to_run(self._plan(event))
+        elif isinstance(event, ToolCall):
+            self._add_to_run(self._tool(event))
+
+    def _add_to_run(self, block: str) -> None:
+        if block:
+            self.assistant_run.append(block)
+
+    def _end_run(self) -> None:
+        if self.waiting_checklist is not None:
+            self._add_to_run(self._tool(self.waiting_checklist, open_checklist=True))
+            self.waiting_checklist = None
+        first = self.run_first
+        if first is None:
+            return
+        # The wrapper gets its own id: the first event inside it keeps the anchor it is linked by.
+        wrapper_id = f"m{first.anchor[1:]}"
+        self.blocks.append("\n\n".join([
+            f'<div class="msg assistant" id="{wrapper_id}">',
+            _meta_line("Claude", getattr(first, "timestamp", ""), self.run_model, anchor=wrapper_id),
+            *self.assistant_run,
+            "</div>",
+        ]))
+        self.assistant_run = []
+        self.run_first = None
+        self.run_model = ""
 
     def _plan(self, plan: Plan) -> str:
         status_class = {"approved": "ok", "rejected": "error"}.get(plan.status, "other")
@@ -268,7 +337,8 @@ class _Renderer:
 
     def attach(self, name: str, content: bytes) -> str:
         target = urls.attachment(self.session.key, name)
-        self.attachments[target] = content
+        self.output.write(target, content)
+        self.own_files.add(target)
         return urls.relative(self.path, target)
 
     def _media(self, files: tuple[Media, ...]) -> str:
@@ -283,7 +353,8 @@ class _Renderer:
             kind = "PDF" if media.media_type == "application/pdf" else "Image"
             if media.data and extension:
                 target = urls.media(hashlib.sha256(media.data).hexdigest()[:20] + "." + extension)
-                self.media[target] = media.data
+                self.output.write_shared(target, media.data)
+                self.own_files.add(target)
                 link = urls.relative(self.path, target)
                 if kind == "PDF":
                     lines.append(f"[PDF document ({len(media.data) / 1024:,.0f} KB)]({link})")

@@ -1,0 +1,192 @@
+"""Part of stage 3, interpret: what the rest of the build needs to know of a session without its events.
+
+Events stream past a `Summary` as `interpret` produces them. It keeps what `link`, the indexes and the
+pages around the transcript need (counts, the first prompt, the outline, plans, subagent calls, where
+the pages break) and nothing of the transcript's bulk, so that phase 1 holds a small summary per session
+whatever the size of the session. Phase 2 reads the file again and renders the events as they stream.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from .model import (
+    AssistantText,
+    BashMode,
+    Event,
+    Notice,
+    OutlineItem,
+    Plan,
+    Prompt,
+    SlashCommand,
+    SubagentCall,
+    Thinking,
+    ToolCall,
+    Unknown,
+    Unreadable,
+)
+from .text import plain, shorten
+
+SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+PLAN_PREAMBLE = "Implement the following plan:"
+PLAN_STARTED_SESSION = "accepted with a fresh context: this session carries it out"
+# "…read the full transcript at: /home/me/.claude/projects/-home-me-app/<session id>.jsonl"
+TRANSCRIPT_PATH = re.compile(r"transcript at:\s*\S*?([^/\\\s]+)\.jsonl")
+# Kept of the first prompt: enough for a title, the index and the quoted "original ask" of a chain.
+FIRST_PROMPT_LIMIT = 20_000
+
+# A page holds about this many characters of transcript. Markup, highlighting and the page around it
+# make the HTML about 3 to 3.5 times larger (measured on examples/), so pages stay near 600 KB.
+PAGE_BUDGET = 180_000
+# Past the inline limit a tool output moves to a text file, so it costs a page only its preview.
+OUTPUT_PREVIEW = 50_000
+
+EVENT_KINDS = {
+    Prompt: "prompt", AssistantText: "assistant_text", Thinking: "thinking", ToolCall: "tool_call",
+    SlashCommand: "slash_command", BashMode: "bash_mode", Notice: "notice", Unknown: "unknown",
+    Unreadable: "unreadable", Plan: "plan",
+}
+
+
+def text_digest(text: str) -> str:
+    """Plans are matched across sessions by their text, whitespace aside."""
+    return hashlib.blake2b(" ".join(text.split()).encode("utf-8", "replace"), digest_size=12).hexdigest()
+
+
+def uuid_digest(uuid: str) -> bytes:
+    """Eight bytes stand for an entry uuid: continuations are found by comparing millions of them."""
+    return hashlib.blake2b(uuid.encode("utf-8", "replace"), digest_size=8).digest()
+
+
+def weight(event: Event) -> int:
+    """Roughly how much of a page an event takes."""
+    if isinstance(event, ToolCall):
+        result = len(event.result.text) if event.result else 0
+        return 200 + sum(len(str(v)) for v in event.input.values()) + min(result, OUTPUT_PREVIEW)
+    if isinstance(event, Unknown):
+        return 200 + len(str(event.raw))
+    return 200 + len(getattr(event, "text", "") or "")
+
+
+class Paginator:
+    """Where each page starts. Pages break between turns (before a prompt); a single turn that is far too
+    long for one page also breaks between the events of Claude's reply."""
+
+    def __init__(self, budget: int = PAGE_BUDGET):
+        self.budget = budget
+        self.starts = [0]
+        self.size = 0
+        self.index = -1
+
+    def add(self, event: Event) -> int:
+        """Counts the event in; returns the 1-based page it falls on."""
+        self.index += 1
+        event_weight = weight(event)
+        turn_starts = isinstance(event, Prompt) and not event.hidden
+        if self.index > self.starts[-1] and (
+            self.size >= self.budget and turn_starts or self.size + event_weight > 3 * self.budget // 2
+        ):
+            self.starts.append(self.index)
+            self.size = 0
+        self.size += event_weight
+        return len(self.starts)
+
+
+def paginate(events: tuple[Event, ...], budget: int = PAGE_BUDGET) -> tuple[int, ...]:
+    paginator = Paginator(budget)
+    for event in events:
+        paginator.add(event)
+    return tuple(paginator.starts)
+
+
+@dataclass
+class Summary:
+    """Watches one session's events go by."""
+
+    event_counts: Counter[str] = field(default_factory=Counter)
+    prompt_count: int = 0
+    first_prompt: str = ""
+    outline: list[OutlineItem] = field(default_factory=list)
+    tool_call_count: int = 0
+    active_ms: int = 0
+    first_plan: tuple[str, str] = ("", "")
+    started_plan_digest: str = ""
+    started_plan_text: str = ""
+    pending_plans: list[tuple[str, str]] = field(default_factory=list)
+    role: str = "further work"
+    plan_source_id: str = ""
+    subagent_calls: list[SubagentCall] = field(default_factory=list)
+    paginator: Paginator = field(default_factory=Paginator)
+    anchor_pages: dict[str, int] = field(default_factory=dict)
+    """Anchors on pages after the first; every other anchor is on page 1."""
+
+    def __call__(self, event: Event) -> None:
+        self.event_counts[EVENT_KINDS[type(event)]] += 1
+        page = self.paginator.add(event)
+        anchor = event.anchor
+        if page > 1:
+            self.anchor_pages[anchor] = page
+            self.anchor_pages["m" + anchor[1:]] = page  # the reply block wrapping it
+        timestamp = getattr(event, "timestamp", "")
+        if isinstance(event, Prompt):
+            if not event.hidden:
+                self.prompt_count += 1
+                if self.prompt_count == 1:
+                    self.first_prompt = event.text[:FIRST_PROMPT_LIMIT]
+                if event.text.strip():
+                    self.outline.append(OutlineItem(anchor, shorten(plain(event.text[:2000]), 70), timestamp, page))
+            elif event.label == "plan preamble" and not self.plan_source_id:
+                found = TRANSCRIPT_PATH.search(event.text)
+                if found:
+                    self.plan_source_id = found.group(1)
+        elif isinstance(event, ToolCall):
+            self.tool_call_count += 1
+            if event.name in SUBAGENT_TOOLS:
+                structured = event.result.structured if event.result else None
+                agent_id = structured.get("agentId") if isinstance(structured, dict) else None
+                self.subagent_calls.append(SubagentCall(
+                    anchor=anchor, page=page, agent_id=agent_id if isinstance(agent_id, str) else "",
+                    prompt_digest=text_digest(str(event.input.get("prompt", "")).strip()),
+                    description=str(event.input.get("description", "")).strip()[:500]))
+        elif isinstance(event, Plan):
+            if not self.first_plan[0]:
+                self.first_plan = (event.status, event.how)
+            if event.how == PLAN_STARTED_SESSION:
+                if not self.started_plan_digest:
+                    self.started_plan_digest = text_digest(event.text)
+                    self.started_plan_text = event.text[:2000]
+                self.role = "implementation"
+            else:
+                if event.status == "pending":
+                    self.pending_plans.append((anchor, text_digest(event.text)))
+                if self.role != "implementation":
+                    self.role = "planning"
+        elif isinstance(event, Notice):
+            if event.kind == "turn-duration":
+                self.active_ms += event.milliseconds
+            elif event.kind == "permission-mode" and event.text.startswith("Plan mode") and self.role != "implementation":
+                self.role = "planning"
+
+    def fields(self) -> dict[str, Any]:
+        """What it found, as `Session` fields."""
+        return {
+            "event_counts": dict(self.event_counts),
+            "prompt_count": self.prompt_count,
+            "first_prompt": self.first_prompt,
+            "outline": tuple(self.outline),
+            "tool_call_count": self.tool_call_count,
+            "active_ms": self.active_ms,
+            "first_plan_status": self.first_plan[0],
+            "first_plan_how": self.first_plan[1],
+            "started_plan_digest": self.started_plan_digest,
+            "started_plan_text": self.started_plan_text,
+            "pending_plans": tuple(self.pending_plans),
+            "role_hint": self.role,
+            "plan_source_id": self.plan_source_id,
+            "subagent_calls": tuple(self.subagent_calls),
+            "page_starts": tuple(self.paginator.starts),
+        }
