@@ -1,11 +1,11 @@
 """Stage 4, link: sessions -> one connected archive.
 
-Gathers the whole picture before any page is written: which project each session belongs to and that
-project's real path; which session a resumed one continues (and which of its entries are replays, shown
-only where they first happened); each session's best title (a summary may sit in another file); which
-subagent transcript each Task/Agent call started; plan chains (sessions sharing a slug: planning,
-implementation, further work); and where a long session's pages break, so that any page can link to
-any anchor on any other.
+Gathers the whole picture, from the sessions' summaries, before any page is written: which project each
+session belongs to and that project's real path; which session a resumed one continues (its replayed
+entries are shown only where they first happened); each session's best title (a summary may sit in
+another file); which subagent transcript each Task/Agent call started; plan chains (sessions sharing a
+slug: planning, implementation, further work), and which planning session's plan an implementation
+carried out. Phase 2 applies what it learnt about single events with `linked_event`.
 """
 
 from __future__ import annotations

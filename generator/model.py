@@ -405,7 +405,7 @@ class Session:
     accepted_plan_anchor: str = ""
     """Set by `link`: a pending plan that a later session carried out (it shows as approved)."""
     page_starts: tuple[int, ...] = (0,)
-    """Set by `link`: index of the first event of each HTML page; long sessions are split between turns."""
+    """Index of the first event of each HTML page; long sessions are split between turns."""
     previous_key: str = ""
     """Set by `link`: the session before this one in its chain (same slug), if any."""
     next_key: str = ""

@@ -1,0 +1,497 @@
+"""How does a build scale? Times whole `sessionsite build` processes on a synthetic archive, next to peers.
+
+    python3 benchmarks/scale.py [--size-mb 100] [--jobs 2] [--no-peers] [--single-session-mb N] [--keep]
+
+Writes an archive with make_archive.py (Claude Code's on-disk layout, ~70% tool output), then runs each
+command as its own process, one at a time, and reports wall time and memory:
+
+- sessionsite: a cold build; the same build again with nothing changed; again after one session gained a
+  turn; again after one new session file appeared. Always into the same output folder.
+- peers, each from its own venv (created and pip-installed on first use under ~/.cache/sessionsite-bench):
+  claude-code-log 1.7.0 (cold, then a rerun on its cache) and claude-code-transcripts 0.6 (cold; it keeps
+  no cache). They read a hard-linked copy of the archive, so nothing they write lands in ours.
+
+"peak RSS" is the largest single process of the run (ru_maxrss from wait4, as /usr/bin/time -v gives);
+"tree PSS" is the largest sum over the whole process tree, sampled every 0.1 s, which is what parallel
+workers cost together. The page cache is warm: the archive has just been written.
+
+Tables are Markdown, ready for the README. Our build runs as `python -m generator` from --ours-repo (default:
+this checkout), so a work-in-progress tree is measured as it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import make_archive  # a sibling script, not an installed package
+
+REPO = Path(__file__).resolve().parents[1]
+MB = 1_000_000
+NEW_SESSION_BYTES = 300_000  # a typical session, the median of make_archive's sizes
+
+
+# -- the machine ------------------------------------------------------------------------------------
+
+def machine_lines() -> list[str]:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory = "unknown"
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                memory = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
+    except OSError:
+        pass
+    return [f"- CPU: {cpu}, {os.cpu_count()} cores; RAM: {memory}",
+            f"- Python {platform.python_version()} ({sys.executable}); {platform.system()} {platform.release()}"]
+
+
+# -- measuring one process --------------------------------------------------------------------------
+
+@dataclass
+class Run:
+    tool: str
+    scenario: str
+    argv: list[str]
+    log: Path
+    output: Path | None = None
+    seconds: float | None = None
+    peak_rss_mb: float | None = None
+    peak_tree_mb: float | None = None
+    output_mb: float | None = None
+    returncode: int | None = None
+    timed_out: bool = False
+    cpu_seconds: float | None = None
+    other_cpu_seconds: float | None = None
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out
+
+
+def _process_children() -> dict[int, list[int]]:
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue  # the process ended while we looked
+        # The command name may hold spaces and parentheses; the fields after its last ')' do not.
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(parent, []).append(int(entry.name))
+    return children
+
+
+def _proportional_memory_kb(pid: int) -> int:
+    """PSS, so pages shared between forked workers are not counted twice; RSS if PSS is unavailable."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+class TreeMemorySampler(threading.Thread):
+    """Samples the summed memory of a process and all its descendants until stopped."""
+
+    def __init__(self, root_pid: int, interval: float = 0.1):
+        super().__init__(daemon=True)
+        self.root_pid = root_pid
+        self.interval = interval
+        self.peak_kb = 0
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        if not Path("/proc/self/stat").exists():
+            return  # not Linux: only ru_maxrss is reported
+        while not self.stopped.is_set():
+            children = _process_children()
+            pending, total = [self.root_pid], 0
+            while pending:
+                pid = pending.pop()
+                total += _proportional_memory_kb(pid)
+                pending.extend(children.get(pid, []))
+            self.peak_kb = max(self.peak_kb, total)
+            self.stopped.wait(self.interval)
+
+
+def busy_cpu_seconds() -> float | None:
+    """CPU time spent by the whole machine so far (all cores), from /proc/stat."""
+    try:
+        fields = [int(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle and iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def folder_mb(path: Path) -> float | None:
+    if not path.exists():
+        return None
+    total = 0
+    for folder, _, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(folder, name)).st_size
+            except OSError:
+                pass
+    return total / MB
+
+
+def measure(run: Run, env: dict[str, str], cwd: Path, timeout: float) -> Run:
+    """Run one command alone and record its wall time and memory. Output goes to run.log."""
+    run.log.parent.mkdir(parents=True, exist_ok=True)
+    with open(run.log, "wb") as log:
+        log.write(("$ " + " ".join(run.argv) + "\n").encode())
+        log.flush()
+        machine_busy_before = busy_cpu_seconds()
+        start = time.perf_counter()
+        # Its own session, so a timeout can stop the command and every worker it started.
+        process = subprocess.Popen(run.argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   env=env, cwd=cwd, start_new_session=True)
+        sampler = TreeMemorySampler(process.pid)
+        sampler.start()
+
+        def stop_on_timeout() -> None:
+            run.timed_out = True
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+        timer = threading.Timer(timeout, stop_on_timeout)
+        timer.start()
+        # wait4 rather than Popen.wait: it hands back this child's own resource usage, where
+        # getrusage(RUSAGE_CHILDREN) would only ever report the maximum over every child so far.
+        _, status, usage = os.wait4(process.pid, 0)
+        run.seconds = time.perf_counter() - start
+        machine_busy_after = busy_cpu_seconds()
+        timer.cancel()
+        sampler.stopped.set()
+        sampler.join()
+        process.returncode = os.waitstatus_to_exitcode(status)  # reaped already; keep Popen quiet
+    run.returncode = process.returncode
+    run.peak_rss_mb = usage.ru_maxrss / 1024  # kilobytes on Linux
+    # User + system time of the command and the workers it waited for: unlike wall time, barely
+    # affected when something else shares the machine.
+    run.cpu_seconds = usage.ru_utime + usage.ru_stime
+    if machine_busy_before is not None and machine_busy_after is not None:
+        # What the rest of the machine did meanwhile: on a shared machine, a sign the time is inflated.
+        run.other_cpu_seconds = max(0.0, machine_busy_after - machine_busy_before - run.cpu_seconds)
+    run.peak_tree_mb = sampler.peak_kb / 1024 if sampler.peak_kb else None
+    if run.output is not None:
+        run.output_mb = folder_mb(run.output)
+    return run
+
+
+def log_name(tool: str, scenario: str) -> str:
+    words = "".join(char if char.isalnum() else " " for char in scenario.lower()).split()
+    return f"{tool}-{'-'.join(words)}.log"
+
+
+def log_tail(path: Path, lines: int = 15) -> str:
+    try:
+        text = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return "(no log)"
+    return "\n".join("    " + line[:300] for line in text[-lines:])
+
+
+def report_failure(run: Run) -> None:
+    why = f"timed out after {run.seconds:.0f} s" if run.timed_out else f"exit {run.returncode}"
+    print(f"\n  !! {run.tool} / {run.scenario} failed ({why}); last lines of {run.log}:", flush=True)
+    print(log_tail(run.log), flush=True)
+
+
+# -- our tool ---------------------------------------------------------------------------------------
+
+def ours_description(repo: Path) -> str:
+    env = dict(os.environ, PYTHONPATH=str(repo))
+    version = subprocess.run([sys.executable, "-c", "import generator; print(generator.__version__)"],
+                             capture_output=True, text=True, check=False, env=env, cwd=repo)
+    text = f"sessionsite {version.stdout.strip() or '(version unreadable: ' + version.stderr.strip()[-120:] + ')'}"
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
+    if head.returncode == 0:
+        dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--", "generator", "themes"],
+                               capture_output=True, text=True, check=False).stdout.strip()
+        text += f" at {head.stdout.strip()}" + (" with uncommitted changes in generator/ or themes/" if dirty else "")
+    return text
+
+
+def run_ours(scenarios: list[tuple[str, Callable[[], str | None]]], archive: Path, work: Path,
+             args: argparse.Namespace) -> list[Run]:
+    """The four build scenarios, each preceded by the change it measures."""
+    output = work / "site-sessionsite"
+    # The editable install's console script may point at another checkout; PYTHONPATH names this one.
+    env = dict(os.environ, PYTHONPATH=str(args.ours_repo))
+    argv = [sys.executable, "-m", "generator", "build", str(archive), "-o", str(output), "-j", str(args.jobs)]
+    runs = []
+    for scenario, prepare in scenarios:
+        note = prepare() or ""
+        run = Run("sessionsite", scenario, argv, work / "logs" / log_name("sessionsite", scenario), output, note=note)
+        print(f"  sessionsite: {scenario} …", end=" ", flush=True)
+        measure(run, env, work, args.timeout)
+        print(f"{run.seconds:.1f} s" + ("" if run.ok else " FAILED"), flush=True)
+        if not run.ok:
+            report_failure(run)
+        runs.append(run)
+    return runs
+
+
+# -- peers ------------------------------------------------------------------------------------------
+
+@dataclass
+class Peer:
+    package: str
+    version: str
+    has_cache: bool
+    flags_note: str
+    venv: Path = field(default=Path())
+
+    def argv(self, source: Path | str, output: Path | str, jobs: int, executable: str | None = None) -> list[str]:
+        program = executable or str(self.venv / "bin" / self.package)
+        if self.package == "claude-code-log":
+            # Positional INPUT is the projects folder; --all-projects makes it walk every project in it.
+            return [program, str(source), "--all-projects", "-o", str(output), "-j", str(jobs)]
+        return [program, "all", "-s", str(source), "-o", str(output)]
+
+    def shown_command(self, jobs: int) -> str:
+        return " ".join(self.argv("DIR", "OUT", jobs, executable=self.package))
+
+
+PEERS = [
+    Peer("claude-code-log", "1.7.0", has_cache=True,
+         flags_note="HTML per session plus a combined page per project; SQLite cache kept in the work folder"),
+    Peer("claude-code-transcripts", "0.6", has_cache=False,
+         flags_note="single process (no -j); skips subagent files unless --include-agents, so it renders less"),
+]
+
+
+def installed_version(python: Path, package: str) -> str | None:
+    if not python.exists():
+        return None
+    result = subprocess.run([str(python), "-c", f"import importlib.metadata as m; print(m.version('{package}'))"],
+                            capture_output=True, text=True, check=False)
+    return result.stdout.strip() if result.returncode == 0 else None
+
+
+def ensure_venv(peer: Peer, cache: Path) -> str | None:
+    """Create the peer's venv and install its pinned release if needed. Returns an error, or None."""
+    peer.venv = cache / "venvs" / peer.package
+    python = peer.venv / "bin" / "python"
+    if installed_version(python, peer.package) == peer.version:
+        return None
+    print(f"  installing {peer.package}=={peer.version} into {peer.venv} …", flush=True)
+    steps = [[sys.executable, "-m", "venv", str(peer.venv)],
+             [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+              f"{peer.package}=={peer.version}"]]
+    for step in steps:
+        result = subprocess.run(step, capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            return f"`{' '.join(step)}` failed:\n" + "\n".join(
+                "    " + line for line in (result.stderr or result.stdout).splitlines()[-10:])
+    found = installed_version(python, peer.package)
+    return None if found == peer.version else f"installed {peer.package} reports version {found!r}"
+
+
+def linked_copy(source: Path, target: Path) -> None:
+    """Hard links where possible: instant, no extra disk, and the peers never write into our archive."""
+    def link_or_copy(src: str, dst: str) -> None:
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+    shutil.copytree(source, target, copy_function=link_or_copy)
+
+
+def run_peers(archive: Path, work: Path, args: argparse.Namespace) -> tuple[list[Run], list[str]]:
+    runs, notes = [], []
+    for peer in PEERS:
+        error = ensure_venv(peer, args.cache)
+        if error:
+            print(f"  !! {peer.package} unavailable: {error}", flush=True)
+            notes.append(f"{peer.package} {peer.version}: not run ({error.splitlines()[0]})")
+            continue
+        peer_work = work / "peers" / peer.package
+        source = peer_work / "projects"
+        linked_copy(archive, source)
+        home = peer_work / "home"
+        home.mkdir(parents=True, exist_ok=True)
+        # A private HOME so neither tool can read or write the real ~/.claude.
+        env = dict(os.environ, HOME=str(home), CLAUDE_CODE_LOG_CACHE_PATH=str(peer_work / "cache.db"))
+        env.pop("PYTHONPATH", None)
+        output = peer_work / "site"
+        argv = peer.argv(source, output, args.jobs)
+        notes.append(f"{peer.package} {peer.version}: `{peer.shown_command(args.jobs)}` ({peer.flags_note})")
+        scenarios = ["cold build"] + (["rerun, nothing changed (its cache)"] if peer.has_cache else [])
+        for scenario in scenarios:
+            run = Run(f"{peer.package} {peer.version}", scenario, argv,
+                      work / "logs" / log_name(peer.package, scenario), output)
+            print(f"  {peer.package}: {scenario} …", end=" ", flush=True)
+            measure(run, env, peer_work, args.timeout)
+            print(f"{run.seconds:.1f} s" + ("" if run.ok else " FAILED"), flush=True)
+            if not run.ok:
+                report_failure(run)
+            runs.append(run)
+            if not run.ok:
+                break
+    return runs, notes
+
+
+# -- tables -----------------------------------------------------------------------------------------
+
+def number(value: float | None, digits: int = 1) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def seconds_cell(run: Run) -> str:
+    if run.timed_out:
+        return f"timeout ({run.seconds:.0f})"
+    if run.returncode != 0:
+        return f"failed (exit {run.returncode})"
+    return number(run.seconds, 2)
+
+
+def ours_table(runs: list[Run]) -> list[str]:
+    cold = runs[0] if runs and runs[0].ok else None
+    lines = ["| scenario | seconds | % of cold | CPU s | peak RSS MB | tree PSS MB | output MB | other CPU s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for run in runs:
+        share = f"{100 * run.seconds / cold.seconds:.0f}%" if cold and run.ok else "n/a"
+        label = run.scenario + (f" ({run.note})" if run.note else "")
+        lines.append(f"| {label} | {seconds_cell(run)} | {share} | {number(run.cpu_seconds)} | "
+                     f"{number(run.peak_rss_mb, 0)} | {number(run.peak_tree_mb, 0)} | {number(run.output_mb)} | "
+                     f"{number(run.other_cpu_seconds)} |")
+    return lines
+
+
+def peers_table(peer_runs: list[Run], ours: list[Run]) -> list[str]:
+    """Each peer run against our run of the same kind: cold against cold, cached rerun against no-change."""
+    ours_by_kind = {"cold": ours[0] if ours else None, "rerun": ours[1] if len(ours) > 1 else None}
+    lines = [("| tool | scenario | seconds | time ÷ ours | CPU s | peak RSS MB | peak RSS ÷ ours | tree PSS MB "
+              "| output MB | other CPU s |"),
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for run in peer_runs:
+        mine = ours_by_kind["cold" if run.scenario.startswith("cold") else "rerun"]
+        comparable = mine is not None and mine.ok and run.ok
+        time_ratio = f"{run.seconds / mine.seconds:.2f}×" if comparable else "n/a"
+        rss_ratio = f"{run.peak_rss_mb / mine.peak_rss_mb:.2f}×" if comparable else "n/a"
+        lines.append(f"| {run.tool} | {run.scenario} | {seconds_cell(run)} | {time_ratio} | "
+                     f"{number(run.cpu_seconds)} | {number(run.peak_rss_mb, 0)} | {rss_ratio} | "
+                     f"{number(run.peak_tree_mb, 0)} | {number(run.output_mb)} | {number(run.other_cpu_seconds)} |")
+    return lines
+
+
+# -- main -------------------------------------------------------------------------------------------
+
+def median_session(paths: list[Path]) -> Path:
+    by_size = sorted(paths, key=lambda path: (path.stat().st_size, path.name))
+    return by_size[len(by_size) // 2]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size-mb", type=float, default=100, help="archive size (default 100 MB)")
+    parser.add_argument("--single-session-mb", type=float,
+                        help="instead of an archive, ONE session file of this size (the memory test)")
+    parser.add_argument("--jobs", "-j", type=int, default=2, help="-j for the tools that take it (default 2)")
+    parser.add_argument("--seed", type=int, default=1, help="archive seed (default 1)")
+    parser.add_argument("--no-peers", action="store_true", help="only measure sessionsite")
+    parser.add_argument("--ours-repo", type=Path, default=REPO,
+                        help="checkout whose generator/ is measured (default: this one)")
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "sessionsite-bench",
+                        help="where the peers' venvs live (default ~/.cache/sessionsite-bench)")
+    parser.add_argument("--workdir", type=Path, help="where to write archive and sites (default: a new temp folder)")
+    parser.add_argument("--keep", action="store_true", help="keep the work folder afterwards")
+    parser.add_argument("--timeout", type=float, default=3600, help="seconds allowed per command (default 3600)")
+    args = parser.parse_args()
+    args.ours_repo = args.ours_repo.resolve()
+
+    work = (args.workdir or Path(tempfile.mkdtemp(prefix="sessionsite-bench-"))).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    archive = work / "projects"
+    if archive.exists():
+        sys.exit(f"{archive} exists: pass an empty --workdir")
+    try:
+        print("## Machine\n", flush=True)
+        print("\n".join(machine_lines()) + f"\n- {ours_description(args.ours_repo)}\n", flush=True)
+
+        started = time.perf_counter()
+        if args.single_session_mb:
+            stats = make_archive.write_single_session(archive, int(args.single_session_mb * MB), args.seed)
+        else:
+            stats = make_archive.write_archive(archive, int(args.size_mb * MB), args.seed)
+        archive_line = f"Archive (seed {args.seed}): {make_archive.describe(stats, time.perf_counter() - started)}"
+        if args.single_session_mb:
+            archive_line += (f"; the session file itself is {stats.session_paths[0].stat().st_size / MB:.1f} MB, "
+                             "the rest its subagent transcripts")
+        print(archive_line + "\n", flush=True)
+
+        changed = median_session(stats.session_paths)
+
+        def append_to_one() -> str:
+            added = make_archive.append_turn(changed, args.seed)
+            return f"+{added / 1000:.0f} KB to a {changed.stat().st_size / MB:.1f} MB session"
+
+        def add_one() -> str:
+            new = make_archive.add_session(changed.parent, NEW_SESSION_BYTES, args.seed, index=10**6)
+            return f"{new.stat().st_size / 1000:.0f} KB"
+
+        print("Running (one process at a time):", flush=True)
+        ours = run_ours([("cold build", lambda: None), ("rebuild, nothing changed", lambda: None)],
+                        archive, work, args)
+        # Peers go before the archive is changed, so every tool's cold build reads the same bytes.
+        peer_runs, peer_notes = ([], []) if args.no_peers else run_peers(archive, work, args)
+        ours += run_ours([("rebuild, one session appended", append_to_one),
+                          ("rebuild, one new session", add_one)], archive, work, args)
+
+        command = f"python3 -m generator build ARCHIVE -o OUT -j {args.jobs}"
+        print(f"\n## sessionsite: `{command}`\n\n{archive_line}\n", flush=True)
+        print("\n".join(ours_table(ours)), flush=True)
+        if peer_runs or peer_notes:
+            print("\n## Peers on the same archive\n", flush=True)
+            print("\n".join(f"- {note}" for note in peer_notes) + "\n", flush=True)
+            if peer_runs:
+                print("\n".join(peers_table(peer_runs, ours)), flush=True)
+        print("\nseconds: wall time. CPU s: user + system time of the process and its workers. peak RSS: largest "
+              "single process (wait4 ru_maxrss). tree PSS: largest sampled sum over the process tree. other CPU s: "
+              "CPU time the rest of the machine used during the run (this harness's sampler included); more than a "
+              f"second or two means the wall time is inflated by other work.\nLogs: {work / 'logs'}"
+              + ("" if args.keep else " (removed; pass --keep)"), flush=True)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
