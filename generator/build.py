@@ -9,6 +9,7 @@ whatever the size of the archive or of its largest session.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import multiprocessing
@@ -20,7 +21,7 @@ from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, Seque
 
 from . import __version__, urls
 from .discover import SessionFile, discover
-from .errors import InputError, StrictModeError
+from .errors import InputError, SessionsiteError, StrictModeError
 from .html import PageBuilder, anchor_map_script, read_anchor_map, render_indexes
 from .html.theme import Theme
 from .interpret import Interpreted, interpret_stream
@@ -29,7 +30,9 @@ from .markdown import MarkdownOptions, MarkdownPart, SessionDocument
 from .model import Archive, Diagnostic, Event
 from .read import stream_file
 from .redact import Redactor
-from .write import Staging, check_output_location
+from .manifest import (MANIFEST, FileRecord, Manifest, digest, file_identity, load, path_key, settings_digest,
+                       site_digest, unchanged)
+from .write import Staging, check_output_location, is_sessionsite_output, remove_leftovers
 
 log = logging.getLogger("sessionsite")
 T = TypeVar("T")
@@ -84,6 +87,13 @@ class BuildReport:
         }
         return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
+    @classmethod
+    def from_json(cls, text: str) -> BuildReport:
+        data = json.loads(text)
+        return cls(sessions=data["sessions"], pages=data["pages"], events=Counter(data["events"]),
+                   unknown=Counter(data["unknown"]), redactions=Counter(data["redactions"]),
+                   diagnostics=[Diagnostic(d["file"], d["line"], d["message"]) for d in data["diagnostics"]])
+
 
 # -- running work in worker processes ---------------------------------------------------------------------
 
@@ -122,7 +132,8 @@ class Summarised:
     interpreted: Interpreted
     """Its sessions' summaries (no events)."""
     diagnostics: tuple[Diagnostic, ...]
-    redactions: Counter[str]
+    content_hash: str
+    """Of the file's bytes as they were read."""
     anchor_pages: Mapping[str, Mapping[str, int]]
     """For its sessions of more than one page: the page of each anchor past the first."""
 
@@ -142,11 +153,15 @@ def stream_entries(session_file: SessionFile, redactor: Redactor, diagnostics: l
 
 
 def summarise(session_file: SessionFile, redaction: Redaction, skip: Collection[bytes] = frozenset()) -> Summarised:
-    """Read, redact and interpret one file, keeping only its sessions' summaries."""
+    """Read and interpret one file, keeping only its sessions' summaries. The entries are not redacted
+    here: what the summaries keep is, and phase 2 redacts every entry it renders."""
     redactor = redaction.redactor()
     diagnostics: list[Diagnostic] = []
-    result = interpret_stream(session_file, stream_entries(session_file, redactor, diagnostics), skip=skip)
-    return Summarised(replace(result, anchor_pages={}), tuple(diagnostics), redactor.counts, result.anchor_pages)
+    hasher = hashlib.blake2b(digest_size=16)
+    result = interpret_stream(session_file, stream_file(session_file.path, diagnostics, hasher), skip=skip)
+    redacted = replace(result, anchor_pages={}, session=redactor.session(result.session),
+                       sidechains=tuple(map(redactor.session, result.sidechains)))
+    return Summarised(redacted, tuple(diagnostics), hasher.hexdigest(), result.anchor_pages)
 
 
 def replayed_entries(sessions: Mapping[str, Any], key: str) -> frozenset[bytes]:
@@ -174,62 +189,161 @@ def linked_events(archive: Archive, session_file: SessionFile, redaction: Redact
     return {key: [linked_event(archive.sessions[key], e) for e in found] for key, found in events.items()}
 
 
+@dataclass
+class PlannedFile:
+    """An input file, and what phase 1 made of it (read now, or taken from the previous build)."""
+
+    source: SessionFile
+    record: FileRecord
+    """What the manifest will say of it."""
+    result: Summarised | None = None
+    """Its summaries (for a continuing session: summarised again without the replayed entries)."""
+    reused: bool = False
+    """Unchanged since the previous build, whose summaries it has."""
+
+
 def collect(inputs: Iterable[Path], progress: Callable[[Iterable[T]], Iterator[T]] | None = None,
-            redactor: Redactor | None = None, jobs: int = 1,
-            staging: Staging | None = None) -> tuple[Archive, BuildReport, list[SessionFile]]:
-    """Phase 1: discover, read, redact, interpret and link every session, keeping summaries only."""
+            redactor: Redactor | None = None, jobs: int = 1, staging: Staging | None = None,
+            previous: Manifest | None = None, files: list[SessionFile] | None = None,
+            ) -> tuple[Archive, BuildReport, list[PlannedFile]]:
+    """Phase 1: discover, read, interpret and link every session, keeping summaries only. Files the
+    previous build saw unchanged (`previous`) are not read again."""
     inputs = list(inputs)
-    files = discover(inputs)
-    if not files:
-        raise InputError("no Claude Code session files (*.jsonl) found in " + ", ".join(map(str, inputs)))
     redactor = redactor or Redactor()
     redaction = Redaction(secrets=redactor.secrets, home=redactor.home)
-    files = [replace(f, project_dir=redactor.project_dir(f.project_dir)) for f in files]
-    report = BuildReport()
-    results: list[Summarised] = []
+    files = files if files is not None else discover_files(inputs, redactor)
+    previous = previous or Manifest()
+    plans = []
+    for session_file in files:
+        old = previous.files.get(path_key(session_file.path))
+        if old is not None and old.summary is not None and unchanged(old, session_file.path, session_file.project_dir):
+            plans.append(PlannedFile(session_file, replace(old, outputs=[]),
+                                     _summarised_from(old.summary, session_file), reused=True))
+        else:
+            size, mtime_ns = file_identity(session_file.path)
+            plans.append(PlannedFile(session_file, FileRecord(path_key(session_file.path), size, mtime_ns, "",
+                                                              session_file.project_dir)))
+    to_read = [plan for plan in plans if not plan.reused]
     iterate: Callable[[Iterable[Summarised]], Iterator[Summarised]] = progress or iter  # type: ignore[assignment]
-    for result in iterate(in_workers(lambda f: summarise(f, redaction), files, jobs)):
-        results.append(result)
+    for plan, result in zip(to_read, iterate(in_workers(lambda p: summarise(p.source, redaction), to_read, jobs))):
+        plan.result = result
+        plan.record = replace(plan.record, content_hash=result.content_hash, summary=_summarised_to(result),
+                              resummary=None, skip_digest="")
+    originals = [plan.result for plan in plans]
 
     # A continuing session is summarised again without the entries it replays, earliest first, since the
     # entries a session replays are those of the whole line of sessions before it.
-    continues = find_continuations(r.interpreted for r in results)
+    continues = find_continuations(r.interpreted for r in originals if r is not None)
     if continues:
-        index_of = {r.interpreted.session.key: i for i, r in enumerate(results)}
-        sessions = {r.interpreted.session.key: r.interpreted.session for r in results}
+        index_of = {plan.result.interpreted.session.key: i for i, plan in enumerate(plans) if plan.result}
+        sessions = {plan.result.interpreted.session.key: plan.result.interpreted.session
+                    for plan in plans if plan.result}
         for key in sorted(continues, key=lambda k: (sessions[k].ended, k)):
             sessions[key] = replace(sessions[key], continues_key=continues[key])
-            i = index_of[key]
-            results[i] = summarise(files[i], redaction, replayed_entries(sessions, key))
-            sessions[key] = replace(results[i].interpreted.session, continues_key=continues[key])
+            plan = plans[index_of[key]]
+            skip = replayed_entries(sessions, key)
+            skip_digest = digest(sorted(skip))
+            if plan.reused and plan.record.resummary is not None and plan.record.skip_digest == skip_digest:
+                plan.result = _summarised_from(plan.record.resummary, plan.source)
+            else:
+                plan.result = summarise(plan.source, redaction, skip)
+                plan.reused = False
+                plan.record = replace(plan.record, resummary=_summarised_to(plan.result), skip_digest=skip_digest)
+            sessions[key] = replace(plan.result.interpreted.session, continues_key=continues[key])
 
-    for result in results:
-        report.diagnostics.extend(result.diagnostics)
-        report.unknown.update(result.interpreted.unknown)
-        report.redactions.update(result.redactions)
-        if not result.interpreted.has_conversation:
-            log.info("%s: no conversation in it (metadata only); no page", result.interpreted.session.source)
-    archive = link((r.interpreted for r in results), continues)
+    report = BuildReport()
+    for plan in plans:
+        assert plan.result is not None
+        report.diagnostics.extend(plan.result.diagnostics)
+        report.unknown.update(plan.result.interpreted.unknown)
+        if not plan.result.interpreted.has_conversation:
+            log.info("%s: no conversation in it (metadata only); no page", plan.source.path)
+    archive = link((plan.result.interpreted for plan in plans if plan.result), continues)
     if staging is not None:
-        _write_anchor_maps(results, archive, staging)
+        _write_anchor_maps(plans, archive, staging)
     report.sessions = len(archive.sessions)
     for session in archive.sessions.values():
         report.events.update(session.event_counts)
-    return archive, report, files
+    return archive, report, plans
 
 
-def _write_anchor_maps(results: list[Summarised], archive: Archive, staging: Staging) -> None:
+def discover_files(inputs: list[Path], redactor: Redactor) -> list[SessionFile]:
+    files = discover(inputs)
+    if not files:
+        raise InputError("no Claude Code session files (*.jsonl) found in " + ", ".join(map(str, inputs)))
+    return [replace(f, project_dir=redactor.project_dir(f.project_dir)) for f in files]
+
+
+def _summarised_to(result: Summarised) -> dict[str, Any]:
+    """For the manifest, which is published with the site: without the input's path."""
+    interpreted = result.interpreted
+    interpreted = replace(interpreted, session=replace(interpreted.session, source=""),
+                          sidechains=tuple(replace(side, source="") for side in interpreted.sidechains))
+    return {"interpreted": interpreted, "diagnostics": [replace(d, file="") for d in result.diagnostics],
+            "content_hash": result.content_hash}
+
+
+def _summarised_from(data: Mapping[str, Any], session_file: SessionFile) -> Summarised:
+    source = str(session_file.path)
+    interpreted = data["interpreted"]
+    interpreted = replace(interpreted, session=replace(interpreted.session, source=source),
+                          sidechains=tuple(replace(side, source=source) for side in interpreted.sidechains))
+    return Summarised(interpreted, tuple(replace(d, file=source) for d in data["diagnostics"]),
+                      data["content_hash"], {})
+
+
+def _write_anchor_maps(plans: list[PlannedFile], archive: Archive, staging: Staging) -> None:
     """Each long session's anchor map goes to the site now, as the file its pages load to follow a
-    permalink to a later page; phase 2 reads it back to resolve links, so no process keeps every map."""
-    for result in results:
-        for key, pages in result.anchor_pages.items():
-            session = archive.sessions.get(key)
+    permalink to a later page; phase 2 reads it back to resolve links, so no process keeps every map.
+    A file read again brings its maps; an unchanged one, the previous site's."""
+    for plan in plans:
+        assert plan.result is not None
+        source = plan.result.interpreted.session.source
+        for session in (plan.result.interpreted.session, *plan.result.interpreted.sidechains):
+            found = archive.sessions.get(session.key)
             # An agent's transcript may come both from its own file and from its parent's progress entries.
-            if session is not None and session.source == result.interpreted.session.source:
-                staging.write(urls.anchor_map(key), anchor_map_script(key, pages))
+            if found is None or found.source != source or len(found.page_starts) <= 1:
+                continue
+            path = urls.anchor_map(session.key)
+            if plan.result.anchor_pages:
+                staging.write(path, anchor_map_script(session.key, plan.result.anchor_pages[session.key]))
+            elif not staging.take_from_previous(path):
+                raise SessionsiteError(f"internal error: the previous site lacks {path}")
+            plan.record.outputs.append(path)
 
 
 # -- phase 2 ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """Phase 2's result for one file."""
+
+    pages: int
+    """HTML pages written (Markdown documents, for a Markdown-only build)."""
+    redactions: Counter[str]
+    outputs: tuple[str, ...]
+    """Every file written for it."""
+
+
+class _Recording:
+    """The staging folder, noting every path one file's sessions write."""
+
+    def __init__(self, staging: Staging):
+        self.staging = staging
+        self.paths: dict[str, None] = {}
+
+    def write(self, path: str, content: str | bytes) -> None:
+        self.staging.write(path, content)
+        self.paths[path] = None
+
+    def write_shared(self, path: str, content: bytes) -> None:
+        self.staging.write_shared(path, content)
+        self.paths[path] = None
+
+    def append(self, path: str, text: str) -> None:
+        self.staging.append(path, text)
+        self.paths[path] = None
 
 
 class FileRenderer:
@@ -250,10 +364,26 @@ class FileRenderer:
         script = self.staging.read_text(urls.anchor_map(key))
         return read_anchor_map(script) if script else {}
 
-    def __call__(self, session_file: SessionFile) -> int:
+    def render_digest(self, session_file: SessionFile, record: FileRecord, settings: str) -> str:
+        """Everything the file's outputs depend on: its content, and the summaries of its sessions and of
+        every session their pages show (chain, parent, subagents, the session continued, the project)."""
+        sessions = self.archive.sessions
+        context: list[Any] = [settings, record.content_hash, record.skip_digest]
+        for key in self.keys_by_source.get(str(session_file.path), []):
+            session = sessions[key]
+            chain = self.archive.chains.get(session.chain_key)
+            related = sorted({*(chain.session_keys if chain else ()), session.parent_key, session.continues_key,
+                              session.plan_source_key, session.previous_key, session.next_key,
+                              *session.subagent_keys} - {"", key})
+            project = next((p.path for p in self.archive.projects if p.dir_name == session.project_dir), "")
+            context.append([session, project, [sessions[k] for k in related if k in sessions]])
+        return digest(*context)
+
+    def __call__(self, session_file: SessionFile) -> Rendered:
         keys = self.keys_by_source.get(str(session_file.path), [])
         if not keys:
-            return 0
+            return Rendered(0, Counter(), ())
+        output = _Recording(self.staging)
         pages_written = 0
 
         def write_page(key: str) -> Callable[[MarkdownPart], None]:
@@ -261,12 +391,12 @@ class FileRenderer:
                 nonlocal pages_written
                 assert self.builder is not None
                 path, page = self.builder.session_page(self.archive.sessions[key], part)
-                self.staging.write(path, page)
+                output.write(path, page)
                 pages_written += 1
             return on_part
 
         documents = {
-            key: SessionDocument(self.archive.sessions[key], self.archive, self.options, self.staging,
+            key: SessionDocument(self.archive.sessions[key], self.archive, self.options, output,
                                  write_page(key) if self.builder else None)
             for key in keys
         }
@@ -279,14 +409,34 @@ class FileRenderer:
                          sink_for=documents.get)
         for document in documents.values():
             document.finish()
-        return pages_written if self.builder else len(documents)
+        return Rendered(pages_written if self.builder else len(documents), redactor.counts, tuple(output.paths))
 
 
 def build(config: BuildConfig, progress: Callable[[Iterable[T]], Iterator[T]] | None = None) -> BuildReport:
+    """Build the site, reading and rendering only what changed since the build that wrote the output
+    (its manifest says); when nothing did, the site is left as it is."""
     check_output_location(config.output, config.inputs)
+    redactor = Redactor(secrets=config.redact, home=config.redact_paths)
+    files = discover_files(list(config.inputs), redactor)
+    theme = None if config.markdown_only else Theme.load(config.theme)
+    settings = settings_digest(__version__, [config.redact, config.redact_paths, config.show_hidden,
+                                             config.markdown_only, config.strict],
+                               theme.dirs if theme else ())
+    previous = load(config.output) if is_sessionsite_output(config.output) else Manifest()
+    if (previous.settings == settings and previous.report and _nothing_changed(previous, files)
+            and site_digest(config.output.resolve()) == previous.site):
+        log.info("%s is up to date", config.output)
+        remove_leftovers(config.output.resolve())  # of a build killed since
+        report = BuildReport.from_json(previous.report)
+        for session_file in files:  # the manifest keeps problems without the path, which it does not name
+            for diagnostic in _summarised_from(previous.files[path_key(session_file.path)].summary,
+                                               session_file).diagnostics:
+                report.diagnostics.append(diagnostic)
+                log.warning("%s:%d: %s", diagnostic.file, diagnostic.line, diagnostic.message)
+        return report
     staging = Staging(config.output)
     try:
-        report = _build_into(staging, config, progress)
+        report = _build_into(staging, config, progress, redactor, files, theme, settings, previous)
         staging.commit()
     except BaseException:
         staging.discard()
@@ -295,19 +445,57 @@ def build(config: BuildConfig, progress: Callable[[Iterable[T]], Iterator[T]] | 
     return report
 
 
-def _build_into(staging: Staging, config: BuildConfig, progress: Callable[[Iterable[T]], Iterator[T]] | None) -> BuildReport:
-    redactor = Redactor(secrets=config.redact, home=config.redact_paths)
-    archive, report, files = collect(config.inputs, progress, redactor, config.jobs,
-                                     None if config.markdown_only else staging)
+def _carry_over(staging: Staging, paths: list[str]) -> bool:
+    """All of a file's outputs from the previous site, or none (it is then rendered again)."""
+    taken = []
+    for path in paths:
+        if not staging.take_from_previous(path):
+            for done in taken:
+                if not done.startswith(urls.MEDIA_FOLDER):  # shared: another file may have brought it
+                    staging.remove(done)
+            return False
+        taken.append(path)
+    return True
+
+
+def _nothing_changed(previous: Manifest, files: list[SessionFile]) -> bool:
+    if set(previous.files) != {path_key(f.path) for f in files}:
+        return False
+    return all(unchanged(previous.files[path_key(f.path)], f.path, f.project_dir) for f in files)
+
+
+def _build_into(staging: Staging, config: BuildConfig, progress: Callable[[Iterable[T]], Iterator[T]] | None,
+                redactor: Redactor, files: list[SessionFile], theme: Theme | None, settings: str,
+                previous: Manifest) -> BuildReport:
+    if previous.settings != settings:
+        previous = Manifest()  # another version or other settings: nothing of the old site is kept
+    archive, report, plans = collect(config.inputs, progress, redactor, config.jobs, staging, previous, files)
     for diagnostic in report.diagnostics:
         log.warning("%s:%d: %s", diagnostic.file, diagnostic.line, diagnostic.message)
     if config.strict and report.diagnostics:
         raise StrictModeError(f"{len(report.diagnostics)} problem(s) in the input (--strict)")
 
-    theme = None if config.markdown_only else Theme.load(config.theme)
     renderer = FileRenderer(archive, staging, MarkdownOptions(show_hidden=config.show_hidden), theme,
                             Redaction(config.redact, config.redact_paths))
-    report.pages = sum(in_workers(renderer, files, config.jobs))
+    to_render = []
+    for plan in plans:
+        old = previous.files.get(plan.record.path)  # keyed by path_key
+        render_digest = renderer.render_digest(plan.source, plan.record, settings)
+        if old is not None and old.render_digest == render_digest and _carry_over(
+                staging, [path for path in old.outputs if path not in plan.record.outputs]):
+            plan.record = replace(plan.record, render_digest=render_digest,
+                                  outputs=sorted({*plan.record.outputs, *old.outputs}))
+            continue
+        plan.record = replace(plan.record, render_digest=render_digest)
+        to_render.append(plan)
+    for plan, rendered in zip(to_render, in_workers(lambda p: renderer(p.source), to_render, config.jobs)):
+        report.redactions.update(rendered.redactions)
+        plan.record = replace(plan.record, outputs=sorted({*plan.record.outputs, *rendered.outputs}),
+                              redactions=dict(rendered.redactions), pages=rendered.pages)
+    for plan in plans:
+        if plan not in to_render:
+            report.redactions.update(plan.record.redactions)
+    report.pages = sum(plan.record.pages for plan in plans)
     if renderer.builder is not None and theme is not None:
         indexes = render_indexes(archive, renderer.builder, theme)
         for path, page in indexes.pages.items():
@@ -315,6 +503,11 @@ def _build_into(staging: Staging, config: BuildConfig, progress: Callable[[Itera
             report.pages += 1
         for path, content in indexes.assets.items():
             staging.write(path, content)
+    # The manifest is published with the site: its report leaves out the problems, which name input
+    # paths (each file's record keeps its own, without the path).
+    staging.write(MANIFEST, Manifest(settings, replace(report, diagnostics=[]).to_json(),
+                                     {plan.record.path: plan.record for plan in plans},
+                                     site_digest(staging.root)).to_bytes())
     return report
 
 

@@ -34,7 +34,7 @@ from detect_secrets.plugins.square_oauth import SquareOAuthDetector
 from detect_secrets.plugins.stripe import StripeDetector
 from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 
-from .model import BrokenLine, Entry
+from .model import BrokenLine, Entry, Session
 from .read import ReadResult
 
 # Fields that hold identifiers or encoded data, never a secret someone typed or a tool printed.
@@ -75,7 +75,8 @@ _SECRET_NAME = re.compile(
 )
 _IDENTIFIER_TAIL = re.compile(r"[A-Za-z0-9_.\-]*$")
 # Secrets found by context: (kind, pattern, groups that may hold the secret, group holding the name or None
-# when the name ends where the match starts). Each pattern starts on something literal, which keeps them fast.
+# when the name ends where the match starts). Each pattern starts on something literal, which keeps them fast,
+# and none crosses a line break (`Redactor._by_context` relies on that).
 _GROUP_RULES = [
     ("password-in-url", r"://[^:/?#\[\]@!$&'()*+,;=\s]+:([^:/?#\[\]@!$&'()*+,;=\s]+)@", (1,), None),
     # NAME=value at the start of a line: .env files and shell exports (`$VAR` references are not secrets).
@@ -123,6 +124,11 @@ def _holds_any(text: str, needles: tuple[str, ...]) -> bool:
     return any(needle in text for needle in needles)
 
 
+# Nothing shorter can hold a secret any rule finds (`PWD=abc` is the shortest); most strings in an entry
+# are names and ids this short, and skipping them is a good part of redaction's speed.
+SHORTEST_SECRET = 7
+
+
 def marker(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
@@ -139,16 +145,43 @@ class Redactor:
     """Redactions made, by kind."""
 
     def text(self, value: str) -> str:
-        if self.secrets:
+        if self.secrets and len(value) >= SHORTEST_SECRET:
             if _holds_any(value, _TOKEN_PREFIXES):
                 for kind, pattern in _WHOLE_RULES:
                     value = pattern.sub(lambda m, k=kind: self._whole(k), value)
-            if _holds_any(value.lower(), _CONTEXT_WORDS):
-                for kind, pattern, groups, name in _GROUPS:
-                    value = pattern.sub(lambda m, k=kind, g=groups, n=name: self._group(m, k, g, n), value)
+            value = self._by_context(value)
         if self.home:
             value = _HOME.sub(self._home, value)
         return value
+
+    def _by_context(self, value: str) -> str:
+        """The rules that find a secret by what surrounds it all match within one line, on a line that
+        names a secret: only those lines are searched, which on code and tool output is a small part."""
+        lower = value.lower()
+        if len(lower) != len(value):  # a few characters lower-case to two: positions would not line up
+            return self._on_line(value)
+        lines: set[tuple[int, int]] = set()
+        for word in _CONTEXT_WORDS:
+            found = lower.find(word)
+            while found != -1:
+                end = lower.find("\n", found)
+                end = len(lower) if end == -1 else end
+                lines.add((lower.rfind("\n", 0, found) + 1, end))
+                found = lower.find(word, end)
+        if not lines:
+            return value
+        pieces, done = [], 0
+        for start, end in sorted(lines):
+            pieces.append(value[done:start])
+            pieces.append(self._on_line(value[start:end]))
+            done = end
+        pieces.append(value[done:])
+        return "".join(pieces)
+
+    def _on_line(self, text: str) -> str:
+        for kind, pattern, groups, name in _GROUPS:
+            text = pattern.sub(lambda m, k=kind, g=groups, n=name: self._group(m, k, g, n), text)
+        return text
 
     def _whole(self, kind: str) -> str:
         self.counts[kind] += 1
@@ -195,6 +228,25 @@ class Redactor:
         if not (self.secrets or self.home):
             return item
         return self.entry(item) if isinstance(item, Entry) else replace(item, text=self.text(item.text))
+
+    def session(self, session: Session) -> Session:
+        """A session's summary, made from entries that were not redacted (phase 1 reads only what the
+        summary keeps, and redacting that is much cheaper than redacting every entry): every text in it
+        that reaches a page."""
+        if not (self.secrets or self.home):
+            return session
+        text = self.text
+        return replace(
+            session,
+            title=text(session.title), custom_title=text(session.custom_title), slug=text(session.slug),
+            cwd=text(session.cwd), git_branch=text(session.git_branch), first_prompt=text(session.first_prompt),
+            started_plan_text=text(session.started_plan_text), first_plan_how=text(session.first_plan_how),
+            models=tuple(map(text, session.models)), versions=tuple(map(text, session.versions)),
+            usage_by_model={text(model): usage for model, usage in session.usage_by_model.items()},
+            leaf_summaries={leaf: text(summary) for leaf, summary in session.leaf_summaries.items()},
+            outline=tuple(replace(item, text=text(item.text)) for item in session.outline),
+            subagent_calls=tuple(replace(call, description=text(call.description)) for call in session.subagent_calls),
+        )
 
     def read_result(self, result: ReadResult) -> ReadResult:
         """Every entry, and the text of every unreadable line, which is shown too."""

@@ -64,9 +64,12 @@ def attachment(key: str, name: str) -> str:
     return f"{session_page(key, 'files')}/{_safe(name)}"
 
 
+MEDIA_FOLDER = "media/"
+
+
 def media(name: str) -> str:
     """Pasted images and documents, named by their content and shared by every page that shows them."""
-    return f"media/{_safe(name)}"
+    return MEDIA_FOLDER + _safe(name)
 
 
 def asset(name: str) -> str:

@@ -29,7 +29,7 @@ class Staging:
         self.out = out.resolve()
         _check_replaceable(self.out)
         self.out.parent.mkdir(parents=True, exist_ok=True)
-        _remove_leftovers(self.out)
+        remove_leftovers(self.out)
         self.root = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.building-", dir=self.out.parent))
         self.root.chmod(0o755)  # mkdtemp makes it private; a site is meant to be read
         (self.root / MARKER).write_bytes(MARKER_TEXT)
@@ -70,6 +70,26 @@ class Staging:
             raise SessionsiteError(f"internal error: two outputs want the path {path}") from None
         self._appending.add(path)
 
+    def take_from_previous(self, path: str) -> bool:
+        """A file of the site being replaced, kept as it is (a hard link: nothing is copied, and the
+        previous site stays whole until the swap). False when the previous site lacks it."""
+        target = self._target(path)
+        if target.exists():
+            return True  # a content-addressed file another session brought already
+        try:
+            os.link(self.out / path, target)
+        except FileNotFoundError:
+            return False
+        except OSError:  # a filesystem without hard links
+            try:
+                shutil.copy2(self.out / path, target)
+            except FileNotFoundError:
+                return False
+        return True
+
+    def remove(self, path: str) -> None:
+        (self.root / path).unlink(missing_ok=True)
+
     def read_text(self, path: str) -> str | None:
         try:
             return (self.root / path).read_text("utf-8")
@@ -81,6 +101,10 @@ class Staging:
 
     def discard(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def is_sessionsite_output(out: Path) -> bool:
+    return (out / MARKER).is_file()
 
 
 def _check_replaceable(out: Path) -> None:
@@ -135,7 +159,7 @@ def _exchange(first: Path, second: Path) -> bool:
     return result == 0
 
 
-def _remove_leftovers(out: Path) -> None:
+def remove_leftovers(out: Path) -> None:
     """Folders a killed build left beside the output (its staging area, or the previous site)."""
     for leftover in sorted(out.parent.glob(f".{out.name}.building-*")) + sorted(out.parent.glob(f".{out.name}.old-*")):
         if leftover.is_dir() and (leftover / MARKER).is_file():

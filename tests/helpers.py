@@ -233,10 +233,10 @@ def interpret_entries(tmp_path: Path, entries: Iterable[dict | str | bytes],
 def build_archive(*inputs: Path) -> Archive:
     """Phase 1 as the build runs it (discover, read, interpret, link), with each session's events as
     phase 2 streams them to the renderer: replays left out, Task calls linked, plans marked."""
-    archive, _, files = collect(list(inputs), redactor=Redactor(secrets=False))
+    archive, _, plans = collect(list(inputs), redactor=Redactor(secrets=False))
     sessions = dict(archive.sessions)
-    for session_file in files:
-        for key, events in linked_events(archive, session_file, Redaction(secrets=False)).items():
+    for plan in plans:
+        for key, events in linked_events(archive, plan.source, Redaction(secrets=False)).items():
             sessions[key] = replace(sessions[key], events=tuple(events))
     return replace(archive, sessions=sessions)
 

@@ -136,7 +136,7 @@ def test_a_failed_build_leaves_no_half_built_site(tmp_path, monkeypatch):
 
     monkeypatch.setattr(write, "_swap_in", fail)
     with pytest.raises(OSError):
-        build(BuildConfig(inputs=(EXAMPLES,), output=out))
+        build(BuildConfig(inputs=(EXAMPLES,), output=out, show_hidden=True))  # other settings: a full build
     assert tree(out) == previous
     assert [p.name for p in tmp_path.iterdir()] == ["site"]
 

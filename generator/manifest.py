@@ -1,0 +1,217 @@
+"""The build manifest: what the last build read and wrote, kept in the output for the next build.
+
+For each input file it records its path, size, modification time and content hash, the summaries phase 1
+made of it, and the output files phase 2 made from it, with a digest of everything those outputs depend
+on. The next build then reads only the files that changed, renders only the files whose pages would
+change, and takes every other output from the previous site as it is (hard links, so nothing is copied).
+Outputs whose input is gone are simply not carried over.
+
+The manifest is JSON, decoded into an explicit list of our own types: the output folder may come from
+anywhere, so nothing in it is trusted to name code (no pickle).
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import hashlib
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import orjson
+
+from .interpret import Interpreted
+from .model import Diagnostic, OutlineItem, Session, SubagentCall, Usage
+
+MANIFEST = ".sessionsite-manifest.json"
+FORMAT = 1
+
+_TYPES: dict[str, type] = {cls.__name__: cls for cls in (Session, Usage, OutlineItem, SubagentCall, Diagnostic,
+                                                          Interpreted)}
+
+
+# -- encoding our frozen types as JSON --------------------------------------------------------------------
+
+
+def _default(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        encoded = {"__type": type(value).__name__}
+        for item in dataclasses.fields(value):
+            encoded[item.name] = getattr(value, item.name)
+        return encoded
+    if isinstance(value, bytes):
+        return {"__bytes": base64.b64encode(value).decode("ascii")}
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"cannot keep {type(value).__name__} in the manifest")
+
+
+def encode(value: Any) -> bytes:
+    return orjson.dumps(value, default=_default, option=orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_SORT_KEYS)
+
+
+def _tuples(value: Any) -> Any:
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def decode(value: Any) -> Any:
+    """JSON back into our types; tuples come back as tuples (JSON keeps only lists)."""
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "__bytes" in value:
+        return base64.b64decode(value["__bytes"])
+    name = value.get("__type")
+    if name is None:
+        return {k: decode(v) for k, v in value.items()}
+    cls = _TYPES[name]  # a KeyError means a damaged manifest: the build starts afresh
+    arguments = {}
+    for item in dataclasses.fields(cls):
+        if item.name in value:
+            decoded = decode(value[item.name])
+            arguments[item.name] = _tuples(decoded) if str(item.type).startswith("tuple") else decoded
+    if cls is Interpreted:
+        arguments["unknown"] = Counter(arguments.get("unknown", {}))
+    return cls(**arguments)
+
+
+def digest(*parts: Any) -> str:
+    """A digest of values as the manifest encodes them: equal when what they describe is equal."""
+    hasher = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        hasher.update(encode(part))
+        hasher.update(b"\0")
+    return hasher.hexdigest()
+
+
+# -- the manifest ---------------------------------------------------------------------------------------
+
+
+def path_key(path: Path) -> str:
+    """Input files are known by a digest of their path: the manifest is published with the site, and
+    paths name the user's home folder."""
+    return digest(str(path.resolve()))[:24]
+
+
+@dataclass
+class FileRecord:
+    """One input file, as the last build saw it."""
+
+    path: str
+    """`path_key` of its path."""
+    size: int
+    mtime_ns: int
+    content_hash: str
+    project_dir: str
+    summary: Any = None
+    """Phase 1's result (`build.Summarised` as a dict of its parts)."""
+    resummary: Any = None
+    """For a session that continues another: its summary without the replayed entries."""
+    skip_digest: str = ""
+    """Digest of the replayed entries that `resummary` left out."""
+    render_digest: str = ""
+    """Digest of everything the file's pages depend on."""
+    outputs: list[str] = field(default_factory=list)
+    """Output files made from it, relative to the output folder."""
+    pages: int = 0
+    """Pages among them."""
+    redactions: dict[str, int] = field(default_factory=dict)
+    """Redactions made in them, by kind."""
+
+
+@dataclass
+class Manifest:
+    settings: str = ""
+    """Digest of the generator version and of every setting that changes the output."""
+    report: str = ""
+    """The build report, as JSON."""
+    files: dict[str, FileRecord] = field(default_factory=dict)
+    site: str = ""
+    """`site_digest` of the output as the build left it."""
+
+    def to_bytes(self) -> bytes:
+        return encode({
+            "format": FORMAT,
+            "settings": self.settings,
+            "report": self.report,
+            "site": self.site,
+            "files": [{item.name: getattr(record, item.name) for item in dataclasses.fields(record)}
+                      for _, record in sorted(self.files.items())],
+        })
+
+
+def load(out: Path) -> Manifest:
+    """The manifest of the site at `out`, or an empty one (no site, an older format, or damaged)."""
+    try:
+        data = json.loads((out / MANIFEST).read_bytes())
+        if data.get("format") != FORMAT:
+            return Manifest()
+        files = {}
+        for raw in data["files"]:
+            record = FileRecord(**{name: raw[name] for name in FileRecord.__dataclass_fields__ if name in raw})
+            record.summary = decode(raw.get("summary"))
+            record.resummary = decode(raw.get("resummary"))
+            files[record.path] = record
+        return Manifest(settings=data["settings"], report=data["report"], files=files, site=data["site"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return Manifest()
+
+
+def site_digest(root: Path) -> str:
+    """Every file of a site by name, size and modification time (the manifest aside): a site someone
+    changed by hand is built again rather than left as it is."""
+    found = []
+    folders = [root]
+    while folders:
+        folder = folders.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(Path(entry.path))
+                elif entry.name != MANIFEST or folder != root:
+                    stat = entry.stat(follow_symlinks=False)
+                    found.append((os.path.relpath(entry.path, root), stat.st_size, stat.st_mtime_ns))
+    return digest(sorted(found))
+
+
+def file_identity(path: Path) -> tuple[int, int]:
+    stat = os.stat(path)
+    return stat.st_size, stat.st_mtime_ns
+
+
+def unchanged(record: FileRecord | None, path: Path, project_dir: str) -> bool:
+    """Size and modification time, and the content hash when only the time moved (a file touched or
+    copied again with the same bytes)."""
+    if record is None or record.project_dir != project_dir:
+        return False
+    try:
+        size, mtime_ns = file_identity(path)
+    except OSError:
+        return False
+    if size != record.size:
+        return False
+    if mtime_ns == record.mtime_ns:
+        return True
+    return content_hash(path) == record.content_hash
+
+
+def content_hash(path: Path) -> str:
+    hasher = hashlib.blake2b(digest_size=16)
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            hasher.update(block)
+    return hasher.hexdigest()
+
+
+def settings_digest(version: str, settings: Iterable[Any], theme_folders: Iterable[Path]) -> str:
+    """The generator's version, the settings, and the theme's files: any change renders everything."""
+    theme_files = []
+    for folder in theme_folders:
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            theme_files.append((path.relative_to(folder).as_posix(), content_hash(path)))
+    return digest(version, list(settings), theme_files)

@@ -1,0 +1,164 @@
+"""Incremental builds: the manifest lets a rebuild read and render only what changed, and the result is
+always the site a fresh build would write."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from generator.build import BuildConfig, build
+from generator.manifest import MANIFEST
+
+from conftest import EXAMPLES
+from helpers import assistant, chain, read_entries, text, user, write_jsonl
+
+TIDEWATCH = "-home-ada-src-tidewatch"
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """The site's files, but the manifest, which records when each file was written."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name != MANIFEST}
+
+
+def inodes(root: Path) -> dict[str, int]:
+    return {p.relative_to(root).as_posix(): p.stat().st_ino for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.fixture
+def archive(tmp_path: Path) -> Path:
+    copy = tmp_path / "projects"
+    shutil.copytree(EXAMPLES, copy, ignore=shutil.ignore_patterns("*.md"))
+    return copy
+
+
+def assert_same_as_fresh_build(archive: Path, site: Path, tmp_path: Path, **settings) -> None:
+    fresh = tmp_path / "fresh"
+    shutil.rmtree(fresh, ignore_errors=True)
+    build(BuildConfig(inputs=(archive,), output=fresh, **settings))
+    built, expected = tree(site), tree(fresh)
+    assert sorted(built) == sorted(expected)
+    assert [path for path in expected if built[path] != expected[path]] == []
+
+
+def session_files(archive: Path) -> list[Path]:
+    """Main session files with no subagent transcripts of their own."""
+    return sorted(path for path in (archive / TIDEWATCH).glob("*.jsonl") if not path.with_suffix("").is_dir())
+
+
+def test_a_rebuild_with_nothing_changed_leaves_the_site_as_it_is(archive, tmp_path):
+    site = tmp_path / "site"
+    first = build(BuildConfig(inputs=(archive,), output=site))
+    before = {path: (site / path).stat().st_mtime_ns for path in tree(site)}
+    manifest = (site / MANIFEST).read_bytes()
+    again = build(BuildConfig(inputs=(archive,), output=site))
+    assert again.to_json() == first.to_json()
+    assert {path: (site / path).stat().st_mtime_ns for path in tree(site)} == before
+    assert (site / MANIFEST).read_bytes() == manifest
+
+
+def test_a_file_added_to_the_site_by_hand_is_cleared_by_the_next_build(archive, tmp_path):
+    site = tmp_path / "site"
+    build(BuildConfig(inputs=(archive,), output=site))
+    (site / "stale.html").write_text("old", encoding="utf-8")
+    build(BuildConfig(inputs=(archive,), output=site))
+    assert not (site / "stale.html").exists()
+    assert_same_as_fresh_build(archive, site, tmp_path)
+
+
+def test_a_file_touched_but_not_changed_is_not_read_again(archive, tmp_path):
+    site = tmp_path / "site"
+    build(BuildConfig(inputs=(archive,), output=site))
+    before = inodes(site)
+    touched = session_files(archive)[0]
+    os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 10**9))
+    build(BuildConfig(inputs=(archive,), output=site))
+    assert inodes(site) == before, "the content hash says nothing changed: the site stays"
+
+
+def test_one_changed_session_is_rendered_again_and_the_rest_is_kept(archive, tmp_path):
+    site = tmp_path / "site"
+    build(BuildConfig(inputs=(archive,), output=site))
+    before = inodes(site)
+    changed = session_files(archive)[0]
+    last = [entry for entry in read_entries(changed) if isinstance(entry.get("uuid"), str)][-1]
+    added = chain(user("one more question about the tide tables", parentUuid=last["uuid"]),
+                  assistant(text("Answered: the tables are in UTC.")))
+    added[0]["parentUuid"] = last["uuid"]
+    with changed.open("a", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(entry) + "\n" for entry in added)
+
+    build(BuildConfig(inputs=(archive,), output=site))
+
+    after = inodes(site)
+    kept = {path for path in before if after.get(path) == before[path]}
+    rendered_again = {path for path in after if path not in kept}
+    assert any(changed.stem in path for path in rendered_again)
+    assert any(path.endswith(".html") and changed.stem not in path and "index" not in path for path in kept), \
+        "pages of unchanged sessions are taken from the previous site"
+    assert "one more question about the tide tables" in (site / next(
+        p for p in rendered_again if changed.stem in p and p.endswith(".html"))).read_text(encoding="utf-8")
+    assert_same_as_fresh_build(archive, site, tmp_path)
+
+
+def test_an_added_session_appears_and_a_removed_one_goes(archive, tmp_path):
+    site = tmp_path / "site"
+    build(BuildConfig(inputs=(archive,), output=site))
+    removed = session_files(archive)[0]
+    removed_pages = [path for path in tree(site) if removed.stem in path]
+    assert removed_pages
+    removed.unlink()
+    write_jsonl(archive / TIDEWATCH / "0a0a0a0a-1111-4222-8333-444444444444.jsonl",
+                chain(user("plot the spring tides for May"), assistant(text("Plotted."))))
+
+    build(BuildConfig(inputs=(archive,), output=site))
+
+    assert not any(removed.stem in path for path in tree(site))
+    assert any("0a0a0a0a-1111-4222-8333-444444444444" in path for path in tree(site))
+    assert_same_as_fresh_build(archive, site, tmp_path)
+
+
+def test_a_retitled_session_updates_the_pages_that_show_it(archive, tmp_path):
+    """The pages of a chain show every session of the chain: renaming one renders the others again."""
+    site = tmp_path / "site"
+    build(BuildConfig(inputs=(archive,), output=site))
+    chain_members = [path for path in session_files(archive)
+                     if any(entry.get("slug") == "quiet-harbor-tides" for entry in read_entries(path))]
+    assert len(chain_members) >= 2
+    first = chain_members[0]
+    with first.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"type": "custom-title", "customTitle": "Harbour tides, renamed",
+                                 "sessionId": read_entries(first)[0].get("sessionId")}) + "\n")
+
+    build(BuildConfig(inputs=(archive,), output=site))
+
+    other_page = next(site.rglob(f"{chain_members[1].stem}.html"))
+    assert "Harbour tides, renamed" in other_page.read_text(encoding="utf-8")
+    assert_same_as_fresh_build(archive, site, tmp_path)
+
+
+def test_other_settings_render_everything_again(archive, tmp_path):
+    site = tmp_path / "site"
+    build(BuildConfig(inputs=(archive,), output=site))
+    build(BuildConfig(inputs=(archive,), output=site, show_hidden=True))
+    assert_same_as_fresh_build(archive, site, tmp_path, show_hidden=True)
+
+
+def test_a_damaged_manifest_means_a_full_build(archive, tmp_path):
+    site = tmp_path / "site"
+    build(BuildConfig(inputs=(archive,), output=site))
+    (site / MANIFEST).write_text('{"format": 1, "settings": "x", "files": [{"path": 3}]', encoding="utf-8")
+    build(BuildConfig(inputs=(archive,), output=site))
+    assert_same_as_fresh_build(archive, site, tmp_path)
+
+
+def test_the_manifest_names_no_input_path(archive, tmp_path):
+    """It is published with the site; paths would name the user's home folder."""
+    site = tmp_path / "site"
+    build(BuildConfig(inputs=(archive,), output=site))
+    manifest = (site / MANIFEST).read_text(encoding="utf-8")
+    assert str(tmp_path) not in manifest and str(archive) not in manifest
