@@ -13,6 +13,7 @@ import hashlib
 import json
 import logging
 import multiprocessing
+import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -117,7 +118,8 @@ def in_workers(task: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterato
     try:
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=context) as pool:
-            yield from pool.map(_run_forked, items, chunksize=max(1, len(items) // (jobs * 16)))
+            # One item at a time: items are whole files of very different sizes, handed out largest first.
+            yield from pool.map(_run_forked, items, chunksize=1)
     finally:
         _FORKED_TASK = None
 
@@ -223,7 +225,7 @@ def collect(inputs: Iterable[Path], progress: Callable[[Iterable[T]], Iterator[T
             size, mtime_ns = file_identity(session_file.path)
             plans.append(PlannedFile(session_file, FileRecord(path_key(session_file.path), size, mtime_ns, "",
                                                               session_file.project_dir)))
-    to_read = [plan for plan in plans if not plan.reused]
+    to_read = _largest_first([plan for plan in plans if not plan.reused])
     iterate: Callable[[Iterable[Summarised]], Iterator[Summarised]] = progress or iter  # type: ignore[assignment]
     for plan, result in zip(to_read, iterate(in_workers(lambda p: summarise(p.source, redaction), to_read, jobs))):
         plan.result = result
@@ -265,6 +267,12 @@ def collect(inputs: Iterable[Path], progress: Callable[[Iterable[T]], Iterator[T
     for session in archive.sessions.values():
         report.events.update(session.event_counts)
     return archive, report, plans
+
+
+def _largest_first(plans: list[PlannedFile]) -> list[PlannedFile]:
+    """Work handed out largest file first, so that no worker is left with a big file at the end while
+    the others wait. Results are matched to their files, so the order changes nothing in the output."""
+    return sorted(plans, key=lambda plan: (-plan.record.size, plan.record.path))
 
 
 def discover_files(inputs: list[Path], redactor: Redactor) -> list[SessionFile]:
@@ -469,7 +477,11 @@ def _build_into(staging: Staging, config: BuildConfig, progress: Callable[[Itera
                 previous: Manifest) -> BuildReport:
     if previous.settings != settings:
         previous = Manifest()  # another version or other settings: nothing of the old site is kept
+    started = time.perf_counter()
     archive, report, plans = collect(config.inputs, progress, redactor, config.jobs, staging, previous, files)
+    read_again = sum(1 for plan in plans if not plan.reused)
+    log.info("phase 1: %d of %d files read, %d sessions linked, in %.1f s", read_again, len(plans),
+             len(archive.sessions), time.perf_counter() - started)
     for diagnostic in report.diagnostics:
         log.warning("%s:%d: %s", diagnostic.file, diagnostic.line, diagnostic.message)
     if config.strict and report.diagnostics:
@@ -488,6 +500,8 @@ def _build_into(staging: Staging, config: BuildConfig, progress: Callable[[Itera
             continue
         plan.record = replace(plan.record, render_digest=render_digest)
         to_render.append(plan)
+    started = time.perf_counter()
+    to_render = _largest_first(to_render)
     for plan, rendered in zip(to_render, in_workers(lambda p: renderer(p.source), to_render, config.jobs)):
         report.redactions.update(rendered.redactions)
         plan.record = replace(plan.record, outputs=sorted({*plan.record.outputs, *rendered.outputs}),
@@ -496,6 +510,8 @@ def _build_into(staging: Staging, config: BuildConfig, progress: Callable[[Itera
         if plan not in to_render:
             report.redactions.update(plan.record.redactions)
     report.pages = sum(plan.record.pages for plan in plans)
+    log.info("phase 2: %d of %d files rendered in %.1f s (the rest kept from the previous site)", len(to_render),
+             len(plans), time.perf_counter() - started)
     if renderer.builder is not None and theme is not None:
         indexes = render_indexes(archive, renderer.builder, theme)
         for path, page in indexes.pages.items():

@@ -235,7 +235,8 @@ def _text_of(content: Any) -> str:
 
 
 def strip_system_reminders(text: str) -> str:
-    return SYSTEM_REMINDER.sub("", text)
+    # The pattern can start anywhere; looking for its tag first saves trying it at every position.
+    return SYSTEM_REMINDER.sub("", text) if "<system-reminder>" in text else text
 
 
 def _media(part: Mapping[str, Any]) -> Media | None:

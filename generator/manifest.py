@@ -209,9 +209,12 @@ def content_hash(path: Path) -> str:
 
 
 def settings_digest(version: str, settings: Iterable[Any], theme_folders: Iterable[Path]) -> str:
-    """The generator's version, the settings, and the theme's files: any change renders everything."""
-    theme_files = []
-    for folder in theme_folders:
-        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            theme_files.append((path.relative_to(folder).as_posix(), content_hash(path)))
-    return digest(version, list(settings), theme_files)
+    """The generator's version and code, the settings, and the theme's files: any change renders
+    everything. (The code, so that a changed renderer is never mistaken for an up-to-date site, even
+    between releases.)"""
+    package = Path(__file__).resolve().parent
+    files = []
+    for folder in (package, *theme_folders):
+        for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            files.append((path.relative_to(folder).as_posix(), content_hash(path)))
+    return digest(version, list(settings), files)

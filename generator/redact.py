@@ -73,21 +73,25 @@ _SECRET_NAME = re.compile(
     r"(?:(?:TOKEN|SECRET|PASSWORD|PASSWD|PWD|CREDENTIALS?|AUTH)(?:[_\-][A-Za-z0-9]+)*"
     r"|(?:[A-Za-z0-9]+[_\-])*(?:API|SECRET|ACCESS|PRIVATE|SIGNING|ENCRYPTION|MASTER|CLIENT|APP|LICENSE)[_\-]?KEY(?:[_\-]ID)?)"
 )
-_IDENTIFIER_TAIL = re.compile(r"[A-Za-z0-9_.\-]*$")
-# Secrets found by context: (kind, pattern, groups that may hold the secret, group holding the name or None
-# when the name ends where the match starts). Each pattern starts on something literal, which keeps them fast,
-# and none crosses a line break (`Redactor._by_context` relies on that).
+# The name a value is given to: the identifier before the `:` or `=`, perhaps quoted (JSON).
+_NAME_BEFORE_SEPARATOR = re.compile(r"([A-Za-z0-9_.\-]+)[\"']?[ \t]*$")
+NAME_BEFORE = -1
+# Secrets found by context: (kind, pattern, groups that may hold the secret, group holding the name, or
+# NAME_BEFORE for the identifier before the match, or None when there is no name to check, marks).
 _GROUP_RULES = [
-    ("password-in-url", r"://[^:/?#\[\]@!$&'()*+,;=\s]+:([^:/?#\[\]@!$&'()*+,;=\s]+)@", (1,), None),
+    # (kind, pattern, groups, name, marks): a line without all of the marks cannot hold a match.
+    ("password-in-url", r"://[^:/?#\[\]@!$&'()*+,;=\s]+:([^:/?#\[\]@!$&'()*+,;=\s]+)@", (1,), None, ("://", "@")),
     # NAME=value at the start of a line: .env files and shell exports (`$VAR` references are not secrets).
     ("secret-assignment", r"(?m)^[ \t]*(?:export[ \t]+)?([A-Za-z0-9_.\-]+)="
-     r"(?:\"([^\"\n$]{3,})\"|'([^'\n$]{3,})'|([^\s\"'$][^\s]{2,}))", (2, 3, 4), 1),
+     r"(?:\"([^\"\n$]{3,})\"|'([^'\n$]{3,})'|([^\s\"'$][^\s]{2,}))", (2, 3, 4), 1, ("=",)),
     # A quoted literal given to a secret-named key: JSON, YAML, code. Identifiers and calls are left alone.
-    ("secret-assignment", r"(?i)(?:token|secret|passw|pwd|credential|auth|key)[A-Za-z0-9_\-]*[\"']?[ \t]*[:=][ \t]*"
-     r"(?:\"([^\"\s$]{6,})\"|'([^'\s$]{6,})')", (1, 2), 0),
+    # The match starts at the `:` or `=`, which re finds fast; the name is the identifier before it.
+    ("secret-assignment", r"[:=][ \t]*(?:\"([^\"\s$]{6,})\"|'([^'\s$]{6,})')", (1, 2), NAME_BEFORE, ()),
     # YAML `password: value` on a line of its own, when the value looks like a secret (has a digit or a symbol).
-    ("secret-assignment", r"(?m)^[ \t]*([A-Za-z0-9_.\-]+):[ \t]+((?=[^\s]*[0-9!@#%^&*+/=_-])[^\s\"'$]{6,})[ \t]*$", (2,), 1),
-    ("aws-secret-key", r"(?i)aws.{0,20}?(?:secret|key|pwd|pw|password|pass|token).{0,20}?['\"=:\s]([0-9a-zA-Z/+]{40})(?![0-9a-zA-Z/+])", (1,), None),
+    ("secret-assignment", r"(?m)^[ \t]*([A-Za-z0-9_.\-]+):[ \t]+((?=[^\s]*[0-9!@#%^&*+/=_-])[^\s\"'$]{6,})[ \t]*$", (2,), 1,
+     (":",)),
+    ("aws-secret-key", r"(?i)aws.{0,20}?(?:secret|key|pwd|pw|password|pass|token).{0,20}?['\"=:\s]([0-9a-zA-Z/+]{40})"
+     r"(?![0-9a-zA-Z/+])", (1,), None, ("aws",)),
 ]
 # Values of secret-named variables that are plainly not secrets.
 _NOT_A_SECRET = re.compile(r"(?i)^(?:true|false|null|none|undefined|\*+|x+|\.\.\.|<[^>]*>|changeme|example|your[_-].*|redacted.*|\[redacted.*)$")
@@ -108,16 +112,26 @@ def _whole_match_rules() -> list[tuple[str, re.Pattern[str]]]:
 
 # One pattern at a time: each starts on a literal, which re finds fast; one big alternation was 15x slower.
 _WHOLE_RULES = _whole_match_rules()
-_GROUPS = [(kind, re.compile(pattern), groups, name) for kind, pattern, groups, name in _GROUP_RULES]
-# Cheap first looks: most text holds none of these, and then the full patterns need not run. Plain
-# substring tests, because re tries an alternation at every position: on tool output (most of the bytes)
-# they are some fifty times faster than one pattern.
-_TOKEN_PREFIXES = (
-    "AKIA", "ASIA", "ABIA", "ACCA", "A3T", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-",
-    "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "GR1348941", "sk-", "xox", "hooks.slack", "_live_", "_test_", "AIza", "eyJ", "PRIVATE KEY", "SG.",
-    "sq0csp-", "pypi-", "AccountKey=", "_authToken",
+_GROUPS = [(kind, re.compile(pattern), groups, name, marks) for kind, pattern, groups, name, marks in _GROUP_RULES]
+# Cheap first looks: most text holds none of these, and then the full patterns need not run. Every token
+# the whole-match rules find starts with one of these; a pattern of its own for each group of prefixes
+# (each led by a literal, which re finds fast) scans tool output several times faster than one
+# alternation or a substring test per prefix.
+_TOKEN_LOOKS = tuple(re.compile(look) for look in (
+    r"A(?:KIA|SIA|BIA|CCA|3T|Iza|ccountKey=)", r"gh(?:[pousr]_|ithub_pat_)", r"gl(?:pat|dt|ft|soat|rt|cbt)-",
+    "GR1348941", "sk-", "xox", r"hooks\.slack", r"_(?:live|test)_", "eyJ", "PRIVATE KEY", r"SG\.", "sq0csp-",
+    "pypi-", "_authToken",
+))
+# Every context rule needs a name that says "secret" (see _SECRET_NAME: a bare "key" does not), a URL, or
+# "aws", lower-cased.
+_CONTEXT_WORDS = (
+    "token", "secret", "passw", "pwd", "credential", "auth", "_key", "-key", "apikey", "accesskey", "privatekey",
+    "signingkey", "encryptionkey", "masterkey", "clientkey", "appkey", "licensekey", "://", "aws",
 )
-_CONTEXT_WORDS = ("token", "secret", "passw", "pwd", "credential", "auth", "key", "://", "aws")
+
+
+def _holds_token_prefix(text: str) -> bool:
+    return any(look.search(text) for look in _TOKEN_LOOKS)
 
 
 def _holds_any(text: str, needles: tuple[str, ...]) -> bool:
@@ -127,6 +141,19 @@ def _holds_any(text: str, needles: tuple[str, ...]) -> bool:
 # Nothing shorter can hold a secret any rule finds (`PWD=abc` is the shortest); most strings in an entry
 # are names and ids this short, and skipping them is a good part of redaction's speed.
 SHORTEST_SECRET = 7
+
+
+def _texts_of(value: Any, key: str, found: list[str]) -> None:
+    """The strings `Redactor.value` would look at."""
+    if isinstance(value, str):
+        if len(value) >= SHORTEST_SECRET and key not in UNTOUCHED_FIELDS:
+            found.append(value)
+    elif isinstance(value, dict):
+        for name, child in value.items():
+            _texts_of(child, name, found)
+    elif isinstance(value, list):
+        for child in value:
+            _texts_of(child, key, found)
 
 
 def marker(kind: str) -> str:
@@ -144,44 +171,29 @@ class Redactor:
     counts: Counter[str] = field(default_factory=Counter)
     """Redactions made, by kind."""
 
-    def text(self, value: str) -> str:
+    def text(self, value: str, tokens: bool = True, context: bool = True, home: bool = True) -> str:
+        """`tokens`, `context` and `home` may be turned off for text known to hold no token prefix, no
+        word that names a secret, or no home folder."""
         if self.secrets and len(value) >= SHORTEST_SECRET:
-            if _holds_any(value, _TOKEN_PREFIXES):
+            if tokens and _holds_token_prefix(value):
                 for kind, pattern in _WHOLE_RULES:
                     value = pattern.sub(lambda m, k=kind: self._whole(k), value)
-            value = self._by_context(value)
-        if self.home:
+            if context:
+                value = self._by_context(value)
+        if self.home and home:
             value = _HOME.sub(self._home, value)
         return value
 
     def _by_context(self, value: str) -> str:
-        """The rules that find a secret by what surrounds it all match within one line, on a line that
-        names a secret: only those lines are searched, which on code and tool output is a small part."""
+        """The rules that find a secret by what surrounds it; each runs only on text that holds its marks
+        (an `=`, a `:`, a URL's "://" and "@", "aws")."""
         lower = value.lower()
-        if len(lower) != len(value):  # a few characters lower-case to two: positions would not line up
-            return self._on_line(value)
-        lines: set[tuple[int, int]] = set()
-        for word in _CONTEXT_WORDS:
-            found = lower.find(word)
-            while found != -1:
-                end = lower.find("\n", found)
-                end = len(lower) if end == -1 else end
-                lines.add((lower.rfind("\n", 0, found) + 1, end))
-                found = lower.find(word, end)
-        if not lines:
+        if not _holds_any(lower, _CONTEXT_WORDS):
             return value
-        pieces, done = [], 0
-        for start, end in sorted(lines):
-            pieces.append(value[done:start])
-            pieces.append(self._on_line(value[start:end]))
-            done = end
-        pieces.append(value[done:])
-        return "".join(pieces)
-
-    def _on_line(self, text: str) -> str:
-        for kind, pattern, groups, name in _GROUPS:
-            text = pattern.sub(lambda m, k=kind, g=groups, n=name: self._group(m, k, g, n), text)
-        return text
+        for kind, pattern, groups, name, marks in _GROUPS:
+            if all(mark in lower for mark in marks):
+                value = pattern.sub(lambda m, k=kind, g=groups, n=name: self._group(m, k, g, n), value)
+        return value
 
     def _whole(self, kind: str) -> str:
         self.counts[kind] += 1
@@ -191,13 +203,12 @@ class Redactor:
         number = next((g for g in groups if match.group(g)), None)
         if number is None:
             return match.group(0)
-        if name is not None:
-            # The name is a group of the match, or (0) the identifier the match starts inside of.
-            identifier = match.group(name) if name else (
-                _IDENTIFIER_TAIL.search(match.string, 0, match.start()).group(0)  # type: ignore[union-attr]
-                + re.match(r"[A-Za-z0-9_.\-]*", match.group(0)).group(0))  # type: ignore[union-attr]
-            if not _SECRET_NAME.fullmatch(identifier):
+        if name == NAME_BEFORE:
+            before = _NAME_BEFORE_SEPARATOR.search(match.string, max(0, match.start() - 200), match.start())
+            if before is None or not _SECRET_NAME.fullmatch(before.group(1)):
                 return match.group(0)
+        elif name is not None and not _SECRET_NAME.fullmatch(match.group(name)):
+            return match.group(0)
         secret = match.group(number)
         if _NOT_A_SECRET.match(secret) or secret.startswith("[REDACTED:"):
             return match.group(0)
@@ -211,17 +222,29 @@ class Redactor:
         self.counts["home-directory"] += 1
         return "~"
 
-    def value(self, value: Any, key: str = "") -> Any:
+    def value(self, value: Any, key: str = "", **families: bool) -> Any:
         if isinstance(value, str):
-            return value if key in UNTOUCHED_FIELDS else self.text(value)
+            return value if key in UNTOUCHED_FIELDS else self.text(value, **families)
         if isinstance(value, dict):
-            return {k: self.value(v, k) for k, v in value.items()}
+            return {k: self.value(v, k, **families) for k, v in value.items()}
         if isinstance(value, list):
-            return [self.value(v, key) for v in value]
+            return [self.value(v, key, **families) for v in value]
         return value
 
     def entry(self, entry: Entry) -> Entry:
-        return Entry(entry.file, entry.line, self.value(dict(entry.data)))
+        # One look at all of an entry's text together says which rules any of it may need: most entries
+        # need none, and are passed on as they are; the rest are searched only for what was seen.
+        texts: list[str] = []
+        _texts_of(entry.data, "", texts)
+        joined = "\n".join(texts)
+        families = {
+            "tokens": self.secrets and _holds_token_prefix(joined),
+            "context": self.secrets and _holds_any(joined.lower(), _CONTEXT_WORDS),
+            "home": self.home and _HOME.search(joined) is not None,
+        }
+        if not any(families.values()):
+            return entry
+        return Entry(entry.file, entry.line, self.value(dict(entry.data), **families))
 
     def item(self, item: Entry | BrokenLine) -> Entry | BrokenLine:
         """An entry, or the text of an unreadable line, which is shown too."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+import secrets
 from functools import lru_cache
 from typing import Callable, Sequence
 
@@ -24,8 +25,13 @@ from pygments.lexers import get_lexer_by_name
 from pygments.lexers.special import TextLexer
 from pygments.util import ClassNotFound
 
+from . import quick_highlight
+
 # Past this size a block is shown plain: highlighting megabytes of log output helps no reader.
 HIGHLIGHT_LIMIT = 200_000
+# Past this size a block is highlighted by `quick_highlight` (comments, strings, numbers, keywords) rather
+# than by Pygments' full lexers, which take about a second a megabyte (measured on benchmarks/ archives).
+PYGMENTS_LIMIT = 1500
 # The HTML blocks the markdown stage writes open with exactly one of these: a closing </div> or
 # </details>, or a <div>, <details> or <p> with a class (and perhaps an id, or open).
 _STRUCTURAL_HTML = re.compile(
@@ -67,14 +73,33 @@ def _lexer(language: str):
 
 
 def highlight(code: str, language: str, attributes: str) -> str:
+    # The same file is read again and again over an archive's sessions: its highlighting is kept.
+    if len(code) <= _REMEMBERED_SIZE:
+        return _remembered_highlight(code, language, attributes)
+    return _highlight(code, language, attributes)
+
+
+_REMEMBERED_SIZE = 20_000
+
+
+@lru_cache(maxsize=512)
+def _remembered_highlight(code: str, language: str, attributes: str) -> str:
+    return _highlight(code, language, attributes)
+
+
+def _highlight(code: str, language: str, attributes: str) -> str:
     start = _START_LINE.search(attributes or "")
     if len(code) > HIGHLIGHT_LIMIT:
         return f'<pre class="highlight plain"><code>{html.escape(code)}</code></pre>'
-    lexer = _lexer(language.lower())
-    # Plain text (most tool output) needs no lexing: escaping it gives the same markup, much faster.
-    tokens = html.escape(code, quote=False) if isinstance(lexer, TextLexer) else pygments_highlight(
-        code, lexer, _FORMATTER
-    )
+    language = language.lower()
+    if len(code) > PYGMENTS_LIMIT and quick_highlight.supports(language):
+        tokens = quick_highlight.quick_highlight(code, language)
+    else:
+        lexer = _lexer(language)
+        # Plain text (most tool output) needs no lexing: escaping it gives the same markup, much faster.
+        tokens = html.escape(code, quote=False) if isinstance(lexer, TextLexer) else pygments_highlight(
+            code, lexer, _FORMATTER
+        )
     if start:
         first = int(start.group(1))
         lines = tokens.split("\n")
@@ -90,7 +115,19 @@ def highlight(code: str, language: str, attributes: str) -> str:
 
 
 class _GuardedRenderer(RendererHTML):
-    """Raw HTML passes only if it is one of our structural tags; anything else is shown as text."""
+    """Raw HTML passes only if it is one of our structural tags; anything else is shown as text.
+
+    Code blocks are most of a page, and `highlight` makes them from escaped text alone, so they need no
+    sanitising: each is set aside under a placeholder that the sanitiser passes as text, and put back
+    after (`render_markdown`)."""
+
+    def fence(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+        markup = super().fence(tokens, idx, options, env)
+        blocks = env.get("code_blocks") if isinstance(env, dict) else None
+        if blocks is None or not markup.startswith('<pre class="highlight'):
+            return markup
+        blocks.append(markup)
+        return f'<p>{env["placeholder"]}{len(blocks) - 1}{_PLACEHOLDER_END}</p>\n'
 
     def html_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         content = tokens[idx].content
@@ -139,6 +176,11 @@ def markdown_parser() -> MarkdownIt:
                         renderer_cls=_GuardedRenderer)
     # Only links with a scheme or www.: fuzzy matching would turn file names like CLAUDE.md into links.
     parser.linkify.set({"fuzzy_link": False})
+    # linkify-it's "quick" pretest is one large case-insensitive pattern run on every paragraph, and it
+    # was a tenth of a build. Without fuzzy links, a link it can find holds "//" (after a scheme, or
+    # protocol-relative), an "@" (an email, mailto:) or "www.", so other text is passed over unasked.
+    full_pretest = parser.linkify.pretest
+    parser.linkify.pretest = lambda text: ("//" in text or "@" in text or "www." in text.lower()) and full_pretest(text)
     parser.use(tasklists_plugin)
     parser.core.ruler.push("sessionsite_links", _links_inside_the_archive)
     return parser
@@ -166,7 +208,23 @@ def sanitize(markup: str, resolve: Resolver | None = None) -> str:
 def render_markdown(text: str, resolve: Resolver | None = None) -> str:
     """Our Markdown (with its transcript content already escaped) -> sanitised HTML. With a resolver,
     relative links are pointed at the right page of the archive, or shown as text when they lead outside."""
-    return sanitize(markdown_parser().render(text, {"resolve": resolve}), resolve)
+    # The placeholder carries a secret a transcript cannot guess, so text can never take a block's place.
+    placeholder = f"{_PLACEHOLDER_START}{secrets.token_hex(8)}:"
+    blocks: list[str] = []
+    markup = sanitize(markdown_parser().render(text, {"resolve": resolve, "code_blocks": blocks,
+                                                     "placeholder": placeholder}), resolve)
+    if not blocks:
+        return markup
+    pattern = re.compile(f"<p>{re.escape(placeholder)}(\\d+){_PLACEHOLDER_END}</p>")
+    restored = pattern.sub(lambda found: blocks[int(found.group(1))], markup)
+    if placeholder in restored:
+        raise AssertionError("a code block's placeholder did not survive sanitising")
+    return restored
+
+
+# Private-use characters: text no transcript shows, which the sanitiser keeps as it is.
+_PLACEHOLDER_START = "\ue000sessionsite-code-"
+_PLACEHOLDER_END = "\ue001"
 
 
 def pygments_css() -> str:
