@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -24,14 +25,18 @@ from typing import Any, Iterable, Mapping
 
 import orjson
 
-from .interpret import Interpreted
 from .model import Diagnostic, OutlineItem, Session, SubagentCall, Usage
 
 MANIFEST = ".sessionsite-manifest.json"
 FORMAT = 1
 
-_TYPES: dict[str, type] = {cls.__name__: cls for cls in (Session, Usage, OutlineItem, SubagentCall, Diagnostic,
-                                                          Interpreted)}
+
+
+@functools.cache
+def _types() -> dict[str, type]:
+    from .interpret import Interpreted  # loaded when summaries are read back, not for an up-to-date check
+
+    return {cls.__name__: cls for cls in (Session, Usage, OutlineItem, SubagentCall, Diagnostic, Interpreted)}
 
 
 # -- encoding our frozen types as JSON --------------------------------------------------------------------
@@ -69,13 +74,13 @@ def decode(value: Any) -> Any:
     name = value.get("__type")
     if name is None:
         return {k: decode(v) for k, v in value.items()}
-    cls = _TYPES[name]  # a KeyError means a damaged manifest: the build starts afresh
+    cls = _types()[name]  # a KeyError means a damaged manifest: the build starts afresh
     arguments = {}
     for item in dataclasses.fields(cls):
         if item.name in value:
             decoded = decode(value[item.name])
             arguments[item.name] = _tuples(decoded) if str(item.type).startswith("tuple") else decoded
-    if cls is Interpreted:
+    if name == "Interpreted":
         arguments["unknown"] = Counter(arguments.get("unknown", {}))
     return cls(**arguments)
 
@@ -95,7 +100,7 @@ def digest(*parts: Any) -> str:
 def path_key(path: Path) -> str:
     """Input files are known by a digest of their path: the manifest is published with the site, and
     paths name the user's home folder."""
-    return digest(str(path.resolve()))[:24]
+    return digest(os.path.abspath(path))[:24]
 
 
 @dataclass
@@ -109,9 +114,10 @@ class FileRecord:
     content_hash: str
     project_dir: str
     summary: Any = None
-    """Phase 1's result (`build.Summarised` as a dict of its parts)."""
+    """Phase 1's result (`phases.Summarised` as a dict of its parts), as the manifest holds it: `decode`
+    it to use it (only files that are used are decoded)."""
     resummary: Any = None
-    """For a session that continues another: its summary without the replayed entries."""
+    """For a session that continues another: its summary without the replayed entries (encoded too)."""
     skip_digest: str = ""
     """Digest of the replayed entries that `resummary` left out."""
     render_digest: str = ""
@@ -154,8 +160,6 @@ def load(out: Path) -> Manifest:
         files = {}
         for raw in data["files"]:
             record = FileRecord(**{name: raw[name] for name in FileRecord.__dataclass_fields__ if name in raw})
-            record.summary = decode(raw.get("summary"))
-            record.resummary = decode(raw.get("resummary"))
             files[record.path] = record
         return Manifest(settings=data["settings"], report=data["report"], files=files, site=data["site"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):

@@ -13,26 +13,13 @@ they are not secrets, and changing them would break links or images.
 
 from __future__ import annotations
 
+import functools
+import importlib
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from detect_secrets.plugins.aws import AWSKeyDetector
-from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
-from detect_secrets.plugins.basic_auth import BasicAuthDetector
-from detect_secrets.plugins.discord import DiscordBotTokenDetector
-from detect_secrets.plugins.github_token import GitHubTokenDetector
-from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
-from detect_secrets.plugins.jwt import JwtTokenDetector
-from detect_secrets.plugins.npm import NpmDetector
-from detect_secrets.plugins.openai import OpenAIDetector
-from detect_secrets.plugins.pypi_token import PypiTokenDetector
-from detect_secrets.plugins.sendgrid import SendGridDetector
-from detect_secrets.plugins.slack import SlackDetector
-from detect_secrets.plugins.square_oauth import SquareOAuthDetector
-from detect_secrets.plugins.stripe import StripeDetector
-from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 
 from .model import BrokenLine, Entry, Session
 from .read import ReadResult
@@ -44,17 +31,18 @@ UNTOUCHED_FIELDS = frozenset({
     "signature", "timestamp", "type", "data", "media_type", "version",
 })
 
-# (kind, pattern): the whole match is the secret.
+# detect-secrets' plugins, by module and class, and the kind of secret each finds (the whole match).
 _DETECT_SECRETS = [
-    ("aws-access-key", AWSKeyDetector), ("azure-storage-key", AzureStorageKeyDetector),
-    ("discord-token", DiscordBotTokenDetector), ("github-token", GitHubTokenDetector),
-    ("gitlab-token", GitLabTokenDetector), ("jwt", JwtTokenDetector), ("npm-token", NpmDetector),
-    ("openai-key", OpenAIDetector), ("pypi-token", PypiTokenDetector), ("sendgrid-key", SendGridDetector),
-    ("slack-token", SlackDetector), ("square-secret", SquareOAuthDetector), ("stripe-key", StripeDetector),
-    ("telegram-token", TelegramBotTokenDetector),
+    ("aws-access-key", "aws", "AWSKeyDetector"), ("azure-storage-key", "azure_storage_key", "AzureStorageKeyDetector"),
+    ("discord-token", "discord", "DiscordBotTokenDetector"), ("github-token", "github_token", "GitHubTokenDetector"),
+    ("gitlab-token", "gitlab_token", "GitLabTokenDetector"), ("jwt", "jwt", "JwtTokenDetector"),
+    ("npm-token", "npm", "NpmDetector"), ("openai-key", "openai", "OpenAIDetector"),
+    ("pypi-token", "pypi_token", "PypiTokenDetector"), ("sendgrid-key", "sendgrid", "SendGridDetector"),
+    ("slack-token", "slack", "SlackDetector"), ("square-secret", "square_oauth", "SquareOAuthDetector"),
+    ("stripe-key", "stripe", "StripeDetector"), ("telegram-token", "telegram_token", "TelegramBotTokenDetector"),
 ]
-# AWS's second pattern and Basic Auth capture the secret in a group: they are applied as group rules.
-_GROUP_PLUGINS = {AWSKeyDetector: 1, BasicAuthDetector: 0}
+# AWS's second pattern captures the secret in a group: it is applied as a group rule ("aws-secret-key").
+_SKIPPED_PLUGIN_PATTERNS = {("AWSKeyDetector", 1)}
 _OWN_RULES = [
     # Before detect-secrets' JWT pattern, which stops short of the signature.
     ("jwt", r"eyJ[A-Za-z0-9_\-]+\.eyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+"),
@@ -99,19 +87,21 @@ _NOT_A_SECRET = re.compile(r"(?i)^(?:true|false|null|none|undefined|\*+|x+|\.\.\
 _HOME = re.compile(r"(?:/home/|/Users/)[^/\s\"'\\:]+|[A-Za-z]:\\\\?Users\\\\?[^\\\s\"':]+")
 
 
+@functools.cache
 def _whole_match_rules() -> list[tuple[str, re.Pattern[str]]]:
+    """Compiled on first use: importing detect-secrets takes a tenth of a second, which a build that
+    finds its site up to date should not pay."""
     # Our rules first: where two rules match the same text, the first one names it.
     rules = [(kind, re.compile(pattern)) for kind, pattern in _OWN_RULES]
-    for kind, plugin in _DETECT_SECRETS:
+    for kind, module, name in _DETECT_SECRETS:
+        plugin = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), name)
         for number, pattern in enumerate(plugin().denylist):
-            if plugin in _GROUP_PLUGINS and number == 1:
-                continue  # AWS's secret-key pattern: applied as a group rule below
-            rules.append((kind, pattern))
+            if (name, number) not in _SKIPPED_PLUGIN_PATTERNS:
+                rules.append((kind, pattern))
     return rules
 
 
 # One pattern at a time: each starts on a literal, which re finds fast; one big alternation was 15x slower.
-_WHOLE_RULES = _whole_match_rules()
 _GROUPS = [(kind, re.compile(pattern), groups, name, marks) for kind, pattern, groups, name, marks in _GROUP_RULES]
 # Cheap first looks: most text holds none of these, and then the full patterns need not run. Every token
 # the whole-match rules find starts with one of these; a pattern of its own for each group of prefixes
@@ -156,6 +146,14 @@ def _texts_of(value: Any, key: str, found: list[str]) -> None:
             _texts_of(child, key, found)
 
 
+def redact_project_dir(dir_name: str, home: bool) -> str:
+    """`-home-ada-src-app` -> `~-src-app` (with --redact-paths): the folder name spells out the home
+    directory too."""
+    if not home:
+        return dir_name
+    return re.sub(r"^(?:-home-|-Users-|[A-Za-z]--Users-)[^-]+", "~", dir_name)
+
+
 def marker(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
@@ -176,7 +174,7 @@ class Redactor:
         word that names a secret, or no home folder."""
         if self.secrets and len(value) >= SHORTEST_SECRET:
             if tokens and _holds_token_prefix(value):
-                for kind, pattern in _WHOLE_RULES:
+                for kind, pattern in _whole_match_rules():
                     value = pattern.sub(lambda m, k=kind: self._whole(k), value)
             if context:
                 value = self._by_context(value)
@@ -282,7 +280,4 @@ class Redactor:
         return ReadResult(items, result.diagnostics)
 
     def project_dir(self, dir_name: str) -> str:
-        """`-home-ada-src-app` -> `~-src-app`: the folder name spells out the home directory too."""
-        if not self.home:
-            return dir_name
-        return re.sub(r"^(?:-home-|-Users-|[A-Za-z]--Users-)[^-]+", "~", dir_name)
+        return redact_project_dir(dir_name, self.home)

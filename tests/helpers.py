@@ -16,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterable, TypeVar
 
-from generator.build import Redaction, collect, linked_events
+from generator.phases import Redaction, collect, linked_events
 from generator.discover import SessionFile
 from generator.interpret import Interpreted, interpret
 from generator.model import Archive, Session

@@ -7,10 +7,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import jinja2
 
 from ..errors import ThemeError
+
+if TYPE_CHECKING:
+    import jinja2
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
@@ -55,7 +58,9 @@ class Theme:
             dirs.append(default)
         return cls(tuple(dirs))
 
-    def environment(self) -> jinja2.Environment:
+    def environment(self) -> "jinja2.Environment":
+        import jinja2  # here, not at the top: a build that finds its site up to date renders nothing
+
         return jinja2.Environment(
             loader=jinja2.FileSystemLoader([str(d / "templates") for d in self.dirs]),
             autoescape=True,

@@ -1,0 +1,316 @@
+"""The pages: session pages from their Markdown parts, the index and the project pages, laid out by the
+theme's Jinja2 templates.
+
+Templates get plain values (autoescaped) plus one piece of `Markup`: the session body, which is our own
+rendered and sanitised HTML.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Callable, Mapping
+from urllib.parse import unquote, urlsplit
+
+from markupsafe import Markup
+
+from .. import urls
+from ..markdown import MarkdownPart, time_of
+from ..model import Archive, Project, Session, Usage
+from ..text import plain, shorten
+from .render import Resolver, pygments_css, render_markdown
+from .theme import Theme
+
+GENERATOR = "sessionsite"
+
+
+@dataclass(frozen=True, slots=True)
+class HtmlOutput:
+    """Pages and assets to write, by output path."""
+
+    pages: Mapping[str, str]
+    """HTML text by path."""
+    assets: Mapping[str, bytes]
+    """Static files by path."""
+
+
+def _parse_time(timestamp: str) -> datetime | None:
+    try:
+        parsed = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    # Claude Code writes UTC; a timestamp without an offset is read as UTC too, so the two can be compared.
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+def tokens_in(usage: Usage) -> int:
+    """Everything the model read: fresh input and the prompt cache, read or written."""
+    return usage.input_tokens + usage.cache_read_tokens + usage.cache_creation_tokens
+
+
+def duration(started: str, ended: str) -> str:
+    begin, end = _parse_time(started), _parse_time(ended)
+    if not begin or not end:
+        return ""
+    return duration_of((end - begin).total_seconds())
+
+
+def duration_of(total_seconds: float) -> str:
+    seconds = int(total_seconds)
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes = seconds // 60
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min" if hours < 48 else f"{hours // 24} days"
+
+
+def _linker(page: str) -> Callable[[str], str]:
+    return lambda target: urls.relative(page, target)
+
+
+class PageBuilder:
+    def __init__(self, archive: Archive, theme: Theme, version: str,
+                 anchor_pages_of: Callable[[str], Mapping[str, int]]):
+        self.archive = archive
+        self.environment = theme.environment()
+        self.environment.filters["when"] = time_of
+        self.environment.filters["thousands"] = lambda n: f"{n:,}"
+        self.environment.filters["compact"] = compact_number
+        self.version = version
+        self.theme = theme
+        self.links = ArchiveLinks(archive, anchor_pages_of)
+
+    def _render(self, template: str, page: str, **context: Any) -> str:
+        link = _linker(page)
+        return self.environment.get_template(template).render(
+            link=link,
+            asset=lambda name: link(urls.asset(name)),
+            home=link(urls.INDEX),
+            generator=GENERATOR,
+            version=self.version,
+            **context,
+        )
+
+    def session_summary(self, session: Session, page: str) -> dict[str, Any]:
+        return {
+            "key": session.key,
+            "title": session.title,
+            "url": urls.relative(page, urls.session_page(session.key)),
+            "started": session.started,
+            "ended": session.ended,
+            "duration": duration(session.started, session.ended),
+            "prompts": session.prompt_count,
+            "first_prompt": shorten(plain(session.first_prompt), 240),
+            "is_subagent": session.is_subagent,
+            "agent_id": session.agent_id,
+            "models": [short_model(m) for m in session.models],
+            "branch": session.git_branch,
+            "role": session.role,
+            "plan_status": session.first_plan_status,
+            "plan_how": session.first_plan_how,
+        }
+
+    def index(self) -> str:
+        page = urls.INDEX
+        projects = []
+        for project in self.archive.projects:
+            sessions = [self.archive.sessions[key] for key in project.session_keys]
+            projects.append({
+                "path": project.path,
+                "dir_name": project.dir_name,
+                "url": urls.relative(page, urls.project_page(project.dir_name)),
+                "sessions": len(project.session_keys),
+                "prompts": sum(s.prompt_count for s in sessions),
+                "tokens": sum(tokens_in(s.usage) + s.usage.output_tokens for s in sessions),
+                "last_activity": project.last_activity,
+            })
+        total = sum(len(p.session_keys) for p in self.archive.projects)
+        return self._render("index.html", page, projects=projects, session_total=total)
+
+    def project(self, project: Project) -> str:
+        """Sessions newest first; the sessions of one chain stay together, at the place of its newest."""
+        page = urls.project_page(project.dir_name)
+        groups: list[dict[str, Any]] = []
+        seen_chains: set[str] = set()
+        for key in project.session_keys:
+            session = self.archive.sessions[key]
+            chain = self.archive.chains.get(session.chain_key)
+            if chain is None:
+                groups.append({"chain": None, "sessions": [self.session_summary(session, page)]})
+            elif chain.key not in seen_chains:
+                seen_chains.add(chain.key)
+                members = [self.session_summary(self.archive.sessions[k], page) for k in chain.session_keys
+                           if k in self.archive.sessions]
+                groups.append({"chain": {"slug": chain.slug, "length": len(members)}, "sessions": members})
+        sessions = [s for group in groups for s in group["sessions"]]
+        return self._render("project.html", page, project=project, sessions=sessions, groups=groups)
+
+    def session_page(self, session: Session, part: MarkdownPart) -> tuple[str, str]:
+        """One page of a session (a long session has several, each with links to the others): its path
+        and its HTML."""
+        number, total = part.number, part.total
+        path = urls.session_part(session.key, number)
+        resolve = self.links.resolver(session, part, path)
+        pagination = {
+            "current": number,
+            "total": total,
+            "previous": urls.relative(path, urls.session_part(session.key, number - 1)) if number > 1 else None,
+            "next": urls.relative(path, urls.session_part(session.key, number + 1)) if number < total else None,
+            "pages": [urls.relative(path, urls.session_part(session.key, n)) for n in range(1, total + 1)],
+        }
+        anchor_map = urls.relative(path, urls.anchor_map(session.key)) if total > 1 else ""
+        return path, self._session_page(session, part, path, resolve, pagination, anchor_map)
+
+    def _session_page(self, session: Session, part: MarkdownPart, page: str, resolve: Resolver,
+                      pagination: dict[str, Any], anchor_map: str) -> str:
+        project = next(p for p in self.archive.projects if p.dir_name == session.project_dir)
+        sessions = self.archive.sessions
+        related = {
+            name: self.session_summary(sessions[key], page) if key in sessions else None
+            for name, key in (("previous", session.previous_key), ("next", session.next_key),
+                              ("parent", session.parent_key), ("continues", session.continues_key))
+        }
+        chain = self.archive.chains.get(session.chain_key)
+        chain_strip = [
+            {**self.session_summary(sessions[key], page), "current": key == session.key}
+            for key in (chain.session_keys if chain else ()) if key in sessions
+        ]
+        subagents = [self.session_summary(sessions[key], page) for key in session.subagent_keys if key in sessions]
+        outline = [
+            {"url": (urls.relative(page, target) if (target := urls.session_part(session.key, item.page)) != page
+                     else "") + "#" + item.anchor,
+             "text": item.text, "time": item.timestamp}
+            for item in session.outline
+        ]
+        facts = {
+            "started": session.started,
+            "ended": session.ended,
+            "duration": duration(session.started, session.ended),
+            "prompts": session.prompt_count,
+            "tool_calls": session.tool_call_count,
+            "models": session.models,
+            "versions": session.versions,
+            "branch": session.git_branch,
+            "cwd": session.cwd,
+            "tokens_in": tokens_in(session.usage),
+            "tokens_out": session.usage.output_tokens,
+            "by_model": [(model, {"tokens_in": tokens_in(usage), "tokens_out": usage.output_tokens})
+                         for model, usage in session.usage_by_model.items()],
+            "active": duration_of(session.active_ms / 1000) if session.active_ms else "",
+        }
+        return self._render(
+            "session.html",
+            page,
+            session=session,
+            facts=facts,
+            project={"path": project.path, "url": urls.relative(page, urls.project_page(project.dir_name))},
+            related=related,
+            chain=chain_strip,
+            subagents=subagents,
+            outline=outline,
+            pagination=pagination,
+            anchor_map=anchor_map,
+            markdown_url=urls.relative(page, part.path),
+            content=Markup(render_markdown(part.text, resolve)),
+        )
+
+
+class ArchiveLinks:
+    """Where a link in a session's Markdown leads in the built site. Knows every session's Markdown path
+    and, through `anchor_pages_of`, which page of a long session shows which anchor."""
+
+    def __init__(self, archive: Archive, anchor_pages_of: Callable[[str], Mapping[str, int]]):
+        self.archive = archive
+        self.anchor_pages_of = anchor_pages_of
+        self.key_of_markdown = {urls.session_markdown(key): key for key in archive.sessions}
+        self._cached: tuple[str, Mapping[str, int]] = ("", {})
+
+    def page_of(self, key: str, anchor: str) -> int:
+        session = self.archive.sessions[key]
+        if len(session.page_starts) <= 1 or not anchor:
+            return 1
+        if self._cached[0] != key:  # a page's links mostly lead into its own session
+            self._cached = (key, self.anchor_pages_of(key))
+        return self._cached[1].get(anchor, 1)
+
+    def resolver(self, session: Session, part: MarkdownPart, page: str) -> Resolver:
+        folder = posixpath.dirname(part.path)
+
+        def resolve(href: str) -> str | None:
+            parts = urlsplit(href)
+            if parts.scheme or parts.netloc:
+                return href  # nh3 keeps only http, https and mailto
+            if not parts.path:  # an anchor in this session, perhaps on another of its pages
+                if not parts.fragment:
+                    return None
+                target = urls.session_part(session.key, self.page_of(session.key, parts.fragment))
+                return (urls.relative(page, target) if target != page else "") + "#" + parts.fragment
+            path = posixpath.normpath(posixpath.join(folder, unquote(parts.path)))
+            key = self.key_of_markdown.get(path)
+            if key is not None:
+                target_session = self.archive.sessions[key]
+                if session.parent_key == key and parts.fragment == session.parent_anchor:
+                    number = session.parent_anchor_page  # known from link: no need to read the parent's map
+                else:
+                    number = self.page_of(key, parts.fragment) if parts.fragment else 1
+                number = min(number, max(1, len(target_session.page_starts)))
+                link = urls.relative(page, urls.session_part(key, number))
+                return link + (f"#{parts.fragment}" if parts.fragment else "")
+            if path in part.own_files:
+                return urls.relative(page, path)
+            return None
+
+        return resolve
+
+
+def anchor_map_script(key: str, anchor_pages: Mapping[str, int]) -> str:
+    """For permalinks typed or shared by hand: `<session>.html#anchor` when the anchor is on a later page.
+    The first page loads this only when its own page lacks the anchor."""
+    first = urls.session_part(key, 1)
+    pages = {anchor: urls.relative(first, urls.session_part(key, number))
+             for anchor, number in sorted(anchor_pages.items()) if anchor and number > 1}
+    return ANCHOR_MAP_PREFIX + json.dumps(pages, sort_keys=True, separators=(",", ":")) + ";\n"
+
+
+ANCHOR_MAP_PREFIX = "window.sessionsiteAnchorPages = "
+_PAGE_NUMBER = re.compile(r"~p(\d+)\.html$")
+
+
+def read_anchor_map(script: str) -> dict[str, int]:
+    """`anchor_map_script` read back: the build keeps no other copy of a long session's anchors."""
+    body = script.removeprefix(ANCHOR_MAP_PREFIX).strip().rstrip(";")
+    pages = {}
+    for anchor, target in json.loads(body).items():
+        found = _PAGE_NUMBER.search(target)
+        if found:
+            pages[anchor] = int(found.group(1))
+    return pages
+
+
+def compact_number(number: int) -> str:
+    """12_345_678 -> 12.3M: big token counts at a glance."""
+    for limit, suffix in ((1_000_000_000, "B"), (1_000_000, "M"), (1_000, "k")):
+        if number >= limit:
+            return f"{number / limit:.1f}".rstrip("0").rstrip(".") + suffix
+    return str(number)
+
+
+def short_model(model: str) -> str:
+    """`claude-opus-4-6-20260101` -> `opus-4-6`: enough to tell models apart in a list."""
+    name = model.removeprefix("claude-")
+    return re.sub(r"-\d{8}$", "", name)
+
+
+def render_indexes(archive: Archive, builder: PageBuilder, theme: Theme) -> HtmlOutput:
+    """The index and project pages, and the theme's assets: everything but the session pages."""
+    pages: dict[str, str] = {urls.INDEX: builder.index()}
+    for project in archive.projects:
+        pages[urls.project_page(project.dir_name)] = builder.project(project)
+    assets = {urls.asset(name): path.read_bytes() for name, path in theme.static_files().items()}
+    assets[urls.asset("pygments.css")] = pygments_css().encode("utf-8")
+    return HtmlOutput(pages=pages, assets=assets)

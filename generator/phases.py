@@ -1,0 +1,430 @@
+"""The two phases of a build, for the files that changed since the last one.
+
+Phase 1 reads every file once and keeps a small summary of each session: indexes, chains and subagent
+links need the whole picture before a page is written, but not the transcripts. Phase 2 reads each file
+again and renders its sessions as their events stream past, writing pages as they fill. Both phases
+spread files over worker processes. Memory is a constant plus the summaries plus one page per worker,
+whatever the size of the archive or of its largest session. Files unchanged since the previous build are
+neither read nor rendered: their summaries come from the manifest and their pages from the previous site.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import multiprocessing
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence, TypeVar
+
+from . import __version__, urls
+from .build import BuildConfig, BuildReport, discover_files
+from .discover import SessionFile
+from .errors import SessionsiteError, StrictModeError
+from .html.pages import PageBuilder, anchor_map_script, read_anchor_map, render_indexes
+from .html.theme import Theme
+from .interpret import Interpreted, interpret_stream
+from .link import find_continuations, link, linked_event
+from .manifest import MANIFEST, FileRecord, Manifest, decode, digest, file_identity, path_key, site_digest, unchanged
+from .markdown import MarkdownOptions, MarkdownPart, SessionDocument
+from .model import Archive, Diagnostic, Event
+from .read import stream_file
+from .redact import Redactor
+from .write import Staging
+
+log = logging.getLogger("sessionsite")
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+# -- running work in worker processes ---------------------------------------------------------------------
+
+_FORKED_TASK: Callable[[Any], Any] | None = None
+
+
+def _run_forked(item: Any) -> Any:
+    assert _FORKED_TASK is not None
+    return _FORKED_TASK(item)
+
+
+def in_workers(task: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterator[R]:
+    """`map(task, items)`, over forked worker processes when jobs > 1. Workers inherit the task and what
+    it refers to (the archive's summaries) instead of receiving a copy; results come back in order, so the
+    output does not depend on the number of jobs."""
+    if jobs <= 1 or len(items) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        yield from map(task, items)
+        return
+    global _FORKED_TASK
+    _FORKED_TASK = task
+    try:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=context) as pool:
+            # One item at a time: items are whole files of very different sizes, handed out largest first.
+            yield from pool.map(_run_forked, items, chunksize=1)
+    finally:
+        _FORKED_TASK = None
+
+
+# -- phase 1 ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Summarised:
+    """Phase 1's result for one file."""
+
+    interpreted: Interpreted
+    """Its sessions' summaries (no events)."""
+    diagnostics: tuple[Diagnostic, ...]
+    content_hash: str
+    """Of the file's bytes as they were read."""
+    anchor_pages: Mapping[str, Mapping[str, int]]
+    """For its sessions of more than one page: the page of each anchor past the first."""
+
+
+@dataclass(frozen=True)
+class Redaction:
+    secrets: bool = True
+    home: bool = False
+
+    def redactor(self) -> Redactor:
+        return Redactor(secrets=self.secrets, home=self.home)
+
+
+def stream_entries(session_file: SessionFile, redactor: Redactor, diagnostics: list[Diagnostic]) -> Iterator:
+    for item in stream_file(session_file.path, diagnostics):
+        yield redactor.item(item)
+
+
+def summarise(session_file: SessionFile, redaction: Redaction, skip: Collection[bytes] = frozenset()) -> Summarised:
+    """Read and interpret one file, keeping only its sessions' summaries. The entries are not redacted
+    here: what the summaries keep is, and phase 2 redacts every entry it renders."""
+    redactor = redaction.redactor()
+    diagnostics: list[Diagnostic] = []
+    hasher = hashlib.blake2b(digest_size=16)
+    result = interpret_stream(session_file, stream_file(session_file.path, diagnostics, hasher), skip=skip)
+    redacted = replace(result, anchor_pages={}, session=redactor.session(result.session),
+                       sidechains=tuple(map(redactor.session, result.sidechains)))
+    return Summarised(redacted, tuple(diagnostics), hasher.hexdigest(), result.anchor_pages)
+
+
+def replayed_entries(sessions: Mapping[str, Any], key: str) -> frozenset[bytes]:
+    """Entries of a continuing session that the sessions it continues hold (and show)."""
+    digests: set[bytes] = set()
+    seen = {key}
+    earlier = sessions[key].continues_key
+    while earlier and earlier in sessions and earlier not in seen:
+        seen.add(earlier)
+        data = sessions[earlier].uuid_digests
+        digests.update(data[i:i + 8] for i in range(0, len(data), 8))
+        earlier = sessions[earlier].continues_key
+    return frozenset(digests)
+
+
+def linked_events(archive: Archive, session_file: SessionFile, redaction: Redaction) -> dict[str, list[Event]]:
+    """The events of the sessions a file holds, as phase 2 renders them (replays left out, links made),
+    all at once: for tests and small uses."""
+    keys = [key for key, session in archive.sessions.items() if session.source == str(session_file.path)]
+    skip = next((replayed_entries(archive.sessions, k) for k in keys if archive.sessions[k].continues_key),
+                frozenset())
+    events: dict[str, list[Event]] = {key: [] for key in keys}
+    interpret_stream(session_file, stream_entries(session_file, redaction.redactor(), []), skip=skip,
+                     sink_for=lambda key: events[key].append if key in events else None)
+    return {key: [linked_event(archive.sessions[key], e) for e in found] for key, found in events.items()}
+
+
+@dataclass
+class PlannedFile:
+    """An input file, and what phase 1 made of it (read now, or taken from the previous build)."""
+
+    source: SessionFile
+    record: FileRecord
+    """What the manifest will say of it."""
+    result: Summarised | None = None
+    """Its summaries (for a continuing session: summarised again without the replayed entries)."""
+    reused: bool = False
+    """Unchanged since the previous build, whose summaries it has."""
+
+
+def collect(inputs: Iterable[Path], progress: Callable[[Iterable[T]], Iterator[T]] | None = None,
+            redactor: Redactor | None = None, jobs: int = 1, staging: Staging | None = None,
+            previous: Manifest | None = None, files: list[SessionFile] | None = None,
+            ) -> tuple[Archive, BuildReport, list[PlannedFile]]:
+    """Phase 1: discover, read, interpret and link every session, keeping summaries only. Files the
+    previous build saw unchanged (`previous`) are not read again."""
+    inputs = list(inputs)
+    redactor = redactor or Redactor()
+    redaction = Redaction(secrets=redactor.secrets, home=redactor.home)
+    files = files if files is not None else discover_files(inputs, redactor.home)
+    previous = previous or Manifest()
+    plans = []
+    for session_file in files:
+        old = previous.files.get(path_key(session_file.path))
+        if old is not None and old.summary is not None and unchanged(old, session_file.path, session_file.project_dir):
+            plans.append(PlannedFile(session_file, replace(old, outputs=[]),
+                                     _summarised_from(old.summary, session_file), reused=True))
+        else:
+            size, mtime_ns = file_identity(session_file.path)
+            plans.append(PlannedFile(session_file, FileRecord(path_key(session_file.path), size, mtime_ns, "",
+                                                              session_file.project_dir)))
+    to_read = _largest_first([plan for plan in plans if not plan.reused])
+    iterate: Callable[[Iterable[Summarised]], Iterator[Summarised]] = progress or iter  # type: ignore[assignment]
+    for plan, result in zip(to_read, iterate(in_workers(lambda p: summarise(p.source, redaction), to_read, jobs))):
+        plan.result = result
+        plan.record = replace(plan.record, content_hash=result.content_hash, summary=_summarised_to(result),
+                              resummary=None, skip_digest="")
+    originals = [plan.result for plan in plans]
+
+    # A continuing session is summarised again without the entries it replays, earliest first, since the
+    # entries a session replays are those of the whole line of sessions before it.
+    continues = find_continuations(r.interpreted for r in originals if r is not None)
+    if continues:
+        index_of = {plan.result.interpreted.session.key: i for i, plan in enumerate(plans) if plan.result}
+        sessions = {plan.result.interpreted.session.key: plan.result.interpreted.session
+                    for plan in plans if plan.result}
+        for key in sorted(continues, key=lambda k: (sessions[k].ended, k)):
+            sessions[key] = replace(sessions[key], continues_key=continues[key])
+            plan = plans[index_of[key]]
+            skip = replayed_entries(sessions, key)
+            skip_digest = digest(sorted(skip))
+            if plan.reused and plan.record.resummary is not None and plan.record.skip_digest == skip_digest:
+                plan.result = _summarised_from(plan.record.resummary, plan.source)
+            else:
+                plan.result = summarise(plan.source, redaction, skip)
+                plan.reused = False
+                plan.record = replace(plan.record, resummary=_summarised_to(plan.result), skip_digest=skip_digest)
+            sessions[key] = replace(plan.result.interpreted.session, continues_key=continues[key])
+
+    report = BuildReport()
+    for plan in plans:
+        assert plan.result is not None
+        report.diagnostics.extend(plan.result.diagnostics)
+        report.unknown.update(plan.result.interpreted.unknown)
+        if not plan.result.interpreted.has_conversation:
+            log.info("%s: no conversation in it (metadata only); no page", plan.source.path)
+    archive = link((plan.result.interpreted for plan in plans if plan.result), continues)
+    if staging is not None:
+        _write_anchor_maps(plans, archive, staging)
+    report.sessions = len(archive.sessions)
+    for session in archive.sessions.values():
+        report.events.update(session.event_counts)
+    return archive, report, plans
+
+
+def _largest_first(plans: list[PlannedFile]) -> list[PlannedFile]:
+    """Work handed out largest file first, so that no worker is left with a big file at the end while
+    the others wait. Results are matched to their files, so the order changes nothing in the output."""
+    return sorted(plans, key=lambda plan: (-plan.record.size, plan.record.path))
+
+
+def _summarised_to(result: Summarised) -> dict[str, Any]:
+    """For the manifest, which is published with the site: without the input's path."""
+    interpreted = result.interpreted
+    interpreted = replace(interpreted, session=replace(interpreted.session, source=""),
+                          sidechains=tuple(replace(side, source="") for side in interpreted.sidechains))
+    return {"interpreted": interpreted, "diagnostics": [replace(d, file="") for d in result.diagnostics],
+            "content_hash": result.content_hash}
+
+
+def _summarised_from(data: Mapping[str, Any], session_file: SessionFile) -> Summarised:
+    data = decode(data)  # as the manifest holds it
+    source = str(session_file.path)
+    interpreted = data["interpreted"]
+    interpreted = replace(interpreted, session=replace(interpreted.session, source=source),
+                          sidechains=tuple(replace(side, source=source) for side in interpreted.sidechains))
+    return Summarised(interpreted, tuple(replace(d, file=source) for d in data["diagnostics"]),
+                      data["content_hash"], {})
+
+
+def _write_anchor_maps(plans: list[PlannedFile], archive: Archive, staging: Staging) -> None:
+    """Each long session's anchor map goes to the site now, as the file its pages load to follow a
+    permalink to a later page; phase 2 reads it back to resolve links, so no process keeps every map.
+    A file read again brings its maps; an unchanged one, the previous site's."""
+    for plan in plans:
+        assert plan.result is not None
+        source = plan.result.interpreted.session.source
+        for session in (plan.result.interpreted.session, *plan.result.interpreted.sidechains):
+            found = archive.sessions.get(session.key)
+            # An agent's transcript may come both from its own file and from its parent's progress entries.
+            if found is None or found.source != source or len(found.page_starts) <= 1:
+                continue
+            path = urls.anchor_map(session.key)
+            if plan.result.anchor_pages:
+                staging.write(path, anchor_map_script(session.key, plan.result.anchor_pages[session.key]))
+            elif not staging.take_from_previous(path):
+                raise SessionsiteError(f"internal error: the previous site lacks {path}")
+            plan.record.outputs.append(path)
+
+
+# -- phase 2 ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """Phase 2's result for one file."""
+
+    pages: int
+    """HTML pages written (Markdown documents, for a Markdown-only build)."""
+    redactions: Counter[str]
+    outputs: tuple[str, ...]
+    """Every file written for it."""
+
+
+class _Recording:
+    """The staging folder, noting every path one file's sessions write."""
+
+    def __init__(self, staging: Staging):
+        self.staging = staging
+        self.paths: dict[str, None] = {}
+
+    def write(self, path: str, content: str | bytes) -> None:
+        self.staging.write(path, content)
+        self.paths[path] = None
+
+    def write_shared(self, path: str, content: bytes) -> None:
+        self.staging.write_shared(path, content)
+        self.paths[path] = None
+
+    def append(self, path: str, text: str) -> None:
+        self.staging.append(path, text)
+        self.paths[path] = None
+
+
+class FileRenderer:
+    """Phase 2 for one file: read it again and render the sessions it holds as their events stream."""
+
+    def __init__(self, archive: Archive, staging: Staging, options: MarkdownOptions, theme: Theme | None,
+                 redaction: Redaction):
+        self.archive = archive
+        self.staging = staging
+        self.options = options
+        self.redaction = redaction
+        self.builder = PageBuilder(archive, theme, __version__, self.anchor_pages_of) if theme else None
+        self.keys_by_source: dict[str, list[str]] = {}
+        for key, session in archive.sessions.items():
+            self.keys_by_source.setdefault(session.source, []).append(key)
+
+    def anchor_pages_of(self, key: str) -> dict[str, int]:
+        script = self.staging.read_text(urls.anchor_map(key))
+        return read_anchor_map(script) if script else {}
+
+    def render_digest(self, session_file: SessionFile, record: FileRecord, settings: str) -> str:
+        """Everything the file's outputs depend on: its content, and the summaries of its sessions and of
+        every session their pages show (chain, parent, subagents, the session continued, the project)."""
+        sessions = self.archive.sessions
+        context: list[Any] = [settings, record.content_hash, record.skip_digest]
+        for key in self.keys_by_source.get(str(session_file.path), []):
+            session = sessions[key]
+            chain = self.archive.chains.get(session.chain_key)
+            related = sorted({*(chain.session_keys if chain else ()), session.parent_key, session.continues_key,
+                              session.plan_source_key, session.previous_key, session.next_key,
+                              *session.subagent_keys} - {"", key})
+            project = next((p.path for p in self.archive.projects if p.dir_name == session.project_dir), "")
+            context.append([session, project, [sessions[k] for k in related if k in sessions]])
+        return digest(*context)
+
+    def __call__(self, session_file: SessionFile) -> Rendered:
+        keys = self.keys_by_source.get(str(session_file.path), [])
+        if not keys:
+            return Rendered(0, Counter(), ())
+        output = _Recording(self.staging)
+        pages_written = 0
+
+        def write_page(key: str) -> Callable[[MarkdownPart], None]:
+            def on_part(part: MarkdownPart) -> None:
+                nonlocal pages_written
+                assert self.builder is not None
+                path, page = self.builder.session_page(self.archive.sessions[key], part)
+                output.write(path, page)
+                pages_written += 1
+            return on_part
+
+        documents = {
+            key: SessionDocument(self.archive.sessions[key], self.archive, self.options, output,
+                                 write_page(key) if self.builder else None)
+            for key in keys
+        }
+        skip: frozenset[bytes] = frozenset()
+        for key in keys:
+            if self.archive.sessions[key].continues_key:
+                skip = replayed_entries(self.archive.sessions, key)
+        redactor = self.redaction.redactor()
+        interpret_stream(session_file, stream_entries(session_file, redactor, []), skip=skip,
+                         sink_for=documents.get)
+        for document in documents.values():
+            document.finish()
+        return Rendered(pages_written if self.builder else len(documents), redactor.counts, tuple(output.paths))
+
+
+def _carry_over(staging: Staging, paths: list[str]) -> bool:
+    """All of a file's outputs from the previous site, or none (it is then rendered again)."""
+    taken = []
+    for path in paths:
+        if not staging.take_from_previous(path):
+            for done in taken:
+                if not done.startswith(urls.MEDIA_FOLDER):  # shared: another file may have brought it
+                    staging.remove(done)
+            return False
+        taken.append(path)
+    return True
+
+
+def build_site(staging: Staging, config: BuildConfig, progress: Callable[[Iterable[T]], Iterator[T]] | None,
+               files: list[SessionFile], theme: Theme | None, settings: str, previous: Manifest) -> BuildReport:
+    """Phases 1 and 2 into the staging folder, then the index pages and the manifest."""
+    redactor = Redactor(secrets=config.redact, home=config.redact_paths)
+    if previous.settings != settings:
+        previous = Manifest()  # another version or other settings: nothing of the old site is kept
+    started = time.perf_counter()
+    archive, report, plans = collect(config.inputs, progress, redactor, config.jobs, staging, previous, files)
+    read_again = sum(1 for plan in plans if not plan.reused)
+    log.info("phase 1: %d of %d files read, %d sessions linked, in %.1f s", read_again, len(plans),
+             len(archive.sessions), time.perf_counter() - started)
+    for diagnostic in report.diagnostics:
+        log.warning("%s:%d: %s", diagnostic.file, diagnostic.line, diagnostic.message)
+    if config.strict and report.diagnostics:
+        raise StrictModeError(f"{len(report.diagnostics)} problem(s) in the input (--strict)")
+
+    renderer = FileRenderer(archive, staging, MarkdownOptions(show_hidden=config.show_hidden), theme,
+                            Redaction(config.redact, config.redact_paths))
+    to_render = []
+    for plan in plans:
+        old = previous.files.get(plan.record.path)  # keyed by path_key
+        render_digest = renderer.render_digest(plan.source, plan.record, settings)
+        if old is not None and old.render_digest == render_digest and _carry_over(
+                staging, [path for path in old.outputs if path not in plan.record.outputs]):
+            plan.record = replace(plan.record, render_digest=render_digest,
+                                  outputs=sorted({*plan.record.outputs, *old.outputs}))
+            continue
+        plan.record = replace(plan.record, render_digest=render_digest)
+        to_render.append(plan)
+    started = time.perf_counter()
+    to_render = _largest_first(to_render)
+    for plan, rendered in zip(to_render, in_workers(lambda p: renderer(p.source), to_render, config.jobs)):
+        report.redactions.update(rendered.redactions)
+        plan.record = replace(plan.record, outputs=sorted({*plan.record.outputs, *rendered.outputs}),
+                              redactions=dict(rendered.redactions), pages=rendered.pages)
+    for plan in plans:
+        if plan not in to_render:
+            report.redactions.update(plan.record.redactions)
+    report.pages = sum(plan.record.pages for plan in plans)
+    log.info("phase 2: %d of %d files rendered in %.1f s (the rest kept from the previous site)", len(to_render),
+             len(plans), time.perf_counter() - started)
+    if renderer.builder is not None and theme is not None:
+        indexes = render_indexes(archive, renderer.builder, theme)
+        for path, page in indexes.pages.items():
+            staging.write(path, page)
+            report.pages += 1
+        for path, content in indexes.assets.items():
+            staging.write(path, content)
+    # The manifest is published with the site: its report leaves out the problems, which name input
+    # paths (each file's record keeps its own, without the path).
+    staging.write(MANIFEST, Manifest(settings, replace(report, diagnostics=[]).to_json(),
+                                     {plan.record.path: plan.record for plan in plans},
+                                     site_digest(staging.root)).to_bytes())
+    return report
+
+
+__all__ = ["FileRenderer", "build_site", "collect", "in_workers", "linked_events", "summarise"]
