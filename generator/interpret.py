@@ -234,6 +234,26 @@ def _text_of(content: Any) -> str:
     return str(content)
 
 
+# The keys of a tool's structured result (`toolUseResult`) that anything here reads. The rest repeats the
+# result's own text (stdout, the content of a file read, the whole file before an edit) and is dropped
+# as the entry is read: redacting it was a tenth of a build, for text no page shows.
+STRUCTURED_RESULT_KEYS = frozenset(
+    {"interrupted", "structuredPatch", "command", "status", "answers", "task", "taskId", "agentId"}
+)
+
+
+def without_repeated_result(item: Entry | BrokenLine) -> Entry | BrokenLine:
+    """The entry without the parts of its structured tool result that only repeat the result."""
+    if not isinstance(item, Entry):
+        return item
+    structured = item.data.get("toolUseResult")
+    if not isinstance(structured, dict) or structured.keys() <= STRUCTURED_RESULT_KEYS:
+        return item
+    data = dict(item.data)
+    data["toolUseResult"] = {key: value for key, value in structured.items() if key in STRUCTURED_RESULT_KEYS}
+    return Entry(item.file, item.line, data)
+
+
 def strip_system_reminders(text: str) -> str:
     # The pattern can start anywhere; looking for its tag first saves trying it at every position.
     return SYSTEM_REMINDER.sub("", text) if "<system-reminder>" in text else text

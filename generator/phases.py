@@ -25,8 +25,9 @@ from .build import BuildConfig, BuildReport, discover_files
 from .discover import SessionFile
 from .errors import SessionsiteError, StrictModeError
 from .html.pages import PageBuilder, anchor_map_script, read_anchor_map, render_indexes
+from .html.render import markdown_parser
 from .html.theme import Theme
-from .interpret import Interpreted, interpret_stream
+from .interpret import Interpreted, interpret_stream, without_repeated_result
 from .link import find_continuations, link, linked_event
 from .manifest import MANIFEST, FileRecord, Manifest, decode, digest, file_identity, path_key, site_digest, unchanged
 from .markdown import MarkdownOptions, MarkdownPart, SessionDocument
@@ -95,7 +96,7 @@ class Redaction:
 
 def stream_entries(session_file: SessionFile, redactor: Redactor, diagnostics: list[Diagnostic]) -> Iterator:
     for item in stream_file(session_file.path, diagnostics):
-        yield redactor.item(item)
+        yield redactor.item(without_repeated_result(item))
 
 
 def summarise(session_file: SessionFile, redaction: Redaction, skip: Collection[bytes] = frozenset()) -> Summarised:
@@ -306,6 +307,15 @@ class FileRenderer:
         for key, session in archive.sessions.items():
             self.keys_by_source.setdefault(session.source, []).append(key)
 
+    def prepare(self) -> None:
+        """What every file needs, made once here rather than once in each worker process (workers are
+        forked from this one): the redaction rules, the Markdown parser, the compiled page templates."""
+        if self.redaction.secrets:
+            self.redaction.redactor().text("warm up: API_KEY=0123456789 sk-ant-0123456789")
+        markdown_parser()
+        if self.builder is not None:
+            self.builder.environment.get_template("session.html")
+
     def anchor_pages_of(self, key: str) -> dict[str, int]:
         script = self.staging.read_text(urls.anchor_map(key))
         return read_anchor_map(script) if script else {}
@@ -389,6 +399,8 @@ def build_site(staging: Staging, config: BuildConfig, progress: Callable[[Iterab
 
     renderer = FileRenderer(archive, staging, MarkdownOptions(show_hidden=config.show_hidden), theme,
                             Redaction(config.redact, config.redact_paths))
+    if len(plans) > 1:
+        renderer.prepare()
     to_render = []
     for plan in plans:
         old = previous.files.get(plan.record.path)  # keyed by path_key

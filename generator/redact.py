@@ -61,23 +61,26 @@ _SECRET_NAME = re.compile(
     r"(?:(?:TOKEN|SECRET|PASSWORD|PASSWD|PWD|CREDENTIALS?|AUTH)(?:[_\-][A-Za-z0-9]+)*"
     r"|(?:[A-Za-z0-9]+[_\-])*(?:API|SECRET|ACCESS|PRIVATE|SIGNING|ENCRYPTION|MASTER|CLIENT|APP|LICENSE)[_\-]?KEY(?:[_\-]ID)?)"
 )
-# The name a value is given to: the identifier before the `:` or `=`, perhaps quoted (JSON).
+# The name a value is given to: the identifier before the `:` or `=`, perhaps quoted (JSON)…
 _NAME_BEFORE_SEPARATOR = re.compile(r"([A-Za-z0-9_.\-]+)[\"']?[ \t]*$")
 NAME_BEFORE = -1
+# …or all that stands on its line before the separator (`export NAME=`, `NAME:`).
+_NAME_ON_LINE = re.compile(r"[ \t]*(?:export[ \t]+)?([A-Za-z0-9_.\-]+)")
+NAME_ON_LINE = -2
 # Secrets found by context: (kind, pattern, groups that may hold the secret, group holding the name, or
 # NAME_BEFORE for the identifier before the match, or None when there is no name to check, marks).
 _GROUP_RULES = [
     # (kind, pattern, groups, name, marks): a line without all of the marks cannot hold a match.
     ("password-in-url", r"://[^:/?#\[\]@!$&'()*+,;=\s]+:([^:/?#\[\]@!$&'()*+,;=\s]+)@", (1,), None, ("://", "@")),
     # NAME=value at the start of a line: .env files and shell exports (`$VAR` references are not secrets).
-    ("secret-assignment", r"(?m)^[ \t]*(?:export[ \t]+)?([A-Za-z0-9_.\-]+)="
-     r"(?:\"([^\"\n$]{3,})\"|'([^'\n$]{3,})'|([^\s\"'$][^\s]{2,}))", (2, 3, 4), 1, ("=",)),
+    # Like the rules below, it starts at the separator, which re finds fast, and checks the name after.
+    ("secret-assignment", r"=(?:\"([^\"\n$]{3,})\"|'([^'\n$]{3,})'|([^\s\"'$=][^\s]{2,}))", (1, 2, 3), NAME_ON_LINE,
+     ("=",)),
     # A quoted literal given to a secret-named key: JSON, YAML, code. Identifiers and calls are left alone.
     # The match starts at the `:` or `=`, which re finds fast; the name is the identifier before it.
     ("secret-assignment", r"[:=][ \t]*(?:\"([^\"\s$]{6,})\"|'([^'\s$]{6,})')", (1, 2), NAME_BEFORE, ()),
     # YAML `password: value` on a line of its own, when the value looks like a secret (has a digit or a symbol).
-    ("secret-assignment", r"(?m)^[ \t]*([A-Za-z0-9_.\-]+):[ \t]+((?=[^\s]*[0-9!@#%^&*+/=_-])[^\s\"'$]{6,})[ \t]*$", (2,), 1,
-     (":",)),
+    ("secret-assignment", r"(?m):[ \t]+((?=[^\s]*[0-9!@#%^&*+/=_-])[^\s\"'$]{6,})[ \t]*$", (1,), NAME_ON_LINE, (":",)),
     ("aws-secret-key", r"(?i)aws.{0,20}?(?:secret|key|pwd|pw|password|pass|token).{0,20}?['\"=:\s]([0-9a-zA-Z/+]{40})"
      r"(?![0-9a-zA-Z/+])", (1,), None, ("aws",)),
 ]
@@ -203,6 +206,11 @@ class Redactor:
             return match.group(0)
         if name == NAME_BEFORE:
             before = _NAME_BEFORE_SEPARATOR.search(match.string, max(0, match.start() - 200), match.start())
+            if before is None or not _SECRET_NAME.fullmatch(before.group(1)):
+                return match.group(0)
+        elif name == NAME_ON_LINE:
+            line_start = match.string.rfind("\n", 0, match.start()) + 1
+            before = _NAME_ON_LINE.fullmatch(match.string, line_start, match.start())
             if before is None or not _SECRET_NAME.fullmatch(before.group(1)):
                 return match.group(0)
         elif name is not None and not _SECRET_NAME.fullmatch(match.group(name)):

@@ -272,8 +272,8 @@ def anchor_map_script(key: str, anchor_pages: Mapping[str, int]) -> str:
     """For permalinks typed or shared by hand: `<session>.html#anchor` when the anchor is on a later page.
     The first page loads this only when its own page lacks the anchor."""
     first = urls.session_part(key, 1)
-    pages = {anchor: urls.relative(first, urls.session_part(key, number))
-             for anchor, number in sorted(anchor_pages.items()) if anchor and number > 1}
+    page_urls = {number: urls.relative(first, urls.session_part(key, number)) for number in set(anchor_pages.values())}
+    pages = {anchor: page_urls[number] for anchor, number in sorted(anchor_pages.items()) if anchor and number > 1}
     return ANCHOR_MAP_PREFIX + json.dumps(pages, sort_keys=True, separators=(",", ":")) + ";\n"
 
 
