@@ -69,6 +69,9 @@ KNOWN_SYSTEM_SUBTYPES = frozenset(
      "informational", "api_error", "microcompact_boundary"}
 )
 HIDDEN_SYSTEM_SUBTYPES = frozenset({"turn_duration", "stop_hook_summary"})
+# Messages whose usage is still being counted: a streamed message's lines come together, so older ones
+# are done and only their totals are kept (a session of any length holds this many).
+RECENT_MESSAGES = 64
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 # Written into the site as files; anything else (SVG can carry script) is shown as a reference only.
 SAFE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"})
@@ -114,8 +117,6 @@ class Interpreted:
     """False for metadata-only files (only summaries or snapshots), which get no page."""
     sidechains: tuple[Session, ...] = ()
     """Subagent runs found in the main file (1.x inline `isSidechain` entries, 2.x agent_progress)."""
-    anchor_pages: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
-    """For each session of more than one page, by key: the page of every anchor past the first page."""
 
 
 EventSink = Callable[[Event], None]
@@ -136,15 +137,17 @@ def interpret(source: SessionFile, read: ReadResult) -> Interpreted:
 
 def interpret_stream(source: SessionFile, items: Iterable[Entry | BrokenLine], *,
                      skip: Collection[bytes] = frozenset(),
-                     sink_for: Callable[[str], EventSink | None] | None = None) -> Interpreted:
+                     sink_for: Callable[[str], EventSink | None] | None = None,
+                     anchors_for: Callable[[str], Callable[[str, int], None] | None] | None = None) -> Interpreted:
     """Interpret entries as they stream from the reader. Each session the file holds (the main one, and
     subagent runs written inline) passes its events, in order, to `sink_for(key)` when that returns a
     sink, and is summarised on the way (`summarize.Summary`). Only a handful of events are held at a time:
     a tool call until its result comes, a plan until it is known whether it was carried out.
 
     `skip` holds digests of entry uuids that belong to the session this one continues: those entries are
-    shown there, and left out here."""
-    dispatcher = _Dispatcher(source, skip, sink_for or (lambda key: None))
+    shown there, and left out here. `anchors_for(key)` may return a function to be told the page of each
+    anchor past a session's first page."""
+    dispatcher = _Dispatcher(source, skip, sink_for or (lambda key: None), anchors_for or (lambda key: None))
     for item in items:
         dispatcher.feed(item)
     return dispatcher.finish()
@@ -156,10 +159,12 @@ class _Dispatcher:
     Task runs interleave, so parentUuid is followed to keep each run whole. 2.x streams a subagent's
     messages into the parent as agent_progress entries, rebuilt as a run of their own."""
 
-    def __init__(self, source: SessionFile, skip: Collection[bytes], sink_for: Callable[[str], EventSink | None]):
+    def __init__(self, source: SessionFile, skip: Collection[bytes], sink_for: Callable[[str], EventSink | None],
+                 anchors_for: Callable[[str], Callable[[str, int], None] | None]):
         self.source = source
         self.skip = skip
         self.sink_for = sink_for
+        self.anchors_for = anchors_for
         self.main = self._builder()
         self.main.progress_sink = self._progress
         self.runs: list[_SessionBuilder] = []
@@ -169,6 +174,7 @@ class _Dispatcher:
     def _builder(self, agent_id: str = "", run_name: str = "") -> _SessionBuilder:
         builder = _SessionBuilder(self.source, agent_id=agent_id, run_name=run_name, skip=self.skip)
         builder.start(self.sink_for(builder.key))
+        builder.summary.on_later_page = self.anchors_for(builder.key)
         return builder
 
     def feed(self, item: Entry | BrokenLine) -> None:
@@ -207,8 +213,6 @@ class _Dispatcher:
             unknown=unknown,
             has_conversation=self.main.has_conversation or bool(sidechains),
             sidechains=tuple(sidechains),
-            anchor_pages={session.key: builder.summary.anchor_pages
-                          for session, builder in zip((main, *sidechains), builders) if len(session.page_starts) > 1},
         )
 
 
@@ -311,6 +315,8 @@ class _SessionBuilder:
     progress_sink: Callable[[str, Entry], None] | None = None
     sink: EventSink | None = None
     model_of_message: dict[tuple[str, str], str] = field(default_factory=dict)
+    usage_by_model: dict[str, Counter[str]] = field(default_factory=dict)
+    """Token counts of the messages that are done, by model."""
     summary: Summary = field(default_factory=Summary)
     awaiting_plan: int | None = None
     """Absolute index of a rejected plan that the next prompt may yet show was carried out."""
@@ -688,9 +694,14 @@ class _SessionBuilder:
         if not isinstance(usage, dict):
             return
         # Streaming repeats one message's usage on each of its lines, with output_tokens growing as it
-        # goes: keep the largest count per message, and add messages up once at the end.
+        # goes: keep the largest count per message, and add a message to the totals once it is done
+        # (its lines are together: once many later messages have come, it is done).
         key = (str(message.get("id", data.get("uuid", ""))), str(data.get("requestId", "")))
-        counted = self.usage_by_message.setdefault(key, Counter())
+        counted = self.usage_by_message.get(key)
+        if counted is None:
+            counted = self.usage_by_message[key] = Counter()
+            if len(self.usage_by_message) > RECENT_MESSAGES:
+                self._add_up_usage(next(iter(self.usage_by_message)))
         if isinstance(message.get("model"), str) and message["model"] != "<synthetic>":
             self.model_of_message[key] = message["model"]
         for field_name in USAGE_FIELDS:
@@ -698,6 +709,10 @@ class _SessionBuilder:
             # Counts past a trillion tokens in one message are a broken log; they are not added up.
             if isinstance(value, int) and not isinstance(value, bool) and value < 10**12 and value > counted[field_name]:
                 counted[field_name] = value
+
+    def _add_up_usage(self, key: tuple[str, str]) -> None:
+        counted = self.usage_by_message.pop(key)
+        self.usage_by_model.setdefault(self.model_of_message.pop(key, "unknown"), Counter()).update(counted)
 
     def _system(self, entry: Entry) -> None:
         data = entry.data
@@ -811,10 +826,10 @@ class _SessionBuilder:
 
     def build(self, parent_key: str = "") -> Session:
         self.events.release(everything=True)
-        usage: Counter[str] = sum(self.usage_by_message.values(), Counter())
-        per_model: dict[str, Counter[str]] = {}
-        for key, counted in self.usage_by_message.items():
-            per_model.setdefault(self.model_of_message.get(key, "unknown"), Counter()).update(counted)
+        for key in list(self.usage_by_message):
+            self._add_up_usage(key)
+        per_model = self.usage_by_model
+        usage: Counter[str] = sum(per_model.values(), Counter())
         return Session(
             key=self.key,
             session_id=self.session_id or self.source.path.stem,

@@ -13,10 +13,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import multiprocessing
+import os
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence, TypeVar
 
@@ -24,7 +25,7 @@ from . import __version__, urls
 from .build import BuildConfig, BuildReport, discover_files
 from .discover import SessionFile
 from .errors import SessionsiteError, StrictModeError
-from .html.pages import PageBuilder, anchor_map_script, read_anchor_map, render_indexes
+from .html.pages import AnchorMapWriter, PageBuilder, find_anchor_page, render_indexes
 from .html.render import markdown_parser
 from .html.theme import Theme
 from .interpret import Interpreted, interpret_stream, without_repeated_result
@@ -81,8 +82,9 @@ class Summarised:
     diagnostics: tuple[Diagnostic, ...]
     content_hash: str
     """Of the file's bytes as they were read."""
-    anchor_pages: Mapping[str, Mapping[str, int]]
-    """For its sessions of more than one page: the page of each anchor past the first."""
+    anchor_maps: Mapping[str, str] = field(default_factory=dict)
+    """For its sessions of more than one page, by key: the anchor map written for it, in the staging
+    folder, to be put in place if the session is this file's to show."""
 
 
 @dataclass(frozen=True)
@@ -99,16 +101,29 @@ def stream_entries(session_file: SessionFile, redactor: Redactor, diagnostics: l
         yield redactor.item(without_repeated_result(item))
 
 
-def summarise(session_file: SessionFile, redaction: Redaction, skip: Collection[bytes] = frozenset()) -> Summarised:
-    """Read and interpret one file, keeping only its sessions' summaries. The entries are not redacted
-    here: what the summaries keep is, and phase 2 redacts every entry it renders."""
+def summarise(session_file: SessionFile, redaction: Redaction, skip: Collection[bytes] = frozenset(),
+              anchor_folder: Path | None = None) -> Summarised:
+    """Read and interpret one file, keeping only its sessions' summaries (and writing the anchor maps of
+    its long sessions into `anchor_folder`). The entries are not redacted here: what the summaries keep
+    is, and phase 2 redacts every entry it renders."""
     redactor = redaction.redactor()
     diagnostics: list[Diagnostic] = []
     hasher = hashlib.blake2b(digest_size=16)
-    result = interpret_stream(session_file, stream_file(session_file.path, diagnostics, hasher), skip=skip)
-    redacted = replace(result, anchor_pages={}, session=redactor.session(result.session),
+    writers: dict[str, AnchorMapWriter] = {}
+
+    def anchors_for(key: str) -> Callable[[str, int], None] | None:
+        if anchor_folder is None:
+            return None
+        name = digest(key, str(session_file.path), os.getpid())
+        writers[key] = AnchorMapWriter(anchor_folder / f".anchors-{name}.part", key)
+        return writers[key].add
+
+    items = (without_repeated_result(item) for item in stream_file(session_file.path, diagnostics, hasher))
+    result = interpret_stream(session_file, items, skip=skip, anchors_for=anchors_for)
+    anchor_maps = {key: str(writer.path) for key, writer in writers.items() if writer.close()}
+    redacted = replace(result, session=redactor.session(result.session),
                        sidechains=tuple(map(redactor.session, result.sidechains)))
-    return Summarised(redacted, tuple(diagnostics), hasher.hexdigest(), result.anchor_pages)
+    return Summarised(redacted, tuple(diagnostics), hasher.hexdigest(), anchor_maps)
 
 
 def replayed_entries(sessions: Mapping[str, Any], key: str) -> frozenset[bytes]:
@@ -172,7 +187,9 @@ def collect(inputs: Iterable[Path], progress: Callable[[Iterable[T]], Iterator[T
                                                               session_file.project_dir)))
     to_read = _largest_first([plan for plan in plans if not plan.reused])
     iterate: Callable[[Iterable[Summarised]], Iterator[Summarised]] = progress or iter  # type: ignore[assignment]
-    for plan, result in zip(to_read, iterate(in_workers(lambda p: summarise(p.source, redaction), to_read, jobs))):
+    anchor_folder = staging.root if staging is not None else None
+    for plan, result in zip(to_read, iterate(in_workers(lambda p: summarise(p.source, redaction, anchor_folder=anchor_folder),
+                                                        to_read, jobs))):
         plan.result = result
         plan.record = replace(plan.record, content_hash=result.content_hash, summary=_summarised_to(result),
                               resummary=None, skip_digest="")
@@ -193,7 +210,8 @@ def collect(inputs: Iterable[Path], progress: Callable[[Iterable[T]], Iterator[T
             if plan.reused and plan.record.resummary is not None and plan.record.skip_digest == skip_digest:
                 plan.result = _summarised_from(plan.record.resummary, plan.source)
             else:
-                plan.result = summarise(plan.source, redaction, skip)
+                _discard_anchor_maps(plan.result)
+                plan.result = summarise(plan.source, redaction, skip, anchor_folder)
                 plan.reused = False
                 plan.record = replace(plan.record, resummary=_summarised_to(plan.result), skip_digest=skip_digest)
             sessions[key] = replace(plan.result.interpreted.session, continues_key=continues[key])
@@ -239,23 +257,31 @@ def _summarised_from(data: Mapping[str, Any], session_file: SessionFile) -> Summ
                       data["content_hash"], {})
 
 
+def _discard_anchor_maps(result: Summarised | None) -> None:
+    for path in (result.anchor_maps.values() if result else ()):
+        Path(path).unlink(missing_ok=True)
+
+
 def _write_anchor_maps(plans: list[PlannedFile], archive: Archive, staging: Staging) -> None:
-    """Each long session's anchor map goes to the site now, as the file its pages load to follow a
-    permalink to a later page; phase 2 reads it back to resolve links, so no process keeps every map.
-    A file read again brings its maps; an unchanged one, the previous site's."""
+    """Each long session's anchor map, written by phase 1 beside the site, goes in place: it is the file
+    a page loads to follow a permalink to a later page, and phase 2 looks anchors up in it. A file read
+    again brings its maps; an unchanged one, the previous site's."""
     for plan in plans:
         assert plan.result is not None
         source = plan.result.interpreted.session.source
         for session in (plan.result.interpreted.session, *plan.result.interpreted.sidechains):
             found = archive.sessions.get(session.key)
+            written = plan.result.anchor_maps.get(session.key)
             # An agent's transcript may come both from its own file and from its parent's progress entries.
             if found is None or found.source != source or len(found.page_starts) <= 1:
+                if written:
+                    Path(written).unlink(missing_ok=True)
                 continue
             path = urls.anchor_map(session.key)
-            if plan.result.anchor_pages:
-                staging.write(path, anchor_map_script(session.key, plan.result.anchor_pages[session.key]))
-            elif not staging.take_from_previous(path):
-                raise SessionsiteError(f"internal error: the previous site lacks {path}")
+            if written:
+                staging.adopt(Path(written), path)
+            elif not plan.reused or not staging.take_from_previous(path):
+                raise SessionsiteError(f"internal error: no anchor map for {path}")
             plan.record.outputs.append(path)
 
 
@@ -302,7 +328,7 @@ class FileRenderer:
         self.staging = staging
         self.options = options
         self.redaction = redaction
-        self.builder = PageBuilder(archive, theme, __version__, self.anchor_pages_of) if theme else None
+        self.builder = PageBuilder(archive, theme, __version__, self.anchor_page) if theme else None
         self.keys_by_source: dict[str, list[str]] = {}
         for key, session in archive.sessions.items():
             self.keys_by_source.setdefault(session.source, []).append(key)
@@ -316,9 +342,8 @@ class FileRenderer:
         if self.builder is not None:
             self.builder.environment.get_template("session.html")
 
-    def anchor_pages_of(self, key: str) -> dict[str, int]:
-        script = self.staging.read_text(urls.anchor_map(key))
-        return read_anchor_map(script) if script else {}
+    def anchor_page(self, key: str, anchor: str) -> int:
+        return find_anchor_page(self.staging.root / urls.anchor_map(key), anchor)
 
     def render_digest(self, session_file: SessionFile, record: FileRecord, settings: str) -> str:
         """Everything the file's outputs depend on: its content, and the summaries of its sessions and of

@@ -12,7 +12,7 @@ import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from .model import (
     AssistantText,
@@ -121,16 +121,17 @@ class Summary:
     plan_source_id: str = ""
     subagent_calls: list[SubagentCall] = field(default_factory=list)
     paginator: Paginator = field(default_factory=Paginator)
-    anchor_pages: dict[str, int] = field(default_factory=dict)
-    """Anchors on pages after the first; every other anchor is on page 1."""
+    on_later_page: Callable[[str, int], None] | None = None
+    """Told of every anchor on a page after the first (every other anchor is on page 1), as it goes by:
+    a long session's anchors are written out, never held."""
 
     def __call__(self, event: Event) -> None:
         self.event_counts[EVENT_KINDS[type(event)]] += 1
         page = self.paginator.add(event)
         anchor = event.anchor
-        if page > 1:
-            self.anchor_pages[anchor] = page
-            self.anchor_pages["m" + anchor[1:]] = page  # the reply block wrapping it
+        if page > 1 and self.on_later_page is not None:
+            self.on_later_page(anchor, page)
+            self.on_later_page("m" + anchor[1:], page)  # the reply block wrapping it
         timestamp = getattr(event, "timestamp", "")
         if isinstance(event, Prompt):
             if not event.hidden:

@@ -70,6 +70,13 @@ class Staging:
             raise SessionsiteError(f"internal error: two outputs want the path {path}") from None
         self._appending.add(path)
 
+    def adopt(self, temporary: Path, path: str) -> None:
+        """A file made beside the site (in the staging folder, by a worker) put in place at `path`."""
+        target = self._target(path)
+        if target.exists():
+            raise SessionsiteError(f"internal error: two outputs want the path {path}")
+        os.replace(temporary, target)
+
     def take_from_previous(self, path: str) -> bool:
         """A file of the site being replaced, kept as it is (a hard link: nothing is copied, and the
         previous site stays whole until the swap). False when the previous site lacks it."""

@@ -150,3 +150,16 @@ def test_report_json_is_valid_even_with_hostile_names(tmp_path):
     write_jsonl(project / "\u202egnp.jsonl", chain(user("<script>x</script>"), assistant(text("ok"))))
     report = build(BuildConfig(inputs=(project,), output=tmp_path / "site"))
     assert json.loads(report.to_json())["sessions"] == 1
+
+
+def test_relative_links_are_what_posixpath_would_make():
+    """urls.relative works on the names alone (posixpath.relpath asks the OS for the current folder)."""
+    import itertools
+    import posixpath
+
+    keys = [f"{project}/{name}" for project in ["-home-a", "x~2fy"] for name in ["s", "index", "a b", "é"]]
+    paths = [urls.INDEX, urls.asset("style.css"), urls.media("ab.png"), *map(urls.session_page, keys),
+             *(urls.session_part(k, 3) for k in keys), *(urls.session_page(f"{k}/agent-x") for k in keys),
+             *(urls.attachment(k, "e-1-output.txt") for k in keys), *(urls.project_page(k.split("/")[0]) for k in keys)]
+    for page, target in itertools.product(paths, repeat=2):
+        assert urls.relative(page, target) == posixpath.relpath(target, posixpath.dirname(page) or "."), (page, target)

@@ -8,10 +8,12 @@ rendered and sanitised HTML.
 from __future__ import annotations
 
 import json
+import mmap
 import posixpath
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Callable, Mapping
 from urllib.parse import unquote, urlsplit
 
@@ -74,8 +76,7 @@ def _linker(page: str) -> Callable[[str], str]:
 
 
 class PageBuilder:
-    def __init__(self, archive: Archive, theme: Theme, version: str,
-                 anchor_pages_of: Callable[[str], Mapping[str, int]]):
+    def __init__(self, archive: Archive, theme: Theme, version: str, anchor_page: Callable[[str, str], int]):
         self.archive = archive
         self.environment = theme.environment()
         self.environment.filters["when"] = time_of
@@ -83,7 +84,7 @@ class PageBuilder:
         self.environment.filters["compact"] = compact_number
         self.version = version
         self.theme = theme
-        self.links = ArchiveLinks(archive, anchor_pages_of)
+        self.links = ArchiveLinks(archive, anchor_page)
 
     def _render(self, template: str, page: str, **context: Any) -> str:
         link = _linker(page)
@@ -222,21 +223,18 @@ class PageBuilder:
 
 class ArchiveLinks:
     """Where a link in a session's Markdown leads in the built site. Knows every session's Markdown path
-    and, through `anchor_pages_of`, which page of a long session shows which anchor."""
+    and, through `anchor_page(key, anchor)`, which page of a long session shows an anchor."""
 
-    def __init__(self, archive: Archive, anchor_pages_of: Callable[[str], Mapping[str, int]]):
+    def __init__(self, archive: Archive, anchor_page: Callable[[str, str], int]):
         self.archive = archive
-        self.anchor_pages_of = anchor_pages_of
+        self.anchor_page = anchor_page
         self.key_of_markdown = {urls.session_markdown(key): key for key in archive.sessions}
-        self._cached: tuple[str, Mapping[str, int]] = ("", {})
 
     def page_of(self, key: str, anchor: str) -> int:
         session = self.archive.sessions[key]
         if len(session.page_starts) <= 1 or not anchor:
             return 1
-        if self._cached[0] != key:  # a page's links mostly lead into its own session
-            self._cached = (key, self.anchor_pages_of(key))
-        return self._cached[1].get(anchor, 1)
+        return min(self.anchor_page(key, anchor), len(session.page_starts))
 
     def resolver(self, session: Session, part: MarkdownPart, page: str) -> Resolver:
         folder = posixpath.dirname(part.path)
@@ -248,17 +246,17 @@ class ArchiveLinks:
             if not parts.path:  # an anchor in this session, perhaps on another of its pages
                 if not parts.fragment:
                     return None
+                if parts.fragment in part.anchors:  # on this very page, as permalinks are
+                    return "#" + parts.fragment
                 target = urls.session_part(session.key, self.page_of(session.key, parts.fragment))
                 return (urls.relative(page, target) if target != page else "") + "#" + parts.fragment
             path = posixpath.normpath(posixpath.join(folder, unquote(parts.path)))
             key = self.key_of_markdown.get(path)
             if key is not None:
-                target_session = self.archive.sessions[key]
                 if session.parent_key == key and parts.fragment == session.parent_anchor:
-                    number = session.parent_anchor_page  # known from link: no need to read the parent's map
+                    number = session.parent_anchor_page  # known from link: no need to look in the parent's map
                 else:
                     number = self.page_of(key, parts.fragment) if parts.fragment else 1
-                number = min(number, max(1, len(target_session.page_starts)))
                 link = urls.relative(page, urls.session_part(key, number))
                 return link + (f"#{parts.fragment}" if parts.fragment else "")
             if path in part.own_files:
@@ -268,28 +266,57 @@ class ArchiveLinks:
         return resolve
 
 
-def anchor_map_script(key: str, anchor_pages: Mapping[str, int]) -> str:
-    """For permalinks typed or shared by hand: `<session>.html#anchor` when the anchor is on a later page.
-    The first page loads this only when its own page lacks the anchor."""
-    first = urls.session_part(key, 1)
-    page_urls = {number: urls.relative(first, urls.session_part(key, number)) for number in set(anchor_pages.values())}
-    pages = {anchor: page_urls[number] for anchor, number in sorted(anchor_pages.items()) if anchor and number > 1}
-    return ANCHOR_MAP_PREFIX + json.dumps(pages, sort_keys=True, separators=(",", ":")) + ";\n"
+ANCHOR_MAP_PREFIX = "window.sessionsiteAnchorPages = {"
+ANCHOR_MAP_SUFFIX = "};\n"
+_PAGE_NUMBER = re.compile(rb"~p(\d+)\.html\"")
 
 
-ANCHOR_MAP_PREFIX = "window.sessionsiteAnchorPages = "
-_PAGE_NUMBER = re.compile(r"~p(\d+)\.html$")
+class AnchorMapWriter:
+    """For permalinks typed or shared by hand, `<session>.html#anchor` when the anchor is on a later page:
+    the first page loads this script only when its own page lacks the anchor. Written as the session's
+    anchors go by (phase 1), so a long session's map is never held whole; a session of one page gets none.
+    """
+
+    def __init__(self, path: Path, key: str):
+        self.path = path
+        self.key = key
+        self.handle: Any = None
+        self.page_urls: dict[int, str] = {}
+
+    def add(self, anchor: str, page: int) -> None:
+        if page <= 1 or not anchor:
+            return
+        if self.handle is None:
+            self.handle = self.path.open("w", encoding="utf-8")
+            self.handle.write(ANCHOR_MAP_PREFIX)
+        else:
+            self.handle.write(",")
+        if page not in self.page_urls:
+            self.page_urls[page] = json.dumps(urls.relative(urls.session_part(self.key, 1),
+                                                            urls.session_part(self.key, page)))
+        self.handle.write(f"{json.dumps(anchor)}:{self.page_urls[page]}")
+
+    def close(self) -> bool:
+        """True when there is a map (the session has anchors past its first page)."""
+        if self.handle is None:
+            return False
+        self.handle.write(ANCHOR_MAP_SUFFIX)
+        self.handle.close()
+        return True
 
 
-def read_anchor_map(script: str) -> dict[str, int]:
-    """`anchor_map_script` read back: the build keeps no other copy of a long session's anchors."""
-    body = script.removeprefix(ANCHOR_MAP_PREFIX).strip().rstrip(";")
-    pages = {}
-    for anchor, target in json.loads(body).items():
-        found = _PAGE_NUMBER.search(target)
-        if found:
-            pages[anchor] = int(found.group(1))
-    return pages
+def find_anchor_page(script_path: Path, anchor: str) -> int:
+    """The page an anchor map gives an anchor, found in the file without reading it into memory; 1 when
+    the map does not name it (it is on the first page)."""
+    try:
+        with script_path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            found = mapped.find(json.dumps(anchor).encode("utf-8") + b":")
+            if found == -1:
+                return 1
+            number = _PAGE_NUMBER.search(mapped, found, found + 4096)
+            return int(number.group(1)) if number else 1
+    except (OSError, ValueError):  # no map (or an empty file, which mmap refuses)
+        return 1
 
 
 def compact_number(number: int) -> str:

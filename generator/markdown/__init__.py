@@ -70,6 +70,8 @@ class MarkdownPart:
     """Output paths of the files this session's Markdown links to (full tool outputs, media)."""
     path: str
     """Output path of the session's .md file."""
+    anchors: frozenset[str] = frozenset()
+    """The anchors on this page (links to them stay on it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +182,7 @@ class SessionDocument:
         self.index = -1
         self.page = 1
         self.blocks: list[str] = [self.header()]
+        self.anchors: set[str] = set()
         self.assistant_run: list[str] = []
         self.run_first: Event | None = None
         self.run_model = ""
@@ -190,6 +193,8 @@ class SessionDocument:
         self.index += 1
         if self.index in self.page_starts:
             self._end_page()
+        self.anchors.add(event.anchor)
+        self.anchors.add("m" + event.anchor[1:])
         event = linked_event(self.session, event)
         if not self._visible(event):
             return
@@ -207,8 +212,10 @@ class SessionDocument:
         text = "\n\n".join(self.blocks) + "\n"
         self.output.append(self.path, text if last else text + "\n")
         if self.on_part is not None:
-            self.on_part(MarkdownPart(self.page, self.total, text, frozenset(self.own_files), self.path))
+            self.on_part(MarkdownPart(self.page, self.total, text, frozenset(self.own_files), self.path,
+                                      frozenset(self.anchors)))
         self.blocks = []
+        self.anchors = set()
         self.page += 1
 
     def link_to(self, key: str) -> str:
