@@ -332,6 +332,7 @@ class FileRenderer:
         self.keys_by_source: dict[str, list[str]] = {}
         for key, session in archive.sessions.items():
             self.keys_by_source.setdefault(session.source, []).append(key)
+        self._summary_digests: dict[str, str] = {}
 
     def prepare(self) -> None:
         """What every file needs, made once here rather than once in each worker process (workers are
@@ -357,8 +358,15 @@ class FileRenderer:
                               session.plan_source_key, session.previous_key, session.next_key,
                               *session.subagent_keys} - {"", key})
             project = next((p.path for p in self.archive.projects if p.dir_name == session.project_dir), "")
-            context.append([session, project, [sessions[k] for k in related if k in sessions]])
+            context.append([self._summary_digest(key), project, [self._summary_digest(k) for k in related
+                                                                 if k in sessions]])
         return digest(*context)
+
+    def _summary_digest(self, key: str) -> str:
+        # Once per session: a long session's summary is large, and every subagent's pages show it.
+        if key not in self._summary_digests:
+            self._summary_digests[key] = digest(self.archive.sessions[key])
+        return self._summary_digests[key]
 
     def __call__(self, session_file: SessionFile) -> Rendered:
         keys = self.keys_by_source.get(str(session_file.path), [])

@@ -181,12 +181,14 @@ class PageBuilder:
             {**self.session_summary(sessions[key], page), "current": key == session.key}
             for key in (chain.session_keys if chain else ()) if key in sessions
         ]
-        subagents = [self.session_summary(sessions[key], page) for key in session.subagent_keys if key in sessions]
+        # A long session's page lists its own prompts and the subagents its calls started: listing the
+        # whole session's on every page made the pages of a long session grow with its square.
+        number, total = pagination["current"], pagination["total"]
+        subagents = [self.session_summary(sessions[key], page) for key in session.subagent_keys
+                     if key in sessions and (total == 1 or max(1, sessions[key].parent_anchor_page) == number)]
         outline = [
-            {"url": (urls.relative(page, target) if (target := urls.session_part(session.key, item.page)) != page
-                     else "") + "#" + item.anchor,
-             "text": item.text, "time": item.timestamp}
-            for item in session.outline
+            {"url": "#" + item.anchor, "text": item.text, "time": item.timestamp, "number": index}
+            for index, item in enumerate(session.outline, start=1) if total == 1 or item.page == number
         ]
         facts = {
             "started": session.started,
@@ -213,7 +215,9 @@ class PageBuilder:
             related=related,
             chain=chain_strip,
             subagents=subagents,
+            subagent_total=len(session.subagent_keys),
             outline=outline,
+            prompt_total=len(session.outline),
             pagination=pagination,
             anchor_map=anchor_map,
             markdown_url=urls.relative(page, part.path),
