@@ -12,7 +12,7 @@ import logging
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import Any, Callable, Iterable, Iterator
 
 from . import __version__
 from .discover import SessionFile, discover
@@ -24,7 +24,8 @@ from .redact import redact_project_dir
 from .write import Staging, check_output_location, is_sessionsite_output, remove_leftovers
 
 log = logging.getLogger("sessionsite")
-T = TypeVar("T")
+Progress = Callable[[Iterable[Any], int, str], Iterator[Any]]
+"""Shows work going by: given the results as they come, how many there will be, and a label."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ class BuildReport:
                    diagnostics=[Diagnostic(d["file"], d["line"], d["message"]) for d in data["diagnostics"]])
 
 
-def build(config: BuildConfig, progress: Callable[[Iterable[T]], Iterator[T]] | None = None) -> BuildReport:
+def build(config: BuildConfig, progress: Progress | None = None) -> BuildReport:
     """Build the site, reading and rendering only what changed since the build that wrote the output
     (its manifest says); when nothing did, the site is left as it is."""
     check_output_location(config.output, config.inputs)

@@ -38,12 +38,12 @@ def _inputs(given: tuple[Path, ...]) -> tuple[Path, ...]:
     return (default,)
 
 
-def _progress(items: Iterable[T]) -> Iterator[T]:
-    items = list(items)
-    if not sys.stderr.isatty() or len(items) < 20:
+def _progress(items: Iterable[T], length: int, label: str) -> Iterator[T]:
+    """A progress bar on a terminal, for work long enough to want one; results pass through as they come."""
+    if not sys.stderr.isatty() or length < 20:
         yield from items
         return
-    with click.progressbar(items, label="Reading sessions", file=sys.stderr) as bar:
+    with click.progressbar(items, length=length, label=label, file=sys.stderr) as bar:
         yield from bar
 
 

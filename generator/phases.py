@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from . import __version__, urls
-from .build import BuildConfig, BuildReport, discover_files
+from .build import BuildConfig, BuildReport, Progress, discover_files
 from .discover import SessionFile
 from .errors import SessionsiteError, StrictModeError
 from .html.pages import AnchorMapWriter, PageBuilder, find_anchor_page, render_indexes
@@ -164,7 +164,7 @@ class PlannedFile:
     """Unchanged since the previous build, whose summaries it has."""
 
 
-def collect(inputs: Iterable[Path], progress: Callable[[Iterable[T]], Iterator[T]] | None = None,
+def collect(inputs: Iterable[Path], progress: Progress | None = None,
             redactor: Redactor | None = None, jobs: int = 1, staging: Staging | None = None,
             previous: Manifest | None = None, files: list[SessionFile] | None = None,
             ) -> tuple[Archive, BuildReport, list[PlannedFile]]:
@@ -186,10 +186,9 @@ def collect(inputs: Iterable[Path], progress: Callable[[Iterable[T]], Iterator[T
             plans.append(PlannedFile(session_file, FileRecord(path_key(session_file.path), size, mtime_ns, "",
                                                               session_file.project_dir)))
     to_read = _largest_first([plan for plan in plans if not plan.reused])
-    iterate: Callable[[Iterable[Summarised]], Iterator[Summarised]] = progress or iter  # type: ignore[assignment]
     anchor_folder = staging.root if staging is not None else None
-    for plan, result in zip(to_read, iterate(in_workers(lambda p: summarise(p.source, redaction, anchor_folder=anchor_folder),
-                                                        to_read, jobs))):
+    results = in_workers(lambda p: summarise(p.source, redaction, anchor_folder=anchor_folder), to_read, jobs)
+    for plan, result in zip(to_read, progress(results, len(to_read), "Reading sessions") if progress else results):
         plan.result = result
         plan.record = replace(plan.record, content_hash=result.content_hash, summary=_summarised_to(result),
                               resummary=None, skip_digest="")
@@ -414,7 +413,7 @@ def _carry_over(staging: Staging, paths: list[str]) -> bool:
     return True
 
 
-def build_site(staging: Staging, config: BuildConfig, progress: Callable[[Iterable[T]], Iterator[T]] | None,
+def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
                files: list[SessionFile], theme: Theme | None, settings: str, previous: Manifest) -> BuildReport:
     """Phases 1 and 2 into the staging folder, then the index pages and the manifest."""
     redactor = Redactor(secrets=config.redact, home=config.redact_paths)
@@ -447,7 +446,10 @@ def build_site(staging: Staging, config: BuildConfig, progress: Callable[[Iterab
         to_render.append(plan)
     started = time.perf_counter()
     to_render = _largest_first(to_render)
-    for plan, rendered in zip(to_render, in_workers(lambda p: renderer(p.source), to_render, config.jobs)):
+    rendered_files = in_workers(lambda p: renderer(p.source), to_render, config.jobs)
+    if progress is not None:
+        rendered_files = progress(rendered_files, len(to_render), "Writing pages")
+    for plan, rendered in zip(to_render, rendered_files):
         report.redactions.update(rendered.redactions)
         plan.record = replace(plan.record, outputs=sorted({*plan.record.outputs, *rendered.outputs}),
                               redactions=dict(rendered.redactions), pages=rendered.pages)
