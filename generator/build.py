@@ -100,7 +100,7 @@ def build(config: BuildConfig, progress: Progress | None = None) -> BuildReport:
         remove_leftovers(config.output.resolve())  # of a build killed since
         report = BuildReport.from_json(previous.report)
         for session_file in files:  # the manifest keeps problems without the path, which it does not name
-            for diagnostic in decode(previous.files[path_key(session_file.path)].summary["diagnostics"]):
+            for diagnostic in decode(previous.files[path_key(session_file)].summary["diagnostics"]):
                 diagnostic = replace(diagnostic, file=str(session_file.path))
                 report.diagnostics.append(diagnostic)
                 log.warning("%s:%d: %s", diagnostic.file, diagnostic.line, diagnostic.message)
@@ -120,9 +120,9 @@ def build(config: BuildConfig, progress: Progress | None = None) -> BuildReport:
 
 
 def _nothing_changed(previous: Manifest, files: list[SessionFile]) -> bool:
-    if set(previous.files) != {path_key(f.path) for f in files}:
+    if set(previous.files) != {path_key(f) for f in files}:
         return False
-    return all(unchanged(previous.files[path_key(f.path)], f.path, f.project_dir) for f in files)
+    return all(unchanged(previous.files[path_key(f)], f) for f in files)
 
 
 def discover_files(inputs: list[Path], redact_paths: bool) -> list[SessionFile]:

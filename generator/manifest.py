@@ -21,11 +21,14 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import orjson
 
 from .model import Diagnostic, OutlineItem, Session, SubagentCall, Usage
+
+if TYPE_CHECKING:
+    from .discover import SessionFile
 
 MANIFEST = ".sessionsite-manifest.json"
 FORMAT = 1
@@ -97,10 +100,11 @@ def digest(*parts: Any) -> str:
 # -- the manifest ---------------------------------------------------------------------------------------
 
 
-def path_key(path: Path) -> str:
-    """Input files are known by a digest of their path: the manifest is published with the site, and
-    paths name the user's home folder."""
-    return digest(os.path.abspath(path))[:24]
+def path_key(session_file: "SessionFile") -> str:
+    """Input files are known by where they sit in the archive (project, parent session, name), not by
+    their path: the manifest is published with the site, paths name the user's home folder, and a build
+    must not depend on where its input is."""
+    return digest(session_file.project_dir, session_file.parent_session_id, session_file.path.name)[:24]
 
 
 @dataclass
@@ -108,9 +112,8 @@ class FileRecord:
     """One input file, as the last build saw it."""
 
     path: str
-    """`path_key` of its path."""
+    """Its `path_key`."""
     size: int
-    mtime_ns: int
     content_hash: str
     project_dir: str
     summary: Any = None
@@ -167,8 +170,8 @@ def load(out: Path) -> Manifest:
 
 
 def site_digest(root: Path) -> str:
-    """Every file of a site by name, size and modification time (the manifest aside): a site someone
-    changed by hand is built again rather than left as it is."""
+    """Every file of a site by name and size (the manifest aside): a site someone changed by hand is
+    built again rather than left as it is."""
     found = []
     folders = [root]
     while folders:
@@ -178,38 +181,42 @@ def site_digest(root: Path) -> str:
                 if entry.is_dir(follow_symlinks=False):
                     folders.append(Path(entry.path))
                 elif entry.name != MANIFEST or folder != root:
-                    stat = entry.stat(follow_symlinks=False)
-                    found.append((os.path.relpath(entry.path, root), stat.st_size, stat.st_mtime_ns))
+                    found.append((os.path.relpath(entry.path, root), entry.stat(follow_symlinks=False).st_size))
     return digest(sorted(found))
 
 
-def file_identity(path: Path) -> tuple[int, int]:
-    stat = os.stat(path)
-    return stat.st_size, stat.st_mtime_ns
-
-
-def unchanged(record: FileRecord | None, path: Path, project_dir: str) -> bool:
-    """Size and modification time, and the content hash when only the time moved (a file touched or
-    copied again with the same bytes)."""
-    if record is None or record.project_dir != project_dir:
+def unchanged(record: FileRecord | None, session_file: "SessionFile") -> bool:
+    """Same size and same content. Modification times are not kept: the manifest is part of the site,
+    and two builds of the same input write the same bytes."""
+    if record is None or record.project_dir != session_file.project_dir:
         return False
     try:
-        size, mtime_ns = file_identity(path)
+        if session_file.path.stat().st_size != record.size:
+            return False
     except OSError:
         return False
-    if size != record.size:
-        return False
-    if mtime_ns == record.mtime_ns:
-        return True
-    return content_hash(path) == record.content_hash
+    return content_hash(session_file.path) == record.content_hash
 
 
-def content_hash(path: Path) -> str:
-    hasher = hashlib.blake2b(digest_size=16)
+def new_content_hasher() -> Any:
+    """SHA-1, as a change detector (not for security): three times faster here than BLAKE2b, which
+    matters when a rebuild hashes every input to see whether anything changed."""
+    return hashlib.sha1()
+
+
+@functools.lru_cache(maxsize=None)
+def _content_hash(path: Path, size: int, mtime_ns: int) -> str:
+    hasher = new_content_hasher()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             hasher.update(block)
     return hasher.hexdigest()
+
+
+def content_hash(path: Path) -> str:
+    # Remembered within one build: the up-to-date check and phase 1 both ask.
+    stat = path.stat()
+    return _content_hash(path, stat.st_size, stat.st_mtime_ns)
 
 
 def settings_digest(version: str, settings: Iterable[Any], theme_folders: Iterable[Path]) -> str:

@@ -10,7 +10,6 @@ neither read nor rendered: their summaries come from the manifest and their page
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import multiprocessing
 import os
@@ -30,7 +29,8 @@ from .html.render import markdown_parser
 from .html.theme import Theme
 from .interpret import Interpreted, interpret_stream, without_repeated_result
 from .link import find_continuations, link, linked_event
-from .manifest import MANIFEST, FileRecord, Manifest, decode, digest, file_identity, path_key, site_digest, unchanged
+from .manifest import (MANIFEST, FileRecord, Manifest, decode, digest, new_content_hasher, path_key, site_digest,
+                       unchanged)
 from .markdown import MarkdownOptions, MarkdownPart, SessionDocument
 from .model import Archive, Diagnostic, Event
 from .read import stream_file
@@ -108,7 +108,7 @@ def summarise(session_file: SessionFile, redaction: Redaction, skip: Collection[
     is, and phase 2 redacts every entry it renders."""
     redactor = redaction.redactor()
     diagnostics: list[Diagnostic] = []
-    hasher = hashlib.blake2b(digest_size=16)
+    hasher = new_content_hasher()
     writers: dict[str, AnchorMapWriter] = {}
 
     def anchors_for(key: str) -> Callable[[str, int], None] | None:
@@ -177,14 +177,13 @@ def collect(inputs: Iterable[Path], progress: Progress | None = None,
     previous = previous or Manifest()
     plans = []
     for session_file in files:
-        old = previous.files.get(path_key(session_file.path))
-        if old is not None and old.summary is not None and unchanged(old, session_file.path, session_file.project_dir):
+        old = previous.files.get(path_key(session_file))
+        if old is not None and old.summary is not None and unchanged(old, session_file):
             plans.append(PlannedFile(session_file, replace(old, outputs=[]),
                                      _summarised_from(old.summary, session_file), reused=True))
         else:
-            size, mtime_ns = file_identity(session_file.path)
-            plans.append(PlannedFile(session_file, FileRecord(path_key(session_file.path), size, mtime_ns, "",
-                                                              session_file.project_dir)))
+            plans.append(PlannedFile(session_file, FileRecord(path_key(session_file), session_file.path.stat().st_size,
+                                                              "", session_file.project_dir)))
     to_read = _largest_first([plan for plan in plans if not plan.reused])
     anchor_folder = staging.root if staging is not None else None
     results = in_workers(lambda p: summarise(p.source, redaction, anchor_folder=anchor_folder), to_read, jobs)
@@ -364,7 +363,8 @@ class FileRenderer:
     def _summary_digest(self, key: str) -> str:
         # Once per session: a long session's summary is large, and every subagent's pages show it.
         if key not in self._summary_digests:
-            self._summary_digests[key] = digest(self.archive.sessions[key])
+            # Without the input's path: the manifest, and so the site, must not depend on where it is.
+            self._summary_digests[key] = digest(replace(self.archive.sessions[key], source=""))
         return self._summary_digests[key]
 
     def __call__(self, session_file: SessionFile) -> Rendered:

@@ -20,9 +20,8 @@ TIDEWATCH = "-home-ada-src-tidewatch"
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    """The site's files, but the manifest, which records when each file was written."""
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != MANIFEST}
+    """The site's files, the manifest included: an incremental build writes the same one as a fresh build."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def inodes(root: Path) -> dict[str, int]:

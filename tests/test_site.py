@@ -5,18 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from generator.build import BuildConfig, build
-from generator.manifest import MANIFEST
 
 from conftest import EXAMPLES, REPO
 
 SITE = REPO / "site"
 
 
-def tree(root: Path, manifest: bool = False) -> dict[str, bytes]:
-    """Every file of a site but the build manifest, which records where the inputs were and when they
-    and the site's files were written."""
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and (manifest or p.name != MANIFEST)}
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file of a site, the build manifest included: it records nothing of where or when."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def test_two_builds_of_the_same_input_are_byte_identical(examples_site, tmp_path):
