@@ -18,7 +18,7 @@ from . import __version__
 from .discover import SessionFile, discover
 from .errors import InputError
 from .html.theme import Theme
-from .manifest import Manifest, decode, load, path_key, settings_digest, site_digest, unchanged
+from .manifest import HashCache, Manifest, decode, load, path_key, settings_digest, site_digest, unchanged
 from .model import Diagnostic
 from .redact import redact_project_dir
 from .write import Staging, check_output_location, is_sessionsite_output, remove_leftovers
@@ -94,8 +94,10 @@ def build(config: BuildConfig, progress: Progress | None = None) -> BuildReport:
                                              config.markdown_only, config.strict],
                                theme.dirs if theme else ())
     previous = load(config.output) if is_sessionsite_output(config.output) else Manifest()
-    if (previous.settings == settings and previous.report and _nothing_changed(previous, files)
+    hashes = HashCache.for_output(config.output)
+    if (previous.settings == settings and previous.report and _nothing_changed(previous, files, hashes)
             and site_digest(config.output.resolve()) == previous.site):
+        hashes.save()
         log.info("%s is up to date", config.output)
         remove_leftovers(config.output.resolve())  # of a build killed since
         report = BuildReport.from_json(previous.report)
@@ -110,8 +112,9 @@ def build(config: BuildConfig, progress: Progress | None = None) -> BuildReport:
 
     staging = Staging(config.output)
     try:
-        report = build_site(staging, config, progress, files, theme, settings, previous)
+        report = build_site(staging, config, progress, files, theme, settings, previous, hashes)
         staging.commit()
+        hashes.save()
     except BaseException:
         staging.discard()
         raise
@@ -119,10 +122,10 @@ def build(config: BuildConfig, progress: Progress | None = None) -> BuildReport:
     return report
 
 
-def _nothing_changed(previous: Manifest, files: list[SessionFile]) -> bool:
+def _nothing_changed(previous: Manifest, files: list[SessionFile], hashes: HashCache) -> bool:
     if set(previous.files) != {path_key(f) for f in files}:
         return False
-    return all(unchanged(previous.files[path_key(f)], f) for f in files)
+    return all(unchanged(previous.files[path_key(f)], f, hashes) for f in files)
 
 
 def discover_files(inputs: list[Path], redact_paths: bool) -> list[SessionFile]:

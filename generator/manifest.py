@@ -185,17 +185,17 @@ def site_digest(root: Path) -> str:
     return digest(sorted(found))
 
 
-def unchanged(record: FileRecord | None, session_file: "SessionFile") -> bool:
-    """Same size and same content. Modification times are not kept: the manifest is part of the site,
-    and two builds of the same input write the same bytes."""
+def unchanged(record: FileRecord | None, session_file: "SessionFile", hashes: HashCache) -> bool:
+    """Same size and same content. Modification times are not kept in the manifest: it is part of the
+    site, and two builds of the same input write the same bytes (`HashCache` keeps them elsewhere)."""
     if record is None or record.project_dir != session_file.project_dir:
         return False
     try:
         if session_file.path.stat().st_size != record.size:
             return False
+        return hashes.content_hash(session_file.path) == record.content_hash
     except OSError:
         return False
-    return content_hash(session_file.path) == record.content_hash
 
 
 def new_content_hasher() -> Any:
@@ -204,8 +204,7 @@ def new_content_hasher() -> Any:
     return hashlib.sha1()
 
 
-@functools.lru_cache(maxsize=None)
-def _content_hash(path: Path, size: int, mtime_ns: int) -> str:
+def file_hash(path: Path) -> str:
     hasher = new_content_hasher()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -213,10 +212,58 @@ def _content_hash(path: Path, size: int, mtime_ns: int) -> str:
     return hasher.hexdigest()
 
 
-def content_hash(path: Path) -> str:
-    # Remembered within one build: the up-to-date check and phase 1 both ask.
-    stat = path.stat()
-    return _content_hash(path, stat.st_size, stat.st_mtime_ns)
+class HashCache:
+    """Content hashes of input files by path, size and modification time, kept between builds in the
+    user's cache folder (not in the site, which stays free of paths and times): a rebuild hashes only
+    the files that were touched since."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self.known: dict[str, list[Any]] = {}
+        self.changed = False
+        if path is not None:
+            try:
+                loaded = json.loads(path.read_bytes())
+                self.known = loaded if isinstance(loaded, dict) else {}
+            except (OSError, ValueError):
+                pass
+
+    @classmethod
+    def for_output(cls, out: Path) -> HashCache:
+        root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sessionsite"
+        return cls(root / f"hashes-{digest(str(out.resolve()))[:24]}.json")
+
+    def content_hash(self, path: Path) -> str:
+        stat = path.stat()
+        name = os.path.abspath(path)
+        found = self.known.get(name)
+        if isinstance(found, list) and found[:2] == [stat.st_size, stat.st_mtime_ns]:
+            return str(found[2])
+        hashed = file_hash(path)
+        self.remember(path, stat.st_size, stat.st_mtime_ns, hashed)
+        return hashed
+
+    def remember(self, path: Path, size: int, mtime_ns: int, content_hash: str) -> None:
+        """`size` and `mtime_ns` as they were before the bytes were read: a file written to while it was
+        read then looks changed to the next build, never the other way round."""
+        if self.path is None:
+            return
+        self.known[os.path.abspath(path)] = [size, mtime_ns, content_hash]
+        self.changed = True
+
+    def save(self) -> None:
+        if self.path is None or not self.changed:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}")
+            temporary.write_text(json.dumps(self.known), encoding="utf-8")
+            os.replace(temporary, self.path)
+        except OSError:
+            pass  # a read-only home: the next rebuild hashes every input again, that is all
+
+
+NO_HASH_CACHE = HashCache(None)
 
 
 def settings_digest(version: str, settings: Iterable[Any], theme_folders: Iterable[Path]) -> str:
@@ -227,5 +274,5 @@ def settings_digest(version: str, settings: Iterable[Any], theme_folders: Iterab
     files = []
     for folder in (package, *theme_folders):
         for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            files.append((path.relative_to(folder).as_posix(), content_hash(path)))
+            files.append((path.relative_to(folder).as_posix(), file_hash(path)))
     return digest(version, list(settings), files)

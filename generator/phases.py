@@ -29,7 +29,7 @@ from .html.render import markdown_parser
 from .html.theme import Theme
 from .interpret import Interpreted, interpret_stream, without_repeated_result
 from .link import find_continuations, link, linked_event
-from .manifest import (MANIFEST, FileRecord, Manifest, decode, digest, new_content_hasher, path_key, site_digest,
+from .manifest import (MANIFEST, NO_HASH_CACHE, FileRecord, HashCache, Manifest, decode, digest, new_content_hasher, path_key, site_digest,
                        unchanged)
 from .markdown import MarkdownOptions, MarkdownPart, SessionDocument
 from .model import Archive, Diagnostic, Event
@@ -82,6 +82,8 @@ class Summarised:
     diagnostics: tuple[Diagnostic, ...]
     content_hash: str
     """Of the file's bytes as they were read."""
+    read_as: tuple[int, int] = (0, 0)
+    """The file's size and modification time just before it was read."""
     anchor_maps: Mapping[str, str] = field(default_factory=dict)
     """For its sessions of more than one page, by key: the anchor map written for it, in the staging
     folder, to be put in place if the session is this file's to show."""
@@ -109,6 +111,7 @@ def summarise(session_file: SessionFile, redaction: Redaction, skip: Collection[
     redactor = redaction.redactor()
     diagnostics: list[Diagnostic] = []
     hasher = new_content_hasher()
+    stat = session_file.path.stat()
     writers: dict[str, AnchorMapWriter] = {}
 
     def anchors_for(key: str) -> Callable[[str, int], None] | None:
@@ -123,7 +126,8 @@ def summarise(session_file: SessionFile, redaction: Redaction, skip: Collection[
     anchor_maps = {key: str(writer.path) for key, writer in writers.items() if writer.close()}
     redacted = replace(result, session=redactor.session(result.session),
                        sidechains=tuple(map(redactor.session, result.sidechains)))
-    return Summarised(redacted, tuple(diagnostics), hasher.hexdigest(), anchor_maps)
+    return Summarised(redacted, tuple(diagnostics), hasher.hexdigest(), read_as=(stat.st_size, stat.st_mtime_ns),
+                      anchor_maps=anchor_maps)
 
 
 def replayed_entries(sessions: Mapping[str, Any], key: str) -> frozenset[bytes]:
@@ -167,7 +171,7 @@ class PlannedFile:
 def collect(inputs: Iterable[Path], progress: Progress | None = None,
             redactor: Redactor | None = None, jobs: int = 1, staging: Staging | None = None,
             previous: Manifest | None = None, files: list[SessionFile] | None = None,
-            ) -> tuple[Archive, BuildReport, list[PlannedFile]]:
+            hashes: HashCache = NO_HASH_CACHE) -> tuple[Archive, BuildReport, list[PlannedFile]]:
     """Phase 1: discover, read, interpret and link every session, keeping summaries only. Files the
     previous build saw unchanged (`previous`) are not read again."""
     inputs = list(inputs)
@@ -178,7 +182,7 @@ def collect(inputs: Iterable[Path], progress: Progress | None = None,
     plans = []
     for session_file in files:
         old = previous.files.get(path_key(session_file))
-        if old is not None and old.summary is not None and unchanged(old, session_file):
+        if old is not None and old.summary is not None and unchanged(old, session_file, hashes):
             plans.append(PlannedFile(session_file, replace(old, outputs=[]),
                                      _summarised_from(old.summary, session_file), reused=True))
         else:
@@ -191,6 +195,7 @@ def collect(inputs: Iterable[Path], progress: Progress | None = None,
         plan.result = result
         plan.record = replace(plan.record, content_hash=result.content_hash, summary=_summarised_to(result),
                               resummary=None, skip_digest="")
+        hashes.remember(plan.source.path, *result.read_as, result.content_hash)
     originals = [plan.result for plan in plans]
 
     # A continuing session is summarised again without the entries it replays, earliest first, since the
@@ -252,7 +257,7 @@ def _summarised_from(data: Mapping[str, Any], session_file: SessionFile) -> Summ
     interpreted = replace(interpreted, session=replace(interpreted.session, source=source),
                           sidechains=tuple(replace(side, source=source) for side in interpreted.sidechains))
     return Summarised(interpreted, tuple(replace(d, file=source) for d in data["diagnostics"]),
-                      data["content_hash"], {})
+                      data["content_hash"])
 
 
 def _discard_anchor_maps(result: Summarised | None) -> None:
@@ -414,13 +419,14 @@ def _carry_over(staging: Staging, paths: list[str]) -> bool:
 
 
 def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
-               files: list[SessionFile], theme: Theme | None, settings: str, previous: Manifest) -> BuildReport:
+               files: list[SessionFile], theme: Theme | None, settings: str, previous: Manifest,
+               hashes: HashCache = NO_HASH_CACHE) -> BuildReport:
     """Phases 1 and 2 into the staging folder, then the index pages and the manifest."""
     redactor = Redactor(secrets=config.redact, home=config.redact_paths)
     if previous.settings != settings:
         previous = Manifest()  # another version or other settings: nothing of the old site is kept
     started = time.perf_counter()
-    archive, report, plans = collect(config.inputs, progress, redactor, config.jobs, staging, previous, files)
+    archive, report, plans = collect(config.inputs, progress, redactor, config.jobs, staging, previous, files, hashes)
     read_again = sum(1 for plan in plans if not plan.reused)
     log.info("phase 1: %d of %d files read, %d sessions linked, in %.1f s", read_again, len(plans),
              len(archive.sessions), time.perf_counter() - started)

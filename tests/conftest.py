@@ -12,6 +12,12 @@ REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_cache_folder(tmp_path_factory):
+    """Builds remember input hashes in the user's cache folder; the tests keep theirs to themselves."""
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
+
+
 @pytest.fixture(scope="session")
 def examples_build(tmp_path_factory) -> tuple[Path, BuildReport]:
     """One build of examples/, shared by the tests that only read it."""
