@@ -917,11 +917,6 @@ def _plan_of(call: ToolCall) -> Plan:
     return Plan(call.anchor, call.timestamp, plan_text, status, how, feedback)
 
 
-def active_milliseconds(events: Iterable[Event]) -> int:
-    """Time Claude spent working: the sum of the session's turn durations."""
-    return sum(e.milliseconds for e in events if isinstance(e, Notice) and e.kind == "turn-duration")
-
-
 def _usage(counted: Counter[str]) -> Usage:
     return Usage(
         input_tokens=counted["input_tokens"],

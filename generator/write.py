@@ -97,12 +97,6 @@ class Staging:
     def remove(self, path: str) -> None:
         (self.root / path).unlink(missing_ok=True)
 
-    def read_text(self, path: str) -> str | None:
-        try:
-            return (self.root / path).read_text("utf-8")
-        except FileNotFoundError:
-            return None
-
     def commit(self) -> None:
         _swap_in(self.root, self.out)
 

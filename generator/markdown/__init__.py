@@ -44,7 +44,7 @@ CHECKLIST_TOOLS = frozenset({"TaskCreate", "TaskUpdate", "TodoWrite"})
 
 
 class Output(Protocol):
-    """Where phase 2 puts files (the staging folder of `write`, or memory)."""
+    """Where phase 2 puts files: the staging folder of `write`."""
 
     def write(self, path: str, content: bytes) -> None:
         """A file that belongs to one session; refused if another output already took the path."""
@@ -80,37 +80,6 @@ class MarkdownOptions:
 
     show_hidden: bool = False
     """Render system noise (meta entries, reminders, bookkeeping) instead of leaving it out."""
-
-
-class MemoryOutput:
-    """Files kept in memory: for tests and for rendering one session on its own."""
-
-    def __init__(self) -> None:
-        self.files: dict[str, bytes] = {}
-
-    def write(self, path: str, content: bytes) -> None:
-        if path in self.files:
-            raise ValueError(f"two outputs want the path {path}")
-        self.files[path] = content
-
-    def write_shared(self, path: str, content: bytes) -> None:
-        self.files[path] = content
-
-    def append(self, path: str, text: str) -> None:
-        self.files[path] = self.files.get(path, b"") + text.encode("utf-8")
-
-
-def render_session(session: Session, archive: Archive, options: MarkdownOptions = MarkdownOptions(),
-                   output: Output | None = None) -> tuple[str, list[MarkdownPart]]:
-    """A session whose events are at hand, whole: its Markdown document and its parts."""
-    output = output or MemoryOutput()
-    parts: list[MarkdownPart] = []
-    document = SessionDocument(session, archive, options, output, parts.append)
-    for event in session.events:
-        document(event)
-    document.finish()
-    text = (output.files[document.path] if isinstance(output, MemoryOutput) else b"").decode("utf-8")
-    return text, parts
 
 
 def front_matter(session: Session, archive: Archive) -> str:
