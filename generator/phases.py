@@ -143,12 +143,17 @@ def replayed_entries(sessions: Mapping[str, Any], key: str) -> frozenset[bytes]:
     return frozenset(digests)
 
 
+def replayed_in_file(sessions: Mapping[str, Any], keys: Iterable[str]) -> frozenset[bytes]:
+    """What a file's sessions leave out: the entries its continuing session (there is at most one, the
+    main session) replays."""
+    return next((replayed_entries(sessions, key) for key in keys if sessions[key].continues_key), frozenset())
+
+
 def linked_events(archive: Archive, session_file: SessionFile, redaction: Redaction) -> dict[str, list[Event]]:
     """The events of the sessions a file holds, as phase 2 renders them (replays left out, links made),
     all at once: for tests and small uses."""
     keys = [key for key, session in archive.sessions.items() if session.source == str(session_file.path)]
-    skip = next((replayed_entries(archive.sessions, k) for k in keys if archive.sessions[k].continues_key),
-                frozenset())
+    skip = replayed_in_file(archive.sessions, keys)
     events: dict[str, list[Event]] = {key: [] for key in keys}
     interpret_stream(session_file, stream_entries(session_file, redaction.redactor(), []), skip=skip,
                      sink_for=lambda key: events[key].append if key in events else None)
@@ -393,10 +398,7 @@ class FileRenderer:
                                  write_page(key) if self.builder else None)
             for key in keys
         }
-        skip: frozenset[bytes] = frozenset()
-        for key in keys:
-            if self.archive.sessions[key].continues_key:
-                skip = replayed_entries(self.archive.sessions, key)
+        skip = replayed_in_file(self.archive.sessions, keys)
         redactor = self.redaction.redactor()
         interpret_stream(session_file, stream_entries(session_file, redactor, []), skip=skip,
                          sink_for=documents.get)

@@ -22,7 +22,6 @@ from typing import Any
 
 
 from .model import BrokenLine, Entry, Session
-from .read import ReadResult
 
 # Fields that hold identifiers or encoded data, never a secret someone typed or a tool printed.
 UNTOUCHED_FIELDS = frozenset({
@@ -277,15 +276,3 @@ class Redactor:
             subagent_calls=tuple(replace(call, description=text(call.description)) for call in session.subagent_calls),
         )
 
-    def read_result(self, result: ReadResult) -> ReadResult:
-        """Every entry, and the text of every unreadable line, which is shown too."""
-        if not (self.secrets or self.home):
-            return result
-        items = tuple(
-            self.entry(item) if isinstance(item, Entry) else replace(item, text=self.text(item.text))
-            for item in result.items
-        )
-        return ReadResult(items, result.diagnostics)
-
-    def project_dir(self, dir_name: str) -> str:
-        return redact_project_dir(dir_name, self.home)
