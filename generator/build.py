@@ -62,6 +62,9 @@ class BuildReport:
     unknown: Counter[str] = field(default_factory=Counter)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     redactions: Counter[str] = field(default_factory=Counter)
+    search_index_bytes: int = 0
+    """The search index's files, against `site_bytes`, the whole site's."""
+    site_bytes: int = 0
 
     def to_json(self) -> str:
         data: dict[str, Any] = {
@@ -70,6 +73,8 @@ class BuildReport:
             "events": dict(sorted(self.events.items())),
             "unknown": dict(sorted(self.unknown.items())),
             "redactions": dict(sorted(self.redactions.items())),
+            "search_index_bytes": self.search_index_bytes,
+            "site_bytes": self.site_bytes,
             "diagnostics": [
                 {"file": d.file, "line": d.line, "message": d.message} for d in self.diagnostics
             ],
@@ -81,6 +86,7 @@ class BuildReport:
         data = json.loads(text)
         return cls(sessions=data["sessions"], pages=data["pages"], events=Counter(data["events"]),
                    unknown=Counter(data["unknown"]), redactions=Counter(data["redactions"]),
+                   search_index_bytes=data.get("search_index_bytes", 0), site_bytes=data.get("site_bytes", 0),
                    diagnostics=[Diagnostic(d["file"], d["line"], d["message"]) for d in data["diagnostics"]])
 
 

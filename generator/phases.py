@@ -35,6 +35,7 @@ from .markdown import MarkdownOptions, MarkdownPart, SessionDocument
 from .model import Archive, Diagnostic, Event
 from .read import stream_file
 from .redact import Redactor
+from .search import FileSearchRecorder, file_id, write_index
 from .write import Staging
 
 log = logging.getLogger("sessionsite")
@@ -393,9 +394,10 @@ class FileRenderer:
                 pages_written += 1
             return on_part
 
+        search = FileSearchRecorder(file_id(path_key(session_file))) if self.builder else None
         documents = {
             key: SessionDocument(self.archive.sessions[key], self.archive, self.options, output,
-                                 write_page(key) if self.builder else None)
+                                 write_page(key) if self.builder else None, search)
             for key in keys
         }
         skip = replayed_in_file(self.archive.sessions, keys)
@@ -404,6 +406,8 @@ class FileRenderer:
                          sink_for=documents.get)
         for document in documents.values():
             document.finish()
+        for path, content in (search.files() if search else {}).items():
+            output.write(path, content)
         return Rendered(pages_written if self.builder else len(documents), redactor.counts, tuple(output.paths))
 
 
@@ -474,6 +478,15 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
             report.pages += 1
         for path, content in indexes.assets.items():
             staging.write(path, content)
+        started = time.perf_counter()
+        index = write_index(staging.root, staging.write)
+        log.info("search: %d documents, %d terms, %d bytes, in %.1f s", index.documents, index.terms, index.bytes,
+                 time.perf_counter() - started)
+        report.search_index_bytes = index.bytes
+        # GitHub Pages would otherwise run the site through Jekyll, which hides files and folders whose
+        # names start with an underscore or a dot.
+        staging.write(urls.NO_JEKYLL, b"")
+    report.site_bytes = sum(path.stat().st_size for path in staging.root.rglob("*") if path.is_file())
     # The manifest is published with the site: its report leaves out the problems, which name input
     # paths (each file's record keeps its own, without the path).
     staging.write(MANIFEST, Manifest(settings, replace(report, diagnostics=[]).to_json(),

@@ -7,9 +7,11 @@ an unzipped archive. Paths here are POSIX paths relative to the output root.
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 
 INDEX = "index.html"
+NO_JEKYLL = ".nojekyll"
 ASSETS = "assets"
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]|^\.")
@@ -87,3 +89,20 @@ def relative(from_page: str, to_path: str) -> str:
     while shared < len(here) and shared < len(there) and here[shared] == there[shared]:
         shared += 1
     return "/".join([".."] * (len(here) - shared) + there[shared:]) or "."
+
+
+def search_name(key: str) -> str:
+    """An input file's name among the search files: short, stable, and made only of safe characters."""
+    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
+
+
+def search_documents(name: str) -> str:
+    return f"search/docs/{name}.js"
+
+
+def search_words(name: str) -> str:
+    return f"search/words/{name}.txt"
+
+
+def search_terms(number: int) -> str:
+    return f"search/terms/{number}.js"

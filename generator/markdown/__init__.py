@@ -14,6 +14,7 @@ from typing import Any, Callable, Protocol
 
 from .. import urls
 from ..link import linked_event
+from ..search import FileSearchRecorder
 from ..summarize import PLAN_STARTED_SESSION
 from ..model import (
     Archive,
@@ -137,8 +138,9 @@ class SessionDocument:
     as they appear, so a session of any length is rendered in the memory of one page."""
 
     def __init__(self, session: Session, archive: Archive, options: MarkdownOptions, output: Output,
-                 on_part: Callable[[MarkdownPart], None] | None = None):
+                 on_part: Callable[[MarkdownPart], None] | None = None, search: FileSearchRecorder | None = None):
         self.session = session
+        self.search = search
         self.archive = archive
         self.options = options
         self.output = output
@@ -155,8 +157,10 @@ class SessionDocument:
         self.assistant_run: list[str] = []
         self.run_first: Event | None = None
         self.run_model = ""
+        self.run_text: list[str] = []
         self.waiting_checklist: ToolCall | None = None
         self.output.append(self.path, front_matter(session, archive) + "\n")
+        self._searchable("session", "", "", "")
 
     def __call__(self, event: Event) -> None:
         self.index += 1
@@ -237,11 +241,13 @@ class SessionDocument:
             return
         if isinstance(event, AssistantText):
             self._add_to_run(prose(event.text))
+            self.run_text.append(event.text)
         elif isinstance(event, Thinking):
             self._add_to_run(f'<details class="thinking" id="{event.anchor}">\n<summary>Thinking</summary>\n\n'
                              f"{prose(event.text)}\n\n</details>")
         elif isinstance(event, Plan):
             self._add_to_run(self._plan(event))
+            self._searchable("plan", event.anchor, event.timestamp, event.text)
         elif isinstance(event, ToolCall):
             self._add_to_run(self._tool(event))
 
@@ -264,9 +270,16 @@ class SessionDocument:
             *self.assistant_run,
             "</div>",
         ]))
+        self._searchable("reply", wrapper_id, getattr(first, "timestamp", ""), "\n\n".join(self.run_text))
         self.assistant_run = []
         self.run_first = None
         self.run_model = ""
+        self.run_text = []
+
+    def _searchable(self, kind: str, anchor: str, timestamp: str, text: str) -> None:
+        if self.search is not None:
+            self.search.add(self.session.title, kind, urls.session_part(self.session.key, self.page), anchor,
+                            timestamp, text)
 
     def _plan(self, plan: Plan) -> str:
         status_class = {"approved": "ok", "rejected": "error"}.get(plan.status, "other")
@@ -347,6 +360,7 @@ class SessionDocument:
         if isinstance(event, Prompt):
             label = "You" + (f" · {event.label}" if event.label else "")
             parts = [f'<div class="msg user{hidden}" id="{event.anchor}">', _meta_line(label, event.timestamp, anchor=event.anchor)]
+            self._searchable("prompt", event.anchor, event.timestamp, event.text)
             if event.text.strip():
                 parts.append(prose(event.text))
             media = self._media(event.images)
@@ -355,6 +369,7 @@ class SessionDocument:
             parts.append("</div>")
             return "\n\n".join(parts)
         if isinstance(event, Plan):
+            self._searchable("plan", event.anchor, event.timestamp, event.text)
             return self._plan(event)
         if isinstance(event, SlashCommand):
             line = f'<div class="command" id="{event.anchor}"><code>{html_text((event.name + " " + event.args).strip())}</code></div>'

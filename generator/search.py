@@ -1,0 +1,172 @@
+"""Stage 8, search: the archive's full-text index, as static files a page can load from file:// and over
+HTTP alike.
+
+Browsers refuse `fetch` on file://, but they run a `<script src>` there, so every index file is a script
+that hands its data to `window.sessionsiteSearch` (themes/default/static/app.js). And an archive of
+gigabytes must not make each page load one huge index, so the index is cut in three:
+
+- `search/index.js`: how many term shards there are, and how many documents each input file brought
+  (a document's number says which file's store holds it);
+- `search/terms/<n>.js`: the terms whose first two letters hash to shard n, each with the documents
+  holding it; a query loads one shard per word typed (prefix search needs nothing more, since the
+  shard depends only on a term's first two letters);
+- `search/docs/<file>.js`: what a result shows (page, anchor, session title, a snippet), one store per
+  input file, loaded only for the results shown.
+
+Documents are a session's title, each prompt, each reply and each plan, made in phase 2 from the
+redacted events, so nothing the pages redact can be found or read here. Each input file also leaves
+`search/words/<file>.txt`, its own inverted index: the term shards are merged from these on every
+build, so files kept from the previous site (an incremental build) need not be read again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+from . import urls
+from .text import plain
+
+SEARCH_FOLDER = "search"
+INDEX_SCRIPT = f"{SEARCH_FOLDER}/index.js"
+SNIPPET_CHARACTERS = 600
+"""Of each document's text, what its result can show; the whole text is indexed."""
+INDEXED_CHARACTERS = 100_000
+"""A reply longer than this (a pasted log, say) is indexed on its beginning only."""
+SHARD_TARGET_BYTES = 96 * 1024
+"""Term shards are made about this size, so a query loads little whatever the archive's size."""
+MAX_TERM_LENGTH = 32
+"""Longer runs of letters are hashes, base64 and the like: nobody searches for them by hand."""
+_WORD = re.compile(r"[^\W_]+")
+
+
+def terms(text: str) -> set[str]:
+    """The words of a text as the index keeps them: lower case, split at anything but a letter or a
+    digit (so `snake_case` is two words), two to 32 characters. app.js splits a query the same way."""
+    return {word for word in _WORD.findall(text.lower()) if 2 <= len(word) <= MAX_TERM_LENGTH}
+
+
+def shard_of(term: str, shards: int) -> int:
+    """Which term shard holds a term: a hash of its first two letters (app.js computes the same)."""
+    value = 0
+    for character in term[:2]:
+        value = (value * 31 + ord(character)) & 0xFFFFFFFF
+    return value % shards
+
+
+def file_id(key: str) -> str:
+    """A stable name for an input file's search files: from its place in the archive, not its path."""
+    return urls.search_name(key)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchDocument:
+    url: str
+    """Page and anchor, relative to the site's root."""
+    title: str
+    kind: str
+    """session, prompt, reply or plan."""
+    timestamp: str
+    text: str
+
+
+class FileSearchRecorder:
+    """The documents of one input file's sessions, collected as phase 2 renders them."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.documents: list[SearchDocument] = []
+
+    def add(self, title: str, kind: str, page_path: str, anchor: str, timestamp: str, text: str) -> None:
+        text = plain(text[:INDEXED_CHARACTERS])
+        if not text.strip() and kind != "session":
+            return
+        url = page_path + (f"#{anchor}" if anchor else "")
+        self.documents.append(SearchDocument(url, title, kind, timestamp, text))
+
+    def files(self) -> dict[str, bytes]:
+        """The file's document store (for the browser) and word list (for merging), by output path;
+        none when the file brought no document."""
+        if not self.documents:
+            return {}
+        titles: dict[str, int] = {}
+        rows = []
+        postings: dict[str, list[int]] = {}
+        for number, document in enumerate(self.documents):
+            title = titles.setdefault(document.title, len(titles))
+            rows.append([document.url, title, document.kind, document.timestamp,
+                         " ".join(document.text[:SNIPPET_CHARACTERS * 2].split())[:SNIPPET_CHARACTERS]])
+            for term in terms(document.text + (" " + document.title if document.kind == "session" else "")):
+                postings.setdefault(term, []).append(number)
+        store = {"titles": list(titles), "docs": rows}
+        script = (f"sessionsiteSearch.docs({json.dumps(self.name)},"
+                  f"{json.dumps(store, ensure_ascii=False, separators=(',', ':'))});\n")
+        # The first line says how many documents there are: some may hold no word at all.
+        words = f"{len(rows)}\n" + "".join(f"{term}\t{' '.join(map(str, numbers))}\n"
+                                          for term, numbers in sorted(postings.items()))
+        return {urls.search_documents(self.name): script.encode("utf-8"),
+                urls.search_words(self.name): words.encode("utf-8")}
+
+
+@dataclass(frozen=True, slots=True)
+class SearchIndexSize:
+    documents: int
+    terms: int
+    bytes: int
+    """Everything under search/, word lists included."""
+
+
+def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexSize:
+    """Merge the word lists every input file left in the site (at `root`) into the term shards and the
+    index script, through `write(path, bytes)`."""
+    words_folder = root / urls.search_words("x").rsplit("/", 1)[0]
+    names = sorted(path.name.removesuffix(".txt") for path in words_folder.glob("*.txt")) if words_folder.is_dir() else []
+    postings: dict[str, list[int]] = {}
+    counts = []
+    first = 0
+    for name in names:
+        with (words_folder / f"{name}.txt").open(encoding="utf-8") as handle:
+            count = int(handle.readline())
+            for line in handle:
+                term, _, numbers = line.rstrip("\n").partition("\t")
+                postings.setdefault(term, []).extend(first + int(n) for n in numbers.split())
+        counts.append([name, count])
+        first += count
+    encoded_size = sum(len(term) + 2 + 4 * len(numbers) for term, numbers in postings.items())
+    shards = 1
+    while encoded_size / shards > SHARD_TARGET_BYTES and shards < 4096:
+        shards *= 2
+    lines: list[list[str]] = [[] for _ in range(shards)]
+    for term in sorted(postings):
+        lines[shard_of(term, shards)].append(term + "\t" + _deltas(postings[term]))
+    for number, shard in enumerate(lines):
+        payload = json.dumps("\n".join(shard), ensure_ascii=False)
+        write(urls.search_terms(number), f"sessionsiteSearch.terms({number},{payload});\n".encode("utf-8"))
+    meta = {"shards": shards, "files": counts}
+    write(INDEX_SCRIPT, f"sessionsiteSearch.index({json.dumps(meta, separators=(',', ':'))});\n".encode("utf-8"))
+    size = sum(path.stat().st_size for path in (root / SEARCH_FOLDER).rglob("*") if path.is_file())
+    return SearchIndexSize(documents=first, terms=len(postings), bytes=size)
+
+
+def _deltas(numbers: Iterable[int]) -> str:
+    """Ascending document numbers as gaps in base 36: the shards are most of the index's bytes."""
+    out = []
+    previous = 0
+    for number in numbers:
+        out.append(_base36(number - previous))
+        previous = number
+    return ",".join(out)
+
+
+def _base36(number: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    if number == 0:
+        return "0"
+    text = ""
+    while number:
+        number, remainder = divmod(number, 36)
+        text = digits[remainder] + text
+    return text
