@@ -315,6 +315,8 @@ class _SessionBuilder:
     progress_sink: Callable[[str, Entry], None] | None = None
     sink: EventSink | None = None
     model_of_message: dict[tuple[str, str], str] = field(default_factory=dict)
+    day_of_message: dict[tuple[str, str], str] = field(default_factory=dict)
+    tokens_by_day: Counter[str] = field(default_factory=Counter)
     usage_by_model: dict[str, Counter[str]] = field(default_factory=dict)
     """Token counts of the messages that are done, by model."""
     summary: Summary = field(default_factory=Summary)
@@ -704,15 +706,26 @@ class _SessionBuilder:
                 self._add_up_usage(next(iter(self.usage_by_message)))
         if isinstance(message.get("model"), str) and message["model"] != "<synthetic>":
             self.model_of_message[key] = message["model"]
+        timestamp = data.get("timestamp")
+        if isinstance(timestamp, str) and len(timestamp) >= 10 and key not in self.day_of_message:
+            self.day_of_message[key] = timestamp[:10]  # Claude Code writes UTC: the day is the UTC day
+        # 2.x says which cache a write went to; the one-hour cache costs more than the five-minute one.
+        split = usage.get("cache_creation")
+        one_hour = split.get("ephemeral_1h_input_tokens") if isinstance(split, dict) else None
         for field_name in USAGE_FIELDS:
             value = usage.get(field_name)
             # Counts past a trillion tokens in one message are a broken log; they are not added up.
             if isinstance(value, int) and not isinstance(value, bool) and value < 10**12 and value > counted[field_name]:
                 counted[field_name] = value
+        if isinstance(one_hour, int) and not isinstance(one_hour, bool) and one_hour < 10**12:
+            counted["cache_creation_1h"] = max(counted["cache_creation_1h"], one_hour)
 
     def _add_up_usage(self, key: tuple[str, str]) -> None:
         counted = self.usage_by_message.pop(key)
         self.usage_by_model.setdefault(self.model_of_message.pop(key, "unknown"), Counter()).update(counted)
+        day = self.day_of_message.pop(key, "")
+        if day:
+            self.tokens_by_day[day] += sum(counted[name] for name in USAGE_FIELDS)
 
     def _system(self, entry: Entry) -> None:
         data = entry.data
@@ -845,6 +858,7 @@ class _SessionBuilder:
             ended=self.ended,
             usage=_usage(usage),
             usage_by_model={model: _usage(c) for model, c in sorted(per_model.items())},
+            tokens_by_day=dict(sorted(self.tokens_by_day.items())),
             agent_id=self.agent_id if (self.source.is_subagent or parent_key) else "",
             parent_key=parent_key,
             uuid_digests=bytes(self.uuid_digests),
@@ -923,6 +937,7 @@ def _usage(counted: Counter[str]) -> Usage:
         output_tokens=counted["output_tokens"],
         cache_read_tokens=counted["cache_read_input_tokens"],
         cache_creation_tokens=counted["cache_creation_input_tokens"],
+        cache_creation_1h_tokens=min(counted["cache_creation_1h"], counted["cache_creation_input_tokens"]),
     )
 
 

@@ -294,6 +294,18 @@ class SubagentCall:
 
 
 @dataclass(frozen=True, slots=True)
+class FileTouch:
+    """A file that a session's Edit, MultiEdit, Write or NotebookEdit calls changed."""
+
+    path: str
+    """The path as the tool call gave it (untrusted)."""
+    changes: int
+    """How many calls changed it (failed calls are not counted)."""
+    places: tuple[tuple[str, int], ...]
+    """The first few of those calls: (anchor, page of the session it is on)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Usage:
     """Token counts, each API message counted once."""
 
@@ -305,6 +317,9 @@ class Usage:
     """Input tokens served from the prompt cache."""
     cache_creation_tokens: int = 0
     """Input tokens written to the prompt cache."""
+    cache_creation_1h_tokens: int = 0
+    """Of those, the ones written to the one-hour cache (they cost more than the five-minute cache's);
+    0 when the log does not split them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,6 +400,19 @@ class Session:
     """Task/Agent calls."""
     skipped_entries: int = 0
     """Entries left out because the session this one continues holds them."""
+    tokens_by_day: Mapping[str, int] = field(default_factory=dict)
+    """All tokens (read, written and output) by the UTC day (YYYY-MM-DD) of the message that used them."""
+    tool_counts: Mapping[str, int] = field(default_factory=dict)
+    """Tool calls by tool name (past a few hundred names, the rest count under `OTHER_TOOLS`)."""
+    tool_errors: Mapping[str, int] = field(default_factory=dict)
+    """Tool calls whose result was an error, by tool name."""
+    api_errors: int = 0
+    """API errors Claude Code recorded (overloaded, rate limited, …)."""
+    files_touched: tuple[FileTouch, ...] = ()
+    """Files changed by the session's tool calls, in the order first changed (capped; see `files_left_out`)."""
+    files_left_out: int = 0
+    """Changes to further files, past the cap of `files_touched` (counted, not named: the cap is there
+    to keep a summary small)."""
 
     chain_key: str = ""
     """Set by `link`: the chain (sessions of one project sharing a slug) this session belongs to, if any."""

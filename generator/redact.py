@@ -274,5 +274,6 @@ class Redactor:
             leaf_summaries={leaf: text(summary) for leaf, summary in session.leaf_summaries.items()},
             outline=tuple(replace(item, text=text(item.text)) for item in session.outline),
             subagent_calls=tuple(replace(call, description=text(call.description)) for call in session.subagent_calls),
+            files_touched=tuple(replace(touch, path=text(touch.path)) for touch in session.files_touched),
         )
 

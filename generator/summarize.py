@@ -18,6 +18,7 @@ from .model import (
     AssistantText,
     BashMode,
     Event,
+    FileTouch,
     Notice,
     OutlineItem,
     Plan,
@@ -32,6 +33,16 @@ from .model import (
 from .text import plain, shorten
 
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+# The tools that change files, and the input naming the file each changes.
+FILE_CHANGING_TOOLS = {"Edit": "file_path", "MultiEdit": "file_path", "Write": "file_path",
+                       "NotebookEdit": "notebook_path"}
+# A summary stays small whatever the session: a few links per file, a bounded number of files and of
+# distinct tool names (a hostile log could invent millions of either).
+PLACES_PER_FILE = 5
+FILES_PER_SESSION = 500
+TOOL_NAMES_PER_SESSION = 200
+OTHER_TOOLS = "(other tools)"
+PATH_LIMIT = 1000
 PLAN_PREAMBLE = "Implement the following plan:"
 PLAN_STARTED_SESSION = "accepted with a fresh context: this session carries it out"
 # "…read the full transcript at: /home/me/.claude/projects/-home-me-app/<session id>.jsonl"
@@ -121,6 +132,11 @@ class Summary:
     plan_source_id: str = ""
     subagent_calls: list[SubagentCall] = field(default_factory=list)
     paginator: Paginator = field(default_factory=Paginator)
+    tool_counts: Counter[str] = field(default_factory=Counter)
+    tool_errors: Counter[str] = field(default_factory=Counter)
+    api_errors: int = 0
+    files: dict[str, tuple[int, list[tuple[str, int]]]] = field(default_factory=dict)
+    files_left_out: int = 0
     on_later_page: Callable[[str, int], None] | None = None
     """Told of every anchor on a page after the first (every other anchor is on page 1), as it goes by:
     a long session's anchors are written out, never held."""
@@ -146,6 +162,7 @@ class Summary:
                     self.plan_source_id = found.group(1)
         elif isinstance(event, ToolCall):
             self.tool_call_count += 1
+            self._count_tool(event, anchor, page)
             if event.name in SUBAGENT_TOOLS:
                 structured = event.result.structured if event.result else None
                 agent_id = structured.get("agentId") if isinstance(structured, dict) else None
@@ -169,8 +186,32 @@ class Summary:
         elif isinstance(event, Notice):
             if event.kind == "turn-duration":
                 self.active_ms += event.milliseconds
+            elif event.kind == "api-error":
+                self.api_errors += 1
             elif event.kind == "permission-mode" and event.text.startswith("Plan mode") and self.role != "implementation":
                 self.role = "planning"
+
+    def _count_tool(self, call: ToolCall, anchor: str, page: int) -> None:
+        name = call.name if call.name in self.tool_counts or len(self.tool_counts) < TOOL_NAMES_PER_SESSION \
+            else OTHER_TOOLS
+        self.tool_counts[name] += 1
+        failed = call.result is not None and call.result.is_error
+        if failed:
+            self.tool_errors[name] += 1
+        path_field = FILE_CHANGING_TOOLS.get(call.name)
+        path = call.input.get(path_field) if path_field else None
+        if failed or not isinstance(path, str) or not path.strip():
+            return  # a refused edit changed nothing
+        path = path[:PATH_LIMIT]
+        if path in self.files:
+            changes, places = self.files[path]
+            if len(places) < PLACES_PER_FILE:
+                places.append((anchor, page))
+            self.files[path] = (changes + 1, places)
+        elif len(self.files) < FILES_PER_SESSION:
+            self.files[path] = (1, [(anchor, page)])
+        else:
+            self.files_left_out += 1
 
     def fields(self) -> dict[str, Any]:
         """What it found, as `Session` fields."""
@@ -190,4 +231,9 @@ class Summary:
             "plan_source_id": self.plan_source_id,
             "subagent_calls": tuple(self.subagent_calls),
             "page_starts": tuple(self.paginator.starts),
+            "tool_counts": dict(sorted(self.tool_counts.items())),
+            "tool_errors": dict(sorted(self.tool_errors.items())),
+            "api_errors": self.api_errors,
+            "files_touched": tuple(FileTouch(path, changes, tuple(places)) for path, (changes, places) in self.files.items()),
+            "files_left_out": self.files_left_out,
         }
