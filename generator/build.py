@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,10 +20,11 @@ from . import __version__
 from .discover import SessionFile, discover
 from .errors import InputError
 from .html.theme import Theme
-from .manifest import HashCache, Manifest, decode, load, path_key, settings_digest, site_digest, unchanged
+from .manifest import MANIFEST, HashCache, Manifest, decode, load, path_key, settings_digest, site_digest, unchanged
 from .model import Diagnostic
 from .redact import redact_project_dir
-from .write import Staging, check_output_location, is_sessionsite_output, remove_leftovers
+from .write import (MARKER, Staging, check_output_location, check_zip_target, is_sessionsite_output,
+                    remove_leftovers, write_zip)
 
 log = logging.getLogger("sessionsite")
 Progress = Callable[[Iterable[Any], int, str], Iterator[Any]]
@@ -50,6 +53,8 @@ class BuildConfig:
     """Replace home directories with ~."""
     jobs: int = 1
     """Worker processes; 1 does everything in this process."""
+    base_url: str = ""
+    """Where the site will be published (ending in /): pages get canonical links, and a sitemap is written."""
 
 
 @dataclass
@@ -92,15 +97,35 @@ class BuildReport:
 
 def build(config: BuildConfig, progress: Progress | None = None) -> BuildReport:
     """Build the site, reading and rendering only what changed since the build that wrote the output
-    (its manifest says); when nothing did, the site is left as it is."""
+    (its manifest says); when nothing did, the site is left as it is. An output named `*.zip` gets the
+    site as a zip instead (built whole each time, in a folder beside it that is then removed)."""
     check_output_location(config.output, config.inputs)
+    if not is_zip(config.output):
+        return _build_folder(config, progress, config.output)
+    check_zip_target(config.output)
+    config.output.resolve().parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{config.output.name}.site-", dir=config.output.resolve().parent))
+    try:
+        site = work / config.output.stem
+        report = _build_folder(replace(config, output=site), progress, config.output)
+        write_zip(site, config.output, top_folder=config.output.stem, leave_out=frozenset({MARKER, MANIFEST}))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return report
+
+
+def is_zip(output: Path) -> bool:
+    return output.suffix.lower() == ".zip"
+
+
+def _build_folder(config: BuildConfig, progress: Progress | None, remembered_as: Path) -> BuildReport:
     files = discover_files(list(config.inputs), config.redact_paths)
     theme = None if config.markdown_only else Theme.load(config.theme)
     settings = settings_digest(__version__, [config.redact, config.redact_paths, config.show_hidden,
-                                             config.markdown_only, config.strict],
+                                             config.markdown_only, config.strict, config.base_url],
                                theme.dirs if theme else ())
     previous = load(config.output) if is_sessionsite_output(config.output) else Manifest()
-    hashes = HashCache.for_output(config.output)
+    hashes = HashCache.for_output(remembered_as)
     if (previous.settings == settings and previous.report and _nothing_changed(previous, files, hashes)
             and site_digest(config.output.resolve()) == previous.site):
         hashes.save()

@@ -8,6 +8,7 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator, TypeVar
+from urllib.parse import urlsplit
 
 import click
 
@@ -20,12 +21,12 @@ T = TypeVar("T")
 EXAMPLE_COMMAND = "sessionsite build examples -o demo"
 
 
-def _configure_logging(verbose: bool) -> None:
+def _configure_logging(verbose: bool, quiet: bool = False) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
     logger = logging.getLogger("sessionsite")
     logger.handlers[:] = [handler]
-    logger.setLevel(logging.INFO if verbose else logging.WARNING)
+    logger.setLevel(logging.ERROR if quiet else logging.INFO if verbose else logging.WARNING)
     logger.propagate = False
 
 
@@ -59,23 +60,37 @@ def _errors(verbose: bool):
         raise click.ClickException(f"internal error: {error!r} (run with --verbose for the traceback)") from error
 
 
-def _run(config: BuildConfig, report_file: Path | None, verbose: bool) -> BuildReport:
-    _configure_logging(verbose)
+def _run(config: BuildConfig, report_file: Path | None, verbose: bool, quiet: bool = False) -> BuildReport:
+    _configure_logging(verbose, quiet)
     with _errors(verbose):
-        report = build(config, progress=_progress)
+        report = build(config, progress=None if quiet else _progress)
     if report_file is not None:
         report_file.write_text(report.to_json(), encoding="utf-8")
+    if quiet:
+        return report
     problems = f", {len(report.diagnostics)} input problem(s) reported above" if report.diagnostics else ""
     sessions = f"{report.sessions} session{'s' if report.sessions != 1 else ''}"
     pages = f"{report.pages} page{'s' if report.pages != 1 else ''}"
     click.echo(f"{sessions}, {pages} -> {config.output}{problems}", err=True)
+    if report.search_index_bytes:
+        click.echo(f"search index {_size(report.search_index_bytes)}, "
+                   f"{report.search_index_bytes / max(1, report.site_bytes):.0%} of the site's {_size(report.site_bytes)}",
+                   err=True)
     return report
+
+
+def _size(count: int) -> str:
+    for limit, unit in ((1 << 30, "GB"), (1 << 20, "MB"), (1 << 10, "KB")):
+        if count >= limit:
+            return f"{count / limit:.1f} {unit}"
+    return f"{count} bytes"
 
 
 common_options = [
     click.argument("inputs", nargs=-1, type=click.Path(exists=True, path_type=Path), metavar="[INPUT]..."),
-    click.option("-o", "--output", required=True, type=click.Path(file_okay=False, path_type=Path),
-                 help="Folder to write. It is replaced whole, and only if empty or written by sessionsite."),
+    click.option("-o", "--output", required=True, type=click.Path(path_type=Path),
+                 help="Folder to write (replaced whole, and only if empty or written by sessionsite), "
+                      "or a file ending in .zip to get the site as a zip."),
     click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path),
                  help="Write a JSON build report (sessions, pages, events, unknown names, diagnostics)."),
     click.option("--show-hidden", is_flag=True, help="Also show system noise (meta entries, reminders, bookkeeping)."),
@@ -86,6 +101,7 @@ common_options = [
     click.option("-j", "--jobs", type=click.IntRange(min=1), default=lambda: os.cpu_count() or 1,
                  show_default="the number of CPUs", help="Processes rendering pages in parallel."),
     click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks."),
+    click.option("-q", "--quiet", is_flag=True, help="Say nothing but errors: no progress bars, warnings or summary."),
 ]
 
 
@@ -109,12 +125,25 @@ def main() -> None:
     """
 
 
+def _base_url(context: click.Context, parameter: click.Parameter, value: str | None) -> str:
+    if not value:
+        return ""
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise click.BadParameter(f"{value!r}: give the address the site will be served from, such as "
+                                 "https://you.github.io/repo/")
+    return value if value.endswith("/") else value + "/"
+
+
 @main.command("build")
 @_with_common
 @click.option("--theme", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Theme folder whose templates/ and static/ override the default theme's.")
+@click.option("--base-url", callback=_base_url, metavar="URL",
+              help="Where the site will be published (e.g. https://you.github.io/repo/): pages get canonical "
+                   "links, and a sitemap.xml is written.")
 def build_command(inputs, output, report_file, show_hidden, strict, no_redact, redact_paths, jobs, verbose,
-                  theme) -> None:
+                  quiet, theme, base_url) -> None:
     """Build the HTML archive (with its Markdown intermediates) into OUTPUT.
 
     Example:
@@ -122,14 +151,15 @@ def build_command(inputs, output, report_file, show_hidden, strict, no_redact, r
         sessionsite build ~/.claude/projects/-home-me-src-app -o site --report report.json
     """
     config = BuildConfig(inputs=_inputs(inputs), output=output, theme=theme, show_hidden=show_hidden,
-                         strict=strict, jobs=jobs, redact=not no_redact, redact_paths=redact_paths)
-    _run(config, report_file, verbose)
+                         strict=strict, jobs=jobs, redact=not no_redact, redact_paths=redact_paths,
+                         base_url=base_url)
+    _run(config, report_file, verbose, quiet)
 
 
 @main.command("markdown")
 @_with_common
 def markdown_command(inputs, output, report_file, show_hidden, strict, no_redact, redact_paths, jobs,
-                     verbose) -> None:
+                     verbose, quiet) -> None:
     """Write only the Markdown intermediates: one .md per session, GitHub-flavoured, with front matter.
 
     Example:
@@ -138,4 +168,25 @@ def markdown_command(inputs, output, report_file, show_hidden, strict, no_redact
     """
     config = BuildConfig(inputs=_inputs(inputs), output=output, show_hidden=show_hidden, strict=strict,
                          markdown_only=True, jobs=jobs, redact=not no_redact, redact_paths=redact_paths)
-    _run(config, report_file, verbose)
+    _run(config, report_file, verbose, quiet)
+
+
+@main.command("serve")
+@click.argument("site", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("-p", "--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port to listen on (0: any free port).")
+def serve_command(site: Path, port: int) -> None:
+    """Preview a built site on http://127.0.0.1:PORT/ (only this machine can reach it). Ctrl-C stops.
+
+    Example:
+
+        sessionsite serve site
+    """
+    from .serve import serve
+
+    with serve(site, port) as server:
+        click.echo(f"Serving {site} at {server.url} (Ctrl-C to stop)", err=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            click.echo("stopped", err=True)

@@ -24,7 +24,7 @@ from . import __version__, urls
 from .build import BuildConfig, BuildReport, Progress, discover_files
 from .discover import SessionFile
 from .errors import SessionsiteError, StrictModeError
-from .html.pages import AnchorMapWriter, PageBuilder, find_anchor_page, render_indexes
+from .html.pages import AnchorMapWriter, PageBuilder, find_anchor_page, render_indexes, sitemaps
 from .html.render import markdown_parser
 from .html.theme import Theme
 from .interpret import Interpreted, interpret_stream, without_repeated_result
@@ -332,12 +332,12 @@ class FileRenderer:
     """Phase 2 for one file: read it again and render the sessions it holds as their events stream."""
 
     def __init__(self, archive: Archive, staging: Staging, options: MarkdownOptions, theme: Theme | None,
-                 redaction: Redaction):
+                 redaction: Redaction, base_url: str = ""):
         self.archive = archive
         self.staging = staging
         self.options = options
         self.redaction = redaction
-        self.builder = PageBuilder(archive, theme, __version__, self.anchor_page) if theme else None
+        self.builder = PageBuilder(archive, theme, __version__, self.anchor_page, base_url) if theme else None
         self.keys_by_source: dict[str, list[str]] = {}
         for key, session in archive.sessions.items():
             self.keys_by_source.setdefault(session.source, []).append(key)
@@ -442,7 +442,7 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
         raise StrictModeError(f"{len(report.diagnostics)} problem(s) in the input (--strict)")
 
     renderer = FileRenderer(archive, staging, MarkdownOptions(show_hidden=config.show_hidden), theme,
-                            Redaction(config.redact, config.redact_paths))
+                            Redaction(config.redact, config.redact_paths), config.base_url)
     if len(plans) > 1:
         renderer.prepare()
     to_render = []
@@ -486,6 +486,9 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
         # GitHub Pages would otherwise run the site through Jekyll, which hides files and folders whose
         # names start with an underscore or a dot.
         staging.write(urls.NO_JEKYLL, b"")
+        if config.base_url:
+            for path, content in sitemaps(config.base_url, staging.root).items():
+                staging.write(path, content)
     report.site_bytes = sum(path.stat().st_size for path in staging.root.rglob("*") if path.is_file())
     # The manifest is published with the site: its report leaves out the problems, which name input
     # paths (each file's record keeps its own, without the path).

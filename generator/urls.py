@@ -16,7 +16,7 @@ ASSETS = "assets"
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]|^\.")
 # Names the site itself uses inside a project folder, which a session file may not take.
-_RESERVED = frozenset({"index"})
+_RESERVED = frozenset({"index", "files"})
 
 
 def _safe(component: str) -> str:
@@ -34,6 +34,11 @@ def project_folder(dir_name: str) -> str:
 
 def project_page(dir_name: str) -> str:
     return f"{project_folder(dir_name)}/index.html"
+
+
+def project_files(dir_name: str) -> str:
+    """A project's "Files touched" page."""
+    return f"{project_folder(dir_name)}/files.html"
 
 
 def session_page(key: str, extension: str = "html") -> str:

@@ -10,7 +10,9 @@ from __future__ import annotations
 import ctypes
 import os
 import shutil
+import stat
 import tempfile
+import zipfile
 from pathlib import Path
 
 from .errors import SessionsiteError, UsageProblem
@@ -165,3 +167,38 @@ def remove_leftovers(out: Path) -> None:
     for leftover in sorted(out.parent.glob(f".{out.name}.building-*")) + sorted(out.parent.glob(f".{out.name}.old-*")):
         if leftover.is_dir() and (leftover / MARKER).is_file():
             shutil.rmtree(leftover, ignore_errors=True)
+
+
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+"""Every entry's time: the earliest a zip can hold, so that the same site always zips to the same bytes."""
+NOT_ZIPPED = frozenset({MARKER})
+"""Files that only matter to a site folder sessionsite may replace."""
+
+
+def write_zip(site: Path, zip_path: Path, top_folder: str, leave_out: frozenset[str] = NOT_ZIPPED) -> None:
+    """The site folder as a zip whose bytes depend only on the site's files: entries sorted, fixed times
+    and permissions, one compression level. Everything sits in `top_folder`, so unzipping makes one
+    folder. Written beside `zip_path` and moved into place, so a failed build leaves the old zip."""
+    files = sorted(path.relative_to(site).as_posix() for path in site.rglob("*")
+                   if path.is_file() and path.relative_to(site).as_posix() not in leave_out)
+    zip_path = zip_path.resolve()
+    zip_path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = zip_path.with_name(f".{zip_path.name}.building-{os.getpid()}")
+    try:
+        with zipfile.ZipFile(temporary, "w") as archive:
+            for name in files:
+                entry = zipfile.ZipInfo(f"{top_folder}/{name}", date_time=ZIP_TIME)
+                entry.create_system = 3  # Unix, so that the permission bits below are read
+                entry.external_attr = (stat.S_IFREG | 0o644) << 16
+                entry.compress_type = zipfile.ZIP_DEFLATED
+                with (site / name).open("rb") as source, archive.open(entry, "w") as target:
+                    shutil.copyfileobj(source, target, 1 << 20)
+        os.replace(temporary, zip_path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def check_zip_target(zip_path: Path) -> None:
+    if zip_path.exists() and not zip_path.is_file():
+        raise UsageProblem(f"{zip_path}: exists and is not a file; choose another -o name ending in .zip")

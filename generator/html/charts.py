@@ -144,7 +144,7 @@ def column_chart(chart_id: str, title: str, buckets: Sequence[Bucket], series: i
     parts = _open(chart_id, title, description, height, "chart-columns")
     parts.append(f'<line class="chart-axis" x1="{left}" y1="{top + plot_height}" x2="{WIDTH - right}" '
                  f'y2="{top + plot_height}"/>')
-    parts.append(f'<line class="chart-grid" x1="{left}" y1="{top}" x2="{WIDTH - right}" y2="{top}"/>')
+    parts.append(f'<line class="chart-gridline" x1="{left}" y1="{top}" x2="{WIDTH - right}" y2="{top}"/>')
     parts.append(f'<text class="chart-value" x="{left - 6}" y="{top}" text-anchor="end" '
                  f'dominant-baseline="middle">{escape(show(largest))}</text>')
     parts.append(f'<text class="chart-value" x="{left - 6}" y="{top + plot_height}" text-anchor="end" '

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from .. import urls
 from ..markdown import MarkdownPart, time_of
@@ -76,8 +76,10 @@ def _linker(page: str) -> Callable[[str], str]:
 
 
 class PageBuilder:
-    def __init__(self, archive: Archive, theme: Theme, version: str, anchor_page: Callable[[str, str], int]):
+    def __init__(self, archive: Archive, theme: Theme, version: str, anchor_page: Callable[[str, str], int],
+                 base_url: str = ""):
         self.archive = archive
+        self.base_url = base_url
         self.environment = theme.environment()
         self.environment.filters["when"] = time_of
         self.environment.filters["thousands"] = lambda n: f"{n:,}"
@@ -94,6 +96,7 @@ class PageBuilder:
             home=link(urls.INDEX),
             generator=GENERATOR,
             version=self.version,
+            canonical=canonical_url(self.base_url, page),
             **context,
         )
 
@@ -323,6 +326,13 @@ def find_anchor_page(script_path: Path, anchor: str) -> int:
         return 1
 
 
+def canonical_url(base_url: str, page: str) -> str:
+    """The page's address where the site is published; a folder's index.html is the folder itself."""
+    if not base_url:
+        return ""
+    return base_url + quote(page.removesuffix(urls.INDEX) if page.endswith("/" + urls.INDEX) or page == urls.INDEX else page)
+
+
 def compact_number(number: int) -> str:
     """12_345_678 -> 12.3M: big token counts at a glance."""
     for limit, suffix in ((1_000_000_000, "B"), (1_000_000, "M"), (1_000, "k")):
@@ -345,3 +355,28 @@ def render_indexes(archive: Archive, builder: PageBuilder, theme: Theme) -> Html
     assets = {urls.asset(name): path.read_bytes() for name, path in theme.static_files().items()}
     assets[urls.asset("pygments.css")] = pygments_css().encode("utf-8")
     return HtmlOutput(pages=pages, assets=assets)
+
+
+SITEMAP = "sitemap.xml"
+SITEMAP_LIMIT = 50_000
+"""URLs one sitemap file may list (sitemaps.org); a bigger site gets a sitemap index."""
+
+
+def sitemaps(base_url: str, root: Path) -> dict[str, bytes]:
+    """`sitemap.xml` listing every page of the site at `root` by its canonical address (split, with an
+    index, past 50,000 pages)."""
+    pages = sorted(path.relative_to(root).as_posix() for path in root.rglob("*.html"))
+    addresses = [canonical_url(base_url, page) for page in pages]
+
+    def document(tag: str, item: str, locations: list[str]) -> bytes:
+        entries = "".join(f"<{item}><loc>{escape(location)}</loc></{item}>\n" for location in locations)
+        return (f'<?xml version="1.0" encoding="UTF-8"?>\n<{tag} xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+                f"{entries}</{tag}>\n").encode("utf-8")
+
+    if len(addresses) <= SITEMAP_LIMIT:
+        return {SITEMAP: document("urlset", "url", addresses)}
+    files = {}
+    for number, start in enumerate(range(0, len(addresses), SITEMAP_LIMIT), start=1):
+        files[f"sitemap-{number}.xml"] = document("urlset", "url", addresses[start:start + SITEMAP_LIMIT])
+    files[SITEMAP] = document("sitemapindex", "sitemap", [base_url + name for name in files])
+    return files
