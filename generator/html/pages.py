@@ -23,6 +23,7 @@ from .. import urls
 from ..markdown import MarkdownPart, time_of
 from ..model import Archive, Project, Session, Usage
 from ..text import plain, shorten
+from . import figures
 from .render import Resolver, pygments_css, render_markdown
 from .theme import Theme
 
@@ -87,6 +88,7 @@ class PageBuilder:
         self.version = version
         self.theme = theme
         self.links = ArchiveLinks(archive, anchor_page)
+        self._sessions_by_project: dict[str, list[Session]] | None = None
 
     def _render(self, template: str, page: str, **context: Any) -> str:
         link = _linker(page)
@@ -132,9 +134,12 @@ class PageBuilder:
                 "prompts": sum(s.prompt_count for s in sessions),
                 "tokens": sum(tokens_in(s.usage) + s.usage.output_tokens for s in sessions),
                 "last_activity": project.last_activity,
+                "files_url": urls.relative(page, urls.project_files(project.dir_name)),
             })
         total = sum(len(p.session_keys) for p in self.archive.projects)
-        return self._render("index.html", page, projects=projects, session_total=total)
+        # The archive's figures count subagent runs too: their tokens were spent like any others.
+        overview = figures.overview(self.archive.sessions.values(), "archive")
+        return self._render("index.html", page, projects=projects, session_total=total, overview=overview)
 
     def project(self, project: Project) -> str:
         """Sessions newest first; the sessions of one chain stay together, at the place of its newest."""
@@ -152,7 +157,32 @@ class PageBuilder:
                            if k in self.archive.sessions]
                 groups.append({"chain": {"slug": chain.slug, "length": len(members)}, "sessions": members})
         sessions = [s for group in groups for s in group["sessions"]]
-        return self._render("project.html", page, project=project, sessions=sessions, groups=groups)
+        overview = figures.overview(self._project_sessions(project), "project")
+        return self._render("project.html", page, project=project, sessions=sessions, groups=groups,
+                            overview=overview, files_url=urls.relative(page, urls.project_files(project.dir_name)))
+
+    def _project_sessions(self, project: Project) -> list[Session]:
+        """The project's sessions and the subagent runs they started."""
+        if self._sessions_by_project is None:
+            self._sessions_by_project = {}
+            for session in self.archive.sessions.values():
+                self._sessions_by_project.setdefault(session.project_dir, []).append(session)
+        return self._sessions_by_project.get(project.dir_name, [])
+
+    def files(self, project: Project) -> str:
+        """The project's Files touched page: each file its sessions changed, with the sessions and the
+        calls that changed it."""
+        page = urls.project_files(project.dir_name)
+        sessions = self.archive.sessions
+
+        def place_url(key: str, anchor: str, number: int) -> str:
+            return urls.relative(page, urls.session_part(key, number)) + "#" + anchor
+
+        files = figures.files_page(self._project_sessions(project), project.path,
+                                   lambda key: urls.relative(page, urls.session_page(key)), place_url,
+                                   lambda key: sessions[key].title or key.rsplit("/", 1)[-1])
+        return self._render("files.html", page, project=project, files=files,
+                            project_url=urls.relative(page, urls.project_page(project.dir_name)))
 
     def session_page(self, session: Session, part: MarkdownPart) -> tuple[str, str]:
         """One page of a session (a long session has several, each with links to the others): its path
@@ -209,11 +239,16 @@ class PageBuilder:
                          for model, usage in session.usage_by_model.items()],
             "active": duration_of(session.active_ms / 1000) if session.active_ms else "",
         }
+        def place_url(anchor: str, number: int) -> str:
+            target = urls.session_part(session.key, number)
+            return ("" if target == page else urls.relative(page, target)) + "#" + anchor
+
         return self._render(
             "session.html",
             page,
             session=session,
             facts=facts,
+            figures=figures.session_figures(session, place_url, project.path),
             project={"path": project.path, "url": urls.relative(page, urls.project_page(project.dir_name))},
             related=related,
             chain=chain_strip,
@@ -352,6 +387,7 @@ def render_indexes(archive: Archive, builder: PageBuilder, theme: Theme) -> Html
     pages: dict[str, str] = {urls.INDEX: builder.index()}
     for project in archive.projects:
         pages[urls.project_page(project.dir_name)] = builder.project(project)
+        pages[urls.project_files(project.dir_name)] = builder.files(project)
     assets = {urls.asset(name): path.read_bytes() for name, path in theme.static_files().items()}
     assets[urls.asset("pygments.css")] = pygments_css().encode("utf-8")
     return HtmlOutput(pages=pages, assets=assets)
