@@ -190,3 +190,43 @@ def serve_command(site: Path, port: int) -> None:
             server.serve_forever()
         except KeyboardInterrupt:
             click.echo("stopped", err=True)
+
+
+@main.command("bundle")
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path),
+                metavar="SESSION.jsonl...")
+@click.option("-o", "--output", required=True, type=click.Path(path_type=Path),
+              help="File to write: FILE.html (self-contained page) or FILE.md (GitHub-flavoured, fits a PR).")
+@click.option("--show-hidden", is_flag=True, help="Also show system noise (meta entries, reminders, bookkeeping).")
+@click.option("--strict", is_flag=True, help="Fail (exit 1) if any input line could not be read.")
+@click.option("--no-redact", "no_redact", is_flag=True,
+              help="Keep secrets (API keys, tokens, passwords) instead of replacing them with [REDACTED:…].")
+@click.option("--redact-paths", is_flag=True, help="Also replace home directories (/home/you, /Users/you) with ~.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=lambda: os.cpu_count() or 1,
+              show_default="the number of CPUs", help="Processes reading and rendering in parallel.")
+@click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks.")
+@click.option("-q", "--quiet", is_flag=True, help="Say nothing but errors.")
+def bundle_command(inputs, output, show_hidden, strict, no_redact, redact_paths, jobs, verbose, quiet) -> None:
+    """Write one self-contained file to attach to a pull request: the whole piece of work each SESSION
+    belongs to (its plan chain, the sessions it continues or that continue it, every subagent transcript).
+
+    FILE.html has its CSS, script and images inline and needs no other file. FILE.md is GitHub-flavoured
+    Markdown with folded tool calls, shortened (and saying so) to fit GitHub's 65,536-character limit.
+
+    Example:
+
+        sessionsite bundle ~/.claude/projects/-home-me-src-app/1f0c….jsonl -o pr-notes.html
+    """
+    from .bundle import BundleConfig, bundle
+
+    _configure_logging(verbose, quiet)
+    config = BundleConfig(inputs=tuple(inputs), output=output, show_hidden=show_hidden, strict=strict,
+                          redact=not no_redact, redact_paths=redact_paths, jobs=jobs)
+    with _errors(verbose):
+        report = bundle(config)
+    if not quiet:
+        count = len(report.sessions)
+        size = f"{report.size:,} characters" if report.shortened or output.suffix.lower() in (".md", ".markdown") \
+            else f"{report.size:,} bytes"
+        shortened = f", shortened to fit: {report.shortened}" if report.shortened else ""
+        click.echo(f"{count} session{'s' if count != 1 else ''} ({size}{shortened}) -> {output}", err=True)
