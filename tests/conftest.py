@@ -10,6 +10,24 @@ from generator.build import BuildConfig, BuildReport, build
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
+# Real logs written by Claude Code, beside the repository (never copied into it); CI has them there too.
+PUBLIC_CORPUS = REPO.parent / "shared" / "corpus" / "public"
+IN_CI = bool(os.environ.get("CI"))
+
+
+def pytest_collection_modifyitems(items):
+    """Every test that drives the browser is marked `browser`, so `pytest -m browser` runs them alone."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+
+
+def skip_unless_in_ci(reason: str):
+    """A missing browser-test requirement skips on a developer's machine; in CI it fails, because there a
+    skip would hide that .ci/run did not install it."""
+    if IN_CI:
+        pytest.fail(f"CI must provide this: {reason}")
+    pytest.skip(reason)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -38,11 +56,12 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 def browser():
     """The system's headless Chromium, driven by Playwright (nothing is downloaded). Without Chromium the
     browser tests skip, except in CI (CI=true), where .ci/run installs it and a skip would hide that."""
-    playwright_api = pytest.importorskip("playwright.sync_api")
+    try:
+        import playwright.sync_api as playwright_api
+    except ImportError:
+        skip_unless_in_ci("Playwright is not installed (pip install -e '.[test]')")
     if not CHROMIUM:
-        if os.environ.get("CI"):
-            pytest.fail("CI must install Chromium (see .ci/run)")
-        pytest.skip("Chromium is not installed (apt-get install chromium)")
+        skip_unless_in_ci("Chromium is not installed (apt-get install chromium; see .ci/run)")
     with playwright_api.sync_playwright() as playwright:
         instance = playwright.chromium.launch(
             executable_path=CHROMIUM,
@@ -51,3 +70,14 @@ def browser():
         )
         yield instance
         instance.close()
+
+
+@pytest.fixture(scope="session")
+def public_corpus_site(tmp_path_factory) -> Path:
+    """One build of the public corpus as a user would make it (redaction on), for the browser tests."""
+    files = sorted(PUBLIC_CORPUS.rglob("*.jsonl")) + sorted(PUBLIC_CORPUS.rglob("chat.json")) if PUBLIC_CORPUS.is_dir() else []
+    if not files:
+        skip_unless_in_ci(f"the public corpus is not at {PUBLIC_CORPUS}")
+    out = tmp_path_factory.mktemp("public-corpus") / "site"
+    build(BuildConfig(inputs=tuple(files), output=out))
+    return out
