@@ -160,7 +160,7 @@ class SessionDocument:
         self.run_text: list[str] = []
         self.waiting_checklist: ToolCall | None = None
         self.output.append(self.path, front_matter(session, archive) + "\n")
-        self._searchable("session", "", "", "")
+        self._searchable("session", "", session.started, "")
 
     def __call__(self, event: Event) -> None:
         self.index += 1
