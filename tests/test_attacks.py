@@ -501,7 +501,10 @@ def test_template_syntax_is_not_evaluated(attack_site):
     vector = next(v for v in VECTORS if v.name == "template")
     for which in ("A", "B", "C", "project"):
         soup = _soup(attack_site.root / page_path(vector, which))
-        shown = "".join(_text(soup.body, set()))
+        # Figures the site computes (token counts, charts) may well contain 49; the labels beside them are
+        # transcript text and stay checked (the tables' row headings, the charts' tables).
+        figures = {id(tag) for tag in soup.select("td.num, .stat-tiles, svg.chart")}
+        shown = "".join(_text(soup.body, figures))
         assert "{{7*7}}" in shown and "${7*7}" in shown, which  # shown as written where it is code or plain
         assert "49" not in shown, which
 
@@ -566,7 +569,9 @@ async ({transcript, firstMessage, lastMessage}) => {
   const forbidden = 'iframe, frame, frameset, object, embed, applet, portal, base, meta[http-equiv], form, style, body link, math, noscript, textarea, select';
   for (const el of document.querySelectorAll(forbidden)) problems.push(`forbidden element: ${el.outerHTML.slice(0, 200)}`);
   for (const el of document.querySelectorAll('svg')) {
-    if (!el.closest('.theme-toggle')) problems.push(`foreign svg: ${el.outerHTML.slice(0, 200)}`);
+    // Ours: the theme toggle's icons and the statistics' charts, which sit outside any transcript.
+    const ours = el.closest('.theme-toggle') || (el.matches('svg.chart') && el.closest('section.stats') && !el.closest('article'));
+    if (!ours) problems.push(`foreign svg: ${el.outerHTML.slice(0, 200)}`);
   }
   for (const el of document.querySelectorAll('head link')) {
     const rel = (el.getAttribute('rel') || '').toLowerCase();
