@@ -88,7 +88,8 @@ class Totals:
     """Figures added up over sessions: one session, a project, or the archive."""
 
     sessions: int = 0
-    """Main sessions (subagent runs are counted apart)."""
+    """Sessions as the project pages list them (the runs of subagents that a session started are counted
+    apart)."""
     subagent_runs: int = 0
     prompts: int = 0
     tool_calls: int = 0
@@ -102,7 +103,7 @@ class Totals:
     tokens_by_day: Counter[str] = field(default_factory=Counter)
 
     def add(self, session: Session) -> None:
-        if session.is_subagent:
+        if session.is_subagent and session.parent_key:  # orphan agent logs are listed as sessions (see link)
             self.subagent_runs += 1
         else:
             self.sessions += 1

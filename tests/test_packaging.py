@@ -21,6 +21,7 @@ def test_wheel_carries_the_default_theme_and_finds_it(tmp_path):
     expected = {f"generator/themes/default/{p.relative_to(REPO / 'themes' / 'default').as_posix()}"
                 for p in theme_files if p.is_file()}
     assert expected and expected <= names
+    assert "generator/prices.json" in names  # the price table the estimated costs come from
     # Unpacked on its own, away from the source tree, the package finds the theme inside itself.
     unpacked = tmp_path / "site-packages"
     zipfile.ZipFile(wheel).extractall(unpacked)

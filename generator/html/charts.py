@@ -160,16 +160,19 @@ def column_chart(chart_id: str, title: str, buckets: Sequence[Bucket], series: i
             f'<rect class="chart-bar" x="{x + gap / 2:.1f}" y="{top + plot_height - bar_height:.1f}" '
             f'width="{max(slot - gap, 1):.1f}" height="{bar_height:.1f}">'
             f'<title>{escape(bucket.label)}: {escape(show(value))}</title></rect>')
-    # Dates under the axis: the first, the last, and a few between, spaced so that they never overlap.
-    label_every = max(1, -(-len(buckets) * 90 // plot_width))
-    shown = set(range(0, len(buckets), label_every)) | ({len(buckets) - 1} if buckets else set())
-    for position in sorted(shown):
-        if position != len(buckets) - 1 and len(buckets) - 1 - position < label_every:
-            continue  # too close to the last label
-        x = left + (position + 0.5) * slot
-        anchor = "start" if position == 0 and len(buckets) > 1 else ("end" if position == len(buckets) - 1 and len(buckets) > 1 else "middle")
-        x_text = left if anchor == "start" else (WIDTH - right if anchor == "end" else x)
-        parts.append(f'<text class="chart-label" x="{x_text:.1f}" y="{height - 8}" text-anchor="{anchor}">'
+    # Dates under the axis: the first, the last, and as many between as fit without overlapping.
+    placed: list[tuple[float, float, int]] = []  # (left edge, right edge, bucket)
+    for position, bucket in enumerate(buckets):
+        text_width = len(bucket.label) * 6.6  # about right for 12px digits in the system sans
+        middle = left + (position + 0.5) * slot
+        start = min(max(middle - text_width / 2, left - 40), WIDTH - right - text_width)
+        if position == len(buckets) - 1:  # the last always shows, in place of any it would overlap
+            placed = [p for p in placed if p[1] + 10 <= start]
+            placed.append((start, start + text_width, position))
+        elif not placed or placed[-1][1] + 10 <= start:
+            placed.append((start, start + text_width, position))
+    for start, _, position in placed:
+        parts.append(f'<text class="chart-label" x="{start:.1f}" y="{height - 8}">'
                      f'{escape(buckets[position].label)}</text>')
     parts.append("</svg>")
     return Markup("".join(parts))
