@@ -205,10 +205,15 @@ MD_LINK = re.compile(r"\]\(([^)\s]*)")
 HTML_HREF = re.compile(r'(?:href|src)="([^"]*)"')
 
 
+SITE_FILE = re.compile(r"(?:^|/)(?:media/|[^/]*\.files/)|(?:[0-9a-f]{8}-[0-9a-f-]{27}|agent-[^/#]*)\.md(?:#|$)")
+
+
 def local_targets(markdown: str) -> list[str]:
-    """Links that are neither in-document anchors nor web links."""
+    """Links to files of the site, which a pull request will not have: another session's Markdown, media,
+    saved outputs. (A relative link the transcript itself wrote, to a file of the user's project, stays
+    as the transcript wrote it, as it does in the site's Markdown.)"""
     links = MD_LINK.findall(markdown) + HTML_HREF.findall(markdown)
-    return [link for link in links if not link.startswith("#") and not re.match(r"(https?|mailto):", link)]
+    return [link for link in links if SITE_FILE.search(link)]
 
 
 def test_the_markdown_bundle_of_a_long_session_fits_and_says_it_was_shortened(tmp_path):
@@ -250,6 +255,12 @@ def test_markdown_links_stay_inside_the_document(chain_md):
     anchors = set(re.findall(r'id="([^"]+)"', chain_md))
     linked = {link[1:] for link in MD_LINK.findall(chain_md) + HTML_HREF.findall(chain_md) if link.startswith("#")}
     assert linked and linked - anchors == set()
+
+
+def test_the_link_check_sees_the_sites_own_links():
+    site_markdown = ("![Image 1](../../media/75d4a6e1.png) [Full output](abc.files/e-1-output.txt) "
+                     '<a href="98878b43-fdae-4a02-bcf3-f201c4eb58b9.md#e-1">plan</a> [notes](docs/NOTES.md)')
+    assert len(local_targets(site_markdown)) == 3
 
 
 def test_markdown_media_become_text(tmp_path):
