@@ -10,8 +10,8 @@ gigabytes must not make each page load one huge index, so the index is cut in th
 - `search/terms/<n>.js`: the terms whose first two letters hash to shard n, each with the documents
   holding it; a query loads one shard per word typed (prefix search needs nothing more, since the
   shard depends only on a term's first two letters);
-- `search/docs/<file>.js`: what a result shows (page, anchor, session title, a snippet), one store per
-  input file, loaded only for the results shown.
+- `search/docs/<file>-<n>.js`: what a result shows (page, anchor, session title, a snippet), each input
+  file's documents in stores of 500, loaded only for the results shown.
 
 Documents are a session's title, each prompt, each reply and each plan, made in phase 2 from the
 redacted events, so nothing the pages redact can be found or read here. Each input file also leaves
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
@@ -36,6 +37,9 @@ SNIPPET_CHARACTERS = 600
 """Of each document's text, what its result can show; the whole text is indexed."""
 INDEXED_CHARACTERS = 100_000
 """A reply longer than this (a pasted log, say) is indexed on its beginning only."""
+DOCUMENTS_PER_STORE = 500
+"""A long session's documents are cut into stores of this many, so that showing a result never loads
+more than a few hundred kilobytes."""
 SHARD_TARGET_BYTES = 96 * 1024
 """Term shards are made about this size, so a query loads little whatever the archive's size."""
 MAX_TERM_LENGTH = 32
@@ -88,27 +92,30 @@ class FileSearchRecorder:
         self.documents.append(SearchDocument(url, title, kind, timestamp, text))
 
     def files(self) -> dict[str, bytes]:
-        """The file's document store (for the browser) and word list (for merging), by output path;
+        """The file's document stores (for the browser) and its word list (for merging), by output path;
         none when the file brought no document."""
         if not self.documents:
             return {}
-        titles: dict[str, int] = {}
-        rows = []
+        files = {}
+        for start in range(0, len(self.documents), DOCUMENTS_PER_STORE):
+            name = f"{self.name}-{start // DOCUMENTS_PER_STORE}"
+            chunk = self.documents[start:start + DOCUMENTS_PER_STORE]
+            titles = list(dict.fromkeys(document.title for document in chunk))
+            number_of_title = {title: number for number, title in enumerate(titles)}
+            rows = [[document.url, number_of_title[document.title], document.kind, document.timestamp,
+                     " ".join(document.text[:SNIPPET_CHARACTERS * 2].split())[:SNIPPET_CHARACTERS]]
+                    for document in chunk]
+            store = json.dumps({"titles": titles, "docs": rows}, ensure_ascii=False, separators=(",", ":"))
+            files[urls.search_documents(name)] = f"sessionsiteSearch.docs({json.dumps(name)},{store});\n".encode()
         postings: dict[str, list[int]] = {}
         for number, document in enumerate(self.documents):
-            title = titles.setdefault(document.title, len(titles))
-            rows.append([document.url, title, document.kind, document.timestamp,
-                         " ".join(document.text[:SNIPPET_CHARACTERS * 2].split())[:SNIPPET_CHARACTERS]])
             for term in terms(document.text + (" " + document.title if document.kind == "session" else "")):
                 postings.setdefault(term, []).append(number)
-        store = {"titles": list(titles), "docs": rows}
-        script = (f"sessionsiteSearch.docs({json.dumps(self.name)},"
-                  f"{json.dumps(store, ensure_ascii=False, separators=(',', ':'))});\n")
         # The first line says how many documents there are: some may hold no word at all.
-        words = f"{len(rows)}\n" + "".join(f"{term}\t{' '.join(map(str, numbers))}\n"
-                                          for term, numbers in sorted(postings.items()))
-        return {urls.search_documents(self.name): script.encode("utf-8"),
-                urls.search_words(self.name): words.encode("utf-8")}
+        words = f"{len(self.documents)}\n" + "".join(f"{term}\t{' '.join(map(str, numbers))}\n"
+                                                    for term, numbers in sorted(postings.items()))
+        files[urls.search_words(self.name)] = words.encode("utf-8")
+        return files
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +131,9 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
     index script, through `write(path, bytes)`."""
     words_folder = root / urls.search_words("x").rsplit("/", 1)[0]
     names = sorted(path.name.removesuffix(".txt") for path in words_folder.glob("*.txt")) if words_folder.is_dir() else []
-    postings: dict[str, list[int]] = {}
+    # Compact arrays: a large archive has millions of (term, document) pairs, and a list of Python ints
+    # would cost nine times the memory.
+    postings: dict[str, array] = {}
     counts = []
     first = 0
     for name in names:
@@ -132,7 +141,10 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
             count = int(handle.readline())
             for line in handle:
                 term, _, numbers = line.rstrip("\n").partition("\t")
-                postings.setdefault(term, []).extend(first + int(n) for n in numbers.split())
+                found = postings.get(term)
+                if found is None:
+                    found = postings[term] = array("I")
+                found.extend(first + int(n) for n in numbers.split())
         counts.append([name, count])
         first += count
     encoded_size = sum(len(term) + 2 + 4 * len(numbers) for term, numbers in postings.items())
@@ -145,7 +157,7 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
     for number, shard in enumerate(lines):
         payload = json.dumps("\n".join(shard), ensure_ascii=False)
         write(urls.search_terms(number), f"sessionsiteSearch.terms({number},{payload});\n".encode("utf-8"))
-    meta = {"shards": shards, "files": counts}
+    meta = {"shards": shards, "per_store": DOCUMENTS_PER_STORE, "files": counts}
     write(INDEX_SCRIPT, f"sessionsiteSearch.index({json.dumps(meta, separators=(',', ':'))});\n".encode("utf-8"))
     size = sum(path.stat().st_size for path in (root / SEARCH_FOLDER).rglob("*") if path.is_file())
     return SearchIndexSize(documents=first, terms=len(postings), bytes=size)

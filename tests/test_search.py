@@ -70,7 +70,8 @@ def test_every_prompt_and_reply_can_be_found_and_its_result_lands_on_it(examples
 def test_the_index_names_every_document_store_and_shard(examples_site):
     meta = json.loads(load_script(examples_site / search.INDEX_SCRIPT, "index"))
     stores = sorted(p.stem for p in (examples_site / "search" / "docs").glob("*.js"))
-    assert sorted(name for name, _ in meta["files"]) == stores
+    assert sorted(f"{name}-{n}" for name, count in meta["files"]
+                  for n in range(-(-count // meta["per_store"]))) == stores
     assert sum(count for _, count in meta["files"]) == len(documents(examples_site))
     assert len(list((examples_site / "search" / "terms").glob("*.js"))) == meta["shards"]
 
@@ -139,10 +140,11 @@ def test_transcript_text_in_results_stays_text(browser, unzipped_archive):
     page.context.close()
 
 
-def test_a_large_index_is_cut_into_shards_and_search_still_finds_every_word(browser, tmp_path, monkeypatch):
+def test_a_large_index_is_cut_into_pieces_and_search_still_finds_every_word(browser, tmp_path, monkeypatch):
     """Words whose first letters hash to different shards, non-ASCII ones included: the browser must
     pick the shard the build put each word in."""
     monkeypatch.setattr(search, "SHARD_TARGET_BYTES", 256)
+    monkeypatch.setattr(search, "DOCUMENTS_PER_STORE", 3)  # and a long session's documents in several stores
     project = tmp_path / "in" / "-home-ada-src-shards"
     project.mkdir(parents=True)
     words = ["aardvark", "zeppelin", "größenordnung", "Ωmega", "潮汐表", "quokka", "xylophone", "jabberwock"]
@@ -160,6 +162,7 @@ def test_a_large_index_is_cut_into_shards_and_search_still_finds_every_word(brow
     build(BuildConfig(inputs=(tmp_path / "in",), output=site, jobs=1))
     meta = json.loads(load_script(site / search.INDEX_SCRIPT, "index"))
     assert meta["shards"] > 1
+    assert meta["per_store"] == 3 and len(list((site / "search" / "docs").glob("*.js"))) == 3  # 9 documents
     page, events = open_page(browser, site, "index.html")
     for word in words:
         texts = [text.lower() for text in type_query(page, word).all_inner_texts()]

@@ -18,6 +18,18 @@
         try { localStorage.setItem("sessionsite-theme", root.dataset.theme); } catch (e) { /* ignore */ }
       });
     }
+    // A code block or output that scrolls takes the focus, so that it can be scrolled with the keyboard
+    // too. Only blocks that scroll: a tab stop on every block would make the page long to tab through.
+    function focusableScrollers(scope) {
+      scope.querySelectorAll("pre").forEach(function (pre) {
+        if (pre.scrollWidth > pre.clientWidth || pre.scrollHeight > pre.clientHeight) pre.tabIndex = 0;
+      });
+    }
+    focusableScrollers(document);
+    // "toggle" does not bubble; it is seen on its way down. Blocks are measured once they are open.
+    document.addEventListener("toggle", function (event) {
+      if (event.target.open) focusableScrollers(event.target);
+    }, true);
     var toolbar = document.querySelector(".toolbar");
     if (toolbar) {
       toolbar.hidden = false;
@@ -26,6 +38,7 @@
         if (!button) return;
         var open = button.dataset.action === "expand";
         document.querySelectorAll(".transcript details").forEach(function (d) { d.open = open; });
+        if (open) focusableScrollers(document);
       });
     }
     var filter = document.querySelector(".filter");
@@ -146,7 +159,10 @@
     var first = 0;
     for (var i = 0; i < index.files.length; i += 1) {
       var count = index.files[i][1];
-      if (number < first + count) return { name: index.files[i][0], row: number - first };
+      if (number < first + count) {
+        var row = number - first;
+        return { name: index.files[i][0] + "-" + Math.floor(row / index.per_store), row: row % index.per_store };
+      }
       first += count;
     }
     return null;
