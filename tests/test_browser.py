@@ -187,8 +187,11 @@ class Site:
 
     @property
     def kinds(self) -> dict[str, str]:
-        return {"index": "index.html", "project": self.project, "session": self.session,
-                "subagent": self.subagent, "later page": self.later_page}
+        kinds = {"index": "index.html", "project": self.project, "session": self.session,
+                 "subagent": self.subagent, "later page": self.later_page}
+        if self.related:
+            kinds["related"] = self.related
+        return kinds
 
 
 def find_pages(name: str, root: Path) -> Site:

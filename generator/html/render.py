@@ -46,6 +46,8 @@ ALLOWED_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "del", "details", "div", "em", "h1", "h2", "h3", "h4",
     "h5", "h6", "hr", "i", "img", "input", "kbd", "li", "ol", "p", "pre", "s", "span", "strong", "sub",
     "summary", "sup", "table", "tbody", "td", "th", "thead", "time", "tr", "ul",
+    # A task list's checkbox sits in a <label> with its text, so that it has a name (no attributes).
+    "label",
 }
 ALLOWED_ATTRIBUTES = {
     "*": {"class", "id"},
@@ -181,7 +183,7 @@ def markdown_parser() -> MarkdownIt:
     # protocol-relative), an "@" (an email, mailto:) or "www.", so other text is passed over unasked.
     full_pretest = parser.linkify.pretest
     parser.linkify.pretest = lambda text: ("//" in text or "@" in text or "www." in text.lower()) and full_pretest(text)
-    parser.use(tasklists_plugin)
+    parser.use(tasklists_plugin, label=True)
     parser.core.ruler.push("sessionsite_links", _links_inside_the_archive)
     return parser
 
@@ -229,16 +231,51 @@ _PLACEHOLDER_END = "\ue001"
 
 def pygments_css() -> str:
     """Light and dark code colours; dark follows the system unless the reader picked a theme."""
-    def rules(style: str, selector: str) -> str:
+    def rules(style: str, selector: str, backgrounds: Sequence[str]) -> str:
         # Token colours only: the theme's CSS owns the layout of code blocks and line numbers.
         formatter = HtmlFormatter(style=style)
         background = formatter.style.background_color
-        return f"{selector} {{ background: {background}; }}\n" + "\n".join(formatter.get_token_style_defs(selector))
+        defs = "\n".join(formatter.get_token_style_defs(selector))
+        defs = re.sub(r"(?<![-\w])color: (#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3})\b",
+                      lambda found: f"color: {readable_colour(found.group(1), backgrounds)}", defs)
+        return f"{selector} {{ background: {background}; }}\n" + defs
 
-    light = rules("friendly", ".highlight")
-    forced_dark = rules("github-dark", ':root[data-theme="dark"] .highlight')
-    system_dark = rules("github-dark", ':root:not([data-theme="light"]) .highlight')
+    # The theme's code backgrounds (style.css: --code-bg, and --diff-add/--diff-del laid over it).
+    light_backgrounds = ("#f6f7f9", "#e6f4ea", "#fdecec")
+    dark_backgrounds = ("#0b0d12", "#13281c", "#311a1c")
+    light = rules("friendly", ".highlight", light_backgrounds)
+    forced_dark = rules("github-dark", ':root[data-theme="dark"] .highlight', dark_backgrounds)
+    system_dark = rules("github-dark", ':root:not([data-theme="light"]) .highlight', dark_backgrounds)
     return (
         "/* Generated from Pygments styles: friendly (light) and github-dark (dark). */\n"
         f"{light}\n{forced_dark}\n@media (prefers-color-scheme: dark) {{\n{system_dark}\n}}\n"
     )
+
+
+def _luminance(colour: str) -> float:
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def _contrast(one: str, other: str) -> float:
+    high, low = sorted((_luminance(one), _luminance(other)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def readable_colour(colour: str, backgrounds: Sequence[str], ratio: float = 4.6) -> str:
+    """The token colour, darkened on light backgrounds or lightened on dark ones just enough to be read on
+    each of them (WCAG AA asks 4.5:1 for text); a colour that is readable already is kept as it is."""
+    if len(colour) == 4:  # #abc is #aabbcc
+        colour = "#" + "".join(c * 2 for c in colour[1:])
+    dark_backgrounds = _luminance(backgrounds[0]) < 0.2
+    target = 255 if dark_backgrounds else 0
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    for step in range(21):
+        mix = step / 20
+        candidate = "#{:02x}{:02x}{:02x}".format(*(round(c + (target - c) * mix) for c in (r, g, b)))
+        if all(_contrast(candidate, background) >= ratio for background in backgrounds):
+            return colour if step == 0 else candidate
+    return candidate
