@@ -226,3 +226,58 @@ def test_periods_fill_the_gaps_and_grow_with_the_span():
     assert period == "week" and buckets[0].start == "2025-12-29"  # the Monday of that week
     period, buckets = charts.by_period([{"2024-01-15": 1, "2026-06-01": 2}])
     assert period == "month" and buckets[0].start == "2024-01-01" and len(buckets) == 30
+
+
+def test_every_link_to_a_change_lands_on_the_call_even_on_a_later_page(examples_site):
+    # f3a6c1d8 is four pages long; its Edits are spread over all of them, and the Files touched page and
+    # every page of the session link to them.
+    folder = examples_site / TIDEWATCH
+    pages = ["files.html", *sorted(p.name for p in folder.glob("f3a6c1d8-*.html"))]
+    assert len(pages) == 5
+    ids: dict[str, set[str]] = {}
+
+    def ids_of(name: str) -> set[str]:
+        if name not in ids:  # the pages are large: each is parsed once
+            ids[name] = {tag["id"] for tag in page(folder, name).select("[id]")}
+        return ids[name]
+
+    checked = 0
+    for name in pages:
+        for link in page(folder, name).select(".places a"):
+            target, anchor = link["href"].split("#", 1)
+            assert anchor in ids_of(unquote(target) or name), (name, link["href"])
+            checked += 1
+    # 40 prompts, each with an Edit of a different file, and four of them a second Edit (README): 44
+    # changes, shown on the session's four pages and on the Files touched page.
+    assert checked >= 44 * 2
+
+
+def test_hostile_tool_names_and_file_paths_stay_text(tmp_path):
+    from generator.build import BuildConfig, build
+    from helpers import CWD, PROJECT_DIR, SESSION_ID, assistant, chain, tool_result, tool_use, user, write_jsonl
+
+    path = '/home/ada/src/tidewatch/<img src=x onerror="window.__pwned=1">"</code></svg>.py'
+    tool = '</text></svg><script>window.__pwned=2</script>'
+    edit = tool_use("Write", {"file_path": path, "content": "x"}, "toolu_01HostileWrite00001")
+    odd = tool_use(tool, {}, "toolu_01HostileTool000001")
+    entries = chain(user("make a file"), assistant(edit), tool_result(edit["id"], "ok"),
+                    assistant(odd), tool_result(odd["id"], "done", is_error=True), assistant({"type": "text", "text": "done"}))
+    write_jsonl(tmp_path / "in" / PROJECT_DIR / f"{SESSION_ID}.jsonl", entries)
+    out = tmp_path / "site"
+    build(BuildConfig(inputs=(tmp_path / "in",), output=out))
+    project = "projects/home-ada-src-tidewatch"
+    for name in ("index.html", f"{project}/index.html", f"{project}/files.html", f"{project}/{SESSION_ID}.html"):
+        soup = page(out, name)
+        assert not soup.select("script:not([src])") and not soup.select("img"), name
+        assert all(svg.get("class") and "chart" in svg["class"] or svg.find_parent(class_="theme-toggle")
+                   for svg in soup.find_all("svg")), name
+        text = soup.get_text()
+        if name.endswith("files.html") or name.endswith(f"{SESSION_ID}.html"):
+            assert '<img src=x onerror="window.__pwned=1">"</code></svg>.py' in text, name
+        if not name.endswith("files.html"):
+            assert tool in text, name
+    # The refused call counts as an error of that tool, by its name as written.
+    rows = {row.th.get_text(strip=True): numbers(row.select("td"))
+            for row in page(out, f"{project}/{SESSION_ID}.html").select(".side-stats.tools tbody tr")}
+    assert rows == {tool: [1, 1], "Write": [1, 0]}
+    assert CWD in page(out, f"{project}/files.html").get_text()
