@@ -443,7 +443,7 @@ OWN_MARKUP = ('class="permalink"', 'class="status', 'class="tool-name"', 'class=
 @pytest.mark.parametrize("vector", [pytest.param(v, id=v.id) for v in VECTORS])
 def test_the_structure_around_each_field_is_intact(attack_site, vector):
     """Every block sessionsite writes for the transcript is where it should be: a tool call is a <details>
-    of its own with its summary and permalink, directly in a reply; nothing of ours shows as text."""
+    of its own with its summary, beside its permalink, directly in a reply; nothing of ours shows as text."""
     transcript = TRANSCRIPTS[vector.n]
     problems = []
     for which in ("A", "B", "C"):
@@ -469,9 +469,11 @@ def test_the_structure_around_each_field_is_intact(attack_site, vector):
                 problems.append(f"{path}: tool call #{anchor} is gone")
                 continue
             summary_tag = node.find("summary", recursive=False)
-            parent = node.parent
-            intact = (node.name == "details" and summary_tag is not None
-                      and summary_tag.select_one(f'a.permalink[href="#{anchor}"]') is not None
+            # The call's permalink stands beside it, in the wrapper they share (not inside the summary).
+            wrapper = node.parent
+            parent = wrapper.parent if wrapper is not None and "tool-call" in wrapper.get("class", []) else None
+            intact = (node.name == "details" and summary_tag is not None and parent is not None
+                      and wrapper.find("a", class_="permalink", href=f"#{anchor}", recursive=False) is not None
                       and summary_tag.select_one(".status") is not None)
             if not intact:
                 problems.append(f"{path}: tool call #{anchor} lost its summary: {str(node)[:300]!r}")

@@ -37,8 +37,10 @@ PYGMENTS_LIMIT = 1500
 _STRUCTURAL_HTML = re.compile(
     r'^(?:</(?:div|details)>|<(?:div|details|p) class="[A-Za-z0-9 _-]+"(?: id="[A-Za-z0-9_-]+")?(?: open)?>)'
 )
+# The tasklists plugin's checkbox, and the bare <label> around it and its text that gives it a name.
 _TASK_CHECKBOX = re.compile(
-    r'^<input class="task-list-item-checkbox"(?: checked="checked")? disabled="disabled" type="checkbox">$'
+    r'^(?:<input class="task-list-item-checkbox"(?: checked="checked")? disabled="disabled" type="checkbox">'
+    r'|</?label>)$'
 )
 _START_LINE = re.compile(r"(?:^|\s)startline=(\d+)")
 

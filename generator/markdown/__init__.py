@@ -316,13 +316,17 @@ class SessionDocument:
         summary = f'<span class="tool-name">{html_text(view.label)}</span>'
         if view.target:
             summary += f" <code>{html_text(view.target)}</code>"
-        summary += f' <span class="status {status_class}">{html_text(status)}</span>' + permalink(call.anchor)
+        summary += f' <span class="status {status_class}">{html_text(status)}</span>'
         opened = " open" if view.open_by_default or open_checklist else ""
         body = "\n\n".join(view.body) if view.body else "*No input or output.*"
         media = self._media(call.result.images if call.result else ())
         if media:
             body += "\n\n" + media
-        return f'<details class="{classes}" id="{call.anchor}"{opened}>\n<summary>{summary}</summary>\n\n{body}\n\n</details>'
+        # The permalink stands beside the <summary>, not in it: a link inside the control that folds the
+        # call could not be reached or told apart by keyboard and screen-reader users (axe: nested-interactive).
+        return (f'<div class="tool-call">\n{permalink(call.anchor)}\n'
+                f'<details class="{classes}" id="{call.anchor}"{opened}>\n<summary>{summary}</summary>\n\n{body}\n\n'
+                '</details>\n</div>')
 
     def attach(self, name: str, content: bytes) -> str:
         target = urls.attachment(self.session.key, name)
