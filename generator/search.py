@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import re
-from array import array
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
@@ -42,6 +42,9 @@ DOCUMENTS_PER_STORE = 500
 more than a few hundred kilobytes."""
 SHARD_TARGET_BYTES = 96 * 1024
 """Term shards are made about this size, so a query loads little whatever the archive's size."""
+MAX_SHARDS = 4096
+SPILL_CHARACTERS = 16_000_000
+"""How much of the word lists the merge holds before writing it out to its scratch files."""
 MAX_TERM_LENGTH = 32
 """Longer runs of letters are hashes, base64 and the like: nobody searches for them by hand."""
 _WORD = re.compile(r"[^\W_]+")
@@ -111,8 +114,9 @@ class FileSearchRecorder:
         for number, document in enumerate(self.documents):
             for term in terms(document.text + (" " + document.title if document.kind == "session" else "")):
                 postings.setdefault(term, []).append(number)
-        # The first line says how many documents there are: some may hold no word at all.
-        words = f"{len(self.documents)}\n" + "".join(f"{term}\t{' '.join(map(str, numbers))}\n"
+        # The first line says how many documents there are: some may hold no word at all. Each term's
+        # documents are already in the shards' encoding, so merging is putting strings together.
+        words = f"{len(self.documents)}\n" + "".join(f"{term}\t{_deltas(numbers)}\n"
                                                     for term, numbers in sorted(postings.items()))
         files[urls.search_words(self.name)] = words.encode("utf-8")
         return files
@@ -128,39 +132,59 @@ class SearchIndexSize:
 
 def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexSize:
     """Merge the word lists every input file left in the site (at `root`) into the term shards and the
-    index script, through `write(path, bytes)`."""
+    index script, through `write(path, bytes)`. A shard line is `term<TAB>file:gaps;file:gaps…`: the
+    numbers of the files holding the term (base 36, by their place in index.js) and, for each, its
+    document numbers in that file as the file's word list gave them.
+
+    The word lists are read once and their lines spilled to one scratch file per shard; each shard is
+    then merged on its own, so memory holds one shard, not the whole index."""
     words_folder = root / urls.search_words("x").rsplit("/", 1)[0]
-    names = sorted(path.name.removesuffix(".txt") for path in words_folder.glob("*.txt")) if words_folder.is_dir() else []
-    # Compact arrays: a large archive has millions of (term, document) pairs, and a list of Python ints
-    # would cost nine times the memory.
-    postings: dict[str, array] = {}
-    counts = []
-    first = 0
-    for name in names:
-        with (words_folder / f"{name}.txt").open(encoding="utf-8") as handle:
-            count = int(handle.readline())
-            for line in handle:
-                term, _, numbers = line.rstrip("\n").partition("\t")
-                found = postings.get(term)
-                if found is None:
-                    found = postings[term] = array("I")
-                found.extend(first + int(n) for n in numbers.split())
-        counts.append([name, count])
-        first += count
-    encoded_size = sum(len(term) + 2 + 4 * len(numbers) for term, numbers in postings.items())
+    lists = sorted(words_folder.glob("*.txt")) if words_folder.is_dir() else []
     shards = 1
-    while encoded_size / shards > SHARD_TARGET_BYTES and shards < 4096:
+    while sum(path.stat().st_size for path in lists) / shards > SHARD_TARGET_BYTES and shards < MAX_SHARDS:
         shards *= 2
-    lines: list[list[str]] = [[] for _ in range(shards)]
-    for term in sorted(postings):
-        lines[shard_of(term, shards)].append(term + "\t" + _deltas(postings[term]))
-    for number, shard in enumerate(lines):
-        payload = json.dumps("\n".join(shard), ensure_ascii=False)
-        write(urls.search_terms(number), f"sessionsiteSearch.terms({number},{payload});\n".encode("utf-8"))
+    counts = []
+    distinct_terms = 0
+    with tempfile.TemporaryDirectory(prefix="sessionsite-search-") as scratch_folder:
+        scratch = Path(scratch_folder)
+        pending: list[list[str]] = [[] for _ in range(shards)]
+        pending_characters = 0
+
+        def spill() -> None:
+            for number, lines in enumerate(pending):
+                if lines:
+                    with (scratch / str(number)).open("a", encoding="utf-8") as handle:
+                        handle.write("".join(lines))
+                    lines.clear()
+
+        for file_number, path in enumerate(lists):
+            prefix = _base36(file_number) + ":"
+            with path.open(encoding="utf-8") as handle:
+                counts.append([path.stem, int(handle.readline())])
+                for line in handle:
+                    term, _, gaps = line.partition("\t")
+                    pending[shard_of(term, shards)].append(f"{term}\t{prefix}{gaps}")
+                    pending_characters += len(line)
+            if pending_characters > SPILL_CHARACTERS:
+                spill()
+                pending_characters = 0
+        spill()
+        for number in range(shards):
+            postings: dict[str, list[str]] = {}
+            source = scratch / str(number)
+            if source.exists():
+                with source.open(encoding="utf-8") as handle:
+                    for line in handle:
+                        term, _, part = line.rstrip("\n").partition("\t")
+                        postings.setdefault(term, []).append(part)
+            distinct_terms += len(postings)
+            payload = json.dumps("\n".join(term + "\t" + ";".join(postings[term]) for term in sorted(postings)),
+                                 ensure_ascii=False)
+            write(urls.search_terms(number), f"sessionsiteSearch.terms({number},{payload});\n".encode("utf-8"))
     meta = {"shards": shards, "per_store": DOCUMENTS_PER_STORE, "files": counts}
     write(INDEX_SCRIPT, f"sessionsiteSearch.index({json.dumps(meta, separators=(',', ':'))});\n".encode("utf-8"))
     size = sum(path.stat().st_size for path in (root / SEARCH_FOLDER).rglob("*") if path.is_file())
-    return SearchIndexSize(documents=first, terms=len(postings), bytes=size)
+    return SearchIndexSize(documents=sum(count for _, count in counts), terms=distinct_terms, bytes=size)
 
 
 def _deltas(numbers: Iterable[int]) -> str:

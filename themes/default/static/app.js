@@ -88,11 +88,16 @@
   "use strict";
   var MAX_RESULTS = 50;
   var WORD = /[\p{L}\p{N}]+/gu;
-  var form, input, panel, base, index = null;
+  var form, input, panel, base, index = null, firstDocument = [];
   var shards = {}, stores = {}, waiting = {};
 
   window.sessionsiteSearch = {
-    index: function (meta) { index = meta; loaded("index"); },
+    index: function (meta) {
+      index = meta;
+      var first = 0;
+      firstDocument = meta.files.map(function (file) { var at = first; first += file[1]; return at; });
+      loaded("index");
+    },
     terms: function (number, text) { shards[number] = text.split("\n"); loaded("terms/" + number); },
     docs: function (name, store) { stores[name] = store; loaded("docs/" + name); }
   };
@@ -146,10 +151,15 @@
       var term = line.slice(0, tab);
       if (term.lastIndexOf(word, 0) !== 0) return;
       var weight = term.length === word.length ? 2 : 1;
-      var number = 0;
-      line.slice(tab + 1).split(",").forEach(function (gap) {
-        number += parseInt(gap, 36);
-        if ((found.get(number) || 0) < weight) found.set(number, weight);
+      // file:gaps;file:gaps… (generator.search.write_index): a file's place in index.js, then the
+      // term's documents in that file as gaps.
+      line.slice(tab + 1).split(";").forEach(function (part) {
+        var colon = part.indexOf(":");
+        var number = firstDocument[parseInt(part.slice(0, colon), 36)];
+        part.slice(colon + 1).split(",").forEach(function (gap) {
+          number += parseInt(gap, 36);
+          if ((found.get(number) || 0) < weight) found.set(number, weight);
+        });
       });
     });
     return found;
