@@ -578,3 +578,29 @@ def test_a_session_can_be_read_with_the_keyboard(browser, site):
     page.keyboard.press("Space")
     assert not page.evaluate("document.activeElement.parentElement.open")
     context.close()
+
+
+# -- search -------------------------------------------------------------------------------------------------
+
+
+def test_search_from_file_finds_a_session_by_a_word_of_its_title(browser, site):
+    """The search box works from file:// (its index is loaded as scripts), from a page deep in the site."""
+    context = new_context(browser)
+    page = context.new_page()
+    page.goto(site.url(site.session))
+    title = page.locator(".crumbs .here").inner_text()
+    word = max(re.findall(r"[A-Za-z]{4,}", title), key=len)
+    page.goto(site.url(site.subagent))
+    page.locator("input[type=search]").fill(word)
+    page.locator("input[type=search]").press("Enter")
+    results = page.locator("#search-results a.result")
+    results.first.wait_for()
+    matching = results.filter(has=page.locator(".result-title", has_text=title))
+    assert matching.count(), f"no result titled {title!r} for {word!r}"
+    matching.first.click()
+    assert page.url.split("#")[0] == site.url(site.session)
+    # A word in no page finds nothing, and says so.
+    page.locator("input[type=search]").fill("qqzxjvwnotaword")
+    page.locator("input[type=search]").press("Enter")
+    assert "No results" in page.locator("#search-results .search-status").inner_text()
+    context.close()
