@@ -341,6 +341,21 @@ def test_hostile_content_runs_nothing_in_a_browser(attack_bundle, browser, tmp_p
     page.close()
 
 
+def test_each_sessions_expand_all_opens_its_own_tool_calls(chain_html, browser, tmp_path):
+    path = tmp_path / "chain.html"
+    path.write_text(chain_html, encoding="utf-8")
+    page = browser.new_page()
+    page.goto(path.as_uri())
+    sections = page.locator(".bundle-session:has(.toolbar)")
+    assert sections.count() >= 2
+    second = sections.nth(1)
+    second.locator(".toolbar button[data-action=expand]").click()
+    assert second.evaluate("s => [...s.querySelectorAll('.transcript details')].every(d => d.open)")
+    first = sections.nth(0)
+    assert first.evaluate("s => [...s.querySelectorAll('.transcript details.tool')].some(d => !d.open)")
+    page.close()
+
+
 # -- input problems --------------------------------------------------------------------------------------
 
 

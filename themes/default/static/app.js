@@ -30,17 +30,18 @@
     document.addEventListener("toggle", function (event) {
       if (event.target.open) focusableScrollers(event.target);
     }, true);
-    var toolbar = document.querySelector(".toolbar");
-    if (toolbar) {
+    // A bundle holds several sessions, each with its own toolbar: each folds its own session.
+    document.querySelectorAll(".toolbar").forEach(function (toolbar) {
       toolbar.hidden = false;
       toolbar.addEventListener("click", function (event) {
         var button = event.target && event.target.closest ? event.target.closest("button[data-action]") : null;
         if (!button) return;
         var open = button.dataset.action === "expand";
-        document.querySelectorAll(".transcript details").forEach(function (d) { d.open = open; });
-        if (open) focusableScrollers(document);
+        var scope = toolbar.closest(".bundle-session") || document;
+        scope.querySelectorAll(".transcript details").forEach(function (d) { d.open = open; });
+        if (open) focusableScrollers(scope);
       });
-    }
+    });
     var filter = document.querySelector(".filter");
     if (filter) {
       filter.hidden = false;
