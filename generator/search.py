@@ -157,14 +157,25 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
                         handle.write("".join(lines))
                     lines.clear()
 
+        # A scratch file holds raw word-list lines, each run of them after a line naming their file
+        # ("\0" and its number): so the lines need no rewriting on the way through.
+        shard_of_prefix: dict[str, int] = {}
         for file_number, path in enumerate(lists):
-            prefix = _base36(file_number) + ":"
+            marker = f"\0{_base36(file_number)}:\n"
+            marked: set[int] = set()
             with path.open(encoding="utf-8") as handle:
                 counts.append([path.stem, int(handle.readline())])
-                for line in handle:
-                    term, _, gaps = line.partition("\t")
-                    pending[shard_of(term, shards)].append(f"{term}\t{prefix}{gaps}")
-                    pending_characters += len(line)
+                lines = handle.readlines()
+            for line in lines:
+                start = line[:2]  # every term has two letters or more
+                number = shard_of_prefix.get(start)
+                if number is None:
+                    number = shard_of_prefix[start] = shard_of(start, shards)
+                if number not in marked:
+                    marked.add(number)
+                    pending[number].append(marker)
+                pending[number].append(line)
+            pending_characters += sum(map(len, lines))
             if pending_characters > SPILL_CHARACTERS:
                 spill()
                 pending_characters = 0
@@ -173,10 +184,18 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
             postings: dict[str, list[str]] = {}
             source = scratch / str(number)
             if source.exists():
+                prefix = ""
                 with source.open(encoding="utf-8") as handle:
                     for line in handle:
-                        term, _, part = line.rstrip("\n").partition("\t")
-                        postings.setdefault(term, []).append(part)
+                        if line[0] == "\0":
+                            prefix = line[1:-1]
+                            continue
+                        term, _, gaps = line.partition("\t")
+                        found = postings.get(term)
+                        if found is None:
+                            postings[term] = [prefix + gaps[:-1]]
+                        else:
+                            found.append(prefix + gaps[:-1])
             distinct_terms += len(postings)
             payload = json.dumps("\n".join(term + "\t" + ";".join(postings[term]) for term in sorted(postings)),
                                  ensure_ascii=False)
