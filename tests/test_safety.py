@@ -44,15 +44,15 @@ def test_output_paths_stay_inside_and_never_collide():
 def test_hostile_session_and_project_names_build_inside_the_output(tmp_path):
     projects = tmp_path / "in"
     for project in ["-home-a", "home-a", "..x", "a b"]:
-        for name in ["index", "a b", "a_b", "x~p2", ".hidden"]:
+        for name in ["index", "files", "a b", "a_b", "x~p2", ".hidden"]:  # index and files: the site's own names
             write_jsonl(projects / project / f"{name}.jsonl", chain(user(f"hi from {project}/{name}"), assistant(text("ok"))))
     out = tmp_path / "site"
     report = build(BuildConfig(inputs=(projects,), output=out))
-    assert report.sessions == 20
+    assert report.sessions == 24
     written = [p.resolve() for p in out.rglob("*") if p.is_file()]
     assert all(out.resolve() in p.parents for p in written)
     pages = [p for p in written if p.suffix == ".html" and p.parent.parent.name == "projects"]
-    assert len({p for p in pages if p.name != "index.html"}) == 20
+    assert len({p for p in pages if p.name not in ("index.html", "files.html")}) == 24
 
 
 def test_a_path_named_in_a_transcript_is_never_read(tmp_path):
