@@ -162,11 +162,15 @@ def _link_subagents(sessions: dict[str, Session]) -> dict[str, Session]:
         if parent is None:
             continue
         by_agent = {child.agent_id: child.key for child in children}
-        inline_runs = [child for child in children if child.agent_id.startswith("sidechain-")]
+        # A call whose result names no agent (a 1.x inline run, or a run the user stopped, whose result is
+        # the refusal) is matched by its prompt, among the runs no call names.
+        named = {by_agent[call.agent_id] for call in parent.subagent_calls if call.agent_id in by_agent}
+        unnamed_runs = [child for child in children if child.key not in named]
         targets: dict[str, str] = {}
         for call in parent.subagent_calls:
-            target = _subagent_for(call, by_agent, inline_runs)
+            target = _subagent_for(call, by_agent, unnamed_runs)
             if target:
+                unnamed_runs = [run for run in unnamed_runs if run.key != target]
                 targets[call.anchor] = target
                 child = replace(linked[target], parent_anchor=call.anchor, parent_anchor_page=call.page)
                 if call.description and not child.custom_title:
@@ -178,11 +182,11 @@ def _link_subagents(sessions: dict[str, Session]) -> dict[str, Session]:
     return linked
 
 
-def _subagent_for(call: SubagentCall, by_agent: dict[str, str], inline_runs: list[Session]) -> str:
+def _subagent_for(call: SubagentCall, by_agent: dict[str, str], unnamed_runs: list[Session]) -> str:
     if call.agent_id and call.agent_id in by_agent:
         return by_agent[call.agent_id]
     if call.prompt_digest != EMPTY_DIGEST:
-        for run in inline_runs:
+        for run in unnamed_runs:
             if text_digest(run.first_prompt.strip()) == call.prompt_digest:
                 return run.key
     return ""

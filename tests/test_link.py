@@ -266,6 +266,34 @@ def test_subagent_logs_are_linked_to_their_parent_and_to_the_call(project: Path,
     assert listed.session_keys == (parent.key,), "subagents are reached from their parent, not listed"
 
 
+def test_a_subagent_the_user_stopped_is_still_linked_to_its_call(project: Path) -> None:
+    """Stopping a running subagent leaves the refusal as the call's result, with no agentId: the run's
+    own log is found by its prompt, among the runs no call names."""
+    prompt = "Find how Teams is launched on this machine."
+    stopped = task_call("Agent", prompt)
+    finished = task_call("Agent", "Which helpers parse dates?")
+    main = write_jsonl(project / f"{SESSION_ID}.jsonl", chain(
+        *conversation("make a launcher for Teams"),
+        assistant(finished, cwd=REAL_PATH), task_result(finished, "a9f00d1", "`_parse_when`."),
+        assistant(stopped, cwd=REAL_PATH),
+        tool_result(stopped["id"], "The user doesn't want to proceed with this tool use.", is_error=True,
+                    structured="User rejected tool use", cwd=REAL_PATH),
+    ))
+    agents = project / SESSION_ID / "subagents"
+    stopped_run = write_jsonl(agents / "agent-a71969c.jsonl", sidechain_run(
+        user(prompt, cwd=REAL_PATH), assistant(text("Looking in /usr/bin."), cwd=REAL_PATH), agent_id="a71969c"))
+    dates = write_jsonl(agents / "agent-a9f00d1.jsonl", sidechain_run(
+        user("Which helpers parse dates?", cwd=REAL_PATH), assistant(text("_parse_when"), cwd=REAL_PATH),
+        agent_id="a9f00d1"))
+
+    archive = build_archive(project)
+
+    calls = {c.tool_use_id: c for c in events_of(session_by_source(archive, main), ToolCall)}
+    assert calls[stopped["id"]].subagent == session_by_source(archive, stopped_run).key
+    assert calls[finished["id"]].subagent == session_by_source(archive, dates).key
+    assert session_by_source(archive, stopped_run).parent_anchor == calls[stopped["id"]].anchor
+
+
 def test_flat_agent_logs_are_linked_by_session_id(project: Path) -> None:
     """2.0 wrote `agent-<id>.jsonl` beside the sessions, naming the parent only in `sessionId`."""
     call = task_call("Task", "List relative imports without an extension.")
