@@ -633,6 +633,8 @@ class _Node:
     children: list["_Node"] = field(default_factory=list)
     close: str = ""
     """A container's closing block."""
+    depth: int = 1
+    """How many of our elements its opening block opens (a tool call: its `div.tool-call` and `details`)."""
 
     @property
     def is_container(self) -> bool:
@@ -644,7 +646,8 @@ _STRUCTURE = re.compile(r"<(/?)(details|div)\b[^>]*>")
 
 def _container_kind(opening: str) -> str:
     head = opening.split(">", 1)[0]
-    for marker, kind in (('<details class="tool', "tool"), ('<details class="thinking', "thinking"),
+    for marker, kind in (('<div class="tool-call', "tool"), ('<details class="tool', "tool"),
+                         ('<details class="thinking', "thinking"),
                          ("<details", "details"), ('<div class="msg assistant', "assistant"),
                          ('<div class="msg user', "prompt"), ('<div class="plan', "plan")):
         if head.startswith(marker):
@@ -678,14 +681,20 @@ def parse_blocks(text: str) -> list[_Node]:
         closes = len(tags) - opens
         if opens == closes:
             siblings.append(node)
-        elif opens == 1 and closes == 0:
-            container = _Node(block, _container_kind(block))
+        elif opens > 0 and closes == 0:
+            container = _Node(block, _container_kind(block), depth=opens)
             siblings.append(container)
             stack.append(container)
-        elif opens == 0 and len(stack) >= closes:
+        elif opens == 0:
             # One block may close several containers (`</details>` then `</div>`): the outermost keeps
             # it, the ones inside close with it.
-            popped = [stack.pop() for _ in range(closes)]
+            popped = []
+            while closes > 0 and stack:
+                popped.append(stack.pop())
+                closes -= popped[-1].depth
+            if closes != 0 or not popped:
+                broken = True
+                continue
             for inner in popped[:-1]:
                 inner.close = ""
             popped[-1].close = block
