@@ -72,7 +72,7 @@ def _run(config: BuildConfig, report_file: Path | None, verbose: bool, quiet: bo
     sessions = f"{report.sessions} session{'s' if report.sessions != 1 else ''}"
     pages = f"{report.pages} page{'s' if report.pages != 1 else ''}"
     click.echo(f"{sessions}, {pages} -> {config.output}{problems}", err=True)
-    if report.search_index_bytes:
+    if report.sessions and report.search_index_bytes:
         click.echo(f"search index {_size(report.search_index_bytes)}, "
                    f"{report.search_index_bytes / max(1, report.site_bytes):.0%} of the site's {_size(report.site_bytes)}",
                    err=True)

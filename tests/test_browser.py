@@ -344,6 +344,7 @@ def test_chain_links_lead_through_the_work_and_back(browser, site):
             target = page.locator(".chain-strip a.step-body").nth(number)
             title = target.locator(".step-title").inner_text()
             target.click()
+            page.wait_for_load_state()  # all_inner_texts does not wait for the new page's elements
             # The session it leads to shows the same chain, with itself as the current step.
             assert page.locator(".chain-strip .step-title").all_inner_texts() == titles
             assert page.locator(".chain-strip [aria-current=page] .step-title").inner_text() == title
@@ -414,8 +415,10 @@ def test_the_chosen_theme_stays_from_page_to_page(browser, site):
     page.locator(".theme-toggle").click()
     dark_background = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert dark_background != light_background
-    page.locator(f'.cards a[href="{site.project}"]').click()
-    page.locator(f'a.session-title[href="{site.session.rsplit("/", 1)[1]}"]').click()
+    with page.expect_navigation(wait_until="load"):
+        page.locator(f'.cards a[href="{site.project}"]').click()
+    with page.expect_navigation(wait_until="load"):
+        page.locator(f'a.session-title[href="{site.session.rsplit("/", 1)[1]}"]').click()
     assert page.evaluate("document.documentElement.dataset.theme") == "dark"
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == dark_background
     # Back to light, and light it stays, against nothing but the reader's choice.
