@@ -108,7 +108,8 @@ def build(config: BuildConfig, progress: Progress | None = None) -> BuildReport:
     try:
         site = work / config.output.stem
         report = _build_folder(replace(config, output=site), progress, config.output)
-        write_zip(site, config.output, top_folder=config.output.stem, leave_out=frozenset({MARKER, MANIFEST}))
+        write_zip(site, config.output, top_folder=config.output.stem, leave_out=frozenset({MARKER, MANIFEST}),
+                  progress=progress)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return report

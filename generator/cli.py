@@ -184,7 +184,12 @@ def serve_command(site: Path, port: int) -> None:
     """
     from .serve import serve
 
-    with serve(site, port) as server:
+    try:
+        server = serve(site, port)
+    except OSError as error:
+        raise click.ClickException(f"cannot listen on 127.0.0.1:{port} ({error.strerror}); "
+                                   "choose another with --port, or --port 0 for any free one") from None
+    with server:
         click.echo(f"Serving {site} at {server.url} (Ctrl-C to stop)", err=True)
         try:
             server.serve_forever()

@@ -6,10 +6,8 @@ Pages work from file:// too; this shows them as a web host such as GitHub Pages 
 from __future__ import annotations
 
 import functools
-from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Iterator
 
 LOOPBACK = "127.0.0.1"
 
@@ -35,12 +33,8 @@ class SiteServer(ThreadingHTTPServer):
         return f"http://{host}:{port}/"
 
 
-@contextmanager
-def serve(site: Path, port: int = 8000) -> Iterator[SiteServer]:
-    """A server for `site`, listening but not yet serving: call `serve_forever()` (or run it in a thread)."""
+def serve(site: Path, port: int = 8000) -> SiteServer:
+    """A server for `site`, listening but not yet serving: call `serve_forever()` (or run it in a thread),
+    and close it (it is a context manager). OSError when the port is taken."""
     handler = functools.partial(_SiteHandler, directory=str(site.resolve()))
-    server = SiteServer((LOOPBACK, port), handler)
-    try:
-        yield server
-    finally:
-        server.server_close()
+    return SiteServer((LOOPBACK, port), handler)

@@ -14,6 +14,7 @@ import stat
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Callable, Iterable, Iterator
 
 from .errors import SessionsiteError, UsageProblem
 
@@ -175,7 +176,8 @@ NOT_ZIPPED = frozenset({MARKER})
 """Files that only matter to a site folder sessionsite may replace."""
 
 
-def write_zip(site: Path, zip_path: Path, top_folder: str, leave_out: frozenset[str] = NOT_ZIPPED) -> None:
+def write_zip(site: Path, zip_path: Path, top_folder: str, leave_out: frozenset[str] = NOT_ZIPPED,
+              progress: Callable[[Iterable[str], int, str], Iterator[str]] | None = None) -> None:
     """The site folder as a zip whose bytes depend only on the site's files: entries sorted, fixed times
     and permissions, one compression level. Everything sits in `top_folder`, so unzipping makes one
     folder. Written beside `zip_path` and moved into place, so a failed build leaves the old zip."""
@@ -186,7 +188,7 @@ def write_zip(site: Path, zip_path: Path, top_folder: str, leave_out: frozenset[
     temporary = zip_path.with_name(f".{zip_path.name}.building-{os.getpid()}")
     try:
         with zipfile.ZipFile(temporary, "w") as archive:
-            for name in files:
+            for name in progress(files, len(files), "Zipping") if progress else files:
                 entry = zipfile.ZipInfo(f"{top_folder}/{name}", date_time=ZIP_TIME)
                 entry.create_system = 3  # Unix, so that the permission bits below are read
                 entry.external_attr = (stat.S_IFREG | 0o644) << 16

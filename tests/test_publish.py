@@ -204,6 +204,19 @@ def test_a_zip_is_the_same_bytes_every_time_and_holds_the_site(tmp_path, example
     assert zipped_files == site_files
 
 
+def test_zipping_shows_its_progress(tmp_path):
+    shown = []
+
+    def progress(items, length, label):
+        shown.append((label, length))
+        yield from items
+
+    build(BuildConfig(inputs=(EXAMPLES,), output=tmp_path / "sessions.zip"), progress=progress)
+    with zipfile.ZipFile(tmp_path / "sessions.zip") as archive:
+        entries = len(archive.namelist())
+    assert ("Zipping", entries) in shown
+
+
 def test_a_zip_replaces_an_older_zip_but_not_a_folder(tmp_path):
     target = tmp_path / "sessions.zip"
     target.write_bytes(b"an older archive")
@@ -246,6 +259,14 @@ def test_serve_previews_the_site_on_loopback(examples_site):
                 assert response.headers["Content-Type"].startswith("text/javascript")
         finally:
             server.shutdown()
+
+
+def test_serve_on_a_taken_port_says_so_in_one_line(examples_site):
+    with serve(examples_site, 0) as taken:
+        result = CliRunner().invoke(main, ["serve", str(examples_site), "--port", str(taken.server_address[1])])
+    assert result.exit_code == 1
+    assert "cannot listen on 127.0.0.1" in result.output and "--port" in result.output
+    assert "Traceback" not in result.output
 
 
 def test_the_readme_shows_the_workflow_that_ships(tmp_path):
