@@ -51,7 +51,8 @@ def write_word_lists(root: Path, documents: int, files: int, per_document: int, 
         for document in range(per_file):
             for word in set(rng.choices(words, cum_weights=cumulative, k=per_document)):
                 postings.setdefault(word, []).append(document)
-        text = f"{per_file}\n" + "".join(f"{w}\t{' '.join(map(str, d))}\n" for w, d in sorted(postings.items()))
+        text = "".join(f"{w}\t{search._deltas(d)}\n" for w, d in sorted(postings.items()))
+        text += f"{search.COUNT_LINE}{per_file}\n"
         (folder / f"{urls.search_name(str(number))}.txt").write_text(text, encoding="utf-8")
 
 
@@ -85,8 +86,8 @@ def main() -> None:
         def query_bytes(word: str) -> int:
             return (root / urls.search_terms(search.shard_of(word, len(shards)))).stat().st_size
 
-        lines = (root / urls.search_words(urls.search_name("0"))).read_text().splitlines()[1:]
-        by_frequency = sorted(lines, key=lambda line: -len(line.split("\t")[1].split()))
+        lines = (root / urls.search_words(urls.search_name("0"))).read_text().splitlines()[:-1]
+        by_frequency = sorted(lines, key=lambda line: -len(line.split("\t")[1].split(",")))
         common, rare = by_frequency[0].split("\t")[0], by_frequency[-1].split("\t")[0]
         print(f"| documents | terms | merge time | merge memory | term shards | largest shard | median shard "
               f"| word lists | query '{common}' (most common) | query '{rare}' (rare) |")

@@ -394,7 +394,7 @@ class FileRenderer:
                 pages_written += 1
             return on_part
 
-        search = FileSearchRecorder(file_id(path_key(session_file))) if self.builder else None
+        search = FileSearchRecorder(file_id(path_key(session_file)), output) if self.builder else None
         documents = {
             key: SessionDocument(self.archive.sessions[key], self.archive, self.options, output,
                                  write_page(key) if self.builder else None, search)
@@ -406,8 +406,8 @@ class FileRenderer:
                          sink_for=documents.get)
         for document in documents.values():
             document.finish()
-        for path, content in (search.files() if search else {}).items():
-            output.write(path, content)
+        if search is not None:
+            search.finish()
         return Rendered(pages_written if self.builder else len(documents), redactor.counts, tuple(output.paths))
 
 

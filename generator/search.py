@@ -26,7 +26,7 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from . import urls
 from .text import plain
@@ -45,6 +45,8 @@ SHARD_TARGET_BYTES = 96 * 1024
 MAX_SHARDS = 4096
 SPILL_CHARACTERS = 16_000_000
 """How much of the word lists the merge holds before writing it out to its scratch files."""
+COUNT_LINE = "\tcount\t"
+"""The word list's last line starts so (no term is empty): the number of documents the file brought."""
 MAX_TERM_LENGTH = 32
 """Longer runs of letters are hashes, base64 and the like: nobody searches for them by hand."""
 _WORD = re.compile(r"[^\W_]+")
@@ -69,57 +71,52 @@ def file_id(key: str) -> str:
     return urls.search_name(key)
 
 
-@dataclass(frozen=True, slots=True)
-class SearchDocument:
-    url: str
-    """Page and anchor, relative to the site's root."""
-    title: str
-    kind: str
-    """session, prompt, reply or plan."""
-    timestamp: str
-    text: str
-
-
 class FileSearchRecorder:
-    """The documents of one input file's sessions, collected as phase 2 renders them."""
+    """The documents of one input file's sessions, written out as phase 2 renders them: every 500
+    documents, a document store and a block of the file's word list. A session of any length costs the
+    memory of 500 documents."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, output: Any):
         self.name = name
-        self.documents: list[SearchDocument] = []
+        self.output = output
+        """Where the files go: the staging folder's `write` and `append`."""
+        self.count = 0
+        self.rows: list[list[Any]] = []
+        self.titles: dict[str, int] = {}
+        self.postings: dict[str, list[int]] = {}
 
     def add(self, title: str, kind: str, page_path: str, anchor: str, timestamp: str, text: str) -> None:
         text = plain(text[:INDEXED_CHARACTERS])
         if not text.strip() and kind != "session":
             return
         url = page_path + (f"#{anchor}" if anchor else "")
-        self.documents.append(SearchDocument(url, title, kind, timestamp, text))
+        title_number = self.titles.setdefault(title, len(self.titles))
+        snippet = " ".join(text[:SNIPPET_CHARACTERS * 2].split())[:SNIPPET_CHARACTERS]
+        self.rows.append([url, title_number, kind, timestamp, snippet])
+        for term in terms(text + (" " + title if kind == "session" else "")):
+            self.postings.setdefault(term, []).append(self.count)
+        self.count += 1
+        if len(self.rows) == DOCUMENTS_PER_STORE:
+            self._write_out()
 
-    def files(self) -> dict[str, bytes]:
-        """The file's document stores (for the browser) and its word list (for merging), by output path;
-        none when the file brought no document."""
-        if not self.documents:
-            return {}
-        files = {}
-        for start in range(0, len(self.documents), DOCUMENTS_PER_STORE):
-            name = f"{self.name}-{start // DOCUMENTS_PER_STORE}"
-            chunk = self.documents[start:start + DOCUMENTS_PER_STORE]
-            titles = list(dict.fromkeys(document.title for document in chunk))
-            number_of_title = {title: number for number, title in enumerate(titles)}
-            rows = [[document.url, number_of_title[document.title], document.kind, document.timestamp,
-                     " ".join(document.text[:SNIPPET_CHARACTERS * 2].split())[:SNIPPET_CHARACTERS]]
-                    for document in chunk]
-            store = json.dumps({"titles": titles, "docs": rows}, ensure_ascii=False, separators=(",", ":"))
-            files[urls.search_documents(name)] = f"sessionsiteSearch.docs({json.dumps(name)},{store});\n".encode()
-        postings: dict[str, list[int]] = {}
-        for number, document in enumerate(self.documents):
-            for term in terms(document.text + (" " + document.title if document.kind == "session" else "")):
-                postings.setdefault(term, []).append(number)
-        # The first line says how many documents there are: some may hold no word at all. Each term's
-        # documents are already in the shards' encoding, so merging is putting strings together.
-        words = f"{len(self.documents)}\n" + "".join(f"{term}\t{_deltas(numbers)}\n"
-                                                    for term, numbers in sorted(postings.items()))
-        files[urls.search_words(self.name)] = words.encode("utf-8")
-        return files
+    def _write_out(self) -> None:
+        name = f"{self.name}-{(self.count - 1) // DOCUMENTS_PER_STORE}"
+        store = json.dumps({"titles": list(self.titles), "docs": self.rows}, ensure_ascii=False, separators=(",", ":"))
+        self.output.write(urls.search_documents(name), f"sessionsiteSearch.docs({json.dumps(name)},{store});\n".encode())
+        # A block of the word list: each term's documents as gaps from the file's first document, already
+        # in the shards' encoding, so that merging is putting strings together. A term may have a line in
+        # several blocks; each becomes its own `file:gaps` part in the shard.
+        self.output.append(urls.search_words(self.name), "".join(
+            f"{term}\t{_deltas(numbers)}\n" for term, numbers in sorted(self.postings.items())))
+        self.rows, self.titles, self.postings = [], {}, {}
+
+    def finish(self) -> None:
+        """The last documents, and the word list's closing line: how many documents the file has (some
+        may hold no word at all)."""
+        if self.rows:
+            self._write_out()
+        if self.count:
+            self.output.append(urls.search_words(self.name), f"{COUNT_LINE}{self.count}\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,8 +161,9 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
             marker = f"\0{_base36(file_number)}:\n"
             marked: set[int] = set()
             with path.open(encoding="utf-8") as handle:
-                counts.append([path.stem, int(handle.readline())])
                 lines = handle.readlines()
+            closing = lines.pop() if lines else ""
+            counts.append([path.stem, int(closing[len(COUNT_LINE):]) if closing.startswith(COUNT_LINE) else 0])
             for line in lines:
                 start = line[:2]  # every term has two letters or more
                 number = shard_of_prefix.get(start)
