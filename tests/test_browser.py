@@ -374,9 +374,11 @@ def test_pages_of_a_long_session_lead_to_each_other(browser, site):
     while page.locator(".pagination a[rel=next]").count():
         current = page.url
         page.locator(".pagination a[rel=next]").first.click()
+        page.wait_for_load_state()  # count() above does not wait for the new page's elements
         assert page.url != current
     assert page.url == site.url(site.later_page)
     page.locator(".pagination a[rel=prev]").first.click()
+    page.wait_for_load_state()
     page.go_back()
     assert page.url == site.url(site.later_page)
     page.locator(".pagination ol a").first.click()
