@@ -43,7 +43,7 @@ def write_word_lists(root: Path, documents: int, files: int, per_document: int, 
     for rank in range(1, len(words) + 1):
         total += 1 / rank
         cumulative.append(total)
-    folder = root / urls.search_words("x").rsplit("/", 1)[0]
+    folder = root / urls.SEARCH_WORDS_FOLDER
     folder.mkdir(parents=True)
     per_file = max(1, documents // files)
     for number in range(files):

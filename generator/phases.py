@@ -35,7 +35,7 @@ from .markdown import MarkdownOptions, MarkdownPart, SessionDocument
 from .model import Archive, Diagnostic, Event
 from .read import stream_file
 from .redact import Redactor
-from .search import FileSearchRecorder, file_id, write_index
+from .search import FileSearchRecorder, write_index
 from .write import Staging
 
 log = logging.getLogger("sessionsite")
@@ -394,7 +394,7 @@ class FileRenderer:
                 pages_written += 1
             return on_part
 
-        search = FileSearchRecorder(file_id(path_key(session_file)), output) if self.builder else None
+        search = FileSearchRecorder(urls.search_name(path_key(session_file)), output) if self.builder else None
         documents = {
             key: SessionDocument(self.archive.sessions[key], self.archive, self.options, output,
                                  write_page(key) if self.builder else None, search)

@@ -31,8 +31,6 @@ from typing import Any, Callable, Iterable
 from . import urls
 from .text import plain
 
-SEARCH_FOLDER = "search"
-INDEX_SCRIPT = f"{SEARCH_FOLDER}/index.js"
 SNIPPET_CHARACTERS = 600
 """Of each document's text, what its result can show; the whole text is indexed."""
 INDEXED_CHARACTERS = 100_000
@@ -64,11 +62,6 @@ def shard_of(term: str, shards: int) -> int:
     for character in term[:2]:
         value = (value * 31 + ord(character)) & 0xFFFFFFFF
     return value % shards
-
-
-def file_id(key: str) -> str:
-    """A stable name for an input file's search files: from its place in the archive, not its path."""
-    return urls.search_name(key)
 
 
 class FileSearchRecorder:
@@ -135,7 +128,7 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
 
     The word lists are read once and their lines spilled to one scratch file per shard; each shard is
     then merged on its own, so memory holds one shard, not the whole index."""
-    words_folder = root / urls.search_words("x").rsplit("/", 1)[0]
+    words_folder = root / urls.SEARCH_WORDS_FOLDER
     lists = sorted(words_folder.glob("*.txt")) if words_folder.is_dir() else []
     shards = 1
     while sum(path.stat().st_size for path in lists) / shards > SHARD_TARGET_BYTES and shards < MAX_SHARDS:
@@ -199,8 +192,8 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
                                  ensure_ascii=False)
             write(urls.search_terms(number), f"sessionsiteSearch.terms({number},{payload});\n".encode("utf-8"))
     meta = {"shards": shards, "per_store": DOCUMENTS_PER_STORE, "files": counts}
-    write(INDEX_SCRIPT, f"sessionsiteSearch.index({json.dumps(meta, separators=(',', ':'))});\n".encode("utf-8"))
-    size = sum(path.stat().st_size for path in (root / SEARCH_FOLDER).rglob("*") if path.is_file())
+    write(urls.SEARCH_INDEX, f"sessionsiteSearch.index({json.dumps(meta, separators=(',', ':'))});\n".encode("utf-8"))
+    size = sum(path.stat().st_size for path in (root / urls.SEARCH_FOLDER).rglob("*") if path.is_file())
     return SearchIndexSize(documents=sum(count for _, count in counts), terms=distinct_terms, bytes=size)
 
 

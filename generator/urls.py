@@ -101,13 +101,18 @@ def search_name(key: str) -> str:
     return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
 
 
+SEARCH_FOLDER = "search"
+SEARCH_INDEX = f"{SEARCH_FOLDER}/index.js"
+SEARCH_WORDS_FOLDER = f"{SEARCH_FOLDER}/words"
+
+
 def search_documents(name: str) -> str:
-    return f"search/docs/{name}.js"
+    return f"{SEARCH_FOLDER}/docs/{name}.js"
 
 
 def search_words(name: str) -> str:
-    return f"search/words/{name}.txt"
+    return f"{SEARCH_WORDS_FOLDER}/{name}.txt"
 
 
 def search_terms(number: int) -> str:
-    return f"search/terms/{number}.js"
+    return f"{SEARCH_FOLDER}/terms/{number}.js"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from generator import search
+from generator import search, urls
 from generator.build import BuildConfig, build
 
 from conftest import EXAMPLES
@@ -68,7 +68,7 @@ def test_every_prompt_and_reply_can_be_found_and_its_result_lands_on_it(examples
 
 
 def test_the_index_names_every_document_store_and_shard(examples_site):
-    meta = json.loads(load_script(examples_site / search.INDEX_SCRIPT, "index"))
+    meta = json.loads(load_script(examples_site / urls.SEARCH_INDEX, "index"))
     stores = sorted(p.stem for p in (examples_site / "search" / "docs").glob("*.js"))
     assert sorted(f"{name}-{n}" for name, count in meta["files"]
                   for n in range(-(-count // meta["per_store"]))) == stores
@@ -160,7 +160,7 @@ def test_a_large_index_is_cut_into_pieces_and_search_still_finds_every_word(brow
     (project / "5e55a0b1-0000-4000-8000-000000000001.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     site = tmp_path / "site"
     build(BuildConfig(inputs=(tmp_path / "in",), output=site, jobs=1))
-    meta = json.loads(load_script(site / search.INDEX_SCRIPT, "index"))
+    meta = json.loads(load_script(site / urls.SEARCH_INDEX, "index"))
     assert meta["shards"] > 1
     assert meta["per_store"] == 3 and len(list((site / "search" / "docs").glob("*.js"))) == 3  # 9 documents
     page, events = open_page(browser, site, "index.html")
