@@ -172,6 +172,15 @@ def load(out: Path) -> Manifest:
 def site_digest(root: Path) -> str:
     """Every file of a site by name and size (the manifest aside): a site someone changed by hand is
     built again rather than left as it is."""
+    return digest_of_files(site_files(root))
+
+
+def digest_of_files(files: list[tuple[str, int]]) -> str:
+    return digest(sorted(files))
+
+
+def site_files(root: Path) -> list[tuple[str, int]]:
+    """Every file of a site (the manifest aside), by path and size."""
     found = []
     folders = [root]
     while folders:
@@ -182,7 +191,7 @@ def site_digest(root: Path) -> str:
                     folders.append(Path(entry.path))
                 elif entry.name != MANIFEST or folder != root:
                     found.append((os.path.relpath(entry.path, root), entry.stat(follow_symlinks=False).st_size))
-    return digest(sorted(found))
+    return found
 
 
 def unchanged(record: FileRecord | None, session_file: "SessionFile", hashes: HashCache) -> bool:

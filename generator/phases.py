@@ -29,8 +29,8 @@ from .html.render import markdown_parser
 from .html.theme import Theme
 from .interpret import Interpreted, interpret_stream, without_repeated_result
 from .link import find_continuations, link, linked_event
-from .manifest import (MANIFEST, NO_HASH_CACHE, FileRecord, HashCache, Manifest, decode, digest, new_content_hasher, path_key, site_digest,
-                       unchanged)
+from .manifest import (MANIFEST, NO_HASH_CACHE, FileRecord, HashCache, Manifest, decode, digest, digest_of_files,
+                       new_content_hasher, path_key, site_files, unchanged)
 from .markdown import MarkdownOptions, MarkdownPart, SessionDocument
 from .model import Archive, Diagnostic, Event
 from .read import stream_file
@@ -489,12 +489,13 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
         if config.base_url:
             for path, content in sitemaps(config.base_url, staging.root).items():
                 staging.write(path, content)
-    report.site_bytes = sum(path.stat().st_size for path in staging.root.rglob("*") if path.is_file())
+    files = site_files(staging.root)
+    report.site_bytes = sum(size for _, size in files)
     # The manifest is published with the site: its report leaves out the problems, which name input
     # paths (each file's record keeps its own, without the path).
     staging.write(MANIFEST, Manifest(settings, replace(report, diagnostics=[]).to_json(),
                                      {plan.record.path: plan.record for plan in plans},
-                                     site_digest(staging.root)).to_bytes())
+                                     digest_of_files(files)).to_bytes())
     return report
 
 
