@@ -153,23 +153,25 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
         for file_number, path in enumerate(lists):
             marker = f"\0{_base36(file_number)}:\n"
             marked: set[int] = set()
+            count = 0
             with path.open(encoding="utf-8") as handle:
-                lines = handle.readlines()
-            closing = lines.pop() if lines else ""
-            counts.append([path.stem, int(closing[len(COUNT_LINE):]) if closing.startswith(COUNT_LINE) else 0])
-            for line in lines:
-                start = line[:2]  # every term has two letters or more
-                number = shard_of_prefix.get(start)
-                if number is None:
-                    number = shard_of_prefix[start] = shard_of(start, shards)
-                if number not in marked:
-                    marked.add(number)
-                    pending[number].append(marker)
-                pending[number].append(line)
-            pending_characters += sum(map(len, lines))
-            if pending_characters > SPILL_CHARACTERS:
-                spill()
-                pending_characters = 0
+                for line in handle:
+                    if line.startswith(COUNT_LINE):
+                        count = int(line[len(COUNT_LINE):])
+                        continue
+                    start = line[:2]  # every term has two letters or more
+                    number = shard_of_prefix.get(start)
+                    if number is None:
+                        number = shard_of_prefix[start] = shard_of(start, shards)
+                    if number not in marked:
+                        marked.add(number)
+                        pending[number].append(marker)
+                    pending[number].append(line)
+                    pending_characters += len(line)
+                    if pending_characters > SPILL_CHARACTERS:
+                        spill()  # the file's marker stays the last one in each scratch file it wrote to
+                        pending_characters = 0
+            counts.append([path.stem, count])
         spill()
         for number in range(shards):
             postings: dict[str, list[str]] = {}

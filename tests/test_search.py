@@ -76,6 +76,21 @@ def test_the_index_names_every_document_store_and_shard(examples_site):
     assert len(list((examples_site / "search" / "terms").glob("*.js"))) == meta["shards"]
 
 
+def test_the_merge_gives_the_same_index_however_often_it_spills(examples_site, monkeypatch):
+    def merged() -> dict[str, bytes]:
+        written: dict[str, bytes] = {}
+        search.write_index(examples_site, lambda path, content: written.__setitem__(path, content))
+        return written
+
+    whole = merged()
+    monkeypatch.setattr(search, "SPILL_CHARACTERS", 40)  # out to the scratch files every line or two
+    spilled = merged()
+    assert spilled == whole
+    on_disk = {p.relative_to(examples_site).as_posix(): p.read_bytes()
+               for p in (examples_site / "search").rglob("*.js") if not p.parent.name == "docs"}
+    assert whole == on_disk  # and the same as the build wrote
+
+
 # In the browser ---------------------------------------------------------------------------------------
 
 
