@@ -21,6 +21,7 @@ TOKEN_KINDS = (("input_tokens", "Input"), ("cache_read_tokens", "Cache read"),
 
 
 def compact(number: float) -> str:
+    """12_345_678 -> 12.3M: big token counts at a glance."""
     for limit, suffix in ((1_000_000_000, "B"), (1_000_000, "M"), (1_000, "k")):
         if number >= limit:
             return f"{number / limit:.1f}".rstrip("0").rstrip(".") + suffix
@@ -77,7 +78,6 @@ def session_figures(session: Session, place_url: Callable[[str, int], str], proj
         "api_errors": session.api_errors,
         "files": files,
         "files_left_out": session.files_left_out,
-        "active": duration_text(session.active_ms) if session.active_ms else "",
         "prices": price_note(),
     }
 

@@ -22,6 +22,7 @@ from markupsafe import Markup, escape
 from .. import urls
 from ..markdown import MarkdownPart, time_of
 from ..model import Archive, Project, Session, Usage
+from ..stats import total_tokens
 from ..text import plain, shorten
 from . import figures
 from .render import Resolver, pygments_css, render_markdown
@@ -84,7 +85,7 @@ class PageBuilder:
         self.environment = theme.environment()
         self.environment.filters["when"] = time_of
         self.environment.filters["thousands"] = lambda n: f"{n:,}"
-        self.environment.filters["compact"] = compact_number
+        self.environment.filters["compact"] = figures.compact
         self.version = version
         self.theme = theme
         self.links = ArchiveLinks(archive, anchor_page)
@@ -132,7 +133,7 @@ class PageBuilder:
                 "url": urls.relative(page, urls.project_page(project.dir_name)),
                 "sessions": len(project.session_keys),
                 "prompts": sum(s.prompt_count for s in sessions),
-                "tokens": sum(tokens_in(s.usage) + s.usage.output_tokens for s in sessions),
+                "tokens": sum(total_tokens(s.usage) for s in sessions),
                 "last_activity": project.last_activity,
                 "files_url": urls.relative(page, urls.project_files(project.dir_name)),
             })
@@ -366,14 +367,6 @@ def canonical_url(base_url: str, page: str) -> str:
     if not base_url:
         return ""
     return base_url + quote(page.removesuffix(urls.INDEX) if page.endswith("/" + urls.INDEX) or page == urls.INDEX else page)
-
-
-def compact_number(number: int) -> str:
-    """12_345_678 -> 12.3M: big token counts at a glance."""
-    for limit, suffix in ((1_000_000_000, "B"), (1_000_000, "M"), (1_000, "k")):
-        if number >= limit:
-            return f"{number / limit:.1f}".rstrip("0").rstrip(".") + suffix
-    return str(number)
 
 
 def short_model(model: str) -> str:
