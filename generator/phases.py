@@ -480,9 +480,8 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
             staging.write(path, content)
         started = time.perf_counter()
         index = write_index(staging.root, staging.write)
-        log.info("search: %d documents, %d terms, %d bytes, in %.1f s", index.documents, index.terms, index.bytes,
+        log.info("search: %d documents, %d terms, merged in %.1f s", index.documents, index.terms,
                  time.perf_counter() - started)
-        report.search_index_bytes = index.bytes
         # GitHub Pages would otherwise run the site through Jekyll, which hides files and folders whose
         # names start with an underscore or a dot.
         staging.write(urls.NO_JEKYLL, b"")
@@ -491,6 +490,7 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
                 staging.write(path, content)
     files = site_files(staging.root)
     report.site_bytes = sum(size for _, size in files)
+    report.search_index_bytes = sum(size for path, size in files if path.startswith(urls.SEARCH_FOLDER + "/"))
     # The manifest is published with the site: its report leaves out the problems, which name input
     # paths (each file's record keeps its own, without the path).
     staging.write(MANIFEST, Manifest(settings, replace(report, diagnostics=[]).to_json(),

@@ -116,8 +116,6 @@ class FileSearchRecorder:
 class SearchIndexSize:
     documents: int
     terms: int
-    bytes: int
-    """Everything under search/, word lists included."""
 
 
 def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexSize:
@@ -195,8 +193,7 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
             write(urls.search_terms(number), f"sessionsiteSearch.terms({number},{payload});\n".encode("utf-8"))
     meta = {"shards": shards, "per_store": DOCUMENTS_PER_STORE, "files": counts}
     write(urls.SEARCH_INDEX, f"sessionsiteSearch.index({json.dumps(meta, separators=(',', ':'))});\n".encode("utf-8"))
-    size = sum(path.stat().st_size for path in (root / urls.SEARCH_FOLDER).rglob("*") if path.is_file())
-    return SearchIndexSize(documents=sum(count for _, count in counts), terms=distinct_terms, bytes=size)
+    return SearchIndexSize(documents=sum(count for _, count in counts), terms=distinct_terms)
 
 
 def _deltas(numbers: Iterable[int]) -> str:
