@@ -136,6 +136,8 @@ def _title(session: Session, latest_summary: str) -> str:
         return shorten(plain(session.first_prompt))
     if session.is_subagent:
         return f"Subagent {session.agent_id}"
+    if session.first_action.strip():
+        return shorten(plain(session.first_action))
     return "Untitled session"
 
 

@@ -32,7 +32,7 @@ from ..model import (
     Unknown,
     Unreadable,
 )
-from .escape import fence, html_text, inline_code, literal, prose
+from .escape import fence, html_text, inline_code, literal, prose, typed
 from ..text import strip_ansi
 from .tools import ToolContext, json_block, render_tool
 
@@ -209,7 +209,7 @@ class SessionDocument:
         if session.plan_source_key in sessions or session.role == "implementation" and session.previous_key:
             planning = sessions[session.plan_source_key or session.previous_key]
             if planning.first_prompt:
-                quoted = "\n".join(("> " + line) if line else ">" for line in prose(planning.first_prompt).split("\n"))
+                quoted = "\n".join(("> " + line) if line else ">" for line in typed(planning.first_prompt).split("\n"))
                 blocks.append(f'<p class="label">The original ask, in the planning session {self._link(planning)}</p>'
                               f"\n\n{quoted}")
         return "\n\n".join(blocks) + "\n"
@@ -289,7 +289,7 @@ class SessionDocument:
         parts = [f'<div class="plan plan-{html_text(plan.status)}" id="{plan.anchor}">', head,
                  prose(plan.text) if plan.text.strip() else "*The plan is empty.*"]
         if plan.feedback:
-            quoted = "\n".join(("> " + line) if line else ">" for line in prose(plan.feedback).split("\n"))
+            quoted = "\n".join(("> " + line) if line else ">" for line in typed(plan.feedback).split("\n"))
             parts.extend(['<p class="label">The user said</p>', quoted])
         parts.append("</div>")
         return "\n\n".join(parts)
@@ -362,11 +362,16 @@ class SessionDocument:
     def _single(self, event: Event) -> str:
         hidden = " hidden-event" if getattr(event, "hidden", False) else ""
         if isinstance(event, Prompt):
-            label = "You" + (f" · {event.label}" if event.label else "")
-            parts = [f'<div class="msg user{hidden}" id="{event.anchor}">', _meta_line(label, event.timestamp, anchor=event.anchor)]
+            if event.by_agent:
+                parts = [f'<div class="msg user task{hidden}" id="{event.anchor}">', self._task_line(event)]
+            else:
+                label = "You" + (f" · {event.label}" if event.label else "")
+                parts = [f'<div class="msg user{hidden}" id="{event.anchor}">',
+                         _meta_line(label, event.timestamp, anchor=event.anchor)]
             self._searchable("prompt", event.anchor, event.timestamp, event.text)
             if event.text.strip():
-                parts.append(prose(event.text))
+                # A person's prompt reads as typed; an agent's task is Markdown, as Claude wrote it.
+                parts.append(prose(event.text) if event.by_agent else typed(event.text))
             media = self._media(event.images)
             if media:
                 parts.append(media)
@@ -394,6 +399,8 @@ class SessionDocument:
                 return (f'<details class="notice-block{hidden}" id="{event.anchor}">\n<summary>Continued from an '
                         f"earlier conversation (summary)</summary>\n\n{prose(event.text)}\n\n</details>")
             text = NOTICE_WORDING.get(event.kind) or " ".join(strip_ansi(event.text).split()) or event.kind
+            if event.details or event.related:
+                return self._system_message(event, text, hidden)
             return f'<div class="notice notice-{event.kind}{hidden}" id="{event.anchor}">{html_text(text)}</div>'
         if isinstance(event, Unknown):
             return (f'<details class="unknown" id="{event.anchor}">\n<summary>Unrecognised entry '
@@ -402,6 +409,31 @@ class SessionDocument:
             return (f'<details class="unreadable" id="{event.anchor}">\n<summary>Line {event.line} could not be '
                     f"read: {html_text(event.reason)}</summary>\n\n{fence(event.text, 'text')}\n\n</details>")
         raise TypeError(f"no Markdown for {type(event).__name__}")
+
+
+    def _task_line(self, prompt: Prompt) -> str:
+        """The meta line of a subagent's task: who wrote it (the agent of the calling session), with a link
+        to the call that started the run."""
+        parent = self.archive.sessions.get(self.session.parent_key)
+        where = ""
+        if parent is not None:
+            call = self._link(parent, f"#{self.session.parent_anchor}", "this call") if self.session.parent_anchor else ""
+            where = f" from {call} in {self._link(parent)}" if call else f" from {self._link(parent)}"
+        time = (f' <time datetime="{html_text(prompt.timestamp)}">{html_text(time_of(prompt.timestamp))}</time>'
+                if prompt.timestamp else "")
+        return f'<p class="meta"><span class="who">Task</span>{where}{time} {permalink(prompt.anchor)}</p>'
+
+    def _system_message(self, notice: Notice, text: str, hidden: str) -> str:
+        """A message Claude Code wrote into the conversation (a background task ended): what it says, its
+        facts, and a link to the call it is about."""
+        what = {"task-notification": "Background task", "bash-notification": "Background command"}.get(
+            notice.kind, "System message")
+        facts = "".join(f' <span class="fact"><span class="fact-name">{html_text(name.replace("-", " "))}</span> '
+                        f"<code>{html_text(' '.join(value.split()))}</code></span>"
+                        for name, value in notice.details)
+        related = f' <a href="#{html_text(notice.related)}">the call that started it</a>' if notice.related else ""
+        return (f'<div class="notice notice-system-message notice-{html_text(notice.kind)}{hidden}" id="{notice.anchor}">'
+                f'<span class="who">{html_text(what)}</span> {html_text(text)}{facts}{related}</div>')
 
 
 def _in_reply(event: Event) -> bool:
