@@ -454,6 +454,12 @@ class Session:
     def is_subagent(self) -> bool:
         return bool(self.agent_id)
 
+    @property
+    def is_listed(self) -> bool:
+        """Counted and listed as a session of its project: every session but the subagent runs reached from
+        the session that started them (a subagent log whose parent is not in the archive is listed)."""
+        return not (self.is_subagent and self.parent_key)
+
 
 @dataclass(frozen=True, slots=True)
 class Project:

@@ -33,7 +33,7 @@ from ..model import (
     Unreadable,
 )
 from .escape import fence, html_text, inline_code, literal, prose, typed
-from ..text import strip_ansi
+from ..text import plain, strip_ansi
 from .tools import ToolContext, json_block, render_tool
 
 # Notices whose raw text is Claude Code's own bookkeeping, said for a reader instead.
@@ -286,8 +286,9 @@ class SessionDocument:
         head = (f'<p class="plan-head"><span class="plan-label">Plan</span> '
                 f'<span class="status {status_class}">{html_text(plan.status)}</span>'
                 + (f' <span class="plan-how">{html_text(plan.how)}</span>' if plan.how else "") + "</p>")
+        body = _without_title(plan.text, self.session.title)
         parts = [f'<div class="plan plan-{html_text(plan.status)}" id="{plan.anchor}">', head,
-                 prose(plan.text) if plan.text.strip() else "*The plan is empty.*"]
+                 prose(body) if body.strip() else "*The plan is empty.*"]
         if plan.feedback:
             quoted = "\n".join(("> " + line) if line else ">" for line in typed(plan.feedback).split("\n"))
             parts.extend(['<p class="label">The user said</p>', quoted])
@@ -415,25 +416,38 @@ class SessionDocument:
         """The meta line of a subagent's task: who wrote it (the agent of the calling session), with a link
         to the call that started the run."""
         parent = self.archive.sessions.get(self.session.parent_key)
-        where = ""
+        call = ""
         if parent is not None:
-            call = self._link(parent, f"#{self.session.parent_anchor}", "this call") if self.session.parent_anchor else ""
-            where = f" from {call} in {self._link(parent)}" if call else f" from {self._link(parent)}"
+            anchor = f"#{self.session.parent_anchor}" if self.session.parent_anchor else ""
+            call = " · " + self._link(parent, anchor, "its call" if anchor else "the calling session")
         time = (f' <time datetime="{html_text(prompt.timestamp)}">{html_text(time_of(prompt.timestamp))}</time>'
                 if prompt.timestamp else "")
-        return f'<p class="meta"><span class="who">Task</span>{where}{time} {permalink(prompt.anchor)}</p>'
+        return (f'<p class="meta"><span class="who">Task</span> <span class="from">from the calling agent</span>'
+                f'{call}{time} {permalink(prompt.anchor)}</p>')
 
     def _system_message(self, notice: Notice, text: str, hidden: str) -> str:
         """A message Claude Code wrote into the conversation (a background task ended): what it says, its
         facts, and a link to the call it is about."""
         what = {"task-notification": "Background task", "bash-notification": "Background command"}.get(
             notice.kind, "System message")
-        facts = "".join(f' <span class="fact"><span class="fact-name">{html_text(name.replace("-", " "))}</span> '
+        # The outcome first: it is what a reader looks for.
+        details = sorted(notice.details, key=lambda item: item[0] != "status")
+        facts = "".join(f' <span class="fact"><span class="fact-name">{html_text(name.replace("-", " ").capitalize())}</span> '
                         f"<code>{html_text(' '.join(value.split()))}</code></span>"
-                        for name, value in notice.details)
+                        for name, value in details)
         related = f' <a href="#{html_text(notice.related)}">the call that started it</a>' if notice.related else ""
         return (f'<div class="notice notice-system-message notice-{html_text(notice.kind)}{hidden}" id="{notice.anchor}">'
                 f'<span class="who">{html_text(what)}</span> {html_text(text)}{facts}{related}</div>')
+
+
+def _without_title(plan_text: str, page_title: str) -> str:
+    """A plan without its heading when that heading is the page's title already (a session named after
+    the plan it carries out): the title is not shown twice."""
+    text = plan_text.lstrip("\n")
+    first, _, rest = text.partition("\n")
+    if first.startswith("#") and " ".join(plain(first).split()) == " ".join(plain(page_title).split()):
+        return rest
+    return plan_text
 
 
 def _in_reply(event: Event) -> bool:

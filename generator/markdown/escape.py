@@ -31,7 +31,7 @@ _BACKTICK_RUN = re.compile(r"`+")
 _INLINE_SYNTAX = frozenset("\\`*_[]<>#!|~&{}")
 _MAX_PASSES = 20
 # Without any of these, prose has no HTML, entities, code, fences or setext underlines to handle.
-_MAY_NEED_ESCAPING = re.compile(r"[<&`~]|\n {0,3}[-=]")
+_MAY_NEED_ESCAPING = re.compile(r"[<&`~]|\n {0,3}[-=]|(?:^|\n) {0,3}#")
 _LANGUAGE = re.compile(r"[^A-Za-z0-9_+#.-]")
 
 
@@ -177,6 +177,7 @@ def prose(text: str) -> str:
     groups: dict[int, int] = {}
     unclosed_fence = ""
     setext_underlines: list[int] = []
+    atx_headings: list[int] = []
     for token in tokens:
         if token.map is None:
             continue
@@ -190,6 +191,8 @@ def prose(text: str) -> str:
             # A line of dashes under text makes it a heading (setext); in a prompt that is almost always
             # a separator or pasted front matter, so the underline is kept as text.
             setext_underlines.append(end - 1)
+        elif token.type == "heading_open" and token.markup.startswith("#") and len(token.markup) < 6:
+            atx_headings.append(start)
         elif token.type == "inline":
             for number in range(start, min(end, len(lines))):
                 if kinds[number] == "other":
@@ -214,6 +217,9 @@ def prose(text: str) -> str:
             number += 1
     for number in setext_underlines:
         out[number] = re.sub(r"^(\s*)([-=])", r"\1\\\2", out[number], count=1)
+    # The page's title is its one top heading: the transcript's own headings go one level down.
+    for number in atx_headings:
+        out[number] = re.sub(r"^( {0,3})#", r"\1##", out[number], count=1)
     if unclosed_fence:
         while out and not out[-1].strip():
             out.pop()  # the text's own trailing newline is not a line of the code
