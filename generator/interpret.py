@@ -508,6 +508,8 @@ class _SessionBuilder:
                 summary = data["data"].get("summary")
             if isinstance(summary, str):
                 self.leaf_summaries[str(data.get("leafUuid", ""))] = summary
+        elif kind == "attachment" and isinstance(data.get("attachment"), dict) and data["attachment"].get("type") == "file":
+            self._attached_file(data, data["attachment"])
         elif kind == "custom-title" and isinstance(data.get("customTitle"), str):
             self.custom_title = data["customTitle"]
         elif kind == "ai-title" and isinstance(data.get("aiTitle"), str):
@@ -907,6 +909,19 @@ class _SessionBuilder:
         wording = PERMISSION_MODES.get(mode, f"Permission mode: {mode}")
         self.events.append(Notice(self._next_anchor(f"{data.get('uuid', '')}-mode"), self._time(data),
                                   "permission-mode", wording))
+
+    def _attached_file(self, data: Mapping[str, Any], attachment: Mapping[str, Any]) -> None:
+        """A file the person named with @ in a prompt, which Claude Code read and sent along with it: the
+        prompt shows the name, and this says the file went with it (its text is the file's, not said)."""
+        name = attachment.get("displayPath") or attachment.get("filename")
+        if not isinstance(name, str) or not name:
+            return
+        content = attachment.get("content")
+        inner = content.get("file") if isinstance(content, dict) else None
+        file_text = inner.get("content") if isinstance(inner, dict) else None
+        details = (("lines", f"{file_text.count(chr(10)) + 1:,}"),) if isinstance(file_text, str) else ()
+        self.events.append(Notice(self._next_anchor(data.get("uuid")), self._time(data), "attached-file",
+                                  f"Sent with the prompt: {name}", details=details))
 
     def _agent_progress(self, data: Mapping[str, Any], progress: Mapping[str, Any]) -> None:
         """2.x streams a subagent's messages into the parent as progress entries. They are kept to rebuild

@@ -428,8 +428,6 @@ class SessionDocument:
     def _system_message(self, notice: Notice, text: str, hidden: str) -> str:
         """A message Claude Code wrote into the conversation (a background task ended): what it says, its
         facts, and a link to the call it is about."""
-        what = {"task-notification": "Background task", "bash-notification": "Background command"}.get(
-            notice.kind, "System message")
         # The outcome first: it is what a reader looks for.
         details = sorted(notice.details, key=lambda item: item[0] != "status")
         facts = "".join(f' <span class="fact"><span class="fact-name">{html_text(name.replace("-", " ").capitalize())}</span> '
@@ -437,7 +435,7 @@ class SessionDocument:
                         for name, value in details)
         related = f' <a href="#{html_text(notice.related)}">the call that started it</a>' if notice.related else ""
         return (f'<div class="notice notice-system-message notice-{html_text(notice.kind)}{hidden}" id="{notice.anchor}">'
-                f'<span class="who">{html_text(what)}</span> {html_text(text)}{facts}{related}</div>')
+                f'<span class="who">Claude Code</span> {html_text(text)}{facts}{related}</div>')
 
 
 def _without_title(plan_text: str, page_title: str) -> str:
