@@ -320,3 +320,16 @@ def test_the_index_card_and_the_project_page_give_the_same_figures(tmp_path):
     card_tokens = re.search(r"([\d.,]+[kM]?) tokens", card).group(1)
     assert tiles["Tokens"].split()[0] == card_tokens and "incl. subagents" in tiles["Tokens"]
     assert "incl. 1 subagent run" in card
+
+
+def test_a_very_long_pasted_prompt_shows_its_start_and_links_the_whole(tmp_path):
+    log = "\n".join(f"[11:12:{n % 60:02d}] [INFO] worker {n} started with __init__ hooks" for n in range(6000))
+    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": chain(user("why does it stall?\n" + log), assistant(text("Look.")))})
+    page_file = next((out / "projects").iterdir()) / f"{SESSION_ID}.html"
+    prompt = _page(out, f"{SESSION_ID}.html").select_one(".msg.user")
+    link = prompt.find("a", string="The whole prompt")
+    whole = (page_file.parent / link["href"]).read_text(encoding="utf-8")
+    assert whole == "why does it stall?\n" + log
+    assert "worker 0 started with __init__ hooks" in prompt.get_text()
+    assert "worker 5999 started" not in prompt.get_text()
+    assert page_file.stat().st_size < len(log)  # the page holds the start, not the whole paste
