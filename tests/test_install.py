@@ -2,12 +2,23 @@
 
 - `constraints.txt` pins every runtime and test dependency (transitively) to the versions CI and the
   committed `site/` are built with; the README's test command, and so `.ci/run`, installs with it.
+- The README's install-and-try commands, run as written in a copy of the repository by a `python3` with
+  nothing installed, into a virtual environment (Debian and Ubuntu refuse `pip install` outside one).
+
+The install tests reach the package registry, as a user does (CI reaches it too). They install the pinned
+versions (PIP_CONSTRAINT), which the README's test command has just fetched: pip takes them from its
+cache, and nothing is built but sessionsite itself.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
@@ -98,3 +109,50 @@ def test_the_readme_test_command_installs_with_the_constraints_and_ci_runs_exact
     assert "-c constraints.txt" in command and "pytest" in command
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert command in ci.splitlines(), ".ci/run must run the README's test command verbatim"
+
+
+# -- the README's install, on a fresh machine --------------------------------------------------------------
+
+NOT_COPIED = shutil.ignore_patterns(".git", ".venv", "demo", "site", "build", "dist", "__pycache__", "*.egg-info",
+                                    ".pytest_cache", ".hypothesis", ".benchmarks")
+
+
+def copy_of_the_repository(target: Path) -> Path:
+    shutil.copytree(REPO, target, ignore=NOT_COPIED)
+    return target
+
+
+SYSTEM_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
+
+
+def fresh_machine_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of a shell whose `python3` is this Python without anything installed: the base
+    interpreter (not the test's virtual environment), first on PATH, and no variable that would point
+    Python or pip at what the tests run with."""
+    bin_dir = tmp_path / "fresh-bin"
+    bin_dir.mkdir()
+    base = Path(getattr(sys, "_base_executable", sys.executable)).resolve()
+    (bin_dir / "python3").symlink_to(base)
+    env = {name: value for name, value in os.environ.items()
+           if name not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP") and not name.startswith("PIP_")}
+    # The system's folders only: no pyenv shim, ~/.local/bin or virtual environment lends a pip or a
+    # sessionsite that a fresh machine would not have (Debian's own pip, if there, refuses: PEP 668).
+    env["PATH"] = os.pathsep.join([str(bin_dir), *SYSTEM_PATH])
+    env["PIP_CONSTRAINT"] = str(CONSTRAINTS)  # also holds for the isolated build of the wheel
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    return env
+
+
+def run_shell(script: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_the_readme_install_and_try_commands_work_as_written(tmp_path):
+    commands = readme_commands("## Install and try it")
+    clone = copy_of_the_repository(tmp_path / "sessionsite")
+    done = run_shell(commands, clone, fresh_machine_env(tmp_path))
+    assert done.returncode == 0, f"{commands}\n{done.stdout}\n{done.stderr}"
+    assert (clone / "demo" / "index.html").is_file()
+    # As the README says: the hostile example's four unreadable lines are reported, and that is all.
+    assert "4 input problem(s)" in done.stderr
