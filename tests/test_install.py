@@ -4,6 +4,8 @@
   committed `site/` are built with; the README's test command, and so `.ci/run`, installs with it.
 - The README's install-and-try commands, run as written in a copy of the repository by a `python3` with
   nothing installed, into a virtual environment (Debian and Ubuntu refuse `pip install` outside one).
+- The GitHub Pages workflow (docs/publish-sessions.yml): its shell steps run here, in a stand-in for the
+  runner's workspace, with the actions it uses stood in for.
 
 The install tests reach the package registry, as a user does (CI reaches it too). They install the pinned
 versions (PIP_CONSTRAINT), which the README's test command has just fetched: pip takes them from its
@@ -21,10 +23,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from conftest import REPO
+from conftest import EXAMPLES, REPO
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 CONSTRAINTS = REPO / "constraints.txt"
@@ -156,3 +159,51 @@ def test_the_readme_install_and_try_commands_work_as_written(tmp_path):
     assert (clone / "demo" / "index.html").is_file()
     # As the README says: the hostile example's four unreadable lines are reported, and that is all.
     assert "4 input problem(s)" in done.stderr
+
+
+# -- the GitHub Pages workflow ---------------------------------------------------------------------------
+
+WORKFLOW = REPO / "docs" / "publish-sessions.yml"
+PAGES_BASE_URL = "https://ada.github.io/sessions"
+# The deliberately broken example: --strict refuses it, as it should.
+BROKEN_EXAMPLE = "7296ccd2-c393-48c2-a896-d22e0099834f.jsonl"
+
+
+def test_the_pages_workflow_steps_run(tmp_path):
+    """Each step of the build job, in order: `run:` steps as they are written (bash, as on the runner), the
+    actions stood in for: the repository's checkout (sessions under claude-sessions/), sessionsite's
+    checkout (a copy of this repository), setup-python (a fresh virtual environment first on PATH),
+    configure-pages (its base_url) and upload-pages-artifact (the folder must hold the site)."""
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    env = fresh_machine_env(tmp_path)
+    outputs = {"steps.pages.outputs.base_url": PAGES_BASE_URL}
+    uploaded = None
+    for step in workflow["jobs"]["build"]["steps"]:
+        action, given = step.get("uses", "").split("@")[0], step.get("with", {})
+        if "run" in step:
+            script = re.sub(r"\$\{\{\s*([\w.-]+)\s*\}\}", lambda found: outputs[found.group(1)], step["run"])
+            done = run_shell(script, workspace, env)
+            assert done.returncode == 0, f"step {step.get('name', script)!r}:\n{done.stdout}\n{done.stderr}"
+        elif action == "actions/checkout" and "repository" not in given:
+            sessions = workspace / "claude-sessions"
+            shutil.copytree(EXAMPLES, sessions, ignore=shutil.ignore_patterns(BROKEN_EXAMPLE, "README.md"))
+        elif action == "actions/checkout":
+            assert given.get("ref"), "sessionsite's checkout is pinned to a commit"
+            copy_of_the_repository(workspace / given["path"])
+        elif action == "actions/setup-python":
+            python = tmp_path / "python"
+            subprocess.run([str(Path(env["PATH"].split(os.pathsep)[0]) / "python3"), "-m", "venv", str(python)],
+                           check=True)
+            env["PATH"] = f"{python / 'bin'}{os.pathsep}{env['PATH']}"
+        elif action == "actions/configure-pages":
+            assert step.get("id") == "pages"
+        elif action == "actions/upload-pages-artifact":
+            uploaded = workspace / given["path"]
+        else:
+            pytest.fail(f"no stand-in for the step {step}")
+    assert uploaded is not None and (uploaded / "index.html").is_file()
+    assert f"<loc>{PAGES_BASE_URL}/</loc>" in (uploaded / "sitemap.xml").read_text(encoding="utf-8")
+    report = (workspace / "build-report.json").read_text(encoding="utf-8")
+    assert '"diagnostics": []' in report
