@@ -4,6 +4,7 @@
   committed `site/` are built with; the README's test command, and so `.ci/run`, installs with it.
 - The README's install-and-try commands, run as written in a copy of the repository by a `python3` with
   nothing installed, into a virtual environment (Debian and Ubuntu refuse `pip install` outside one).
+- In CI nothing skips for a missing input: the tests that read the real logs fail there without them.
 - The GitHub Pages workflow (docs/publish-sessions.yml): its shell steps run here, in a stand-in for the
   runner's workspace, with the actions it uses stood in for.
 
@@ -112,6 +113,34 @@ def test_the_readme_test_command_installs_with_the_constraints_and_ci_runs_exact
     assert "-c constraints.txt" in command and "pytest" in command
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert command in ci.splitlines(), ".ci/run must run the README's test command verbatim"
+
+
+# -- no silent skip in CI ------------------------------------------------------------------------------------
+
+CORPUS_TESTS = ("test_corpus.py", "test_links.py", "test_bundle.py")
+
+
+@pytest.mark.parametrize("in_ci", [True, False], ids=["CI", "developer"])
+def test_corpus_tests_fail_in_ci_without_the_corpus(tmp_path, in_ci):
+    """The test modules that read ../shared/corpus/public, run from a copy of tests/ that has no corpus
+    beside it: on a developer's machine they skip; in CI (CI=true) every one of them fails."""
+    tests = tmp_path / "repository" / "tests"
+    shutil.copytree(REPO / "tests", tests, ignore=shutil.ignore_patterns("__pycache__"))
+    env = {name: value for name, value in os.environ.items() if name != "CI"}
+    if in_ci:
+        env["CI"] = "true"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-k", "corpus",
+                           *(str(tests / name) for name in CORPUS_TESTS)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    outcomes: dict[str, set[str]] = {}
+    for line in done.stdout.splitlines():
+        found = re.match(r"\S*?([\w]+\.py)::\S+ (PASSED|FAILED|SKIPPED|ERROR)\b", line)
+        if found:
+            outcomes.setdefault(found.group(1), set()).add(found.group(2))
+    # In CI the fixture fails (pytest calls a failing fixture an ERROR); elsewhere it skips.
+    allowed = {"FAILED", "ERROR"} if in_ci else {"SKIPPED"}
+    assert set(outcomes) == set(CORPUS_TESTS), done.stdout[-3000:]
+    assert all(found <= allowed for found in outcomes.values()), done.stdout[-3000:]
 
 
 # -- the README's install, on a fresh machine --------------------------------------------------------------
