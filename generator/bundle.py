@@ -44,7 +44,7 @@ from .markdown import time_of
 from .markdown.escape import block_parser, literal
 from .model import Archive, Session
 from .redact import Redactor
-from .write import Staging
+from .write import Staging, check_output_location
 
 log = logging.getLogger("sessionsite")
 
@@ -159,6 +159,8 @@ def bundle(config: BundleConfig) -> BundleReport:
     if not inputs:
         raise UsageProblem("give the session file(s) to bundle (.jsonl)")
     folders = sorted({project_folder_of(path) for path in inputs})
+    # What a bundle reads is the project folders of its sessions: the rule every command that writes follows.
+    check_output_location(config.output, tuple(folders))
     redactor = Redactor(secrets=config.redact, home=config.redact_paths)
     archive, _, plans = collect(folders, redactor=redactor, jobs=config.jobs)
 

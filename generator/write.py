@@ -121,17 +121,19 @@ def _check_replaceable(out: Path) -> None:
 
 
 def check_output_location(out: Path, inputs: tuple[Path, ...]) -> None:
-    """A build never writes into its input: the output may not be, contain or sit inside an input folder,
-    nor sit inside ~/.claude, where Claude Code keeps the logs."""
+    """The one rule for every command that writes (build, markdown, bundle): it never writes into what it
+    reads. The output (a folder or a file) may not be, contain or sit inside an input folder (the folder
+    of an input file counts), nor sit inside ~/.claude, where Claude Code keeps the logs."""
     out = out.resolve()
     claude = (Path.home() / ".claude").resolve()
     if out == claude or claude in out.parents:
-        raise UsageProblem(f"{out}: the output folder may not be inside {claude}; choose another -o folder")
+        raise UsageProblem(f"{out}: the output may not be inside {claude}; choose another -o")
     for given in inputs:
         source = given.resolve()
         folder = source if source.is_dir() else source.parent
         if out == folder or folder in out.parents or out in source.parents:
-            raise UsageProblem(f"{out}: the output folder may not be, hold or sit inside the input {given}")
+            raise UsageProblem(f"{out}: the output may not be, hold or sit inside the input {given}; "
+                               "choose another -o")
 
 
 def _swap_in(staging: Path, out: Path) -> None:
