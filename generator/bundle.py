@@ -44,7 +44,8 @@ from .markdown import time_of
 from .markdown.escape import block_parser, literal
 from .model import Archive, Session
 from .redact import Redactor
-from .write import Staging, check_output_location
+from .locks import BUNDLE_PREFIX, OutputLock, claim, release, remove_abandoned
+from .write import MARKER, MARKER_TEXT, Staging, check_output_location
 
 log = logging.getLogger("sessionsite")
 
@@ -179,7 +180,10 @@ def bundle(config: BundleConfig) -> BundleReport:
     log.info("bundling %d session(s) from %d file(s)", len(selected), len(files))
 
     theme = Theme.load()
-    with tempfile.TemporaryDirectory(prefix="sessionsite-bundle-") as temporary:
+    with OutputLock(config.output), tempfile.TemporaryDirectory(prefix=BUNDLE_PREFIX) as temporary:
+        remove_abandoned(config.output)
+        claim(Path(temporary))
+        (Path(temporary) / MARKER).write_bytes(MARKER_TEXT)
         site = Path(temporary) / "site"
         build_config = BuildConfig(inputs=tuple(files), output=site, show_hidden=config.show_hidden,
                                    markdown_only=kind == "markdown", strict=config.strict, redact=config.redact,
@@ -199,9 +203,10 @@ def bundle(config: BundleConfig) -> BundleReport:
             else:
                 text, shortened = compose_markdown(archive, present, root, config.output)
                 size = github_length(text)
+            _write_file(config.output, text)
         finally:
             staging.discard()
-    _write_file(config.output, text)
+            release(Path(temporary))
     return BundleReport(sessions=present, size=size, shortened=shortened,
                         diagnostics=len(build_report.diagnostics))
 
