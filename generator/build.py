@@ -24,6 +24,7 @@ from .manifest import MANIFEST, HashCache, Manifest, decode, load, path_key, set
 from .model import Diagnostic
 from .redact import redact_project_dir
 from .locks import OutputLock, claim, release, remove_abandoned
+from .workers import stop_workers
 from .write import (MARKER, MARKER_TEXT, Staging, check_output_location, check_zip_target, is_sessionsite_output,
                     write_zip)
 
@@ -156,6 +157,7 @@ def _build_folder(config: BuildConfig, progress: Progress | None, remembered_as:
         staging.commit()
         hashes.save()
     except BaseException:
+        stop_workers()  # before their staging folder goes
         staging.discard()
         raise
     log.info("wrote %s (%d sessions, %d pages)", config.output, report.sessions, report.pages)

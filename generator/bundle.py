@@ -45,6 +45,7 @@ from .markdown.escape import block_parser, literal
 from .model import Archive, Session
 from .redact import Redactor
 from .locks import BUNDLE_PREFIX, OutputLock, claim, release, remove_abandoned
+from .workers import stop_workers
 from .write import MARKER, MARKER_TEXT, Staging, check_output_location
 
 log = logging.getLogger("sessionsite")
@@ -205,6 +206,7 @@ def bundle(config: BundleConfig) -> BundleReport:
                 size = github_length(text)
             _write_file(config.output, text)
         finally:
+            stop_workers()  # before their staging folder goes
             staging.discard()
             release(Path(temporary))
     return BundleReport(sessions=present, size=size, shortened=shortened,

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 import tempfile
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator, TypeVar
@@ -65,6 +67,30 @@ def _errors(verbose: bool):
         raise click.ClickException(f"internal error: {error!r} (run with --verbose for the traceback)") from error
 
 
+@contextmanager
+def _stopped_by_signals():
+    """SIGTERM (a CI runner cancelling, `kill`) and SIGHUP (the terminal closed) stop a command the way
+    Ctrl-C does, by an exception, so that its clean-up runs: worker processes stopped, staging and work
+    folders removed, nothing swapped in. It then exits with 128 + the signal's number, as a shell reports
+    a process killed by it. A second signal during the clean-up is ignored."""
+    wanted = [signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        yield
+        return
+
+    def stop(signal_number: int, frame) -> None:
+        for number in wanted:
+            signal.signal(number, signal.SIG_IGN)
+        raise SystemExit(128 + signal_number)
+
+    previous = {number: signal.signal(number, stop) for number in wanted}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
 def _os_error_line(error: OSError) -> str:
     reason = error.strerror or str(error) or type(error).__name__
     if error.filename is None:
@@ -100,7 +126,7 @@ def _check_report_file(report_file: Path | None) -> None:
 def _run(config: BuildConfig, report_file: Path | None, verbose: bool, quiet: bool = False) -> BuildReport:
     _configure_logging(verbose, quiet)
     _check_report_file(report_file)
-    with _errors(verbose):
+    with _stopped_by_signals(), _errors(verbose):
         report = build(config, progress=None if quiet else _progress)
         if report_file is not None:
             report_file.write_text(report.to_json(), encoding="utf-8")
@@ -265,7 +291,7 @@ def bundle_command(inputs, output, show_hidden, strict, no_redact, redact_paths,
     _configure_logging(verbose, quiet)
     config = BundleConfig(inputs=tuple(inputs), output=output, show_hidden=show_hidden, strict=strict,
                           redact=not no_redact, redact_paths=redact_paths, jobs=jobs)
-    with _errors(verbose):
+    with _stopped_by_signals(), _errors(verbose):
         report = bundle(config)
     if not quiet:
         count = len(report.sessions)

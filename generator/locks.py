@@ -85,6 +85,9 @@ class OutputLock:
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode("ascii"))
         self.fd = fd
+        _register.owner = os.getpid()
+        _register.lock_files.add(self.path)
+        _register.update()
         return self
 
     def __exit__(self, *exc_info) -> None:
@@ -93,6 +96,8 @@ class OutputLock:
         self.path.unlink(missing_ok=True)  # still held: whoever opened it already finds it gone and retries
         os.close(self.fd)
         self.fd = None
+        _register.lock_files.discard(self.path)
+        _register.update()
 
 
 # -- folders a build makes, and the register of running builds --------------------------------------------
@@ -103,10 +108,11 @@ def _cache_root() -> Path:
 
 
 class _Register:
-    """This process's claimed folders, and the file in the cache folder that lists them."""
+    """This process's claimed folders and output locks, and the file in the cache folder that lists them."""
 
     def __init__(self) -> None:
         self.folders: dict[Path, int] = {}
+        self.lock_files: set[Path] = set()
         self.fd: int | None = None
         self.path: Path | None = None
         self.owner = 0
@@ -115,10 +121,11 @@ class _Register:
         if self.owner != os.getpid():  # a forked worker inherited the parent's: not its to change
             return
         try:
-            if self.folders and self.fd is None:
+            listed = sorted(map(str, [*self.folders, *self.lock_files]))
+            if listed and self.fd is None:
                 self._create()
-            if self.fd is not None and self.folders:
-                data = json.dumps(sorted(map(str, self.folders))).encode("utf-8")
+            if self.fd is not None and listed:
+                data = json.dumps(listed).encode("utf-8")
                 os.ftruncate(self.fd, 0)
                 os.pwrite(self.fd, data, 0)
             elif self.fd is not None:
@@ -183,7 +190,10 @@ def remove_abandoned(out: Path | None = None) -> None:
             except ValueError:
                 folders = []  # cut short when its build died; its folders are found beside their outputs
             for folder in folders:
-                _remove_if_abandoned(folder, listed=True)
+                if folder.name.endswith(".lock"):
+                    _remove_lock_file_if_abandoned(folder)
+                else:
+                    _remove_if_abandoned(folder, listed=True)
             path.unlink(missing_ok=True)
         finally:
             os.close(fd)
@@ -192,6 +202,23 @@ def remove_abandoned(out: Path | None = None) -> None:
         for kind in LEFTOVER_KINDS:
             for leftover in sorted(out.parent.glob(f".{out.name}{kind}*")):
                 _remove_if_abandoned(leftover, listed=False)
+
+
+def _remove_lock_file_if_abandoned(path: Path) -> None:
+    """An output's lock file its dead build left: removed unless a build holds it (another build's now)."""
+    if not path.name.startswith(".") or path.is_symlink() or not path.is_file():
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        if _try_lock(fd) and os.path.samestat(os.fstat(fd), os.stat(path)):
+            path.unlink(missing_ok=True)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _remove_if_abandoned(folder: Path, listed: bool) -> None:

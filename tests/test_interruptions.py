@@ -5,11 +5,14 @@ non-zero, swaps nothing in, leaves no worker running and no folder behind."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
 import time
 from pathlib import Path
+
+import pytest
 
 from generator.build import BuildConfig, build
 
@@ -121,3 +124,95 @@ def test_a_second_build_into_the_same_output_stops_at_once_and_leaves_the_first_
     assert snapshot(out) == snapshot(examples_site)  # whole, as if it had been alone
     assert sorted(p.name for p in out.parent.iterdir()) == ["other", "site"]  # no staging or lock left
     assert sessionsite("build", str(EXAMPLES), "-o", str(out), "-q").returncode == 0  # and not refused after
+
+
+# -- SIGTERM and SIGKILL with worker processes -------------------------------------------------------------
+
+BUILD_WITH_STUCK_WORKERS = """
+    import os, sys, time
+    from pathlib import Path
+    import generator.phases as phases
+    from generator.cli import main
+
+    workers = Path(sys.argv[1])
+
+    def stuck(self, session_file):
+        # Phase 2, in a worker process, with the staging folder made: note the worker, and take forever.
+        (workers / str(os.getpid())).touch()
+        time.sleep(300)
+
+    phases.FileRenderer.__call__ = stuck
+    main(sys.argv[2:])
+"""
+
+
+def alive(pid: int) -> bool:
+    """Running (a zombie, dead but not yet collected by its parent, is not)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+
+def stuck_build(tmp_path: Path, output: str) -> tuple[subprocess.Popen, Path, list[int]]:
+    """A build with two workers, both stuck in phase 2; returns it, its output folder and the workers."""
+    out_folder, workers = tmp_path / "out", tmp_path / "workers"
+    out_folder.mkdir()
+    workers.mkdir()
+    process = python(BUILD_WITH_STUCK_WORKERS, str(workers), "build", str(EXAMPLES), "-o", str(out_folder / output),
+                     "-j", "2", "-q")
+    wait_for(workers, process, count=2)
+    return process, out_folder, [int(p.name) for p in workers.iterdir()]
+
+
+@pytest.fixture
+def no_stray_workers():
+    """Workers a failing test leaves running are killed, so that they do not outlive it."""
+    pids: list[int] = []
+    yield pids
+    for pid in pids:
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def wait_until_dead(pids: list[int]) -> list[int]:
+    deadline = time.monotonic() + 60
+    while any(map(alive, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return [pid for pid in pids if alive(pid)]
+
+
+@pytest.mark.parametrize("output", ["site", "sessions.zip"])
+@pytest.mark.parametrize("stop, exit_code", [(signal.SIGTERM, 128 + signal.SIGTERM), (signal.SIGINT, 1)],
+                         ids=["SIGTERM", "Ctrl-C"])
+def test_a_signal_stops_the_workers_and_removes_the_staging_and_work_folders(tmp_path, output, stop, exit_code,
+                                                                            no_stray_workers):
+    process, out_folder, workers = stuck_build(tmp_path, output)
+    no_stray_workers.extend(workers)
+    process.send_signal(stop)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == exit_code
+    assert "Traceback" not in stderr and "Error" not in stderr, stderr
+    assert wait_until_dead(workers) == []
+    assert list(out_folder.iterdir()) == []  # no staging folder, zip work folder or lock; nothing swapped in
+
+
+@pytest.mark.parametrize("output", ["site", "sessions.zip"])
+def test_after_sigkill_the_workers_die_and_the_next_build_of_any_output_removes_the_leftovers(tmp_path, output,
+                                                                                              no_stray_workers):
+    process, out_folder, workers = stuck_build(tmp_path, output)
+    no_stray_workers.extend(workers)
+    process.kill()
+    process.communicate(timeout=120)
+    assert wait_until_dead(workers) == []
+    assert list(out_folder.iterdir()) != []  # what the killed build was writing: nobody could clean up
+    elsewhere = tmp_path / "elsewhere" / "site"
+    assert sessionsite("build", str(EXAMPLES), "-o", str(elsewhere), "-q").returncode == 0
+    assert list(out_folder.iterdir()) == []
