@@ -44,7 +44,9 @@ from .markdown import time_of
 from .markdown.escape import block_parser, literal
 from .model import Archive, Session
 from .redact import Redactor
-from .write import Staging
+from .locks import BUNDLE_PREFIX, OutputLock, claim, release, remove_abandoned
+from .workers import stop_workers
+from .write import MARKER, MARKER_TEXT, Staging, check_output_location
 
 log = logging.getLogger("sessionsite")
 
@@ -159,6 +161,8 @@ def bundle(config: BundleConfig) -> BundleReport:
     if not inputs:
         raise UsageProblem("give the session file(s) to bundle (.jsonl)")
     folders = sorted({project_folder_of(path) for path in inputs})
+    # What a bundle reads is the project folders of its sessions: the rule every command that writes follows.
+    check_output_location(config.output, tuple(folders))
     redactor = Redactor(secrets=config.redact, home=config.redact_paths)
     archive, _, plans = collect(folders, redactor=redactor, jobs=config.jobs)
 
@@ -177,7 +181,10 @@ def bundle(config: BundleConfig) -> BundleReport:
     log.info("bundling %d session(s) from %d file(s)", len(selected), len(files))
 
     theme = Theme.load()
-    with tempfile.TemporaryDirectory(prefix="sessionsite-bundle-") as temporary:
+    with OutputLock(config.output), tempfile.TemporaryDirectory(prefix=BUNDLE_PREFIX) as temporary:
+        remove_abandoned(config.output)
+        claim(Path(temporary))
+        (Path(temporary) / MARKER).write_bytes(MARKER_TEXT)
         site = Path(temporary) / "site"
         build_config = BuildConfig(inputs=tuple(files), output=site, show_hidden=config.show_hidden,
                                    markdown_only=kind == "markdown", strict=config.strict, redact=config.redact,
@@ -197,9 +204,11 @@ def bundle(config: BundleConfig) -> BundleReport:
             else:
                 text, shortened = compose_markdown(archive, present, root, config.output)
                 size = github_length(text)
+            _write_file(config.output, text)
         finally:
+            stop_workers()  # before their staging folder goes
             staging.discard()
-    _write_file(config.output, text)
+            release(Path(temporary))
     return BundleReport(sessions=present, size=size, shortened=shortened,
                         diagnostics=len(build_report.diagnostics))
 

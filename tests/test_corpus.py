@@ -41,15 +41,15 @@ from generator import urls
 from generator.build import BuildConfig, build
 from generator.markdown.tools import INLINE_OUTPUT_LIMIT
 
+from conftest import PUBLIC_CORPUS, corpus_files, each_corpus_file
 from helpers import build_archive, read_entries, read_numbered_entries
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "public"
-SESSION_FILES = sorted(CORPUS.rglob("*.jsonl")) if CORPUS.is_dir() else []
-ARRAY_FILES = sorted(CORPUS.rglob("chat.json")) if CORPUS.is_dir() else []
-ALL_FILES = SESSION_FILES + ARRAY_FILES
+CORPUS = PUBLIC_CORPUS
+ALL_FILES = corpus_files("*.jsonl", "chat.json")
 AGENT_FILES = {p.stem[len("agent-"):]: p for p in ALL_FILES if p.name.startswith("agent-")}
 
-pytestmark = pytest.mark.skipif(not SESSION_FILES, reason="../shared/corpus/public is not beside the repository")
+# Without the corpus every test here skips, except in CI, where each fails (the fixture says why).
+pytestmark = pytest.mark.usefixtures("public_corpus")
 
 # -- hidden by design (see the module docstring) ----------------------------------------------------------
 NOISE_PREFIXES = ("<command-", "<local-command-", "[Request interrupted by user", "Caveat: The messages below")
@@ -667,7 +667,7 @@ def test_the_whole_corpus_builds_without_unknowns_or_diagnostics(corpus_site):
     assert report.diagnostics == []
 
 
-EACH_FILE = pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: str(p.relative_to(CORPUS)))
+EACH_FILE = each_corpus_file(ALL_FILES)
 
 
 @EACH_FILE
