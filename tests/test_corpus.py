@@ -42,7 +42,7 @@ from generator.build import BuildConfig, build
 from generator.markdown.tools import INLINE_OUTPUT_LIMIT
 
 from conftest import PUBLIC_CORPUS, corpus_files, each_corpus_file
-from helpers import build_archive, read_entries, read_numbered_entries
+from helpers import build_archive, lines_shown, read_entries, read_numbered_entries
 
 CORPUS = PUBLIC_CORPUS
 ALL_FILES = corpus_files("*.jsonl", "chat.json")
@@ -767,16 +767,6 @@ def _typed_prompts(path: Path) -> Iterator[tuple[str, str]]:
         yield "e-" + re.sub(r"[^A-Za-z0-9_-]", "", str(entry.get("uuid")))[:40], text
 
 
-def _lines_shown(element) -> list[str]:
-    line_end = "\u2028"
-    for br in element.find_all("br"):
-        br.replace_with(line_end)
-    paragraphs = [p.get_text().replace(line_end + "\n", line_end).replace("\n", " ")
-                  for p in element.find_all("p", recursive=False)
-                  if "meta" not in (p.get("class") or []) and p.get_text().strip()]  # not a pasted image
-    return line_end.join(paragraphs).split(line_end)
-
-
 def test_every_multi_line_prompt_keeps_its_lines(soups, pages_of):
     """A prompt is shown as it was typed: the same lines, in the same order (code spans show without their
     backticks, and spaces may be non-breaking)."""
@@ -791,7 +781,7 @@ def test_every_multi_line_prompt_keeps_its_lines(soups, pages_of):
             if element is None:
                 continue  # a replayed prompt, shown in the session it was first written in
             checked += 1
-            shown = _lines_shown(BeautifulSoup(str(element), "html.parser").find(id=anchor))
+            shown = lines_shown(BeautifulSoup(str(element), "html.parser").find(id=anchor))
             typed = text.replace("\r\n", "\n").split("\n")
             if [same(line) for line in shown] != [same(line) for line in typed]:
                 wrong.append(f"{path.relative_to(CORPUS)} {anchor}: {len(typed)} lines typed, {len(shown)} shown")
