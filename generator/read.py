@@ -7,13 +7,14 @@ nothing is silently dropped and everything around it still renders.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 
 import orjson
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Union
+from typing import Any, BinaryIO, Iterator, Union
 
 from .model import BrokenLine, Diagnostic, Entry
 
@@ -59,14 +60,39 @@ def stream_file(path: Path, diagnostics: list[Diagnostic], hasher: Any = None) -
         diagnostics.append(Diagnostic(name, 0, f"cannot open: {error.strerror or error}"))
         return
     with handle:
-        for number, raw in enumerate(handle, start=1):
-            if hasher is not None:
-                hasher.update(raw)
+        for number, raw in enumerate(_lines(handle, hasher), start=1):
             for item, problem in _read_line(name, number, raw):
                 if problem is not None:
                     diagnostics.append(problem)
                 if item is not None:
                     yield item
+
+
+def _lines(handle: BinaryIO, hasher: Any) -> Iterator[bytes]:
+    """The file's lines as bytes, each with its ending. A line ends at `\n`, `\r\n` or a lone `\r`
+    (some editors and old Mac tools save with CR alone, which a split on `\n` would read as one line): a
+    raw `\r` cannot be inside a JSON line, since JSON strings escape it. Latin-1 maps each byte to one
+    character and back, so the text layer only splits the lines and hands back the bytes it was given."""
+    text = io.TextIOWrapper(io.BufferedReader(_Hashing(handle, hasher), 1 << 16), encoding="latin-1", newline="")
+    for line in text:
+        yield line.encode("latin-1")
+
+
+class _Hashing(io.RawIOBase):
+    """A file whose bytes, as they are read, also go to `hasher` (when there is one)."""
+
+    def __init__(self, handle: BinaryIO, hasher: Any):
+        self.handle = handle
+        self.hasher = hasher
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        count = self.handle.readinto(buffer)
+        if count and self.hasher is not None:
+            self.hasher.update(memoryview(buffer)[:count])
+        return count
 
 
 def _read_line(name: str, number: int, raw: bytes) -> Iterator[tuple[ReadItem | None, Diagnostic | None]]:
@@ -95,7 +121,7 @@ def _read_line(name: str, number: int, raw: bytes) -> Iterator[tuple[ReadItem | 
     except json.JSONDecodeError as error:
         # Only the last line of a file can lack its newline: a write that was cut off.
         where = f"{error.msg} (column {error.colno})"
-        reason = f"truncated last line: {where}" if not raw.endswith(b"\n") else f"not valid JSON: {where}"
+        reason = f"truncated last line: {where}" if not raw.endswith((b"\n", b"\r")) else f"not valid JSON: {where}"
         yield BrokenLine(name, number, stripped, reason), Diagnostic(name, number, reason)
         return
     except RecursionError:
