@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from collections import deque
 from dataclasses import dataclass, field, replace
+from datetime import date, datetime
 from types import MappingProxyType
 from typing import Any, Callable, Collection, Iterable, Mapping
 
@@ -101,6 +102,10 @@ PERMISSION_MODES = {
 }
 INTERRUPT_FOR_TOOL = "[Request interrupted by user for tool use]"
 INTERRUPT = "[Request interrupted by user"
+# Times outside this window are a wrong clock or a broken log, not when a session ran (Claude Code came out
+# in 2025): they are reported and left out, so that they stretch no chart or duration. A fixed window,
+# never the build's own clock, so that two builds of the same input stay byte-identical.
+PLAUSIBLE_TIMES = (date(2023, 1, 1), date(2100, 1, 1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +170,7 @@ class _Dispatcher:
         self.skip = skip
         self.sink_for = sink_for
         self.anchors_for = anchors_for
+        self.problems: list[Diagnostic] = []
         self.main = self._builder()
         self.main.progress_sink = self._progress
         self.runs: list[_SessionBuilder] = []
@@ -172,7 +178,8 @@ class _Dispatcher:
         self.progress_runs: dict[str, _SessionBuilder] = {}
 
     def _builder(self, agent_id: str = "", run_name: str = "") -> _SessionBuilder:
-        builder = _SessionBuilder(self.source, agent_id=agent_id, run_name=run_name, skip=self.skip)
+        builder = _SessionBuilder(self.source, agent_id=agent_id, run_name=run_name, skip=self.skip,
+                                  problems=self.problems)
         builder.start(self.sink_for(builder.key))
         builder.summary.on_later_page = self.anchors_for(builder.key)
         return builder
@@ -209,11 +216,24 @@ class _Dispatcher:
             unknown.update(run.unknown)
         return Interpreted(
             session=main,
-            diagnostics=(),
+            diagnostics=tuple(self.problems),
             unknown=unknown,
             has_conversation=self.main.has_conversation or bool(sidechains),
             sidechains=tuple(sidechains),
         )
+
+
+def _plausible_time(value: Any) -> bool:
+    """An ISO 8601 time within `PLAUSIBLE_TIMES` (or no time at all: null or empty)."""
+    if value is None or value == "":
+        return True
+    if not isinstance(value, str):
+        return False
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return PLAUSIBLE_TIMES[0] <= moment.date() < PLAUSIBLE_TIMES[1]
 
 
 def _anchor(raw_id: Any, fallback: str) -> str:
@@ -290,6 +310,8 @@ class _SessionBuilder:
     """For a subagent run found inside the main file (inline sidechain or agent_progress): its name in the key."""
     skip: Collection[bytes] = frozenset()
     """Digests of uuids of entries shown in the session this one continues."""
+    problems: list[Diagnostic] = field(default_factory=list)
+    """Where problems found in the entries go (shared by the sessions of one file)."""
     events: _EventQueue = field(init=False)
     unknown: Counter[str] = field(default_factory=Counter)
     pending_calls: dict[str, int] = field(default_factory=dict)
@@ -383,6 +405,11 @@ class _SessionBuilder:
                 self.skipped += 1
                 return
             self.uuid_digests += digest
+        if "timestamp" in data and not _plausible_time(data["timestamp"]):
+            self.problems.append(Diagnostic(entry.file, entry.line, f"timestamp {str(data['timestamp'])[:40]!r} is not a time"
+                                            " in 2023-2099: shown without it, left out of charts and durations"))
+            data = {name: value for name, value in data.items() if name != "timestamp"}
+            entry = Entry(entry.file, entry.line, data)
         for name in data:
             if name not in KNOWN_FIELDS:
                 self.unknown[f"field:{name}"] += 1
@@ -447,7 +474,7 @@ class _SessionBuilder:
         if kind == "progress":
             progress = data.get("data")
             if isinstance(progress, dict) and progress.get("type") == "agent_progress":
-                self._agent_progress(data, progress)
+                self._agent_progress(data, progress, entry.line)
         elif kind == "permission-mode" and isinstance(data.get("permissionMode"), str):
             self._permission_mode(data, data["permissionMode"])
         elif kind == "queue-operation" and data.get("operation") == "remove" and isinstance(data.get("content"), str):
@@ -777,7 +804,7 @@ class _SessionBuilder:
         self.events.append(Notice(self._next_anchor(f"{data.get('uuid', '')}-mode"), self._time(data),
                                   "permission-mode", wording))
 
-    def _agent_progress(self, data: Mapping[str, Any], progress: Mapping[str, Any]) -> None:
+    def _agent_progress(self, data: Mapping[str, Any], progress: Mapping[str, Any], line: int = 0) -> None:
         """2.x streams a subagent's messages into the parent as progress entries. They are kept to rebuild
         the subagent's transcript when its own `agent-*.jsonl` file is missing."""
         message = progress.get("message")
@@ -788,7 +815,7 @@ class _SessionBuilder:
         for name in ("timestamp", "sessionId", "cwd", "version", "gitBranch"):
             entry.setdefault(name, data.get(name))
         if self.progress_sink is not None:
-            self.progress_sink(agent_id, Entry(self.source.path.as_posix(), 0, entry))
+            self.progress_sink(agent_id, Entry(str(self.source.path), line, entry))
 
     def _track_task(self, call: ToolCall, result: ToolResult) -> tuple[TaskItem, ...]:
         """TaskCreate/TaskUpdate change one task at a time; the reader wants the whole list after each."""

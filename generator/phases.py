@@ -127,7 +127,8 @@ def summarise(session_file: SessionFile, redaction: Redaction, skip: Collection[
     anchor_maps = {key: str(writer.path) for key, writer in writers.items() if writer.close()}
     redacted = replace(result, session=redactor.session(result.session),
                        sidechains=tuple(map(redactor.session, result.sidechains)))
-    return Summarised(redacted, tuple(diagnostics), hasher.hexdigest(), read_as=(stat.st_size, stat.st_mtime_ns),
+    return Summarised(redacted, (*diagnostics, *result.diagnostics), hasher.hexdigest(),
+                      read_as=(stat.st_size, stat.st_mtime_ns),
                       anchor_maps=anchor_maps)
 
 
