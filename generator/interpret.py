@@ -223,6 +223,12 @@ class _Dispatcher:
         )
 
 
+def replay_digest(uuid: str, timestamp: Any) -> bytes:
+    """An entry as a resumed session replays it: the same uuid and the same time. An entry that shares only
+    the uuid is another entry."""
+    return uuid_digest(f"{uuid}\0{timestamp}")
+
+
 def _plausible_time(value: Any) -> bool:
     """An ISO 8601 time within `PLAUSIBLE_TIMES` (or no time at all: null or empty)."""
     if value is None or value == "":
@@ -316,7 +322,9 @@ class _SessionBuilder:
     unknown: Counter[str] = field(default_factory=Counter)
     pending_calls: dict[str, int] = field(default_factory=dict)
     seen_uuids: set[bytes] = field(default_factory=set)
+    """Digests of the uuids seen, and of the uuids with their times (`replay_digest`)."""
     uuid_digests: bytearray = field(default_factory=bytearray)  # in file order: link needs the latest entry
+    replay_digests: bytearray = field(default_factory=bytearray)
     skipped: int = 0
     usage_by_message: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
     session_id: str = ""
@@ -398,13 +406,24 @@ class _SessionBuilder:
         uuid = data.get("uuid")
         if isinstance(uuid, str):
             digest = uuid_digest(uuid)
-            if digest in self.seen_uuids:
-                return  # resumed sessions replay earlier entries verbatim
-            self.seen_uuids.add(digest)
-            if digest in self.skip:
-                self.skipped += 1
+            replay = replay_digest(uuid, data.get("timestamp"))
+            if digest in self.skip and replay in self.skip:
+                self.skipped += 1  # a replay of an entry the continued session shows
                 return
+            if replay in self.seen_uuids:
+                return  # the same entry (uuid and time) written again, as a resumed session replays it
+            if digest in self.seen_uuids or digest in self.skip:
+                # Another entry (or the same, written twice) has this uuid: both are kept, and each has an
+                # anchor of its own.
+                where = "an earlier entry of this file" if digest in self.seen_uuids else (
+                    "an entry of the session this one continues")
+                self.problems.append(Diagnostic(entry.file, entry.line, f"uuid {uuid[:40]!r} is also the uuid of "
+                                                f"{where}: both are shown"))
+                data = {**data, "uuid": f"{re.sub(r'[^A-Za-z0-9_-]', '', uuid)[:24]}-line{entry.line}"}
+                entry = Entry(entry.file, entry.line, data)
+            self.seen_uuids.update((digest, replay))
             self.uuid_digests += digest
+            self.replay_digests += replay
         if "timestamp" in data and not _plausible_time(data["timestamp"]):
             self.problems.append(Diagnostic(entry.file, entry.line, f"timestamp {str(data['timestamp'])[:40]!r} is not a time"
                                             " in 2023-2099: shown without it, left out of charts and durations"))
@@ -889,6 +908,7 @@ class _SessionBuilder:
             agent_id=self.agent_id if (self.source.is_subagent or parent_key) else "",
             parent_key=parent_key,
             uuid_digests=bytes(self.uuid_digests),
+            replay_digests=bytes(self.replay_digests),
             leaf_summaries=dict(self.leaf_summaries),
             custom_title=self.custom_title,
             skipped_entries=self.skipped,
