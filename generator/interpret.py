@@ -388,10 +388,10 @@ class _SessionBuilder:
         logs under their parent session's folder when the layout says which that is."""
         project = self.source.project_dir
         if self.source.parent_session_id:
-            return f"{project}/{self.source.parent_session_id}/{self.source.path.stem}"
+            return f"{project}/{self.source.parent_session_id}/{self.source.stem}"
         if self.run_name:
-            return f"{project}/{self.source.path.stem}/{self.run_name}"
-        return f"{project}/{self.source.path.stem}"
+            return f"{project}/{self.source.stem}/{self.run_name}"
+        return f"{project}/{self.source.stem}"
 
     # -- feeding ---------------------------------------------------------------------------------------
 

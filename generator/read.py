@@ -60,7 +60,11 @@ def stream_file(path: Path, diagnostics: list[Diagnostic], hasher: Any = None) -
         diagnostics.append(Diagnostic(name, 0, f"cannot open: {error.strerror or error}"))
         return
     with handle:
-        for number, raw in enumerate(_lines(handle, hasher), start=1):
+        encoding = _utf16_encoding(handle.peek(2)[:2])
+        if encoding:
+            diagnostics.append(Diagnostic(name, 0, "written in UTF-16, not UTF-8 as Claude Code writes: read as "
+                                                   "UTF-16"))
+        for number, raw in enumerate(_lines(handle, hasher, encoding), start=1):
             for item, problem in _read_line(name, number, raw):
                 if problem is not None:
                     diagnostics.append(problem)
@@ -68,14 +72,28 @@ def stream_file(path: Path, diagnostics: list[Diagnostic], hasher: Any = None) -
                     yield item
 
 
-def _lines(handle: BinaryIO, hasher: Any) -> Iterator[bytes]:
+def _lines(handle: BinaryIO, hasher: Any, utf16: str = "") -> Iterator[bytes]:
     """The file's lines as bytes, each with its ending. A line ends at `\n`, `\r\n` or a lone `\r`
     (some editors and old Mac tools save with CR alone, which a split on `\n` would read as one line): a
     raw `\r` cannot be inside a JSON line, since JSON strings escape it. Latin-1 maps each byte to one
-    character and back, so the text layer only splits the lines and hands back the bytes it was given."""
-    text = io.TextIOWrapper(io.BufferedReader(_Hashing(handle, hasher), 1 << 16), encoding="latin-1", newline="")
-    for line in text:
+    character and back, so the text layer only splits the lines and hands back the bytes it was given.
+    A UTF-16 file (`utf16` names its codec) is decoded as such, and its lines handed on in UTF-8."""
+    buffered = io.BufferedReader(_Hashing(handle, hasher), 1 << 16)
+    if utf16:
+        # An odd last byte or a lone surrogate shows as U+FFFD; the reader then reports the line.
+        for line in io.TextIOWrapper(buffered, encoding=utf16, errors="replace", newline=""):
+            yield line.encode("utf-8")
+        return
+    for line in io.TextIOWrapper(buffered, encoding="latin-1", newline=""):
         yield line.encode("latin-1")
+
+
+def _utf16_encoding(start: bytes) -> str:
+    """The codec of a file written in UTF-16 (by a Windows editor or PowerShell's `>`), from its first two
+    bytes: a byte-order mark, or the NUL beside a JSON object's opening brace; else ""."""
+    if start in (b"\xff\xfe", b"\xfe\xff"):
+        return "utf-16"  # the mark says which order, and is dropped
+    return {b"{\x00": "utf-16-le", b"\x00{": "utf-16-be"}.get(start, "")
 
 
 class _Hashing(io.RawIOBase):

@@ -83,3 +83,140 @@ def test_an_entry_that_only_shares_a_uuid_with_the_continued_session_is_kept(tmp
     later = session_by_source(build_archive(tmp_path / "in"), path)
     assert later.continues_key.endswith(SESSION_ID) and later.replayed == 2, "the replay is still left out"
     assert [p.text for p in later.outline] == ["now sort them", "by name, please"]
+
+
+# -- point 10: hostile file systems ----------------------------------------------------------------------
+
+REPO = Path(__file__).resolve().parents[1]
+OTHER_ID = "9c8d7e6f-5a4b-4c3d-9e2f-1a0b9c8d7e6f"
+
+
+def a_session(path: Path, prompt: str = "how are the tide tables built?", **fields) -> Path:
+    return write_jsonl(path, [user(prompt, **fields), assistant(text("From the harmonics."), **fields)])
+
+
+def output_files(site: Path) -> list[str]:
+    return sorted(str(path.relative_to(site)) for path in site.rglob("*"))
+
+
+def build_in_a_process(inputs: Path, output: Path, *options: str) -> tuple[int, dict]:
+    """The CLI in a process of its own, so that a build that would hang (reading a named pipe) fails the
+    test instead of stopping it."""
+    import json
+    import subprocess
+    import sys
+
+    report = output.with_suffix(".report.json")
+    finished = subprocess.run([sys.executable, "-m", "generator", "build", str(inputs), "-o", str(output),
+                               "--report", str(report), *options], cwd=REPO, capture_output=True, text=True,
+                              timeout=120)
+    return finished.returncode, json.loads(report.read_text()) if report.exists() else {}
+
+
+def test_dangling_and_looping_links_and_a_named_pipe_cost_only_themselves(tmp_path: Path) -> None:
+    import os
+
+    folder = tmp_path / "in" / PROJECT_DIR
+    a_session(folder / f"{SESSION_ID}.jsonl")
+    dangling, looping, pipe = folder / "a-gone.jsonl", folder / "b-loop.jsonl", folder / "c-pipe.jsonl"
+    os.symlink(folder / "nowhere.jsonl", dangling)
+    os.symlink(looping, looping)
+    os.mkfifo(pipe)
+    (folder / SESSION_ID / "subagents").mkdir(parents=True)
+    os.symlink(folder / "nowhere.jsonl", folder / SESSION_ID / "subagents" / "agent-a1.jsonl")
+
+    code, report = build_in_a_process(tmp_path / "in", tmp_path / "site")
+
+    assert code == 0 and report["sessions"] == 1
+    named = sorted(d["file"] for d in report["diagnostics"])
+    assert named == sorted(map(str, [dangling, looping, pipe, folder / SESSION_ID / "subagents" / "agent-a1.jsonl"]))
+    assert (tmp_path / "site" / "projects" / PROJECT_DIR.lstrip("-") / f"{SESSION_ID}.html").is_file()
+    code, _ = build_in_a_process(tmp_path / "in", tmp_path / "strict", "--strict")
+    assert code == 1
+
+
+def test_a_folder_that_cannot_be_read_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A project folder, or a session's `subagents` folder, without permission to read it. (The tests may
+    run as root, who can read anything: the refusal is the operating system's, as `os.scandir` gives it.)"""
+    import errno
+    import os
+
+    root = tmp_path / "in"
+    a_session(root / PROJECT_DIR / f"{SESSION_ID}.jsonl")
+    subagents = root / PROJECT_DIR / SESSION_ID / "subagents"
+    a_session(subagents / "agent-a36e531.jsonl", isSidechain=True, agentId="a36e531")
+    locked_project = root / "-home-ada-src-ledger"
+    a_session(locked_project / f"{OTHER_ID}.jsonl")
+    real_scandir = os.scandir
+
+    def refusing(path):
+        if isinstance(path, (str, os.PathLike)) and Path(path) in (subagents, locked_project):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refusing)
+
+    report = build(BuildConfig(inputs=(root,), output=tmp_path / "site"))
+
+    assert sorted(d.file for d in report.diagnostics) == sorted([str(locked_project), str(subagents)])
+    assert all("cannot read" in d.message for d in report.diagnostics)
+    assert report.sessions == 1
+    with pytest.raises(StrictModeError):
+        build(BuildConfig(inputs=(root,), output=tmp_path / "strict", strict=True))
+
+
+def test_a_long_non_ascii_project_name_gets_a_short_distinct_folder(tmp_path: Path) -> None:
+    """Eighty Cyrillic letters are 160 bytes on disk, and 480 characters once escaped for a file name."""
+    first = "-home-ada-src-" + "приливы" * 11 + "-1"
+    second = "-home-ada-src-" + "приливы" * 11 + "-2"
+    a_session(tmp_path / "in" / first / f"{SESSION_ID}.jsonl")
+    a_session(tmp_path / "in" / second / f"{SESSION_ID}.jsonl", "and the second project?")
+
+    report = build(BuildConfig(inputs=(tmp_path / "in",), output=tmp_path / "site"))
+
+    assert report.sessions == 2
+    names = {part for path in (tmp_path / "site").rglob("*") for part in path.relative_to(tmp_path / "site").parts}
+    assert max(len(name.encode()) for name in names) <= 255
+    projects = [path for path in (tmp_path / "site" / "projects").iterdir() if path.is_dir()]
+    assert len(projects) == 2 and all((path / f"{SESSION_ID}.html").is_file() for path in projects)
+
+
+def test_names_that_differ_only_in_case_get_distinct_output_files(tmp_path: Path) -> None:
+    """Fine on Linux, but one file once the site is unzipped on macOS or Windows."""
+    upper = SESSION_ID.upper()
+    root = tmp_path / "in"
+    a_session(root / PROJECT_DIR / f"{SESSION_ID}.jsonl")
+    a_session(root / PROJECT_DIR / f"{upper}.jsonl", "the same name, in capitals", sessionId=upper)
+    a_session(root / PROJECT_DIR / SESSION_ID / "subagents" / "agent-a1.jsonl", isSidechain=True, agentId="a1")
+    a_session(root / PROJECT_DIR / upper / "subagents" / "agent-a1.jsonl", "another agent", sessionId=upper,
+              isSidechain=True, agentId="a1")
+    a_session(root / PROJECT_DIR.replace("ada", "Ada") / f"{SESSION_ID}.jsonl", "a project in capitals")
+
+    report = build(BuildConfig(inputs=(root,), output=tmp_path / "site"))
+
+    assert report.sessions == 5
+    files = output_files(tmp_path / "site")
+    assert len({name.lower() for name in files}) == len(files), "no two output names differ only in case"
+    assert len(report.diagnostics) == 2, [d.message for d in report.diagnostics]  # the session and the project
+    again = tmp_path / "again"
+    build(BuildConfig(inputs=(root,), output=again))
+    assert output_files(again) == files, "the names given are the same in every build"
+
+
+def test_a_session_saved_in_utf16_is_read(tmp_path: Path) -> None:
+    """A log saved again by a Windows editor, or through PowerShell's `>`: UTF-16 with a byte-order mark."""
+    import json
+
+    entries = [user("what is the höchste Flut? 🌊"), assistant(text("At 14:02."))]
+    path = tmp_path / "in" / PROJECT_DIR / f"{SESSION_ID}.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes("".join(json.dumps(e, ensure_ascii=False) + "\r\n" for e in entries).encode("utf-16"))
+
+    report = build(BuildConfig(inputs=(tmp_path / "in",), output=tmp_path / "site"))
+
+    assert [(d.file, d.line) for d in report.diagnostics] == [(str(path), 0)]
+    assert "UTF-16" in report.diagnostics[0].message
+    session = session_by_source(build_archive(tmp_path / "in"), path)
+    assert session.first_prompt == "what is the höchste Flut? 🌊"
+    with pytest.raises(StrictModeError):
+        build(BuildConfig(inputs=(tmp_path / "in",), output=tmp_path / "strict", strict=True))
