@@ -84,8 +84,11 @@ def _lines(handle: BinaryIO, hasher: Any, utf16: str = "") -> Iterator[bytes]:
         for line in io.TextIOWrapper(buffered, encoding=utf16, errors="replace", newline=""):
             yield line.encode("utf-8")
         return
-    for line in io.TextIOWrapper(buffered, encoding="latin-1", newline=""):
-        yield line.encode("latin-1")
+    text = io.TextIOWrapper(buffered, encoding="latin-1", newline="")
+    while line := text.readline():
+        raw = line.encode("latin-1")
+        line = ""  # a line may be hundreds of megabytes: its text copy goes before the bytes are read
+        yield raw
 
 
 def _utf16_encoding(start: bytes) -> str:
@@ -124,7 +127,8 @@ def _read_line(name: str, number: int, raw: bytes) -> Iterator[tuple[ReadItem | 
         else:
             # orjson refuses lone surrogates, NaN and integers past 64 bits: what it returns needs no repair.
             if isinstance(data, dict):
-                yield Entry(name, number, data), None
+                if data:  # `{}` holds nothing to show: padding, as a blank line is
+                    yield Entry(name, number, data), None
                 return
     try:
         text = raw.decode("utf-8")
@@ -156,7 +160,8 @@ def _read_line(name: str, number: int, raw: bytes) -> Iterator[tuple[ReadItem | 
         reason = f"expected a JSON object, found {_json_kind(data)}"
         yield BrokenLine(name, number, stripped, reason), Diagnostic(name, number, reason)
         return
-    yield Entry(name, number, data), None
+    if data:
+        yield Entry(name, number, data), None
 
 
 # JSON may escape half of a UTF-16 pair (`\ud83d` alone: a string cut inside an emoji); Python keeps it as

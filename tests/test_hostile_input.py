@@ -220,3 +220,51 @@ def test_a_session_saved_in_utf16_is_read(tmp_path: Path) -> None:
     assert session.first_prompt == "what is the höchste Flut? 🌊"
     with pytest.raises(StrictModeError):
         build(BuildConfig(inputs=(tmp_path / "in",), output=tmp_path / "strict", strict=True))
+
+
+# -- point 13: a huge broken line, and lines with nothing in them -----------------------------------------
+
+
+def test_a_huge_broken_line_is_previewed_and_saved_whole(tmp_path: Path) -> None:
+    """Like a long tool output: the page and the Markdown show its start, a linked file holds all of it."""
+    broken = '{"type": "user", "message": {"role": "user", "content": "' + "tide " * 600_000  # 3 MB, no end
+    path = write_jsonl(tmp_path / "in" / PROJECT_DIR / f"{SESSION_ID}.jsonl",
+                       [user("load the harmonics table"), broken, assistant(text("Loaded."))])
+
+    report = build(BuildConfig(inputs=(tmp_path / "in",), output=tmp_path / "site"))
+
+    assert [(d.file, d.line) for d in report.diagnostics] == [(str(path), 2)]
+    folder = tmp_path / "site" / "projects" / PROJECT_DIR.lstrip("-")
+    pages, markdown = sorted(folder.glob(f"{SESSION_ID}*.html")), folder / f"{SESSION_ID}.md"
+    assert max(page.stat().st_size for page in pages) < len(broken) / 10
+    assert markdown.stat().st_size < len(broken) / 10
+    saved = [file for file in folder.rglob("*.txt") if file.read_text(encoding="utf-8") == broken.strip()]
+    assert len(saved) == 1, "the whole line is kept, in a file of its own"
+    assert saved[0].name in markdown.read_text(encoding="utf-8")
+    assert any(saved[0].name in page.read_text(encoding="utf-8") for page in pages)
+
+
+def lines_of_nothing(tmp_path: Path, count: int) -> Path:
+    """A session whose file also holds `count` lines of `{}` between its turns."""
+    folder = tmp_path / f"in-{count}"
+    entries: list = [user("list the stations")]
+    entries += ["{}"] * (count // 2)
+    entries += [assistant(text("Three stations.")), user("sort them")]
+    entries += ["{}"] * (count - count // 2)
+    entries += [assistant(text("Sorted."))]
+    write_jsonl(folder / PROJECT_DIR / f"{SESSION_ID}.jsonl", entries)
+    return folder
+
+
+def test_lines_with_nothing_in_them_cost_nothing(tmp_path: Path) -> None:
+    """Empty objects hold nothing to show: however many there are, they make no anchors, no events and no
+    pages (the anchor map of a long session is written as its anchors go by: it would grow with them)."""
+    sites, reports = {}, {}
+    for count in (0, 30_000):
+        sites[count] = tmp_path / f"site-{count}"
+        reports[count] = build(BuildConfig(inputs=(lines_of_nothing(tmp_path, count),), output=sites[count]))
+    assert reports[30_000].events == reports[0].events and reports[30_000].pages == reports[0].pages
+    assert not reports[30_000].diagnostics
+    assert output_files(sites[0]) == output_files(sites[30_000]), "no page, map or file more"
+    session = lambda count: sites[count] / "projects" / PROJECT_DIR.lstrip("-") / f"{SESSION_ID}.html"
+    assert session(30_000).stat().st_size == session(0).stat().st_size
