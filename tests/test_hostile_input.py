@@ -131,6 +131,8 @@ def test_dangling_and_looping_links_and_a_named_pipe_cost_only_themselves(tmp_pa
     named = sorted(d["file"] for d in report["diagnostics"])
     assert named == sorted(map(str, [dangling, looping, pipe, folder / SESSION_ID / "subagents" / "agent-a1.jsonl"]))
     assert (tmp_path / "site" / "projects" / PROJECT_DIR.lstrip("-") / f"{SESSION_ID}.html").is_file()
+    code, again = build_in_a_process(tmp_path / "in", tmp_path / "site")
+    assert code == 0 and again["diagnostics"] == report["diagnostics"], "a build with nothing to do says so again"
     code, _ = build_in_a_process(tmp_path / "in", tmp_path / "strict", "--strict")
     assert code == 1
 
