@@ -62,6 +62,9 @@ class BuildReport:
     """What a build did: the JSON written by --report."""
 
     sessions: int = 0
+    """Sessions as the index and the project pages count them (`Session.is_listed`)."""
+    subagent_runs: int = 0
+    """The subagent runs those sessions started, each with a page of its own."""
     pages: int = 0
     events: Counter[str] = field(default_factory=Counter)
     unknown: Counter[str] = field(default_factory=Counter)
@@ -74,6 +77,7 @@ class BuildReport:
     def to_json(self) -> str:
         data: dict[str, Any] = {
             "sessions": self.sessions,
+            "subagent_runs": self.subagent_runs,
             "pages": self.pages,
             "events": dict(sorted(self.events.items())),
             "unknown": dict(sorted(self.unknown.items())),
@@ -89,7 +93,7 @@ class BuildReport:
     @classmethod
     def from_json(cls, text: str) -> BuildReport:
         data = json.loads(text)
-        return cls(sessions=data["sessions"], pages=data["pages"], events=Counter(data["events"]),
+        return cls(sessions=data["sessions"], subagent_runs=data.get("subagent_runs", 0), pages=data["pages"], events=Counter(data["events"]),
                    unknown=Counter(data["unknown"]), redactions=Counter(data["redactions"]),
                    search_index_bytes=data.get("search_index_bytes", 0), site_bytes=data.get("site_bytes", 0),
                    diagnostics=[Diagnostic(d["file"], d["line"], d["message"]) for d in data["diagnostics"]])

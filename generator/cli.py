@@ -70,6 +70,8 @@ def _run(config: BuildConfig, report_file: Path | None, verbose: bool, quiet: bo
         return report
     problems = f", {len(report.diagnostics)} input problem(s) reported above" if report.diagnostics else ""
     sessions = f"{report.sessions} session{'s' if report.sessions != 1 else ''}"
+    if report.subagent_runs:
+        sessions += f" (+ {report.subagent_runs} subagent run{'s' if report.subagent_runs != 1 else ''})"
     pages = f"{report.pages} page{'s' if report.pages != 1 else ''}"
     click.echo(f"{sessions}, {pages} -> {config.output}{problems}", err=True)
     if report.sessions and report.search_index_bytes:

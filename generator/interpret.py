@@ -43,7 +43,7 @@ from .model import (
     Usage,
 )
 from .read import ReadResult
-from .summarize import PLAN_PREAMBLE, PLAN_STARTED_SESSION, Summary, uuid_digest
+from .summarize import PLAN_PREAMBLE, PLAN_STARTED_SESSION, UNKNOWN_TOOL, Summary, uuid_digest
 from .text import strip_ansi
 
 # Entry types that carry no conversation and are deliberately not shown.
@@ -73,6 +73,10 @@ HIDDEN_SYSTEM_SUBTYPES = frozenset({"turn_duration", "stop_hook_summary"})
 # Messages whose usage is still being counted: a streamed message's lines come together, so older ones
 # are done and only their totals are kept (a session of any length holds this many).
 RECENT_MESSAGES = 64
+# How many events a result written before its call waits for the call (2.1.9x writes it right after).
+EARLY_RESULT_WAIT = 32
+# Replayed calls still waiting for a result: a continuation resumes where a few calls were open.
+REPLAYED_CALLS_KEPT = 256
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 # Written into the site as files; anything else (SVG can carry script) is shown as a reference only.
 SAFE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"})
@@ -89,6 +93,17 @@ BASH_STDERR = re.compile(r"<bash-stderr>(.*?)</bash-stderr>", re.S)
 HOOK_LINE = re.compile(r"\b(?:Pre|Post)ToolUse\b|\b(?:Stop|SubagentStop|UserPromptSubmit|SessionStart|SessionEnd|"
                        r"Notification|PreCompact)\b.*(?:hook|\[)|^Running\b.*\.\.\.$")
 TOOL_USE_ERROR = re.compile(r"<tool_use_error>(.*?)</tool_use_error>", re.S)
+# A message Claude Code writes into the conversation as a user entry, wrapped whole in a tag of its own
+# (`<task-notification>`: a background task ended). Claude Code's tags are hyphenated words; the slash
+# command and bash-mode tags are matched before this.
+SYSTEM_MESSAGE = re.compile(r"\A<([a-z][a-z0-9]*(?:-[a-z0-9]+)+)>(.*)</\1>(.*)\Z", re.S)
+SYSTEM_MESSAGE_FIELD = re.compile(r"<([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)>(.*?)</\1>", re.S)
+# The system messages this stage knows, and what a reader is told each one is.
+SYSTEM_MESSAGE_KINDS = {"task-notification": "Background task", "bash-notification": "Background command"}
+# How a background command's result names its task, for linking the notification back to the call.
+BACKGROUND_TASK_ID = re.compile(r"running in background with ID: ([A-Za-z0-9_-]+)")
+BACKGROUND_TASKS_PER_SESSION = 1000
+
 PLAN_TOOLS = frozenset({"ExitPlanMode", "exit_plan_mode"})
 PLAN_APPROVED = re.compile(r"approved your plan", re.I)
 PLAN_REJECTED = re.compile(r"rejected|doesn't want to proceed", re.I)
@@ -268,7 +283,8 @@ def _text_of(content: Any) -> str:
 # result's own text (stdout, the content of a file read, the whole file before an edit) and is dropped
 # as the entry is read: redacting it was a tenth of a build, for text no page shows.
 STRUCTURED_RESULT_KEYS = frozenset(
-    {"interrupted", "structuredPatch", "command", "status", "answers", "task", "taskId", "agentId"}
+    {"interrupted", "structuredPatch", "command", "status", "answers", "task", "taskId", "agentId",
+     "backgroundTaskId"}
 )
 
 
@@ -352,6 +368,16 @@ class _SessionBuilder:
     summary: Summary = field(default_factory=Summary)
     awaiting_plan: int | None = None
     """Absolute index of a rejected plan that the next prompt may yet show was carried out."""
+    early_results: dict[str, int] = field(default_factory=dict)
+    """Results written before their call (2.1.9x does this), by tool_use id: the absolute index of the
+    stand-in event, held a few events in case the call comes."""
+    shown_without_call: set[str] = field(default_factory=set)
+    """Ids of results that went out without their call: a call that comes later still needs its own id."""
+    replayed_calls: dict[str, tuple[str, Mapping[str, Any]]] = field(default_factory=dict)
+    """Calls in entries replayed from the session this one continues whose results have not come yet:
+    a result written after the resume is paired with them."""
+    background_calls: dict[str, str] = field(default_factory=dict)
+    """Anchor of the call that started each background task, by task id."""
 
     def __post_init__(self) -> None:
         self.agent_id = self.agent_id or self.source.agent_id
@@ -361,6 +387,8 @@ class _SessionBuilder:
         self.sink = sink
 
     def deliver(self, event: Event) -> None:
+        if not self.has_conversation and _is_content(event):
+            self.has_conversation = True
         self.summary(event)
         if self.sink is not None:
             self.sink(event)
@@ -369,13 +397,27 @@ class _SessionBuilder:
         """An event waits while something later may still change it."""
         if index == self.awaiting_plan:
             return True
-        return isinstance(event, ToolCall) and self.pending_calls.get(event.tool_use_id) == index
+        if not isinstance(event, ToolCall):
+            return False
+        if self.early_results.get(event.tool_use_id) == index:
+            # A result before its call: its call comes within a few entries, or from another file.
+            if len(self.events) - index <= EARLY_RESULT_WAIT:
+                return True
+            self._give_up_waiting(event)
+            return False
+        return self.pending_calls.get(event.tool_use_id) == index
+
+    def _give_up_waiting(self, stand_in: ToolCall) -> None:
+        del self.early_results[stand_in.tool_use_id]
+        self.shown_without_call.add(stand_in.tool_use_id)
 
     def let_go(self, index: int, event: Event) -> Event:
         """The queue is full: the event goes out as it stands (a call without its result, a plan as
         rejected) and anything that comes for it later is shown on its own."""
         if index == self.awaiting_plan:
             self.awaiting_plan = None
+        if isinstance(event, ToolCall) and self.early_results.get(event.tool_use_id) == index:
+            self._give_up_waiting(event)
         if isinstance(event, ToolCall) and self.pending_calls.get(event.tool_use_id) == index:
             del self.pending_calls[event.tool_use_id]
             if event.name in PLAN_TOOLS:
@@ -409,6 +451,7 @@ class _SessionBuilder:
             replay = replay_digest(uuid, data.get("timestamp"))
             if digest in self.skip and replay in self.skip:
                 self.skipped += 1  # a replay of an entry the continued session shows
+                self._remember_replayed_calls(data)
                 return
             if replay in self.seen_uuids:
                 return  # the same entry (uuid and time) written again, as a resumed session replays it
@@ -497,14 +540,22 @@ class _SessionBuilder:
         elif kind == "permission-mode" and isinstance(data.get("permissionMode"), str):
             self._permission_mode(data, data["permissionMode"])
         elif kind == "queue-operation" and data.get("operation") == "remove" and isinstance(data.get("content"), str):
-            self.events.append(Notice(self._next_anchor(data.get("uuid")), self._time(data), "queue-removed",
-                                      f"Withdrawn before Claude read it: {data['content']}"))
+            anchor, timestamp = self._next_anchor(data.get("uuid")), self._time(data)
+            system_message = SYSTEM_MESSAGE.match(data["content"].strip())
+            if system_message is not None:  # Claude Code's own message, dropped from the queue: no one's words
+                self.events.append(replace(self._system_message(anchor, timestamp, *system_message.groups()),
+                                           hidden=True))
+            else:
+                self.events.append(Notice(anchor, timestamp, "queue-removed",
+                                          f"Withdrawn before Claude read it: {data['content']}"))
         elif kind == "summary":
             summary = data.get("summary")
             if not isinstance(summary, str) and isinstance(data.get("data"), dict):
                 summary = data["data"].get("summary")
             if isinstance(summary, str):
                 self.leaf_summaries[str(data.get("leafUuid", ""))] = summary
+        elif kind == "attachment" and isinstance(data.get("attachment"), dict) and data["attachment"].get("type") == "file":
+            self._attached_file(data, data["attachment"])
         elif kind == "custom-title" and isinstance(data.get("customTitle"), str):
             self.custom_title = data["customTitle"]
         elif kind == "ai-title" and isinstance(data.get("aiTitle"), str):
@@ -604,6 +655,11 @@ class _SessionBuilder:
             else:
                 self.events.append(BashMode(anchor, timestamp, "", out, err))
             return
+        without_reminders = strip_system_reminders(text).strip() if stripped.startswith("<") else ""
+        system_message = SYSTEM_MESSAGE.match(without_reminders) if without_reminders.startswith("<") else None
+        if system_message is not None:
+            self.events.append(self._system_message(anchor, timestamp, *system_message.groups()))
+            return
         if stripped == INTERRUPT_FOR_TOOL:
             self.events.append(Notice(anchor, timestamp, "interrupt", stripped, hidden=True))
             return
@@ -617,8 +673,28 @@ class _SessionBuilder:
         if not visible.strip() and not images:
             self.events.append(Prompt(anchor, timestamp, text, (), hidden=True, label="system reminder"))
             return
-        self.has_conversation = True
-        self.events.append(Prompt(anchor, timestamp, visible.strip("\n"), images))
+        # In a subagent's transcript, the "user" is the agent that started the run: its task is Markdown
+        # written by Claude, not something a person typed.
+        by_agent = self.source.is_subagent or bool(self.run_name)
+        self.events.append(Prompt(anchor, timestamp, visible.strip("\n"), images, by_agent=by_agent))
+
+    def _system_message(self, anchor: str, timestamp: str, tag: str, inner: str, after: str) -> Notice:
+        """A message Claude Code wrote as if the user had (see SYSTEM_MESSAGE): its fields become
+        details, its summary the text, and a background task's notification links to the call."""
+        if tag not in SYSTEM_MESSAGE_KINDS:
+            self.unknown[f"tag:{tag}"] += 1
+        details: list[tuple[str, str]] = []
+        for name, value in SYSTEM_MESSAGE_FIELD.findall(inner):
+            details.append((name.replace("_", "-"), value.strip()))
+        rest = SYSTEM_MESSAGE_FIELD.sub("", inner).strip()
+        fields = dict(details)
+        summary = fields.pop("summary", "")
+        text = " ".join(part for part in (summary, rest, after.strip()) if part)
+        started_by = fields.get("tool-use-id") or fields.get("task-id") or fields.get("shell-id") or ""
+        related = self.background_calls.get(started_by, "")
+        shown = tuple((name, value) for name, value in details if name not in ("summary", "tool-use-id"))
+        return Notice(anchor, timestamp, tag, text or (SYSTEM_MESSAGE_KINDS.get(tag) or tag), details=shown,
+                      related=related)
 
     def _tool_result(self, data: Mapping[str, Any], part: Mapping[str, Any]) -> None:
         tool_use_id = str(part.get("tool_use_id", ""))
@@ -636,15 +712,37 @@ class _SessionBuilder:
             images=images,
         )
         index = self.pending_calls.pop(tool_use_id, None)
-        if index is None:
-            # A result whose call is not in this file (resumed or continued sessions): still shown.
-            self.events.append(
-                ToolCall(_anchor(tool_use_id, "orphan"), result.timestamp, tool_use_id, "(unknown tool)", {},
-                         result)
-            )
+        if index is not None:
+            call = self.events[index]
+            assert isinstance(call, ToolCall)
+            self._complete_call(index, call, result)
             return
-        call = self.events[index]
-        assert isinstance(call, ToolCall)
+        replayed = self.replayed_calls.pop(tool_use_id, None) if tool_use_id else None
+        if replayed is not None:
+            # Its call was replayed from the session this one continues (shown there, waiting): the
+            # result is shown here, with the call it answers.
+            name, tool_input = replayed
+            self.events.append(ToolCall(self._call_anchor(tool_use_id), result.timestamp, tool_use_id, name,
+                                        tool_input))
+            self._complete_call(len(self.events) - 1, self.events[-1], result)
+            return
+        # No call yet: 2.1.9x may write a result just before its call. A stand-in waits a few events for
+        # it; a result whose call is in another file is shown as the result of an unknown call.
+        stand_in = ToolCall(self._call_anchor(tool_use_id), result.timestamp, tool_use_id, UNKNOWN_TOOL, {},
+                            result)
+        if tool_use_id and tool_use_id not in self.early_results:
+            self.early_results[tool_use_id] = len(self.events)
+        self.events.append(stand_in)
+
+    def _call_anchor(self, tool_use_id: str) -> str:
+        """A call's anchor comes from its id; a second event for the same id (a call whose result was
+        shown before it came) gets one of its own, so that no two elements share an id."""
+        if tool_use_id and tool_use_id not in self.shown_without_call:
+            return _anchor(tool_use_id, "")
+        return self._next_anchor(None)
+
+    def _complete_call(self, index: int, call: ToolCall, result: ToolResult) -> None:
+        self._note_background_task(call, result)
         if call.name in ("TaskCreate", "TaskUpdate"):
             self.events[index] = replace(call, result=result, tasks=self._track_task(call, result))
         elif call.name in PLAN_TOOLS:
@@ -706,7 +804,6 @@ class _SessionBuilder:
             if part_type == "text":
                 text = str(part.get("text", ""))
                 if text.strip():
-                    self.has_conversation = True
                     self.events.append(AssistantText(self._next_anchor(part_id), timestamp, text, model))
             elif part_type == "thinking":
                 text = str(part.get("thinking", ""))
@@ -726,16 +823,52 @@ class _SessionBuilder:
         tool_use_id = str(part.get("id", ""))
         if tool_use_id and tool_use_id in self.pending_calls:
             return  # the same block written twice
-        raw_input = part.get("input")
-        tool_input = MappingProxyType(dict(raw_input)) if isinstance(raw_input, dict) else MappingProxyType(
-            {"input": raw_input}
-        )
-        self.has_conversation = True
-        call = ToolCall(_anchor(tool_use_id, f"tool{self.counter}"), timestamp, tool_use_id,
-                        str(part.get("name", "(unnamed tool)")), tool_input)
+        tool_input = _tool_input(part)
+        name = str(part.get("name", "(unnamed tool)"))
+        early = self.early_results.pop(tool_use_id, None) if tool_use_id else None
+        if early is not None:
+            # Its result came first and waits as a stand-in: the call takes the stand-in's place, which
+            # is where it was made (a result cannot come before its call).
+            stand_in = self.events[early]
+            assert isinstance(stand_in, ToolCall) and stand_in.result is not None
+            call = ToolCall(stand_in.anchor, timestamp or stand_in.timestamp, tool_use_id, name, tool_input)
+            self._complete_call(early, call, stand_in.result)
+            return
+        anchor = self._call_anchor(tool_use_id) if tool_use_id else _anchor("", f"tool{self.counter}")
+        call = ToolCall(anchor, timestamp, tool_use_id, name, tool_input)
         self.counter += 1
         self.pending_calls[tool_use_id] = len(self.events)
         self.events.append(call)
+
+    def _remember_replayed_calls(self, data: Mapping[str, Any]) -> None:
+        """A replayed entry is shown in the session this one continues; the calls it makes are kept until
+        their results come, which may be after the resume, in this file."""
+        message = data.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            return
+        for part in content:
+            if not isinstance(part, dict):
+                continue
+            if part.get("type") == "tool_use" and isinstance(part.get("id"), str):
+                if len(self.replayed_calls) >= REPLAYED_CALLS_KEPT:
+                    del self.replayed_calls[next(iter(self.replayed_calls))]
+                self.replayed_calls[part["id"]] = (str(part.get("name", "(unnamed tool)")), _tool_input(part))
+            elif part.get("type") == "tool_result":
+                self.replayed_calls.pop(str(part.get("tool_use_id", "")), None)
+
+    def _note_background_task(self, call: ToolCall, result: ToolResult) -> None:
+        """A command sent to the background names its task; the notification that it ended names only the
+        task, so the call is found by it."""
+        structured = result.structured if isinstance(result.structured, dict) else {}
+        task_id = structured.get("backgroundTaskId")
+        if not isinstance(task_id, str):
+            found = BACKGROUND_TASK_ID.search(result.text[:2000]) if "background" in result.text[:2000] else None
+            task_id = found.group(1) if found else None
+        if task_id and len(self.background_calls) < BACKGROUND_TASKS_PER_SESSION:
+            self.background_calls[task_id] = call.anchor
+            if call.tool_use_id:
+                self.background_calls[call.tool_use_id] = call.anchor
 
     def _count_usage(self, data: Mapping[str, Any], message: Mapping[str, Any]) -> None:
         usage = message.get("usage")
@@ -822,6 +955,19 @@ class _SessionBuilder:
         wording = PERMISSION_MODES.get(mode, f"Permission mode: {mode}")
         self.events.append(Notice(self._next_anchor(f"{data.get('uuid', '')}-mode"), self._time(data),
                                   "permission-mode", wording))
+
+    def _attached_file(self, data: Mapping[str, Any], attachment: Mapping[str, Any]) -> None:
+        """A file the person named with @ in a prompt, which Claude Code read and sent along with it: the
+        prompt shows the name, and this says the file went with it (its text is the file's, not said)."""
+        name = attachment.get("displayPath") or attachment.get("filename")
+        if not isinstance(name, str) or not name:
+            return
+        content = attachment.get("content")
+        inner = content.get("file") if isinstance(content, dict) else None
+        file_text = inner.get("content") if isinstance(inner, dict) else None
+        details = (("lines", f"{file_text.count(chr(10)) + 1:,}"),) if isinstance(file_text, str) else ()
+        self.events.append(Notice(self._next_anchor(data.get("uuid")), self._time(data), "attached-file",
+                                  f"Sent with the prompt: {name}", details=details))
 
     def _agent_progress(self, data: Mapping[str, Any], progress: Mapping[str, Any], line: int = 0) -> None:
         """2.x streams a subagent's messages into the parent as progress entries. They are kept to rebuild
@@ -958,6 +1104,23 @@ class _EventQueue:
             self.waiting.popleft()
             self.sent += 1
             builder.deliver(head)
+
+
+def _tool_input(part: Mapping[str, Any]) -> Mapping[str, Any]:
+    raw_input = part.get("input")
+    return MappingProxyType(dict(raw_input)) if isinstance(raw_input, dict) else MappingProxyType({"input": raw_input})
+
+
+# Events that do not make a file worth a page on their own: Claude Code's bookkeeping about the session.
+NOT_CONTENT_NOTICES = frozenset({"permission-mode", "queue-removed"})
+
+
+def _is_content(event: Event) -> bool:
+    """Whether the event shows something that happened in the conversation: a file with any such event
+    gets a page; one with none (summary pointers, snapshots, queue operations) does not."""
+    if getattr(event, "hidden", False):
+        return False
+    return not (isinstance(event, Notice) and event.kind in NOT_CONTENT_NOTICES)
 
 
 def _plan_of(call: ToolCall) -> Plan:

@@ -136,6 +136,8 @@ def _title(session: Session, latest_summary: str) -> str:
         return shorten(plain(session.first_prompt))
     if session.is_subagent:
         return f"Subagent {session.agent_id}"
+    if session.first_action.strip():
+        return shorten(plain(session.first_action))
     return "Untitled session"
 
 
@@ -266,7 +268,7 @@ def _projects(sessions: dict[str, Session]) -> tuple[Project, ...]:
     projects = []
     for dir_name, members in grouped.items():
         # Subagent transcripts are reached from their parent; orphans are listed with the sessions.
-        main = [s for s in members if not s.is_subagent or not s.parent_key]
+        main = [s for s in members if s.is_listed]
         cwds = Counter(s.cwd for s in main if s.cwd)
         # The most common cwd; ties go to the shortest, since sessions may cd into subfolders.
         path = min(cwds.items(), key=lambda kv: (-kv[1], len(kv[0]), kv[0]))[0] if cwds else decode_project_dir(

@@ -84,6 +84,8 @@ class Prompt:
     """True for system-injected text that is shown only with --show-hidden."""
     label: str = ""
     """Why it is hidden or special, e.g. 'meta', 'compact summary'."""
+    by_agent: bool = False
+    """Written by the agent that started this subagent run (its task, in Markdown), not typed by a person."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +230,10 @@ class Notice:
     """True for bookkeeping shown only with --show-hidden."""
     milliseconds: int = 0
     """For a turn-duration notice: how long the turn took."""
+    details: tuple[tuple[str, str], ...] = ()
+    """Named facts a system message carried (a background task's status, its output file), untrusted."""
+    related: str = ""
+    """Anchor of the event this notice is about (the call that started a background task), if known."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,6 +363,9 @@ class Session:
     """Number of real (visible) prompts."""
     first_prompt: str = ""
     """Text of the first real prompt."""
+    first_action: str = ""
+    """For a session with no prompt: the first thing that happened in it (a slash or shell command, a
+    system message, a reply), to name it by."""
     usage: Usage = field(default_factory=Usage)
     """Token usage, each API message counted once."""
     usage_by_model: Mapping[str, Usage] = field(default_factory=dict)
@@ -447,6 +456,12 @@ class Session:
     @property
     def is_subagent(self) -> bool:
         return bool(self.agent_id)
+
+    @property
+    def is_listed(self) -> bool:
+        """Counted and listed as a session of its project: every session but the subagent runs reached from
+        the session that started them (a subagent log whose parent is not in the archive is listed)."""
+        return not (self.is_subagent and self.parent_key)
 
 
 @dataclass(frozen=True, slots=True)

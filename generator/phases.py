@@ -237,7 +237,8 @@ def collect(inputs: Iterable[Path], progress: Progress | None = None,
     archive = link((plan.result.interpreted for plan in plans if plan.result), continues)
     if staging is not None:
         _write_anchor_maps(plans, archive, staging)
-    report.sessions = len(archive.sessions)
+    report.sessions = sum(1 for session in archive.sessions.values() if session.is_listed)
+    report.subagent_runs = len(archive.sessions) - report.sessions
     for session in archive.sessions.values():
         report.events.update(session.event_counts)
     return archive, report, plans

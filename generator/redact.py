@@ -268,6 +268,7 @@ class Redactor:
             session,
             title=text(session.title), custom_title=text(session.custom_title), slug=text(session.slug),
             cwd=text(session.cwd), git_branch=text(session.git_branch), first_prompt=text(session.first_prompt),
+            first_action=text(session.first_action),
             started_plan_text=text(session.started_plan_text), first_plan_how=text(session.first_plan_how),
             models=tuple(map(text, session.models)), versions=tuple(map(text, session.versions)),
             usage_by_model={text(model): usage for model, usage in session.usage_by_model.items()},

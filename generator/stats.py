@@ -103,7 +103,7 @@ class Totals:
     tokens_by_day: Counter[str] = field(default_factory=Counter)
 
     def add(self, session: Session) -> None:
-        if session.is_subagent and session.parent_key:  # orphan agent logs are listed as sessions (see link)
+        if not session.is_listed:
             self.subagent_runs += 1
         else:
             self.sessions += 1

@@ -44,6 +44,8 @@ TOOL_NAMES_PER_SESSION = 200
 OTHER_TOOLS = "(other tools)"
 PATH_LIMIT = 1000
 PLAN_PREAMBLE = "Implement the following plan:"
+# The name a result whose call is in no file read stands under: not a call made in this session.
+UNKNOWN_TOOL = "(unknown tool)"
 PLAN_STARTED_SESSION = "accepted with a fresh context: this session carries it out"
 # "…read the full transcript at: /home/me/.claude/projects/-home-me-app/<session id>.jsonl"
 TRANSCRIPT_PATH = re.compile(r"transcript at:\s*\S*?([^/\\\s]+)\.jsonl")
@@ -61,6 +63,19 @@ EVENT_KINDS = {
     SlashCommand: "slash_command", BashMode: "bash_mode", Notice: "notice", Unknown: "unknown",
     Unreadable: "unreadable", Plan: "plan",
 }
+
+
+def _action_of(event: Event) -> str:
+    """What a session that has no prompt may be named after."""
+    if isinstance(event, SlashCommand):
+        return f"{event.name} {event.args}".strip()
+    if isinstance(event, BashMode) and event.command:
+        return f"! {event.command}"
+    if isinstance(event, (Notice, AssistantText, Thinking)):
+        return event.text[:2000]
+    if isinstance(event, ToolCall) and event.result is not None:
+        return event.result.text[:2000]
+    return ""
 
 
 def text_digest(text: str) -> str:
@@ -123,6 +138,7 @@ class Summary:
     event_counts: Counter[str] = field(default_factory=Counter)
     prompt_count: int = 0
     first_prompt: str = ""
+    first_action: str = ""
     outline: list[OutlineItem] = field(default_factory=list)
     tool_call_count: int = 0
     active_ms: int = 0
@@ -151,10 +167,14 @@ class Summary:
             self.on_later_page(anchor, page)
             self.on_later_page("m" + anchor[1:], page)  # the reply block wrapping it
         timestamp = getattr(event, "timestamp", "")
+        if not (self.first_action or self.first_prompt or getattr(event, "hidden", False)):
+            self.first_action = _action_of(event)
         if isinstance(event, Prompt):
             if not event.hidden:
-                self.prompt_count += 1
-                if self.prompt_count == 1:
+                # A subagent's task was written by the agent that started it: not a prompt of the person.
+                if not event.by_agent:
+                    self.prompt_count += 1
+                if not self.first_prompt:
                     self.first_prompt = event.text[:FIRST_PROMPT_LIMIT]
                 if event.text.strip():
                     self.outline.append(OutlineItem(anchor, shorten(plain(event.text[:2000]), 70), timestamp, page))
@@ -163,8 +183,9 @@ class Summary:
                 if found:
                     self.plan_source_id = found.group(1)
         elif isinstance(event, ToolCall):
-            self.tool_call_count += 1
-            self._count_tool(event, anchor, page)
+            if event.name != UNKNOWN_TOOL:
+                self.tool_call_count += 1
+                self._count_tool(event, anchor, page)
             if event.name in SUBAGENT_TOOLS:
                 structured = event.result.structured if event.result else None
                 agent_id = structured.get("agentId") if isinstance(structured, dict) else None
@@ -221,6 +242,7 @@ class Summary:
             "event_counts": dict(self.event_counts),
             "prompt_count": self.prompt_count,
             "first_prompt": self.first_prompt,
+            "first_action": self.first_action,
             "outline": tuple(self.outline),
             "tool_call_count": self.tool_call_count,
             "active_ms": self.active_ms,

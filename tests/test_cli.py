@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 from click.testing import CliRunner
 
 from generator import __version__
@@ -46,11 +47,15 @@ def test_build_writes_site_and_report(runner, tmp_path):
     result = runner.invoke(main, ["build", str(EXAMPLES), "-o", str(out), "--report", str(report_file)])
     assert result.exit_code == 0, result.output
     report = json.loads(report_file.read_text(encoding="utf-8"))
-    assert set(report) == {"sessions", "pages", "events", "unknown", "diagnostics", "redactions",
-                           "search_index_bytes", "site_bytes"}
+    assert set(report) == {"sessions", "subagent_runs", "pages", "events", "unknown", "diagnostics",
+                           "redactions", "search_index_bytes", "site_bytes"}
     pages = sorted(out.rglob("*.html"))
     assert report["pages"] == len(pages)
-    assert report["sessions"] == len(list(out.rglob("*.md")))
+    assert report["sessions"] + report["subagent_runs"] == len(list(out.rglob("*.md")))
+    # The count the command prints and the report are the index's: one definition of a session.
+    index = BeautifulSoup((out / "index.html").read_text(encoding="utf-8"), "html.parser")
+    assert f"{report['sessions']} sessions" in index.select_one(".lede").get_text()
+    assert f"{report['sessions']} sessions (+ {report['subagent_runs']} subagent runs)" in result.output
     assert report["events"]["prompt"] > 0 and report["events"]["tool_call"] > 0
     # The adversarial example has four unreadable lines, each reported with its file and line.
     broken = [d for d in report["diagnostics"] if d["file"].endswith("7296ccd2-c393-48c2-a896-d22e0099834f.jsonl")]

@@ -72,6 +72,13 @@ USER_SAID = "the user said:"
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 # The tag Claude Code wraps a refused call's message in: the page shows the message as an error.
 TOOL_USE_ERROR_TAG = re.compile(r"</?tool_use_error>")
+# A message Claude Code writes as the user, wrapped whole in a hyphenated tag (<task-notification>), and the
+# tagged fields inside it; and the tags that must never reach a reader as tags.
+SYSTEM_MESSAGE = re.compile(r"\A<([a-z][a-z0-9]*(?:-[a-z0-9]+)+)>(.*)</\1>(.*)\Z", re.S)
+SYSTEM_MESSAGE_FIELD = re.compile(r"<([a-z][a-z0-9_-]*)>(.*?)</\1>", re.S)
+WRAPPER_TAG = re.compile(r"<(?:task-notification|bash-notification|command-name|command-message|command-args|"
+                         r"local-command-[a-z]+|bash-(?:input|stdout|stderr)|system-reminder|tool-use-id|task-id|"
+                         r"shell-id|output-file|user-prompt-submit-hook)>")
 # `!` commands typed by the user: the tags around the command and its output.
 BASH_MODE_TAG = re.compile(r"<(bash-[a-z]+)>(.*?)</\1>", re.S)
 # Claude Code numbers the empty "line" after a file's last newline; a page may leave that out.
@@ -180,6 +187,12 @@ def said_in(entry: dict) -> list[str]:
                 continue
             if text.startswith("<bash-"):
                 texts += [ANSI_ESCAPE.sub("", inside) for _, inside in BASH_MODE_TAG.findall(text)]
+                continue
+            wrapped = SYSTEM_MESSAGE.match(text)
+            if wrapped:  # Claude Code's own message: what its fields say, and what follows them
+                texts += [value for _, value in SYSTEM_MESSAGE_FIELD.findall(wrapped.group(2))]
+                texts += [rest for rest in (SYSTEM_MESSAGE_FIELD.sub("", wrapped.group(2)), wrapped.group(3))
+                          if rest.strip()]
                 continue
             plan = plan_inside_preamble(text) if entry.get("type") == "user" else None
             texts.append(plan if plan is not None else text)
@@ -676,3 +689,97 @@ def test_every_tool_result_is_in_the_pages(pages_of, built, path):
     """Each result's text (a very long one may be in its linked Full output file instead), or for plans,
     questions and task lists what it meant: the answers, what the user said when rejecting."""
     check(path, "result", "tool results", pages_of, built)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Shown as it happened (issue 14)
+
+
+@pytest.fixture(scope="module")
+def soups(built) -> dict[str, BeautifulSoup]:
+    out, _, page_words = built
+    return {name: BeautifulSoup((out / name).read_text(encoding="utf-8"), "html.parser") for name in page_words}
+
+
+def test_no_wrapper_tag_reaches_a_reader_outside_code_and_tool_output(soups):
+    """Claude Code's tags (<task-notification>, <command-name>, <system-reminder>…) are its own markup:
+    a prompt, a notice, a title or an outline never shows them. Tool output and code may quote them."""
+    found = []
+    for name, soup in soups.items():
+        soup = BeautifulSoup(str(soup), "html.parser")
+        for tag in soup.select("details.tool, pre, code, .unknown, .unreadable, script"):
+            tag.decompose()
+        for match in WRAPPER_TAG.finditer(soup.get_text()):
+            found.append(f"{name}: {match.group()}")
+    assert found == []
+
+
+def test_no_unknown_tool_card_where_the_call_is_in_the_file(soups, pages_of):
+    wrong = []
+    for path, pages in pages_of.items():
+        call_ids = {part.get("id") for entry in read_entries(path)
+                    for part in ((entry.get("message") or {}).get("content") or [])
+                    if isinstance(entry.get("message"), dict) and isinstance(part, dict) and part.get("type") == "tool_use"}
+        for name in pages.names:
+            for card in soups[name].select("details.tool"):
+                if card.select_one(".tool-name").get_text() == "(unknown tool)":
+                    tool_use_id = card["id"].removeprefix("e-")
+                    if tool_use_id in call_ids:
+                        wrong.append(f"{name}: {tool_use_id}")
+    assert wrong == []
+
+
+def test_no_page_has_two_elements_with_one_id(soups):
+    repeated = {name: [i for i, n in Counter(t["id"] for t in soup.find_all(id=True)).items() if n > 1]
+                for name, soup in soups.items()}
+    assert {name: ids for name, ids in repeated.items() if ids} == {}
+
+
+def _typed_prompts(path: Path) -> Iterator[tuple[str, str]]:
+    """The prompts of a file a person typed over several lines, by anchor: not Claude Code's own messages,
+    not a subagent's task, and without fenced code (which is shown as a code block)."""
+    if path.name.startswith("agent-") or path.suffix == ".json":
+        return
+    for entry in read_entries(path):
+        message = entry.get("message")
+        if entry.get("type") != "user" or entry.get("isMeta") or entry.get("isSidechain") or not isinstance(message, dict):
+            continue
+        if entry.get("isCompactSummary") or entry.get("isVisibleInTranscriptOnly") or entry.get("planContent"):
+            continue
+        content = message.get("content")
+        if not isinstance(content, str):
+            continue
+        text = SYSTEM_REMINDER.sub("", content).strip("\n")
+        if "\n" not in text.strip() or text.lstrip().startswith(("<", "[Request", PLAN_PREAMBLE, "Caveat:")) or "```" in text:
+            continue
+        yield "e-" + re.sub(r"[^A-Za-z0-9_-]", "", str(entry.get("uuid")))[:40], text
+
+
+def _lines_shown(element) -> list[str]:
+    line_end = "\u2028"
+    for br in element.find_all("br"):
+        br.replace_with(line_end)
+    paragraphs = [p.get_text().replace(line_end + "\n", line_end).replace("\n", " ")
+                  for p in element.find_all("p", recursive=False) if "meta" not in (p.get("class") or [])]
+    return line_end.join(paragraphs).split(line_end)
+
+
+def test_every_multi_line_prompt_keeps_its_lines(soups, pages_of):
+    """A prompt is shown as it was typed: the same lines, in the same order (code spans show without their
+    backticks, and spaces may be non-breaking)."""
+    def same(line: str) -> str:
+        return " ".join(line.replace("`", "").split())
+
+    checked, wrong = 0, []
+    for path in SESSION_FILES:
+        pages = pages_of.get(path.resolve())
+        for anchor, text in _typed_prompts(path):
+            element = next((soups[n].find(id=anchor) for n in (pages.names if pages else ()) if soups[n].find(id=anchor)), None)
+            if element is None:
+                continue  # a replayed prompt, shown in the session it was first written in
+            checked += 1
+            shown = _lines_shown(BeautifulSoup(str(element), "html.parser").find(id=anchor))
+            typed = text.replace("\r\n", "\n").split("\n")
+            if [same(line) for line in shown] != [same(line) for line in typed]:
+                wrong.append(f"{path.relative_to(CORPUS)} {anchor}: {len(typed)} lines typed, {len(shown)} shown")
+    assert checked >= 20 and wrong == []

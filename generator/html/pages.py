@@ -22,7 +22,7 @@ from markupsafe import Markup, escape
 from .. import urls
 from ..markdown import MarkdownPart, time_of
 from ..model import Archive, Project, Session, Usage
-from ..stats import total_tokens
+from ..stats import total_tokens, totals
 from ..text import plain, shorten
 from . import figures
 from .render import Resolver, pygments_css, render_markdown
@@ -126,14 +126,16 @@ class PageBuilder:
         page = urls.INDEX
         projects = []
         for project in self.archive.projects:
-            sessions = [self.archive.sessions[key] for key in project.session_keys]
+            # The same figures as the project's own page: one definition of each, subagent runs included.
+            found = totals(self._project_sessions(project))
             projects.append({
                 "path": project.path,
                 "dir_name": project.dir_name,
                 "url": urls.relative(page, urls.project_page(project.dir_name)),
-                "sessions": len(project.session_keys),
-                "prompts": sum(s.prompt_count for s in sessions),
-                "tokens": sum(total_tokens(s.usage) for s in sessions),
+                "sessions": found.sessions,
+                "subagent_runs": found.subagent_runs,
+                "prompts": found.prompts,
+                "tokens": total_tokens(found.usage),
                 "last_activity": project.last_activity,
                 "files_url": urls.relative(page, urls.project_files(project.dir_name)),
             })

@@ -32,8 +32,8 @@ from ..model import (
     Unknown,
     Unreadable,
 )
-from .escape import fence, html_text, inline_code, literal, prose
-from ..text import strip_ansi
+from .escape import fence, html_text, inline_code, literal, prose, typed
+from ..text import plain, strip_ansi
 from .tools import INLINE_OUTPUT_LIMIT, ToolContext, json_block, render_tool
 
 # Notices whose raw text is Claude Code's own bookkeeping, said for a reader instead.
@@ -209,7 +209,7 @@ class SessionDocument:
         if session.plan_source_key in sessions or session.role == "implementation" and session.previous_key:
             planning = sessions[session.plan_source_key or session.previous_key]
             if planning.first_prompt:
-                quoted = "\n".join(("> " + line) if line else ">" for line in prose(planning.first_prompt).split("\n"))
+                quoted = "\n".join(("> " + line) if line else ">" for line in typed(planning.first_prompt).split("\n"))
                 blocks.append(f'<p class="label">The original ask, in the planning session {self._link(planning)}</p>'
                               f"\n\n{quoted}")
         return "\n\n".join(blocks) + "\n"
@@ -286,10 +286,11 @@ class SessionDocument:
         head = (f'<p class="plan-head"><span class="plan-label">Plan</span> '
                 f'<span class="status {status_class}">{html_text(plan.status)}</span>'
                 + (f' <span class="plan-how">{html_text(plan.how)}</span>' if plan.how else "") + "</p>")
+        body = _without_title(plan.text, self.session.title)
         parts = [f'<div class="plan plan-{html_text(plan.status)}" id="{plan.anchor}">', head,
-                 prose(plan.text) if plan.text.strip() else "*The plan is empty.*"]
+                 prose(body) if body.strip() else "*The plan is empty.*"]
         if plan.feedback:
-            quoted = "\n".join(("> " + line) if line else ">" for line in prose(plan.feedback).split("\n"))
+            quoted = "\n".join(("> " + line) if line else ">" for line in typed(plan.feedback).split("\n"))
             parts.extend(['<p class="label">The user said</p>', quoted])
         parts.append("</div>")
         return "\n\n".join(parts)
@@ -362,11 +363,16 @@ class SessionDocument:
     def _single(self, event: Event) -> str:
         hidden = " hidden-event" if getattr(event, "hidden", False) else ""
         if isinstance(event, Prompt):
-            label = "You" + (f" · {event.label}" if event.label else "")
-            parts = [f'<div class="msg user{hidden}" id="{event.anchor}">', _meta_line(label, event.timestamp, anchor=event.anchor)]
+            if event.by_agent:
+                parts = [f'<div class="msg user task{hidden}" id="{event.anchor}">', self._task_line(event)]
+            else:
+                label = "You" + (f" · {event.label}" if event.label else "")
+                parts = [f'<div class="msg user{hidden}" id="{event.anchor}">',
+                         _meta_line(label, event.timestamp, anchor=event.anchor)]
             self._searchable("prompt", event.anchor, event.timestamp, event.text)
             if event.text.strip():
-                parts.append(prose(event.text))
+                # A person's prompt reads as typed; an agent's task is Markdown, as Claude wrote it.
+                parts.append(prose(event.text) if event.by_agent else typed(event.text))
             media = self._media(event.images)
             if media:
                 parts.append(media)
@@ -394,6 +400,8 @@ class SessionDocument:
                 return (f'<details class="notice-block{hidden}" id="{event.anchor}">\n<summary>Continued from an '
                         f"earlier conversation (summary)</summary>\n\n{prose(event.text)}\n\n</details>")
             text = NOTICE_WORDING.get(event.kind) or " ".join(strip_ansi(event.text).split()) or event.kind
+            if event.details or event.related:
+                return self._system_message(event, text, hidden)
             return f'<div class="notice notice-{event.kind}{hidden}" id="{event.anchor}">{html_text(text)}</div>'
         if isinstance(event, Unknown):
             return (f'<details class="unknown" id="{event.anchor}">\n<summary>Unrecognised entry '
@@ -408,6 +416,42 @@ class SessionDocument:
             return (f'<details class="unreadable" id="{event.anchor}">\n<summary>Line {event.line} could not be '
                     f"read: {html_text(event.reason)}</summary>\n\n{fence(shown, 'text')}{note}\n\n</details>")
         raise TypeError(f"no Markdown for {type(event).__name__}")
+
+
+    def _task_line(self, prompt: Prompt) -> str:
+        """The meta line of a subagent's task: who wrote it (the agent of the calling session), with a link
+        to the call that started the run."""
+        parent = self.archive.sessions.get(self.session.parent_key)
+        call = ""
+        if parent is not None:
+            anchor = f"#{self.session.parent_anchor}" if self.session.parent_anchor else ""
+            call = " · " + self._link(parent, anchor, "its call" if anchor else "the calling session")
+        time = (f' <time datetime="{html_text(prompt.timestamp)}">{html_text(time_of(prompt.timestamp))}</time>'
+                if prompt.timestamp else "")
+        return (f'<p class="meta"><span class="who">Task</span> <span class="from">from the calling agent</span>'
+                f'{call}{time} {permalink(prompt.anchor)}</p>')
+
+    def _system_message(self, notice: Notice, text: str, hidden: str) -> str:
+        """A message Claude Code wrote into the conversation (a background task ended): what it says, its
+        facts, and a link to the call it is about."""
+        # The outcome first: it is what a reader looks for.
+        details = sorted(notice.details, key=lambda item: item[0] != "status")
+        facts = "".join(f' <span class="fact"><span class="fact-name">{html_text(name.replace("-", " ").capitalize())}</span> '
+                        f"<code>{html_text(' '.join(value.split()))}</code></span>"
+                        for name, value in details)
+        related = f' <a href="#{html_text(notice.related)}">the call that started it</a>' if notice.related else ""
+        return (f'<div class="notice notice-system-message notice-{html_text(notice.kind)}{hidden}" id="{notice.anchor}">'
+                f'<span class="who">Claude Code</span> {html_text(text)}{facts}{related}</div>')
+
+
+def _without_title(plan_text: str, page_title: str) -> str:
+    """A plan without its heading when that heading is the page's title already (a session named after
+    the plan it carries out): the title is not shown twice."""
+    text = plan_text.lstrip("\n")
+    first, _, rest = text.partition("\n")
+    if first.startswith("#") and " ".join(plain(first).split()) == " ".join(plain(page_title).split()):
+        return rest
+    return plan_text
 
 
 def _in_reply(event: Event) -> bool:

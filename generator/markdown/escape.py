@@ -31,7 +31,7 @@ _BACKTICK_RUN = re.compile(r"`+")
 _INLINE_SYNTAX = frozenset("\\`*_[]<>#!|~&{}")
 _MAX_PASSES = 20
 # Without any of these, prose has no HTML, entities, code, fences or setext underlines to handle.
-_MAY_NEED_ESCAPING = re.compile(r"[<&`~]|\n {0,3}[-=]")
+_MAY_NEED_ESCAPING = re.compile(r"[<&`~]|\n {0,3}[-=]|(?:^|\n) {0,3}#")
 _LANGUAGE = re.compile(r"[^A-Za-z0-9_+#.-]")
 
 
@@ -95,6 +95,79 @@ def inline_code(text: str) -> str:
     return f"{ticks}{pad}{flat}{pad}{ticks}"
 
 
+# A fence in typed text: up to three spaces, then three or more backticks or tildes (CommonMark).
+_TYPED_FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
+_TYPED_KEPT = re.compile(r"https?://[^\s<>\"'`]+|(?<!`)(`+)(?!`)(?:.+?)(?<!`)\1(?!`)")
+# What Markdown could read as syntax within a typed line; each is backslash-escaped (so shown as is).
+_TYPED_SYNTAX = re.compile(r"[\\`*_\[\]<>!|~{}#&]")
+# What could start a block at the beginning of a typed line: a list, a quote, a heading, a rule, a table.
+_TYPED_BLOCK_START = re.compile(r"^([-+=:]|\d{1,9}[.)])")
+_RUN_OF_SPACES = re.compile(r" {2,}")
+
+
+def typed(text: str) -> str:
+    """What a person typed or pasted into the terminal, as Markdown that shows it as typed: every line
+    break and every indent kept, nothing read as emphasis, a heading or a list. Fenced code the person
+    wrote (```) stays a fence, so it is still highlighted; everything else is text, so `__init__` stays
+    `__init__` and a pasted traceback keeps its lines. Each line ends in a hard break (a backslash, which
+    GitHub renders too), and an empty line is a break of its own, so the line count is the typed one."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    blocks: list[str] = []
+    typed_lines: list[str] = []
+
+    def flush() -> None:
+        while typed_lines and not typed_lines[-1].strip():
+            typed_lines.pop()
+        if typed_lines:
+            blocks.append("\\\n".join(_typed_line(line) for line in typed_lines))
+        typed_lines.clear()
+
+    number = 0
+    while number < len(lines):
+        opening = _TYPED_FENCE.match(lines[number])
+        if opening is None or (opening.group(2)[0] == "`" and "`" in opening.group(3)):
+            if typed_lines or lines[number].strip():
+                typed_lines.append(lines[number])
+            number += 1
+            continue
+        flush()
+        marker = opening.group(2)
+        closing = re.compile(rf"^ {{0,3}}{re.escape(marker[0])}{{{len(marker)},}}[ \t]*$")
+        end = number + 1
+        while end < len(lines) and not closing.match(lines[end]):
+            end += 1
+        indent = len(opening.group(1))
+        code = "\n".join(line[min(indent, len(line) - len(line.lstrip(" "))):] for line in lines[number + 1 : end])
+        info = opening.group(3).strip().split(" ", 1)[0]
+        blocks.append(fence(code, info))
+        number = end + 1
+    flush()
+    return "\n\n".join(blocks)
+
+
+def _typed_line(line: str) -> str:
+    """One typed line as inline Markdown text: syntax escaped outside links, indent and runs of spaces
+    kept as non-breaking spaces (a leading indent would otherwise make a code block, or vanish)."""
+    line = line.rstrip().expandtabs(4)
+    if not line:
+        return ""  # an empty line: the hard break before it and the one after make it
+    out: list[str] = []
+    position = 0
+    # Code spans (`like this`) and bare links are kept as written: people type both on purpose.
+    for kept in _TYPED_KEPT.finditer(line):
+        out.append(_TYPED_SYNTAX.sub(r"\\\g<0>", line[position : kept.start()]))
+        out.append(kept.group())
+        position = kept.end()
+    out.append(_TYPED_SYNTAX.sub(r"\\\g<0>", line[position:]))
+    escaped = "".join(out)
+    stripped = escaped.lstrip(" ")
+    indent = len(escaped) - len(stripped)
+    if _TYPED_BLOCK_START.match(stripped):
+        stripped = re.sub(r"^(\d*)(.)", r"\1\\\2", stripped, count=1)
+    stripped = _RUN_OF_SPACES.sub(lambda run: "&nbsp;" * (len(run.group()) - 1) + " ", stripped)
+    return "&nbsp;" * indent + stripped
+
+
 def prose(text: str) -> str:
     """Transcript Markdown, made safe to embed in our document (see the module docstring)."""
     if not _MAY_NEED_ESCAPING.search(text):
@@ -104,6 +177,7 @@ def prose(text: str) -> str:
     groups: dict[int, int] = {}
     unclosed_fence = ""
     setext_underlines: list[int] = []
+    atx_headings: list[int] = []
     for token in tokens:
         if token.map is None:
             continue
@@ -117,6 +191,8 @@ def prose(text: str) -> str:
             # A line of dashes under text makes it a heading (setext); in a prompt that is almost always
             # a separator or pasted front matter, so the underline is kept as text.
             setext_underlines.append(end - 1)
+        elif token.type == "heading_open" and token.markup.startswith("#") and len(token.markup) < 6:
+            atx_headings.append(start)
         elif token.type == "inline":
             for number in range(start, min(end, len(lines))):
                 if kinds[number] == "other":
@@ -141,6 +217,9 @@ def prose(text: str) -> str:
             number += 1
     for number in setext_underlines:
         out[number] = re.sub(r"^(\s*)([-=])", r"\1\\\2", out[number], count=1)
+    # The page's title is its one top heading: the transcript's own headings go one level down.
+    for number in atx_headings:
+        out[number] = re.sub(r"^( {0,3})#", r"\1##", out[number], count=1)
     if unclosed_fence:
         while out and not out[-1].strip():
             out.pop()  # the text's own trailing newline is not a line of the code
