@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from . import __version__
 from .discover import SessionFile, discover
-from .errors import InputError
+from .errors import InputError, StrictModeError
 from .html.theme import Theme
 from .manifest import MANIFEST, HashCache, Manifest, decode, load, path_key, settings_digest, site_digest, unchanged
 from .model import Diagnostic
@@ -134,7 +134,15 @@ def is_zip(output: Path) -> bool:
 
 
 def _build_folder(config: BuildConfig, progress: Progress | None, remembered_as: Path) -> BuildReport:
-    files = discover_files(list(config.inputs), config.redact_paths)
+    # Files and folders that cannot be read are left out, each reported once, before anything is built.
+    problems: list[Diagnostic] = []
+    try:
+        files = discover_files(list(config.inputs), config.redact_paths, problems)
+    finally:
+        for problem in problems:
+            log.warning("%s:%d: %s", problem.file, problem.line, problem.message)
+    if config.strict and problems:
+        raise StrictModeError(f"{len(problems)} problem(s) in the input (--strict)")
     theme = None if config.markdown_only else Theme.load(config.theme)
     settings = settings_digest(__version__, [config.redact, config.redact_paths, config.show_hidden,
                                              config.markdown_only, config.strict, config.base_url],
@@ -146,6 +154,7 @@ def _build_folder(config: BuildConfig, progress: Progress | None, remembered_as:
         hashes.save()
         log.info("%s is up to date", config.output)
         report = BuildReport.from_json(previous.report)
+        report.diagnostics.extend(problems)
         for session_file in files:  # the manifest keeps problems without the path, which it does not name
             for diagnostic in decode(previous.files[path_key(session_file)].summary["diagnostics"]):
                 diagnostic = replace(diagnostic, file=str(session_file.path))
@@ -158,6 +167,7 @@ def _build_folder(config: BuildConfig, progress: Progress | None, remembered_as:
     staging = Staging(config.output)
     try:
         report = build_site(staging, config, progress, files, theme, settings, previous, hashes)
+        report.diagnostics[:0] = problems
         staging.commit()
         hashes.save()
     except BaseException:
@@ -174,8 +184,9 @@ def _nothing_changed(previous: Manifest, files: list[SessionFile], hashes: HashC
     return all(unchanged(previous.files[path_key(f)], f, hashes) for f in files)
 
 
-def discover_files(inputs: list[Path], redact_paths: bool) -> list[SessionFile]:
-    files = discover(inputs)
+def discover_files(inputs: list[Path], redact_paths: bool,
+                   problems: list[Diagnostic] | None = None) -> list[SessionFile]:
+    files = discover(inputs, problems)
     if not files:
         raise InputError("no Claude Code session files (*.jsonl) found in " + ", ".join(map(str, inputs)))
     return [replace(f, project_dir=redact_project_dir(f.project_dir, redact_paths)) for f in files]

@@ -26,9 +26,10 @@ import logging
 import posixpath
 import re
 import tempfile
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Iterator, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 from urllib.parse import unquote, urlsplit
 
 from markupsafe import Markup
@@ -198,13 +199,13 @@ def bundle(config: BundleConfig) -> BundleReport:
             root = staging.root
             present = [key for key in selected if (root / urls.session_markdown(key)).is_file()]
             if kind == "html":
-                text = compose_html(archive, present, root, theme)
-                size = len(text.encode("utf-8"))
+                # Written as it is composed, a page at a time: a bundle is as large as its sessions.
+                size = _write_file(config.output, compose_html(archive, present, root, theme))
                 shortened = ""
             else:
                 text, shortened = compose_markdown(archive, present, root, config.output)
                 size = github_length(text)
-            _write_file(config.output, text)
+                _write_file(config.output, [text])
         finally:
             stop_workers()  # before their staging folder goes
             staging.discard()
@@ -223,16 +224,22 @@ def _check_input(path: Path) -> Path:
     return path.resolve()
 
 
-def _write_file(path: Path, text: str) -> None:
-    """Written beside the target and renamed into place: a failed write leaves the old file whole."""
+def _write_file(path: Path, parts: Iterable[str]) -> int:
+    """Written beside the target as the parts come, and renamed into place: a failed write leaves the old
+    file whole. Returns the bytes written."""
     path = path.resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.part")
+    size = 0
     try:
-        temporary.write_text(text, encoding="utf-8", newline="\n")
+        with temporary.open("w", encoding="utf-8", newline="\n") as handle:
+            for part in parts:
+                handle.write(part)
+                size += len(part.encode("utf-8"))
         temporary.replace(path)
     finally:
         temporary.unlink(missing_ok=True)
+    return size
 
 
 def section_id(key: str) -> str:
@@ -347,7 +354,10 @@ class _HtmlComposer:
         self.owner = {path: key for key, paths in self.pages.items() for path in paths}
         self.owner.update({urls.session_markdown(key): key for key in keys})
         self.ids = self._unique_ids()
-        self.data_uris: dict[str, str] = {}
+        self.data_uris: OrderedDict[str, str] = OrderedDict()
+        """The data URIs made last, as a file may be linked from several places (an image pasted again);
+        at most `CACHED_DATA_URIS` characters of them, so that the bundle is never held whole."""
+        self.cached = 0
 
     def _unique_ids(self) -> dict[tuple[str, str], str]:
         """Anchors come from entry uuids, so they rarely meet; when two sessions do share one (or one
@@ -370,13 +380,19 @@ class _HtmlComposer:
         return self.ids.get((key, fragment), fragment)
 
     def data_uri(self, path: str) -> str | None:
-        if path not in self.data_uris:
-            file = self.root / path
-            if not file.is_file() or ".." in path.split("/"):
-                return None
-            media_type = MEDIA_TYPES.get(PurePosixPath(path).suffix.lower(), "application/octet-stream")
-            self.data_uris[path] = f"data:{media_type};base64,{base64.b64encode(file.read_bytes()).decode('ascii')}"
-        return self.data_uris[path]
+        if path in self.data_uris:
+            self.data_uris.move_to_end(path)
+            return self.data_uris[path]
+        file = self.root / path
+        if not file.is_file() or ".." in path.split("/"):
+            return None
+        media_type = MEDIA_TYPES.get(PurePosixPath(path).suffix.lower(), "application/octet-stream")
+        uri = f"data:{media_type};base64,{base64.b64encode(file.read_bytes()).decode('ascii')}"
+        self.data_uris[path] = uri
+        self.cached += len(uri)
+        while self.cached > CACHED_DATA_URIS:
+            self.cached -= len(self.data_uris.popitem(last=False)[1])
+        return uri
 
     def rewrite_url(self, key: str, page: str, value: str) -> tuple[str | None, str]:
         """Where a link of an included page leads in the bundle: (the new value, or None when it leads
@@ -394,12 +410,11 @@ class _HtmlComposer:
             return self.data_uri(target), posixpath.basename(target)
         return None, ""
 
-    def section(self, key: str) -> str:
-        out: list[str] = []
+    def section(self, key: str) -> Iterator[str]:
+        """A session's part of the bundle, a page at a time."""
         for page in self.pages[key]:
             content = main_content((self.root / page).read_text(encoding="utf-8"))
-            out.append(self._rewrite(key, page, content))
-        return "".join(out)
+            yield self._rewrite(key, page, content)
 
     def _rewrite(self, key: str, page: str, content: str) -> str:
         out: list[str] = []
@@ -460,7 +475,9 @@ class _HtmlComposer:
         return _start_tag(tag.name, attributes)
 
 
-def compose_html(archive: Archive, keys: Sequence[str], root: Path, theme: Theme) -> str:
+def compose_html(archive: Archive, keys: Sequence[str], root: Path, theme: Theme) -> Iterator[str]:
+    """The bundle, in parts: the template's around each session's pages, which come one at a time (the
+    template is rendered with a marker where each session goes)."""
     composer = _HtmlComposer(archive, keys, root)
     sessions = [archive.sessions[key] for key in keys]
     main_sessions = [s for s in sessions if not s.is_subagent]
@@ -500,12 +517,24 @@ def compose_html(archive: Archive, keys: Sequence[str], root: Path, theme: Theme
         main_count=len(main_sessions),
         subagent_count=len(sessions) - len(main_sessions),
         contents=contents,
-        sections=[{"id": section_id(key), "html": Markup(composer.section(key))} for key in keys],
+        sections=[{"id": section_id(key), "html": Markup(_SECTION_MARK.format(number))}
+                  for number, key in enumerate(keys)],
         style=Markup(style),
         script=Markup(script),
         script_hash=_csp_hash(script),
     )
-    return page
+    for number, key in enumerate(keys):
+        before, page = page.split(_SECTION_MARK.format(number), 1)
+        yield before
+        yield from composer.section(key)
+    yield page
+
+
+# Where a session goes in the rendered template: a comment, which no text in the template can make (its
+# values are escaped, so hold no `<`).
+_SECTION_MARK = "<!--sessionsite:section:{}-->"
+# Characters of data URIs kept for files linked again; past it, the least recently used go.
+CACHED_DATA_URIS = 4 * 1024 * 1024
 
 
 def _depth(archive: Archive, session: Session) -> int:

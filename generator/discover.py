@@ -7,12 +7,17 @@ An INPUT may be one file, one project folder, or a folder of project folders.
 
 from __future__ import annotations
 
+import errno
+import fnmatch
+import os
 import re
+import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import urls
 from .errors import InputError
+from .model import Diagnostic
 
 AGENT_FILE = re.compile(r"^agent-(?P<agent>.+)\.jsonl$")
 
@@ -30,25 +35,36 @@ class SessionFile:
     parent_session_id: str = ""
     """For a subagent log in `<session>/subagents/`, the parent's session id; flat 1.x agent logs name
     their parent only inside the file, so this stays empty and `link` resolves it."""
+    name: str = ""
+    """The name the site gives it, when not its file's stem: another file's stem differs from that only in
+    case, and the two would share one output file on macOS or Windows (see `_distinct_session_names`)."""
 
     @property
     def is_subagent(self) -> bool:
         return bool(self.agent_id)
+
+    @property
+    def stem(self) -> str:
+        """Its name in the site: the file's stem, unless `name` replaces it."""
+        return self.name or self.path.stem
 
 
 def default_input() -> Path:
     return Path.home() / ".claude" / "projects"
 
 
-def discover(inputs: list[Path]) -> list[SessionFile]:
-    """Every session file under the inputs, sorted, each once."""
+def discover(inputs: list[Path], problems: list[Diagnostic] | None = None) -> list[SessionFile]:
+    """Every session file under the inputs, sorted, each once. What cannot be read (a folder without
+    permission, a symbolic link to nothing or to itself, a named pipe) is left out, with one diagnostic
+    each in `problems`."""
+    problems = [] if problems is None else problems
     found: dict[Path, SessionFile] = {}
     for given in inputs:
         if not given.exists():
             raise InputError(f"{given}: no such file or folder")
-        for session_file in _discover_one(given):
+        for session_file in _discover_one(given, problems):
             found.setdefault(session_file.path.resolve(), session_file)
-    files = _distinct_project_names(list(found.values()))
+    files = _distinct_session_names(_distinct_project_names(list(found.values()), problems), problems)
     return sorted(files, key=lambda f: (f.project_dir, f.parent_session_id, f.agent_id, str(f.path)))
 
 
@@ -58,29 +74,35 @@ def _project_folder_of(session_file: SessionFile) -> Path:
     return session_file.path.parent
 
 
-def _distinct_project_names(files: list[SessionFile]) -> list[SessionFile]:
+def _distinct_project_names(files: list[SessionFile], problems: list[Diagnostic]) -> list[SessionFile]:
     """Two different folders with the same name (say `0/` in two checkpoint trees) must not merge into one
-    project: the later ones get their parent folder's name in front."""
+    project: the later ones get their parent folder's name in front. Names that differ only in case are
+    the same name to macOS and Windows, and reported (the site does not show the name it gives)."""
     folders_by_name: dict[str, list[Path]] = {}
     for session_file in files:
         folder = _project_folder_of(session_file).resolve()
-        # Compared as output folders: `-home-x` and `home-x` would land in the same one.
-        names = folders_by_name.setdefault(urls.project_folder(session_file.project_dir), [])
+        # Compared as output folders: `-home-x` and `home-x` would land in the same one, and so would
+        # `-home-X` and `-home-x` on a file system that ignores case (macOS, Windows).
+        names = folders_by_name.setdefault(_folded(session_file.project_dir), [])
         if folder not in names:
             names.append(folder)
     used = set(folders_by_name)
     unique_names: dict[Path, str] = {}
     for output_folder in sorted(folders_by_name):
-        for folder in sorted(folders_by_name[output_folder])[1:]:
+        first, *others = sorted(folders_by_name[output_folder])
+        for folder in others:
             depth = 2
             candidate = "-".join(folder.parts[-depth:])
-            while urls.project_folder(candidate) in used and depth < len(folder.parts):
+            while _folded(candidate) in used and depth < len(folder.parts):
                 depth += 1
                 candidate = "-".join(folder.parts[-depth:])
             number = 2
-            while urls.project_folder(candidate) in used:  # the whole path is taken too: count
+            while _folded(candidate) in used:  # the whole path is taken too: count
                 candidate, number = f"{folder.name}-{number}", number + 1
-            used.add(urls.project_folder(candidate))
+            used.add(_folded(candidate))
+            if urls.project_folder(folder.name) != urls.project_folder(first.name):
+                problems.append(Diagnostic(str(folder), 0, f"its name differs only in case from {first.name}, which "
+                                           f"macOS and Windows take for the same name: named {candidate} in the site"))
             unique_names[folder] = candidate
     return [
         replace(f, project_dir=unique_names[folder]) if (folder := _project_folder_of(f).resolve()) in unique_names else f
@@ -88,15 +110,68 @@ def _distinct_project_names(files: list[SessionFile]) -> list[SessionFile]:
     ]
 
 
-def _discover_one(given: Path) -> list[SessionFile]:
+def _folded(project_dir: str) -> str:
+    """A project's output folder as a file system that ignores case sees it (output names are ASCII)."""
+    return urls.project_folder(project_dir).lower()
+
+
+def _distinct_session_names(files: list[SessionFile], problems: list[Diagnostic]) -> list[SessionFile]:
+    """Session names that differ only in case (`ABC.jsonl` and `abc.jsonl`, or two `<session>/` folders of
+    subagent logs) would share one output file once the site is unzipped on macOS or Windows: in sorted
+    order the first keeps its name and the others get a number (`abc-2`)."""
+    groups: dict[tuple[str, str], set[str]] = {}  # (project, parent session or "") -> names in it
+    for f in files:
+        groups.setdefault((f.project_dir, ""), set()).add(f.parent_session_id or f.path.stem)
+        if f.parent_session_id:
+            groups.setdefault((f.project_dir, f.parent_session_id), set()).add(f.path.stem)
+    renamed: dict[tuple[str, str, str], str] = {}
+    for (project, parent), names in groups.items():
+        taken: set[str] = set()  # output pages, as file systems that ignore case see them
+        for name in sorted(names):
+            candidate, number = name, 2
+            while urls.session_page(f"{project}/{candidate}").lower() in taken:
+                candidate, number = f"{name}-{number}", number + 1
+            taken.add(urls.session_page(f"{project}/{candidate}").lower())
+            if candidate != name:
+                renamed[(project, parent, name)] = candidate
+    if not renamed:
+        return files
+    distinct = []
+    reported: set[tuple[str, str, str]] = set()  # one diagnostic for each name: a session and its folder share one
+    for f in files:
+        parent = renamed.get((f.project_dir, "", f.parent_session_id), f.parent_session_id) if f.parent_session_id else ""
+        name = renamed.get((f.project_dir, f.parent_session_id, f.path.stem), "")
+        distinct.append(replace(f, parent_session_id=parent, name=name))
+        if name:
+            key, place, new_name = (f.project_dir, f.parent_session_id, f.path.stem), f.path, name
+        elif parent != f.parent_session_id:
+            key, place, new_name = (f.project_dir, "", f.parent_session_id), f.path.parent.parent, parent
+        else:
+            continue
+        if key not in reported:
+            reported.add(key)
+            problems.append(Diagnostic(str(place), 0, "its name differs only in case from another's, which macOS "
+                                       f"and Windows take for the same name: named {new_name} in the site"))
+    return distinct
+
+
+def _discover_one(given: Path, problems: list[Diagnostic]) -> list[SessionFile]:
     if given.is_file():
         return [_single_file(given)]
-    if _is_project_folder(given):
-        return _project_files(given)
-    files: list[SessionFile] = []
-    for child in sorted(given.iterdir()):
-        if child.is_dir() and _is_project_folder(child):
-            files.extend(_project_files(child))
+    if not given.is_dir():
+        _is_readable_file(given, problems)  # says what it is
+        return []
+    # A project folder holds session files (or only `<session>/subagents/` folders); anything else is a
+    # folder of project folders. What its scan found wrong counts only if it is a project folder.
+    own_problems: list[Diagnostic] = []
+    files, is_project = _project_files(given, own_problems)
+    if is_project:
+        problems.extend(own_problems)
+        return files
+    files = []
+    for child in _folder_listing(given, problems):
+        if _is_folder(child):
+            files.extend(_project_files(child, problems)[0])
     return files
 
 
@@ -111,17 +186,71 @@ def _single_file(path: Path) -> SessionFile:
     return SessionFile(path, path.parent.name, match["agent"])
 
 
-def _is_project_folder(folder: Path) -> bool:
-    return any(folder.glob("*.jsonl")) or any(folder.glob("*/subagents/agent-*.jsonl"))
-
-
-def _project_files(folder: Path) -> list[SessionFile]:
+def _project_files(folder: Path, problems: list[Diagnostic]) -> tuple[list[SessionFile], bool]:
+    """The session files of a project folder (`*.jsonl`, and `<session>/subagents/agent-*.jsonl`), and
+    whether it is one: it is when any file is named so, readable or not."""
     files: list[SessionFile] = []
-    for path in sorted(folder.glob("*.jsonl")):
-        match = AGENT_FILE.match(path.name)
-        files.append(SessionFile(path, folder.name, match["agent"] if match else ""))
-    for path in sorted(folder.glob("*/subagents/agent-*.jsonl")):
-        match = AGENT_FILE.match(path.name)
-        assert match  # the glob guarantees the shape
-        files.append(SessionFile(path, folder.name, match["agent"], path.parent.parent.name))
-    return files
+    is_project = False
+    listing = _folder_listing(folder, problems)
+    for path in listing:
+        if fnmatch.fnmatchcase(path.name, "*.jsonl"):
+            is_project = True
+            if _is_readable_file(path, problems):
+                match = AGENT_FILE.match(path.name)
+                files.append(SessionFile(path, folder.name, match["agent"] if match else ""))
+    for session_dir in listing:
+        subagents = session_dir / "subagents"
+        if not _is_folder(session_dir) or session_dir.name.endswith(".jsonl"):
+            continue
+        try:
+            if not subagents.is_dir():
+                continue
+        except OSError as error:  # a session folder that cannot be looked into
+            problems.append(Diagnostic(str(session_dir), 0, f"cannot read this folder ({error.strerror}): "
+                                                            "its subagent logs, if any, are left out"))
+            continue
+        for path in _folder_listing(subagents, problems):
+            match = AGENT_FILE.match(path.name)
+            if match:
+                is_project = True
+                if _is_readable_file(path, problems):
+                    files.append(SessionFile(path, folder.name, match["agent"], session_dir.name))
+    return files, is_project
+
+
+def _is_folder(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # not even its kind can be known; reading it would say why
+        return True
+
+
+def _folder_listing(folder: Path, problems: list[Diagnostic]) -> list[Path]:
+    """What a folder holds, sorted by name; a folder that cannot be read is one diagnostic (a glob would
+    pass over it in silence)."""
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(folder / entry.name for entry in entries)
+    except OSError as error:
+        problems.append(Diagnostic(str(folder), 0, f"cannot read this folder ({error.strerror}): "
+                                                   "the sessions in it, if any, are left out"))
+        return []
+
+
+def _is_readable_file(path: Path, problems: list[Diagnostic]) -> bool:
+    """A regular file, or a diagnostic saying what it is instead (reading a named pipe would wait for a
+    writer forever)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as error:
+        reason = {errno.ENOENT: "a symbolic link to a file that does not exist",
+                  errno.ELOOP: "a symbolic link that leads back to itself"}.get(error.errno, error.strerror)
+        problems.append(Diagnostic(str(path), 0, f"cannot be read: {reason}; left out"))
+        return False
+    if stat.S_ISREG(mode):
+        return True
+    kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a folder" if stat.S_ISDIR(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "not a regular file")
+    problems.append(Diagnostic(str(path), 0, f"cannot be read: {kind}, not a file; left out"))
+    return False

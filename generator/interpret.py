@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from collections import deque
 from dataclasses import dataclass, field, replace
+from datetime import date, datetime
 from types import MappingProxyType
 from typing import Any, Callable, Collection, Iterable, Mapping
 
@@ -116,6 +117,10 @@ PERMISSION_MODES = {
 }
 INTERRUPT_FOR_TOOL = "[Request interrupted by user for tool use]"
 INTERRUPT = "[Request interrupted by user"
+# Times outside this window are a wrong clock or a broken log, not when a session ran (Claude Code came out
+# in 2025): they are reported and left out, so that they stretch no chart or duration. A fixed window,
+# never the build's own clock, so that two builds of the same input stay byte-identical.
+PLAUSIBLE_TIMES = (date(2023, 1, 1), date(2100, 1, 1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +185,7 @@ class _Dispatcher:
         self.skip = skip
         self.sink_for = sink_for
         self.anchors_for = anchors_for
+        self.problems: list[Diagnostic] = []
         self.main = self._builder()
         self.main.progress_sink = self._progress
         self.runs: list[_SessionBuilder] = []
@@ -187,7 +193,8 @@ class _Dispatcher:
         self.progress_runs: dict[str, _SessionBuilder] = {}
 
     def _builder(self, agent_id: str = "", run_name: str = "") -> _SessionBuilder:
-        builder = _SessionBuilder(self.source, agent_id=agent_id, run_name=run_name, skip=self.skip)
+        builder = _SessionBuilder(self.source, agent_id=agent_id, run_name=run_name, skip=self.skip,
+                                  problems=self.problems)
         builder.start(self.sink_for(builder.key))
         builder.summary.on_later_page = self.anchors_for(builder.key)
         return builder
@@ -224,11 +231,30 @@ class _Dispatcher:
             unknown.update(run.unknown)
         return Interpreted(
             session=main,
-            diagnostics=(),
+            diagnostics=tuple(self.problems),
             unknown=unknown,
             has_conversation=self.main.has_conversation or bool(sidechains),
             sidechains=tuple(sidechains),
         )
+
+
+def replay_digest(uuid: str, timestamp: Any) -> bytes:
+    """An entry as a resumed session replays it: the same uuid and the same time. An entry that shares only
+    the uuid is another entry."""
+    return uuid_digest(f"{uuid}\0{timestamp}")
+
+
+def _plausible_time(value: Any) -> bool:
+    """An ISO 8601 time within `PLAUSIBLE_TIMES` (or no time at all: null or empty)."""
+    if value is None or value == "":
+        return True
+    if not isinstance(value, str):
+        return False
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return PLAUSIBLE_TIMES[0] <= moment.date() < PLAUSIBLE_TIMES[1]
 
 
 def _anchor(raw_id: Any, fallback: str) -> str:
@@ -306,11 +332,15 @@ class _SessionBuilder:
     """For a subagent run found inside the main file (inline sidechain or agent_progress): its name in the key."""
     skip: Collection[bytes] = frozenset()
     """Digests of uuids of entries shown in the session this one continues."""
+    problems: list[Diagnostic] = field(default_factory=list)
+    """Where problems found in the entries go (shared by the sessions of one file)."""
     events: _EventQueue = field(init=False)
     unknown: Counter[str] = field(default_factory=Counter)
     pending_calls: dict[str, int] = field(default_factory=dict)
     seen_uuids: set[bytes] = field(default_factory=set)
+    """Digests of the uuids seen, and of the uuids with their times (`replay_digest`)."""
     uuid_digests: bytearray = field(default_factory=bytearray)  # in file order: link needs the latest entry
+    replay_digests: bytearray = field(default_factory=bytearray)
     skipped: int = 0
     usage_by_message: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
     session_id: str = ""
@@ -400,10 +430,10 @@ class _SessionBuilder:
         logs under their parent session's folder when the layout says which that is."""
         project = self.source.project_dir
         if self.source.parent_session_id:
-            return f"{project}/{self.source.parent_session_id}/{self.source.path.stem}"
+            return f"{project}/{self.source.parent_session_id}/{self.source.stem}"
         if self.run_name:
-            return f"{project}/{self.source.path.stem}/{self.run_name}"
-        return f"{project}/{self.source.path.stem}"
+            return f"{project}/{self.source.stem}/{self.run_name}"
+        return f"{project}/{self.source.stem}"
 
     # -- feeding ---------------------------------------------------------------------------------------
 
@@ -418,14 +448,30 @@ class _SessionBuilder:
         uuid = data.get("uuid")
         if isinstance(uuid, str):
             digest = uuid_digest(uuid)
-            if digest in self.seen_uuids:
-                return  # resumed sessions replay earlier entries verbatim
-            self.seen_uuids.add(digest)
-            if digest in self.skip:
-                self.skipped += 1
+            replay = replay_digest(uuid, data.get("timestamp"))
+            if digest in self.skip and replay in self.skip:
+                self.skipped += 1  # a replay of an entry the continued session shows
                 self._remember_replayed_calls(data)
                 return
+            if replay in self.seen_uuids:
+                return  # the same entry (uuid and time) written again, as a resumed session replays it
+            if digest in self.seen_uuids or digest in self.skip:
+                # Another entry (or the same, written twice) has this uuid: both are kept, and each has an
+                # anchor of its own.
+                where = "an earlier entry of this file" if digest in self.seen_uuids else (
+                    "an entry of the session this one continues")
+                self.problems.append(Diagnostic(entry.file, entry.line, f"uuid {uuid[:40]!r} is also the uuid of "
+                                                f"{where}: both are shown"))
+                data = {**data, "uuid": f"{re.sub(r'[^A-Za-z0-9_-]', '', uuid)[:24]}-line{entry.line}"}
+                entry = Entry(entry.file, entry.line, data)
+            self.seen_uuids.update((digest, replay))
             self.uuid_digests += digest
+            self.replay_digests += replay
+        if "timestamp" in data and not _plausible_time(data["timestamp"]):
+            self.problems.append(Diagnostic(entry.file, entry.line, f"timestamp {str(data['timestamp'])[:40]!r} is not a time"
+                                            " in 2023-2099: shown without it, left out of charts and durations"))
+            data = {name: value for name, value in data.items() if name != "timestamp"}
+            entry = Entry(entry.file, entry.line, data)
         for name in data:
             if name not in KNOWN_FIELDS:
                 self.unknown[f"field:{name}"] += 1
@@ -490,7 +536,7 @@ class _SessionBuilder:
         if kind == "progress":
             progress = data.get("data")
             if isinstance(progress, dict) and progress.get("type") == "agent_progress":
-                self._agent_progress(data, progress)
+                self._agent_progress(data, progress, entry.line)
         elif kind == "permission-mode" and isinstance(data.get("permissionMode"), str):
             self._permission_mode(data, data["permissionMode"])
         elif kind == "queue-operation" and data.get("operation") == "remove" and isinstance(data.get("content"), str):
@@ -925,7 +971,7 @@ class _SessionBuilder:
         self.events.append(Notice(self._next_anchor(data.get("uuid")), self._time(data), "attached-file",
                                   f"Sent with the prompt: {name}", details=details))
 
-    def _agent_progress(self, data: Mapping[str, Any], progress: Mapping[str, Any]) -> None:
+    def _agent_progress(self, data: Mapping[str, Any], progress: Mapping[str, Any], line: int = 0) -> None:
         """2.x streams a subagent's messages into the parent as progress entries. They are kept to rebuild
         the subagent's transcript when its own `agent-*.jsonl` file is missing."""
         message = progress.get("message")
@@ -936,7 +982,7 @@ class _SessionBuilder:
         for name in ("timestamp", "sessionId", "cwd", "version", "gitBranch"):
             entry.setdefault(name, data.get(name))
         if self.progress_sink is not None:
-            self.progress_sink(agent_id, Entry(self.source.path.as_posix(), 0, entry))
+            self.progress_sink(agent_id, Entry(str(self.source.path), line, entry))
 
     def _track_task(self, call: ToolCall, result: ToolResult) -> tuple[TaskItem, ...]:
         """TaskCreate/TaskUpdate change one task at a time; the reader wants the whole list after each."""
@@ -1010,6 +1056,7 @@ class _SessionBuilder:
             agent_id=self.agent_id if (self.source.is_subagent or parent_key) else "",
             parent_key=parent_key,
             uuid_digests=bytes(self.uuid_digests),
+            replay_digests=bytes(self.replay_digests),
             leaf_summaries=dict(self.leaf_summaries),
             custom_title=self.custom_title,
             skipped_entries=self.skipped,

@@ -96,19 +96,21 @@ def summarise(session_file: SessionFile, redaction: Redaction, skip: Collection[
     anchor_maps = {key: str(writer.path) for key, writer in writers.items() if writer.close()}
     redacted = replace(result, session=redactor.session(result.session),
                        sidechains=tuple(map(redactor.session, result.sidechains)))
-    return Summarised(redacted, tuple(diagnostics), hasher.hexdigest(), read_as=(stat.st_size, stat.st_mtime_ns),
+    return Summarised(redacted, (*diagnostics, *result.diagnostics), hasher.hexdigest(),
+                      read_as=(stat.st_size, stat.st_mtime_ns),
                       anchor_maps=anchor_maps)
 
 
 def replayed_entries(sessions: Mapping[str, Any], key: str) -> frozenset[bytes]:
-    """Entries of a continuing session that the sessions it continues hold (and show)."""
+    """Entries of a continuing session that the sessions it continues hold (and show): the digests of their
+    uuids, and of their uuids with their times (an entry is a replay when both match)."""
     digests: set[bytes] = set()
     seen = {key}
     earlier = sessions[key].continues_key
     while earlier and earlier in sessions and earlier not in seen:
         seen.add(earlier)
-        data = sessions[earlier].uuid_digests
-        digests.update(data[i:i + 8] for i in range(0, len(data), 8))
+        for data in (sessions[earlier].uuid_digests, sessions[earlier].replay_digests):
+            digests.update(data[i:i + 8] for i in range(0, len(data), 8))
         earlier = sessions[earlier].continues_key
     return frozenset(digests)
 

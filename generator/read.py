@@ -7,13 +7,14 @@ nothing is silently dropped and everything around it still renders.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 
 import orjson
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Union
+from typing import Any, BinaryIO, Iterator, Union
 
 from .model import BrokenLine, Diagnostic, Entry
 
@@ -59,14 +60,60 @@ def stream_file(path: Path, diagnostics: list[Diagnostic], hasher: Any = None) -
         diagnostics.append(Diagnostic(name, 0, f"cannot open: {error.strerror or error}"))
         return
     with handle:
-        for number, raw in enumerate(handle, start=1):
-            if hasher is not None:
-                hasher.update(raw)
+        encoding = _utf16_encoding(handle.peek(2)[:2])
+        if encoding:
+            diagnostics.append(Diagnostic(name, 0, "written in UTF-16, not UTF-8 as Claude Code writes: read as "
+                                                   "UTF-16"))
+        for number, raw in enumerate(_lines(handle, hasher, encoding), start=1):
             for item, problem in _read_line(name, number, raw):
                 if problem is not None:
                     diagnostics.append(problem)
                 if item is not None:
                     yield item
+
+
+def _lines(handle: BinaryIO, hasher: Any, utf16: str = "") -> Iterator[bytes]:
+    """The file's lines as bytes, each with its ending. A line ends at `\n`, `\r\n` or a lone `\r`
+    (some editors and old Mac tools save with CR alone, which a split on `\n` would read as one line): a
+    raw `\r` cannot be inside a JSON line, since JSON strings escape it. Latin-1 maps each byte to one
+    character and back, so the text layer only splits the lines and hands back the bytes it was given.
+    A UTF-16 file (`utf16` names its codec) is decoded as such, and its lines handed on in UTF-8."""
+    buffered = io.BufferedReader(_Hashing(handle, hasher), 1 << 16)
+    if utf16:
+        # An odd last byte or a lone surrogate shows as U+FFFD; the reader then reports the line.
+        for line in io.TextIOWrapper(buffered, encoding=utf16, errors="replace", newline=""):
+            yield line.encode("utf-8")
+        return
+    text = io.TextIOWrapper(buffered, encoding="latin-1", newline="")
+    while line := text.readline():
+        raw = line.encode("latin-1")
+        line = ""  # a line may be hundreds of megabytes: its text copy goes before the bytes are read
+        yield raw
+
+
+def _utf16_encoding(start: bytes) -> str:
+    """The codec of a file written in UTF-16 (by a Windows editor or PowerShell's `>`), from its first two
+    bytes: a byte-order mark, or the NUL beside a JSON object's opening brace; else ""."""
+    if start in (b"\xff\xfe", b"\xfe\xff"):
+        return "utf-16"  # the mark says which order, and is dropped
+    return {b"{\x00": "utf-16-le", b"\x00{": "utf-16-be"}.get(start, "")
+
+
+class _Hashing(io.RawIOBase):
+    """A file whose bytes, as they are read, also go to `hasher` (when there is one)."""
+
+    def __init__(self, handle: BinaryIO, hasher: Any):
+        self.handle = handle
+        self.hasher = hasher
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        count = self.handle.readinto(buffer)
+        if count and self.hasher is not None:
+            self.hasher.update(memoryview(buffer)[:count])
+        return count
 
 
 def _read_line(name: str, number: int, raw: bytes) -> Iterator[tuple[ReadItem | None, Diagnostic | None]]:
@@ -80,7 +127,8 @@ def _read_line(name: str, number: int, raw: bytes) -> Iterator[tuple[ReadItem | 
         else:
             # orjson refuses lone surrogates, NaN and integers past 64 bits: what it returns needs no repair.
             if isinstance(data, dict):
-                yield Entry(name, number, data), None
+                if data:  # `{}` holds nothing to show: padding, as a blank line is
+                    yield Entry(name, number, data), None
                 return
     try:
         text = raw.decode("utf-8")
@@ -95,7 +143,7 @@ def _read_line(name: str, number: int, raw: bytes) -> Iterator[tuple[ReadItem | 
     except json.JSONDecodeError as error:
         # Only the last line of a file can lack its newline: a write that was cut off.
         where = f"{error.msg} (column {error.colno})"
-        reason = f"truncated last line: {where}" if not raw.endswith(b"\n") else f"not valid JSON: {where}"
+        reason = f"truncated last line: {where}" if not raw.endswith((b"\n", b"\r")) else f"not valid JSON: {where}"
         yield BrokenLine(name, number, stripped, reason), Diagnostic(name, number, reason)
         return
     except RecursionError:
@@ -112,7 +160,8 @@ def _read_line(name: str, number: int, raw: bytes) -> Iterator[tuple[ReadItem | 
         reason = f"expected a JSON object, found {_json_kind(data)}"
         yield BrokenLine(name, number, stripped, reason), Diagnostic(name, number, reason)
         return
-    yield Entry(name, number, data), None
+    if data:
+        yield Entry(name, number, data), None
 
 
 # JSON may escape half of a UTF-16 pair (`\ud83d` alone: a string cut inside an emoji); Python keeps it as

@@ -19,11 +19,21 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]|^\.")
 _RESERVED = frozenset({"index", "files"})
 
 
+# File systems take names of at most 255 bytes; a name made here gets a suffix of its own (`~p12.html`,
+# `.anchors.js`) and, while it is written, a temporary one (`.<name>.<pid>.part`).
+MAX_NAME = 200
+
+
 def _safe(component: str) -> str:
     """A file name from a name in the input, one-to-one: letters, digits, `_ - .` stay, anything else
     (a slash, `..`, a space, a non-ASCII letter) becomes `~` and its UTF-8 bytes in hex. So no name can
-    leave the output folder, and two different names never share a file."""
+    leave the output folder, and two different names never share a file. A name longer than `MAX_NAME`
+    (forty Cyrillic letters are 240 characters escaped) keeps its start and ends in `~~` and a hash of the
+    whole name (`~~` cannot come out of the escaping, so it meets no other name)."""
     encoded = _UNSAFE.sub(lambda m: "".join(f"~{byte:02x}" for byte in m.group().encode("utf-8")), component)
+    if len(encoded) > MAX_NAME:
+        start = re.sub(r"~[0-9a-f]?$", "", encoded[: MAX_NAME - 18])  # not half an escape
+        encoded = f"{start}~~{hashlib.sha1(component.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
     return encoded or "~"
 
 

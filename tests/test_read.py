@@ -165,6 +165,36 @@ def test_windows_line_endings(tmp_path: Path) -> None:
     assert [dict(e.data) for e in result.items] == entries
 
 
+def test_old_mac_line_endings_are_lines_with_their_own_numbers(tmp_path: Path) -> None:
+    """A file saved with CR alone (`\\r`) between lines, or with a mix of endings, is read line by line,
+    and a problem in it is reported at its own line."""
+    first, second, third, fourth = good_entries()
+    path = tmp_path / "s.jsonl"
+    lines = [json.dumps(first).encode(), json.dumps(second).encode(), b'{"type": "user", "message": {',
+             json.dumps(third).encode(), json.dumps(fourth).encode()]
+    path.write_bytes(lines[0] + b"\r" + lines[1] + b"\r\n" + lines[2] + b"\r" + lines[3] + b"\n" + lines[4] + b"\r")
+
+    result = read_file(path)
+
+    assert [(e.line, dict(e.data)) for e in entries_of(result)] == [(1, first), (2, second), (4, third), (5, fourth)]
+    assert [(d.file, d.line) for d in result.diagnostics] == [(str(path), 3)]
+    assert "truncated" not in result.diagnostics[0].message, "a line ended by CR is complete"
+
+
+def test_content_hash_sees_every_byte_of_a_file_with_cr_endings(tmp_path: Path) -> None:
+    import hashlib
+
+    from generator.read import stream_file
+
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\r".join(json.dumps(e).encode() for e in good_entries()) + b"\r\n\r")
+    hasher = hashlib.sha1()
+
+    list(stream_file(path, [], hasher))
+
+    assert hasher.hexdigest() == hashlib.sha1(path.read_bytes()).hexdigest()
+
+
 def test_every_kind_of_problem_in_one_file(tmp_path: Path) -> None:
     """The report lists each bad line once, by number, and every good line is read."""
     call = assistant(text("Running the tests."))

@@ -406,8 +406,14 @@ class SessionDocument:
             return (f'<details class="unknown" id="{event.anchor}">\n<summary>Unrecognised entry '
                     f"<code>{html_text(event.name)}</code></summary>\n\n{json_block(event.raw)}\n\n</details>")
         if isinstance(event, Unreadable):
+            shown, note = event.text, ""
+            if len(shown) > INLINE_OUTPUT_LIMIT:  # a broken line of any size: its start, and the whole in a file
+                whole = event.text.encode("utf-8")
+                shown = shown[:INLINE_OUTPUT_LIMIT]
+                note = (f"\n\n[The whole line]({self.attach(f'{event.anchor}.txt', whole)}) ({len(whole) / 1024:,.0f} KB; "
+                        f"its first {INLINE_OUTPUT_LIMIT:,} characters are shown here)")
             return (f'<details class="unreadable" id="{event.anchor}">\n<summary>Line {event.line} could not be '
-                    f"read: {html_text(event.reason)}</summary>\n\n{fence(event.text, 'text')}\n\n</details>")
+                    f"read: {html_text(event.reason)}</summary>\n\n{fence(shown, 'text')}{note}\n\n</details>")
         raise TypeError(f"no Markdown for {type(event).__name__}")
 
 
