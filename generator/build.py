@@ -12,19 +12,20 @@ import logging
 import shutil
 import tempfile
 from collections import Counter
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from . import __version__
-from .discover import SessionFile, discover
+from .discover import SessionFile, arrange, find, path_in_project
 from .errors import InputError
 from .html.theme import Theme
 from .manifest import MANIFEST, HashCache, Manifest, decode, load, path_key, settings_digest, site_digest, unchanged
 from .model import Diagnostic
 from .redact import redact_project_dir
-from .write import (MARKER, Staging, check_output_location, check_zip_target, is_sessionsite_output,
-                    remove_leftovers, write_zip)
+from .write import (MARKER, Staging, check_output_location, check_vault_location, check_zip_target,
+                    is_sessionsite_output, remove_leftovers, write_zip)
 
 log = logging.getLogger("sessionsite")
 Progress = Callable[[Iterable[Any], int, str], Iterator[Any]]
@@ -55,6 +56,10 @@ class BuildConfig:
     """Worker processes; 1 does everything in this process."""
     base_url: str = ""
     """Where the site will be published (ending in /): pages get canonical links, and a sitemap is written."""
+    vault: Path | None = None
+    """The vault every log read is saved into, and the logs that are gone are read from (None: none)."""
+    prune: bool = False
+    """Leave out the sessions whose log is gone (the vault still keeps them)."""
 
 
 @dataclass
@@ -70,6 +75,12 @@ class BuildReport:
     search_index_bytes: int = 0
     """The search index's files, against `site_bytes`, the whole site's."""
     site_bytes: int = 0
+    kept: list[str] = field(default_factory=list)
+    """Logs read from the vault because they are gone from where they were (`<project>/<path in it>`)."""
+    pruned: list[str] = field(default_factory=list)
+    """Logs that are gone and were left out (--prune)."""
+    saved: Any = None
+    """What the vault's save did (a `vault.SaveReport`); not in the JSON, which does not depend on it."""
 
     def to_json(self) -> str:
         data: dict[str, Any] = {
@@ -80,6 +91,8 @@ class BuildReport:
             "redactions": dict(sorted(self.redactions.items())),
             "search_index_bytes": self.search_index_bytes,
             "site_bytes": self.site_bytes,
+            "kept": self.kept,
+            "pruned": self.pruned,
             "diagnostics": [
                 {"file": d.file, "line": d.line, "message": d.message} for d in self.diagnostics
             ],
@@ -92,6 +105,7 @@ class BuildReport:
         return cls(sessions=data["sessions"], pages=data["pages"], events=Counter(data["events"]),
                    unknown=Counter(data["unknown"]), redactions=Counter(data["redactions"]),
                    search_index_bytes=data.get("search_index_bytes", 0), site_bytes=data.get("site_bytes", 0),
+                   kept=data.get("kept", []), pruned=data.get("pruned", []),
                    diagnostics=[Diagnostic(d["file"], d["line"], d["message"]) for d in data["diagnostics"]])
 
 
@@ -100,6 +114,8 @@ def build(config: BuildConfig, progress: Progress | None = None) -> BuildReport:
     (its manifest says); when nothing did, the site is left as it is. An output named `*.zip` gets the
     site as a zip instead (built whole each time, in a folder beside it that is then removed)."""
     check_output_location(config.output, config.inputs)
+    if config.vault is not None:
+        check_vault_location(config.output, config.vault)
     if not is_zip(config.output):
         return _build_folder(config, progress, config.output)
     check_zip_target(config.output)
@@ -120,13 +136,57 @@ def is_zip(output: Path) -> bool:
 
 
 def _build_folder(config: BuildConfig, progress: Progress | None, remembered_as: Path) -> BuildReport:
-    files = discover_files(list(config.inputs), config.redact_paths)
+    hashes = HashCache.for_output(remembered_as)
+    with ExitStack() as stack:
+        files, vaulted = gather(config, hashes, stack, progress)
+        report = _build_files(config, progress, files, hashes)
+    report.kept, report.pruned, report.saved = vaulted.kept, vaulted.pruned, vaulted.saved
+    return report
+
+
+@dataclass
+class Vaulted:
+    """What the vault did for a build."""
+
+    saved: Any = None
+    kept: list[str] = field(default_factory=list)
+    pruned: list[str] = field(default_factory=list)
+
+
+def gather(config: BuildConfig, hashes: HashCache | None, stack: ExitStack,
+           progress: Progress | None = None) -> tuple[list[SessionFile], Vaulted]:
+    """The build's input files: the logs under the INPUTs, saved into the vault, and the logs the vault
+    keeps that were under them once and are gone (read back, until `stack` closes, from a private folder)."""
+    live = find(list(config.inputs))
+    vaulted = Vaulted()
+    kept: list[SessionFile] = []
+    if config.vault is not None:
+        from .vault import Vault  # loaded only when there is a vault
+
+        vault = Vault(config.vault)
+        vaulted.saved = vault.save(live, progress)
+        if hashes is not None:
+            for path, (size, mtime_ns, content_hash) in vaulted.saved.hashes.items():
+                hashes.remember(path, size, mtime_ns, content_hash)  # read once, for both
+        gone = vault.gone_under(config.inputs, live)
+        if config.prune:
+            vaulted.pruned = sorted(redact_project_dir(g.place.project_dir, config.redact_paths) + "/" + g.place.relpath
+                                    for g in gone)
+        elif gone:
+            work = stack.enter_context(vault.work_folder())
+            kept = [g.session_file(vault.database, work) for g in gone]
+    files = arranged(live + kept, config.inputs, config.redact_paths)
+    vaulted.kept = sorted(f"{f.project_dir}/{path_in_project(f)}" for f in files if f.kept is not None)
+    return files, vaulted
+
+
+def _build_files(config: BuildConfig, progress: Progress | None, files: list[SessionFile],
+                 hashes: HashCache) -> BuildReport:
     theme = None if config.markdown_only else Theme.load(config.theme)
     settings = settings_digest(__version__, [config.redact, config.redact_paths, config.show_hidden,
                                              config.markdown_only, config.strict, config.base_url],
                                theme.dirs if theme else ())
     previous = load(config.output) if is_sessionsite_output(config.output) else Manifest()
-    hashes = HashCache.for_output(remembered_as)
     if (previous.settings == settings and previous.report and _nothing_changed(previous, files, hashes)
             and site_digest(config.output.resolve()) == previous.site):
         hashes.save()
@@ -161,7 +221,11 @@ def _nothing_changed(previous: Manifest, files: list[SessionFile], hashes: HashC
 
 
 def discover_files(inputs: list[Path], redact_paths: bool) -> list[SessionFile]:
-    files = discover(inputs)
+    return arranged(find(inputs), inputs, redact_paths)
+
+
+def arranged(files: list[SessionFile], inputs: Iterable[Path], redact_paths: bool) -> list[SessionFile]:
+    files = arrange(files)
     if not files:
         raise InputError("no Claude Code session files (*.jsonl) found in " + ", ".join(map(str, inputs)))
     return [replace(f, project_dir=redact_project_dir(f.project_dir, redact_paths)) for f in files]

@@ -28,7 +28,7 @@ import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 from urllib.parse import unquote, urlsplit
 
 from markupsafe import Markup
@@ -44,7 +44,7 @@ from .markdown import time_of
 from .markdown.escape import block_parser, literal
 from .model import Archive, Session
 from .redact import Redactor
-from .write import Staging
+from .write import Staging, check_vault_location
 
 log = logging.getLogger("sessionsite")
 
@@ -67,6 +67,8 @@ class BundleConfig:
     redact: bool = True
     redact_paths: bool = False
     jobs: int = 1
+    vault: Path | None = None
+    """The vault the logs read are saved into (None: none)."""
 
 
 @dataclass
@@ -80,6 +82,8 @@ class BundleReport:
     shortened: str = ""
     """For Markdown, what was shortened to fit (empty when nothing was)."""
     diagnostics: int = 0
+    saved: Any = None
+    """What the vault's save did (a `vault.SaveReport`)."""
 
 
 # -- which sessions belong together ----------------------------------------------------------------------
@@ -159,6 +163,13 @@ def bundle(config: BundleConfig) -> BundleReport:
     if not inputs:
         raise UsageProblem("give the session file(s) to bundle (.jsonl)")
     folders = sorted({project_folder_of(path) for path in inputs})
+    saved = None
+    if config.vault is not None:
+        from .discover import find
+        from .vault import Vault
+
+        check_vault_location(config.output, config.vault)
+        saved = Vault(config.vault).save(find(folders))
     redactor = Redactor(secrets=config.redact, home=config.redact_paths)
     archive, _, plans = collect(folders, redactor=redactor, jobs=config.jobs)
 
@@ -201,7 +212,7 @@ def bundle(config: BundleConfig) -> BundleReport:
             staging.discard()
     _write_file(config.output, text)
     return BundleReport(sessions=present, size=size, shortened=shortened,
-                        diagnostics=len(build_report.diagnostics))
+                        diagnostics=len(build_report.diagnostics), saved=saved)
 
 
 def _check_input(path: Path) -> Path:

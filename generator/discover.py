@@ -7,12 +7,17 @@ An INPUT may be one file, one project folder, or a folder of project folders.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
 
 from . import urls
 from .errors import InputError
+
+if TYPE_CHECKING:
+    from .vault import KeptLog
 
 AGENT_FILE = re.compile(r"^agent-(?P<agent>.+)\.jsonl$")
 
@@ -30,32 +35,59 @@ class SessionFile:
     parent_session_id: str = ""
     """For a subagent log in `<session>/subagents/`, the parent's session id; flat 1.x agent logs name
     their parent only inside the file, so this stays empty and `link` resolves it."""
+    kept: "KeptLog | None" = None
+    """For a log that is gone from where it was (`path`) and is read from the vault instead."""
 
     @property
     def is_subagent(self) -> bool:
         return bool(self.agent_id)
 
 
+def claude_folder() -> Path:
+    """Where Claude Code keeps its settings and logs: `~/.claude`, or `$CLAUDE_CONFIG_DIR` as Claude Code
+    reads it."""
+    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
+
+
 def default_input() -> Path:
-    return Path.home() / ".claude" / "projects"
+    return claude_folder() / "projects"
 
 
 def discover(inputs: list[Path]) -> list[SessionFile]:
     """Every session file under the inputs, sorted, each once."""
+    return arrange(find(inputs))
+
+
+def find(inputs: list[Path]) -> list[SessionFile]:
+    """Every session file under the inputs, each once, as found (with its own folder's name)."""
     found: dict[Path, SessionFile] = {}
     for given in inputs:
         if not given.exists():
             raise InputError(f"{given}: no such file or folder")
         for session_file in _discover_one(given):
             found.setdefault(session_file.path.resolve(), session_file)
-    files = _distinct_project_names(list(found.values()))
+    return list(found.values())
+
+
+def arrange(files: Iterable[SessionFile]) -> list[SessionFile]:
+    """Files found (and logs kept by the vault) in a stable order, no two project folders sharing a name."""
+    files = _distinct_project_names(list(files))
     return sorted(files, key=lambda f: (f.project_dir, f.parent_session_id, f.agent_id, str(f.path)))
 
 
-def _project_folder_of(session_file: SessionFile) -> Path:
+def project_folder_of(session_file: SessionFile) -> Path:
+    """The project folder a session file sits in (for a log kept by the vault: the one it sat in)."""
     if session_file.parent_session_id:
         return session_file.path.parent.parent.parent
     return session_file.path.parent
+
+
+def path_in_project(session_file: SessionFile) -> str:
+    """Where a session file sits in its project folder: `<session>.jsonl`, `agent-<id>.jsonl` or
+    `<session>/subagents/agent-<id>.jsonl`."""
+    if session_file.parent_session_id:
+        return f"{session_file.parent_session_id}/subagents/{session_file.path.name}"
+    return session_file.path.name
 
 
 def _distinct_project_names(files: list[SessionFile]) -> list[SessionFile]:
@@ -63,7 +95,7 @@ def _distinct_project_names(files: list[SessionFile]) -> list[SessionFile]:
     project: the later ones get their parent folder's name in front."""
     folders_by_name: dict[str, list[Path]] = {}
     for session_file in files:
-        folder = _project_folder_of(session_file).resolve()
+        folder = project_folder_of(session_file).resolve()
         # Compared as output folders: `-home-x` and `home-x` would land in the same one.
         names = folders_by_name.setdefault(urls.project_folder(session_file.project_dir), [])
         if folder not in names:
@@ -83,7 +115,7 @@ def _distinct_project_names(files: list[SessionFile]) -> list[SessionFile]:
             used.add(urls.project_folder(candidate))
             unique_names[folder] = candidate
     return [
-        replace(f, project_dir=unique_names[folder]) if (folder := _project_folder_of(f).resolve()) in unique_names else f
+        replace(f, project_dir=unique_names[folder]) if (folder := project_folder_of(f).resolve()) in unique_names else f
         for f in files
     ]
 
