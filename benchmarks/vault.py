@@ -130,7 +130,7 @@ def main() -> None:
         logs = sum(p.stat().st_size for p in corpus_files)
         row("public corpus: logs", f"{logs / MB:.1f} MB in {len(corpus_files)} files")
         row("public corpus: vault", f"{vault_size(corpus_vault) / MB:.2f} MB, "
-                                    f"{vault_size(corpus_vault) / logs:.1%} of the logs (saved in {seconds:.2f} s)")
+                                    f"{vault_size(corpus_vault) / logs:.1%} of the logs (saved in {seconds:.2f})")
 
         archive = work / "projects"
         jsonl = sorted(str(p) for p in CORPUS.rglob("*.jsonl"))

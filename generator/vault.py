@@ -544,15 +544,20 @@ def readable(session_file: SessionFile) -> Path:
 
 
 def _write_version(connection: sqlite3.Connection, version_id: int, sha1: str, handle: Any) -> int:
-    """A version's bytes into `handle`, checked against its content hash."""
+    """A version's bytes into `handle`, checked against its content hash. One read transaction: a save
+    growing the same log meanwhile cannot take a chunk from under it."""
     hasher = _content_hasher()
     written = 0
-    for (digest,) in connection.execute(
-            "SELECT digest FROM version_chunks WHERE version_id = ? ORDER BY seq", (version_id,)).fetchall():
-        raw = _chunk_data(connection, bytes(digest))
-        hasher.update(raw)
-        handle.write(raw)
-        written += len(raw)
+    connection.execute("BEGIN")
+    try:
+        for (digest,) in connection.execute(
+                "SELECT digest FROM version_chunks WHERE version_id = ? ORDER BY seq", (version_id,)).fetchall():
+            raw = _chunk_data(connection, bytes(digest))
+            hasher.update(raw)
+            handle.write(raw)
+            written += len(raw)
+    finally:
+        connection.execute("COMMIT")
     if hasher.hexdigest() != sha1:
         raise VaultError("the vault is damaged: a kept log does not match its digest")
     return written
@@ -850,6 +855,9 @@ def restore(vault: Vault, session_id: str, output: Path | None, projects: Path, 
     target_folder = (output if output is not None else projects / main.place.project_dir).expanduser().absolute()
     plan: list[tuple[Stored, Version, Path]] = []
     for stored, versions in chosen:
+        relative = Path(stored.place.relpath)
+        if relative.is_absolute() or ".." in relative.parts:
+            raise VaultError(f"the vault is damaged: {stored.place.relpath!r} is not a place in a project folder")
         wanted = number if number is not None and stored is main else versions[-1].number
         version = next((v for v in versions if v.number == wanted), None)
         if version is None:
