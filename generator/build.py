@@ -138,46 +138,34 @@ def is_zip(output: Path) -> bool:
 def _build_folder(config: BuildConfig, progress: Progress | None, remembered_as: Path) -> BuildReport:
     hashes = HashCache.for_output(remembered_as)
     with ExitStack() as stack:
-        files, vaulted = gather(config, hashes, stack, progress)
+        files, saved, pruned = gather(config, hashes, stack, progress)
         report = _build_files(config, progress, files, hashes)
-    report.kept, report.pruned, report.saved = vaulted.kept, vaulted.pruned, vaulted.saved
+    report.kept = sorted(f"{f.project_dir}/{path_in_project(f)}" for f in files if f.kept is not None)
+    report.pruned, report.saved = pruned, saved
     return report
 
 
-@dataclass
-class Vaulted:
-    """What the vault did for a build."""
-
-    saved: Any = None
-    kept: list[str] = field(default_factory=list)
-    pruned: list[str] = field(default_factory=list)
-
-
-def gather(config: BuildConfig, hashes: HashCache | None, stack: ExitStack,
-           progress: Progress | None = None) -> tuple[list[SessionFile], Vaulted]:
+def gather(config: BuildConfig, hashes: HashCache, stack: ExitStack,
+           progress: Progress | None = None) -> tuple[list[SessionFile], Any, list[str]]:
     """The build's input files: the logs under the INPUTs, saved into the vault, and the logs the vault
-    keeps that were under them once and are gone (read back, until `stack` closes, from a private folder)."""
+    keeps that were under them once and are gone (read back, until `stack` closes, from a private folder).
+    With them, what the save did, and the logs that are gone and were left out (--prune)."""
     live = find(list(config.inputs))
-    vaulted = Vaulted()
-    kept: list[SessionFile] = []
-    if config.vault is not None:
-        from .vault import Vault  # loaded only when there is a vault
+    if config.vault is None:
+        return arranged(live, config.inputs, config.redact_paths), None, []
+    from .vault import Vault  # loaded only when there is a vault
 
-        vault = Vault(config.vault)
-        vaulted.saved = vault.save(live, progress)
-        if hashes is not None:
-            for path, (size, mtime_ns, content_hash) in vaulted.saved.hashes.items():
-                hashes.remember(path, size, mtime_ns, content_hash)  # read once, for both
-        gone = vault.gone_under(config.inputs, live)
-        if config.prune:
-            vaulted.pruned = sorted(redact_project_dir(g.place.project_dir, config.redact_paths) + "/" + g.place.relpath
-                                    for g in gone)
-        elif gone:
-            work = stack.enter_context(vault.work_folder())
-            kept = [g.session_file(vault.database, work) for g in gone]
-    files = arranged(live + kept, config.inputs, config.redact_paths)
-    vaulted.kept = sorted(f"{f.project_dir}/{path_in_project(f)}" for f in files if f.kept is not None)
-    return files, vaulted
+    vault = Vault(config.vault)
+    saved = vault.save(live, progress)
+    for path, (size, mtime_ns, content_hash) in saved.hashes.items():
+        hashes.remember(path, size, mtime_ns, content_hash)  # read once, for both
+    gone = vault.gone_under(config.inputs, live)
+    if config.prune:
+        pruned = sorted(f"{redact_project_dir(g.place.project_dir, config.redact_paths)}/{g.place.relpath}" for g in gone)
+        return arranged(live, config.inputs, config.redact_paths), saved, pruned
+    work = stack.enter_context(vault.work_folder()) if gone else None
+    kept = [g.session_file(vault.database, work) for g in gone if work is not None]
+    return arranged(live + kept, config.inputs, config.redact_paths), saved, []
 
 
 def _build_files(config: BuildConfig, progress: Progress | None, files: list[SessionFile],

@@ -215,16 +215,17 @@ class _Current:
     """The latest version's chunks (digest, raw size), read only when the log has to be read."""
 
 
-_CURRENT = """
+_LATEST = """
 SELECT logs.id, logs.live_size, logs.live_mtime_ns, logs.last_seen, versions.id, versions.number, versions.size,
-       versions.sha1, logs.origin
+       versions.sha1, logs.origin, logs.project_path, logs.project_dir, logs.relpath, logs.session_id, logs.agent_id,
+       logs.parent_session_id
 FROM logs JOIN versions ON versions.log_id = logs.id
 WHERE versions.number = (SELECT MAX(number) FROM versions AS later WHERE later.log_id = logs.id)
 """
 
 
 def _current_of(connection: sqlite3.Connection, origin: str | None = None) -> dict[str, _Current]:
-    query, parameters = (_CURRENT, ()) if origin is None else (_CURRENT + " AND logs.origin = ?", (origin,))
+    query, parameters = (_LATEST, ()) if origin is None else (_LATEST + " AND logs.origin = ?", (origin,))
     return {row[8]: _Current(*row[:8]) for row in connection.execute(query, parameters)}
 
 
@@ -719,14 +720,9 @@ class Vault:
         if not self.exists():
             return []
         with self._open(create=False) as connection:
-            rows = connection.execute(
-                "SELECT logs.origin, logs.project_path, logs.project_dir, logs.relpath, logs.session_id, logs.agent_id,"
-                " logs.parent_session_id, logs.last_seen, versions.id, versions.number, versions.size, versions.sha1,"
-                " logs.live_size, logs.live_mtime_ns"
-                " FROM logs JOIN versions ON versions.log_id = logs.id"
-                " WHERE versions.number = (SELECT MAX(number) FROM versions AS later WHERE later.log_id = logs.id)"
-                " ORDER BY logs.origin").fetchall()
-        return [Stored(Place(*row[:7]), row[7], row[8], row[9], row[10], row[11], (row[12], row[13])) for row in rows]
+            rows = connection.execute(_LATEST + " ORDER BY logs.origin").fetchall()
+        return [Stored(Place(*row[8:15]), last_seen=row[3], version_id=row[4], number=row[5], size=row[6], sha1=row[7],
+                       live=(row[1], row[2])) for row in rows]
 
     def gone_under(self, inputs: Sequence[Path], live: Sequence[SessionFile]) -> list[Stored]:
         """The logs that were found under the INPUTs once and are not there now."""
