@@ -585,3 +585,40 @@ cp -a {shlex.quote(str(disk / 'vault'))} {shlex.quote(str(out / 'vault'))}
     assert "Traceback" not in message
     assert _check(out / "vault", {p: (c,) for p, c in small.items()}, tmp_path / "out.jsonl") == small
     assert str(big.resolve()) not in {s.place.origin for s in Vault(out / "vault").stored()}
+
+
+def test_a_save_that_finds_its_logs_saved_meanwhile_checks_them_again(archive, vault_dir):
+    """What two saves at once come to, step by step: one prepares its logs (outside the lock), the other
+    saves them first, then the first writes. It finds the vault changed under each log and compares again:
+    no log is saved twice, and no version appears that nobody made."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from generator.vault import Place, SaveReport, _current_of, _prepare, today
+
+    vault = Vault(vault_dir)
+    path = archive / TIDEWATCH / f"{SESSION}.jsonl"
+    vault.save(find([archive]))
+
+    def prepare_all() -> list:
+        with vault._open() as connection, ThreadPoolExecutor(1) as pool:
+            known = _current_of(connection)
+            prepared = []
+            for session_file in find([archive]):
+                origin = str(session_file.path.resolve())
+                info = session_file.path.stat()
+                prepared.append(_prepare(connection, pool, Place.of(session_file, origin), session_file.path,
+                                         (info.st_size, info.st_mtime_ns), known[origin]))
+            return prepared
+
+    with path.open("ab") as handle:
+        handle.write(lines_of(5000, 7))
+    first = prepare_all()  # this save sees the log grown...
+    assert [p.kind for p in first].count("grown") == 1
+    assert vault.save(find([archive])).grown == 1  # ...and the other one saves it first
+    report = SaveReport()
+    with vault._open() as connection, ThreadPoolExecutor(1) as pool:
+        vault._commit(connection, pool, first, today(), report)
+    assert (report.grown, report.new, report.versions) == (0, 0, 0)
+    with sqlite3.connect(vault_dir / DATABASE) as connection:
+        assert connection.execute("SELECT COUNT(*) FROM versions").fetchone()[0] == 18
+    assert restored(vault, path, vault_dir.parent / "out.jsonl") == path.read_bytes()
