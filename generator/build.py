@@ -161,7 +161,8 @@ def gather(config: BuildConfig, hashes: HashCache, stack: ExitStack,
         hashes.remember(path, size, mtime_ns, content_hash)  # read once, for both
     gone = vault.gone_under(config.inputs, live)
     if config.prune:
-        pruned = sorted(f"{redact_project_dir(g.place.project_dir, config.redact_paths)}/{g.place.relpath}" for g in gone)
+        pruned = sorted(f"{redact_project_dir(g.place.project_dir, config.redact_paths)}/{g.place.relpath}"
+                        for g in gone)
         return arranged(live, config.inputs, config.redact_paths), saved, pruned
     work = stack.enter_context(vault.work_folder()) if gone else None
     kept = [g.session_file(vault.database, work) for g in gone if work is not None]

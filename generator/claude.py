@@ -246,7 +246,8 @@ def cleanup_days(settings: Path) -> tuple[int | None, str]:
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         if value == 0:
             return 0, f"cleanupPeriodDays is 0 in {settings}: Claude Code may keep no log past the session"
-        return value, f"cleanupPeriodDays is {value} in {settings}: Claude Code deletes a log {value} days after its last activity"
+        return value, (f"cleanupPeriodDays is {value} in {settings}: Claude Code deletes a log {value} days after "
+                       "its last activity")
     return None, f"cleanupPeriodDays is {value!r} in {settings}, which is not a number of days"
 
 

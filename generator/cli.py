@@ -7,7 +7,7 @@ import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence, TypeVar
 from urllib.parse import urlsplit
 
 import click
@@ -15,6 +15,7 @@ import click
 from . import __version__
 if TYPE_CHECKING:  # the build is loaded by the commands that build: `save`, run by a hook, stays light
     from .build import BuildConfig, BuildReport
+    from .vault import SaveReport
 from .discover import default_input
 from .errors import InputError
 from .text import byte_size
@@ -84,7 +85,8 @@ def _run(config: BuildConfig, report_file: Path | None, verbose: bool, quiet: bo
     return report
 
 
-def _say_vault(vault: Path | None, saved, kept: list[str] = (), pruned: list[str] = ()) -> None:
+def _say_vault(vault: Path | None, saved: SaveReport | None, kept: Sequence[str] = (),
+               pruned: Sequence[str] = ()) -> None:
     """What the vault did, when it did anything worth a line (what it saved, with --verbose)."""
     if saved is not None and saved.saved:
         logging.getLogger("sessionsite").info("saved to the vault %s: %s", vault, saved.summary())
@@ -322,7 +324,8 @@ def save_command(inputs, vault_dir, hook, verbose, quiet) -> None:
 @click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path),
               help="Folder to write the logs into [default: the session's project folder under ~/.claude/projects].")
 @click.option("--version", "number", type=click.IntRange(min=1),
-              help="Which version of the session's log, when the vault keeps several (see --list) [default: the latest].")
+              help="Which version of the session's log, when the vault keeps several (see --list) "
+                   "[default: the latest].")
 @click.option("--list", "list_only", is_flag=True, help="List the logs and versions the vault keeps; write nothing.")
 @vault_option
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks.")
@@ -373,7 +376,8 @@ def hook_install_command(settings_file, vault_dir) -> None:
     from .claude import hook_command, install, settings_path
 
     path = settings_file or settings_path()
-    change = install(path, hook_command(vault_dir))
+    with _errors(False):
+        change = install(path, hook_command(vault_dir))
     if change.changed:
         backup = f" (the previous file is kept as {change.backup})" if change.backup else ""
         click.echo(f"added the {' and '.join(change.events)} hook to {path}{backup}", err=True)
@@ -393,7 +397,8 @@ def hook_uninstall_command(settings_file) -> None:
     from .claude import settings_path, uninstall
 
     path = settings_file or settings_path()
-    change = uninstall(path)
+    with _errors(False):
+        change = uninstall(path)
     if change.changed:
         click.echo(f"removed the {' and '.join(change.events)} hook from {path} (the previous file is kept as "
                    f"{change.backup})", err=True)
@@ -416,7 +421,8 @@ def doctor_command(settings_file, vault_dir) -> None:
     from .claude import doctor, settings_path
     from .vault import Vault
 
-    checkup = doctor(Vault(_vault(vault_dir)), settings_file or settings_path())
+    with _errors(False):
+        checkup = doctor(Vault(_vault(vault_dir)), settings_file or settings_path())
     for line in checkup.lines:
         click.echo(line)
     if checkup.problems:
