@@ -667,6 +667,7 @@ class Vault:
             if batch:
                 self._commit(connection, pool, batch, seen, report)
             if report.saved:  # what was written moves into the database file, and the log file shrinks
+                connection.execute("PRAGMA busy_timeout=1000")  # not at any price: a reader may hold it back
                 connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return report
 
