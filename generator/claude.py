@@ -21,7 +21,7 @@ from typing import Any
 from .discover import AGENT_FILE, SessionFile, claude_folder, default_input, find
 from .errors import SessionsiteError
 from .text import byte_size
-from .vault import HOOK_LOG, Vault, log_hook_failure
+from .vault import HOOK_LOG, Vault, log_hook_failure, write_atomically
 
 EVENTS = ("SessionEnd", "PreCompact")
 DEFAULT_CLEANUP_DAYS = 30
@@ -88,22 +88,13 @@ def _write_settings(path: Path, data: dict[str, Any]) -> Path | None:
     """Written beside the file and renamed over it (a crash leaves the old or the new one, whole), after
     the old one is copied to `settings.json.sessionsite-backup`. Returns the backup."""
     backup = None
-    path.parent.mkdir(parents=True, exist_ok=True)
     mode = 0o600
     if path.exists():
         backup = path.with_name(path.name + BACKUP_SUFFIX)
         shutil.copy2(path, backup)
         mode = path.stat().st_mode & 0o777
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    write_atomically(path, lambda handle: handle.write(text.encode("utf-8")), mode)
     return backup
 
 

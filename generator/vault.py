@@ -41,7 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from .discover import SessionFile, path_in_project, project_folder_of
 from .errors import SessionsiteError
@@ -50,6 +50,7 @@ DATABASE = "vault.sqlite3"
 HOOK_LOG = "hook.log"
 WORK = "work"
 FORMAT = 1
+T = TypeVar("T")
 CHUNK = 1 << 20
 """Chunks are cut at the first line end after this many bytes (or at the end of the log)."""
 LEVEL = 4
@@ -793,17 +794,7 @@ class Vault:
                 (origin, number, number)).fetchone()
             if row is None:
                 raise VaultError(f"the vault has no version {number} of {origin}")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            part = target.with_name(f".{target.name}.{os.getpid()}.restoring")
-            try:
-                with _private_files(), part.open("xb") as handle:
-                    written = _write_version(connection, row[0], row[1], handle)
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                os.replace(part, target)
-            finally:
-                part.unlink(missing_ok=True)
-            return written
+            return write_atomically(target, lambda handle: _write_version(connection, row[0], row[1], handle))
 
     def size_on_disk(self) -> int:
         return sum(path.stat().st_size for path in self.folder.glob(DATABASE + "*") if path.is_file())
@@ -885,6 +876,22 @@ def restore(vault: Vault, session_id: str, output: Path | None, projects: Path, 
     if output is None and main.place.relpath.endswith(".jsonl"):
         where = f"cd {shlex.quote(cwd)} && " if cwd else ""
         result.lines.append(f"resume it with: {where}claude --resume {main.place.session_id}")
+    return result
+
+
+def write_atomically(target: Path, fill: Callable[[BinaryIO], T], mode: int = 0o600) -> T:
+    """A file that is either there whole or not at all: `fill` writes it beside `target`, and it is synced
+    to disk and renamed over `target`. Returns what `fill` returned."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = target.with_name(f".{target.name}.{os.getpid()}.part")
+    try:
+        with os.fdopen(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), "wb") as handle:
+            result = fill(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(part, target)
+    finally:
+        part.unlink(missing_ok=True)
     return result
 
 
