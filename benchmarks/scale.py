@@ -253,7 +253,8 @@ def run_ours(scenarios: list[tuple[str, Callable[[], str | None]]], archive: Pat
     """The four build scenarios, each preceded by the change it measures."""
     output = work / "site-sessionsite"
     # The editable install's console script may point at another checkout; PYTHONPATH names this one.
-    env = dict(os.environ, PYTHONPATH=str(args.ours_repo))
+    # Builds save what they read into a vault: this one, in the work folder, not the user's.
+    env = dict(os.environ, PYTHONPATH=str(args.ours_repo), SESSIONSITE_VAULT=str(work / "vault"))
     argv = [sys.executable, "-m", "generator", "build", str(archive), "-o", str(output), "-j", str(args.jobs)]
     runs = []
     for scenario, prepare in scenarios:

@@ -29,7 +29,7 @@ import tempfile
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import unquote, urlsplit
 
 from markupsafe import Markup
@@ -47,7 +47,7 @@ from .model import Archive, Session
 from .redact import Redactor
 from .locks import BUNDLE_PREFIX, OutputLock, claim, release, remove_abandoned
 from .workers import stop_workers
-from .write import MARKER, MARKER_TEXT, Staging, check_output_location
+from .write import MARKER, MARKER_TEXT, Staging, check_output_location, check_vault_location
 
 log = logging.getLogger("sessionsite")
 
@@ -70,6 +70,8 @@ class BundleConfig:
     redact: bool = True
     redact_paths: bool = False
     jobs: int = 1
+    vault: Path | None = None
+    """The vault the logs read are saved into (None: none)."""
 
 
 @dataclass
@@ -83,6 +85,8 @@ class BundleReport:
     shortened: str = ""
     """For Markdown, what was shortened to fit (empty when nothing was)."""
     diagnostics: int = 0
+    saved: Any = None
+    """What the vault's save did (a `vault.SaveReport`)."""
 
 
 # -- which sessions belong together ----------------------------------------------------------------------
@@ -164,6 +168,13 @@ def bundle(config: BundleConfig) -> BundleReport:
     folders = sorted({project_folder_of(path) for path in inputs})
     # What a bundle reads is the project folders of its sessions: the rule every command that writes follows.
     check_output_location(config.output, tuple(folders))
+    saved = None
+    if config.vault is not None:
+        from .discover import find
+        from .vault import Vault
+
+        check_vault_location(config.output, config.vault)
+        saved = Vault(config.vault).save(find(folders))
     redactor = Redactor(secrets=config.redact, home=config.redact_paths)
     archive, _, plans = collect(folders, redactor=redactor, jobs=config.jobs)
 
@@ -211,7 +222,7 @@ def bundle(config: BundleConfig) -> BundleReport:
             staging.discard()
             release(Path(temporary))
     return BundleReport(sessions=present, size=size, shortened=shortened,
-                        diagnostics=len(build_report.diagnostics))
+                        diagnostics=len(build_report.diagnostics), saved=saved)
 
 
 def _check_input(path: Path) -> Path:

@@ -10,15 +10,18 @@ import tempfile
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence, TypeVar
 from urllib.parse import urlsplit
 
 import click
 
 from . import __version__
-from .build import BuildConfig, BuildReport, build
+if TYPE_CHECKING:  # the build is loaded by the commands that build: `save`, run by a hook, stays light
+    from .build import BuildConfig, BuildReport
+    from .vault import SaveReport
 from .discover import default_input
 from .errors import InputError, UsageProblem
+from .text import byte_size
 
 T = TypeVar("T")
 EXAMPLE_COMMAND = "sessionsite build examples -o demo"
@@ -124,6 +127,8 @@ def _check_report_file(report_file: Path | None) -> None:
 
 
 def _run(config: BuildConfig, report_file: Path | None, verbose: bool, quiet: bool = False) -> BuildReport:
+    from .build import build
+
     _configure_logging(verbose, quiet)
     _check_report_file(report_file)
     with _stopped_by_signals(), _errors(verbose):
@@ -139,17 +144,30 @@ def _run(config: BuildConfig, report_file: Path | None, verbose: bool, quiet: bo
     pages = f"{report.pages} page{'s' if report.pages != 1 else ''}"
     click.echo(f"{sessions}, {pages} -> {config.output}{problems}", err=True)
     if report.sessions and report.search_index_bytes:
-        click.echo(f"search index {_size(report.search_index_bytes)}, "
-                   f"{report.search_index_bytes / max(1, report.site_bytes):.0%} of the site's {_size(report.site_bytes)}",
+        click.echo(f"search index {byte_size(report.search_index_bytes)}, "
+                   f"{report.search_index_bytes / max(1, report.site_bytes):.0%} of the site's {byte_size(report.site_bytes)}",
                    err=True)
+    _say_vault(config.vault, report.saved, report.kept, report.pruned)
     return report
 
 
-def _size(count: int) -> str:
-    for limit, unit in ((1 << 30, "GB"), (1 << 20, "MB"), (1 << 10, "KB")):
-        if count >= limit:
-            return f"{count / limit:.1f} {unit}"
-    return f"{count} bytes"
+def _say_vault(vault: Path | None, saved: SaveReport | None, kept: Sequence[str] = (),
+               pruned: Sequence[str] = ()) -> None:
+    """What the vault did, when it did anything worth a line (what it saved, with --verbose)."""
+    if saved is not None and saved.saved:
+        logging.getLogger("sessionsite").info("saved to the vault %s: %s", vault, saved.summary())
+    for skipped in saved.skipped if saved is not None else ():
+        click.echo(f"not saved: {skipped}", err=True)
+    if kept:
+        one = len(kept) == 1
+        click.echo(f"{len(kept)} log{'' if one else 's'} {'is' if one else 'are'} gone from where "
+                   f"{'it was' if one else 'they were'}: read from the vault ({'its' if one else 'their'} pages say so; "
+                   "--prune leaves them out)", err=True)
+    if pruned:
+        click.echo(f"--prune left out {len(pruned)} log{'s' if len(pruned) != 1 else ''} that "
+                   f"{'are' if len(pruned) != 1 else 'is'} gone (the vault still keeps them):", err=True)
+        for name in pruned:
+            click.echo(f"  {name}", err=True)
 
 
 common_options = [
@@ -168,11 +186,28 @@ common_options = [
                  show_default="the number of CPUs", help="Processes rendering pages in parallel."),
     click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks."),
     click.option("-q", "--quiet", is_flag=True, help="Say nothing but errors: no progress bars, warnings or summary."),
+    click.option("--prune", is_flag=True,
+                 help="Leave out the sessions whose log is gone (deleted by Claude Code); the vault keeps them."),
 ]
+
+vault_option = click.option(
+    "--vault", "vault_dir", type=click.Path(file_okay=False, path_type=Path), envvar="SESSIONSITE_VAULT",
+    show_envvar=True, help="The vault: where every log read is saved, and logs that are gone are read from "
+                           "[default: $XDG_DATA_HOME/sessionsite/vault].")
+no_vault_option = click.option("--no-vault", is_flag=True,
+                               help="Neither save the logs read into the vault nor read the logs it keeps.")
+
+
+def _vault(vault_dir: Path | None, no_vault: bool = False) -> Path | None:
+    if no_vault:
+        return None
+    from .vault import default_location
+
+    return vault_dir or default_location()
 
 
 def _with_common(function):
-    for option in reversed(common_options):
+    for option in reversed([*common_options, vault_option, no_vault_option]):
         function = option(function)
     return function
 
@@ -209,31 +244,36 @@ def _base_url(context: click.Context, parameter: click.Parameter, value: str | N
               help="Where the site will be published (e.g. https://you.github.io/repo/): pages get canonical "
                    "links, and a sitemap.xml is written.")
 def build_command(inputs, output, report_file, show_hidden, strict, no_redact, redact_paths, jobs, verbose,
-                  quiet, theme, base_url) -> None:
+                  quiet, prune, vault_dir, no_vault, theme, base_url) -> None:
     """Build the HTML archive (with its Markdown intermediates) into OUTPUT.
 
     Example:
 
         sessionsite build ~/.claude/projects/-home-me-src-app -o site --report report.json
     """
+    from .build import BuildConfig
+
     config = BuildConfig(inputs=_inputs(inputs), output=output, theme=theme, show_hidden=show_hidden,
                          strict=strict, jobs=jobs, redact=not no_redact, redact_paths=redact_paths,
-                         base_url=base_url)
+                         base_url=base_url, vault=_vault(vault_dir, no_vault), prune=prune)
     _run(config, report_file, verbose, quiet)
 
 
 @main.command("markdown")
 @_with_common
 def markdown_command(inputs, output, report_file, show_hidden, strict, no_redact, redact_paths, jobs,
-                     verbose, quiet) -> None:
+                     verbose, quiet, prune, vault_dir, no_vault) -> None:
     """Write only the Markdown intermediates: one .md per session, GitHub-flavoured, with front matter.
 
     Example:
 
         sessionsite markdown ~/.claude/projects/-home-me-src-app/1f0c….jsonl -o notes
     """
+    from .build import BuildConfig
+
     config = BuildConfig(inputs=_inputs(inputs), output=output, show_hidden=show_hidden, strict=strict,
-                         markdown_only=True, jobs=jobs, redact=not no_redact, redact_paths=redact_paths)
+                         markdown_only=True, jobs=jobs, redact=not no_redact, redact_paths=redact_paths,
+                         vault=_vault(vault_dir, no_vault), prune=prune)
     _run(config, report_file, verbose, quiet)
 
 
@@ -277,7 +317,10 @@ def serve_command(site: Path, port: int) -> None:
               show_default="the number of CPUs", help="Processes reading and rendering in parallel.")
 @click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks.")
 @click.option("-q", "--quiet", is_flag=True, help="Say nothing but errors.")
-def bundle_command(inputs, output, show_hidden, strict, no_redact, redact_paths, jobs, verbose, quiet) -> None:
+@vault_option
+@no_vault_option
+def bundle_command(inputs, output, show_hidden, strict, no_redact, redact_paths, jobs, verbose, quiet, vault_dir,
+                   no_vault) -> None:
     """Write one self-contained file to attach to a pull request: the whole piece of work each SESSION
     belongs to (its plan chain, the sessions it continues or that continue it, every subagent transcript).
 
@@ -292,7 +335,7 @@ def bundle_command(inputs, output, show_hidden, strict, no_redact, redact_paths,
 
     _configure_logging(verbose, quiet)
     config = BundleConfig(inputs=tuple(inputs), output=output, show_hidden=show_hidden, strict=strict,
-                          redact=not no_redact, redact_paths=redact_paths, jobs=jobs)
+                          redact=not no_redact, redact_paths=redact_paths, jobs=jobs, vault=_vault(vault_dir, no_vault))
     with _stopped_by_signals(), _errors(verbose):
         report = bundle(config)
     if not quiet:
@@ -301,3 +344,152 @@ def bundle_command(inputs, output, show_hidden, strict, no_redact, redact_paths,
             else f"{report.size:,} bytes"
         shortened = f", shortened to fit: {report.shortened}" if report.shortened else ""
         click.echo(f"{count} session{'s' if count != 1 else ''} ({size}{shortened}) -> {output}", err=True)
+        _say_vault(config.vault, report.saved)
+
+
+# -- the vault -----------------------------------------------------------------------------------------------
+
+
+@main.command("save")
+@click.argument("inputs", nargs=-1, type=click.Path(exists=True, path_type=Path), metavar="[INPUT]...")
+@vault_option
+@click.option("--hook", is_flag=True,
+              help="Run as Claude Code's hook: save the session named by the hook input on stdin. Never fails "
+                   "visibly: problems go to hook.log in the vault.")
+@click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks.")
+@click.option("-q", "--quiet", is_flag=True, help="Say nothing but errors.")
+def save_command(inputs, vault_dir, hook, verbose, quiet) -> None:
+    """Save session logs into the vault, and nothing else: each new log whole, a grown one by what it
+    gained, one that lost entries as a new version beside the old. INPUT as for build.
+
+    Example:
+
+        sessionsite save ~/.claude/projects
+    """
+    from .vault import Vault
+
+    vault = Vault(_vault(vault_dir))
+    if hook:
+        from .claude import hook_save
+
+        hook_save(vault, sys.stdin.read() if not sys.stdin.isatty() else "")
+        return
+    _configure_logging(verbose, quiet)
+    from .discover import find
+
+    with _errors(verbose):
+        report = vault.save(find(list(_inputs(inputs))), None if quiet else _progress)
+    for skipped in report.skipped:
+        click.echo(f"not saved: {skipped}", err=True)
+    if not quiet:
+        click.echo(f"{report.summary()} -> {vault.folder} ({byte_size(vault.size_on_disk())})", err=True)
+
+
+@main.command("restore")
+@click.argument("session_id")
+@click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder to write the logs into [default: the session's project folder under ~/.claude/projects].")
+@click.option("--version", "number", type=click.IntRange(min=1),
+              help="Which version of the session's log, when the vault keeps several (see --list) "
+                   "[default: the latest].")
+@click.option("--list", "list_only", is_flag=True, help="List the logs and versions the vault keeps; write nothing.")
+@vault_option
+@click.option("-v", "--verbose", is_flag=True, help="Show tracebacks.")
+def restore_command(session_id, output, number, list_only, vault_dir, verbose) -> None:
+    """Write a session the vault keeps (and its subagents' logs) back as Claude Code wrote it, byte for
+    byte, so that `claude --resume` finds it. Never overwrites a log that is there.
+
+    Example:
+
+        sessionsite restore 5c12bdb1-a10b-4b0a-9bc1-2edc1cd3eb90
+    """
+    from .vault import Vault, restore
+
+    _configure_logging(verbose)
+    with _errors(verbose):
+        result = restore(Vault(_vault(vault_dir)), session_id, output, default_input(), number, list_only)
+    for line in result.lines:
+        click.echo(line, err=not list_only)
+
+
+@main.group("hook")
+def hook_group() -> None:
+    """Save every session when it ends: a Claude Code hook (SessionEnd, and PreCompact so that a long
+    session is saved before it is compacted) running `sessionsite save --hook`.
+
+    Example:
+
+        sessionsite hook install
+    """
+
+
+settings_option = click.option(
+    "--settings", "settings_file", type=click.Path(dir_okay=False, path_type=Path),
+    help="Claude Code's settings file [default: ~/.claude/settings.json, or in $CLAUDE_CONFIG_DIR].")
+
+
+@hook_group.command("install")
+@settings_option
+@vault_option
+def hook_install_command(settings_file, vault_dir) -> None:
+    """Add the hooks to Claude Code's settings, beside the hooks already there (a backup of the file is
+    kept). Running it again changes nothing.
+
+    Example:
+
+        sessionsite hook install
+    """
+    from .claude import hook_command, install, settings_path
+
+    path = settings_file or settings_path()
+    with _errors(False):
+        change = install(path, hook_command(vault_dir))
+    if change.changed:
+        backup = f" (the previous file is kept as {change.backup})" if change.backup else ""
+        click.echo(f"added the {' and '.join(change.events)} hook to {path}{backup}", err=True)
+    else:
+        click.echo(f"the hooks are already in {path}", err=True)
+
+
+@hook_group.command("uninstall")
+@settings_option
+def hook_uninstall_command(settings_file) -> None:
+    """Take the hooks `hook install` added out of Claude Code's settings, and nothing else.
+
+    Example:
+
+        sessionsite hook uninstall
+    """
+    from .claude import settings_path, uninstall
+
+    path = settings_file or settings_path()
+    with _errors(False):
+        change = uninstall(path)
+    if change.changed:
+        click.echo(f"removed the {' and '.join(change.events)} hook from {path} (the previous file is kept as "
+                   f"{change.backup})", err=True)
+    else:
+        click.echo(f"no sessionsite hook in {path}", err=True)
+
+
+@main.command("doctor")
+@settings_option
+@vault_option
+def doctor_command(settings_file, vault_dir) -> None:
+    """Check that your sessions are safe: whether the vault is missing logs that are only in
+    ~/.claude/projects, what cleanupPeriodDays is set to, and whether the hook is installed. Exits 1 when
+    something needs doing.
+
+    Example:
+
+        sessionsite doctor
+    """
+    from .claude import doctor, settings_path
+    from .vault import Vault
+
+    with _errors(False):
+        checkup = doctor(Vault(_vault(vault_dir)), settings_file or settings_path())
+    for line in checkup.lines:
+        click.echo(line)
+    if checkup.problems:
+        sys.exit(1)

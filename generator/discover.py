@@ -14,10 +14,14 @@ import re
 import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
 
 from . import urls
 from .errors import InputError
 from .model import Diagnostic
+
+if TYPE_CHECKING:
+    from .vault import KeptLog
 
 AGENT_FILE = re.compile(r"^agent-(?P<agent>.+)\.jsonl$")
 
@@ -38,6 +42,8 @@ class SessionFile:
     name: str = ""
     """The name the site gives it, when not its file's stem: another file's stem differs from that only in
     case, and the two would share one output file on macOS or Windows (see `_distinct_session_names`)."""
+    kept: "KeptLog | None" = None
+    """For a log that is gone from where it was (`path`) and is read from the vault instead."""
 
     @property
     def is_subagent(self) -> bool:
@@ -49,8 +55,14 @@ class SessionFile:
         return self.name or self.path.stem
 
 
+def claude_folder() -> Path:
+    """Where Claude Code keeps its settings and logs: `~/.claude`, or `$CLAUDE_CONFIG_DIR` as Claude Code
+    reads it."""
+    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
+
+
 def default_input() -> Path:
-    return Path.home() / ".claude" / "projects"
+    return claude_folder() / "projects"
 
 
 def discover(inputs: list[Path], problems: list[Diagnostic] | None = None) -> list[SessionFile]:
@@ -58,20 +70,43 @@ def discover(inputs: list[Path], problems: list[Diagnostic] | None = None) -> li
     permission, a symbolic link to nothing or to itself, a named pipe) is left out, with one diagnostic
     each in `problems`."""
     problems = [] if problems is None else problems
+    return arrange(find(inputs, problems), problems)
+
+
+def find(inputs: list[Path], problems: list[Diagnostic] | None = None) -> list[SessionFile]:
+    """Every session file under the inputs, each once, as found (with its own folder's name); what cannot
+    be read is a diagnostic in `problems`."""
+    problems = [] if problems is None else problems
     found: dict[Path, SessionFile] = {}
     for given in inputs:
         if not given.exists():
             raise InputError(f"{given}: no such file or folder")
         for session_file in _discover_one(given, problems):
             found.setdefault(session_file.path.resolve(), session_file)
-    files = _distinct_session_names(_distinct_project_names(list(found.values()), problems), problems)
+    return list(found.values())
+
+
+def arrange(files: Iterable[SessionFile], problems: list[Diagnostic] | None = None) -> list[SessionFile]:
+    """Files found (and logs kept by the vault) in a stable order, no two project folders or session files
+    sharing a name (as macOS and Windows compare names)."""
+    problems = [] if problems is None else problems
+    files = _distinct_session_names(_distinct_project_names(list(files), problems), problems)
     return sorted(files, key=lambda f: (f.project_dir, f.parent_session_id, f.agent_id, str(f.path)))
 
 
-def _project_folder_of(session_file: SessionFile) -> Path:
+def project_folder_of(session_file: SessionFile) -> Path:
+    """The project folder a session file sits in (for a log kept by the vault: the one it sat in)."""
     if session_file.parent_session_id:
         return session_file.path.parent.parent.parent
     return session_file.path.parent
+
+
+def path_in_project(session_file: SessionFile) -> str:
+    """Where a session file sits in its project folder: `<session>.jsonl`, `agent-<id>.jsonl` or
+    `<session>/subagents/agent-<id>.jsonl`."""
+    if session_file.parent_session_id:
+        return f"{session_file.parent_session_id}/subagents/{session_file.path.name}"
+    return session_file.path.name
 
 
 def _distinct_project_names(files: list[SessionFile], problems: list[Diagnostic]) -> list[SessionFile]:
@@ -80,7 +115,7 @@ def _distinct_project_names(files: list[SessionFile], problems: list[Diagnostic]
     the same name to macOS and Windows, and reported (the site does not show the name it gives)."""
     folders_by_name: dict[str, list[Path]] = {}
     for session_file in files:
-        folder = _project_folder_of(session_file).resolve()
+        folder = project_folder_of(session_file).resolve()
         # Compared as output folders: `-home-x` and `home-x` would land in the same one, and so would
         # `-home-X` and `-home-x` on a file system that ignores case (macOS, Windows).
         names = folders_by_name.setdefault(_folded(session_file.project_dir), [])
@@ -105,7 +140,7 @@ def _distinct_project_names(files: list[SessionFile], problems: list[Diagnostic]
                                            f"macOS and Windows take for the same name: named {candidate} in the site"))
             unique_names[folder] = candidate
     return [
-        replace(f, project_dir=unique_names[folder]) if (folder := _project_folder_of(f).resolve()) in unique_names else f
+        replace(f, project_dir=unique_names[folder]) if (folder := project_folder_of(f).resolve()) in unique_names else f
         for f in files
     ]
 

@@ -131,6 +131,8 @@ class FileRecord:
     """Pages among them."""
     redactions: dict[str, int] = field(default_factory=dict)
     """Redactions made in them, by kind."""
+    kept: str = ""
+    """For a log read from the vault because it is gone: the day the vault last saw it (the pages say so)."""
 
 
 @dataclass
@@ -199,6 +201,11 @@ def unchanged(record: FileRecord | None, session_file: "SessionFile", hashes: Ha
     site, and two builds of the same input write the same bytes (`HashCache` keeps them elsewhere)."""
     if record is None or record.project_dir != session_file.project_dir:
         return False
+    kept = session_file.kept
+    if record.kept != (kept.last_seen if kept is not None else ""):
+        return False
+    if kept is not None:  # the vault knows its size and hash: nothing is read back to compare
+        return record.size == kept.size and record.content_hash == kept.content_hash
     try:
         if session_file.path.stat().st_size != record.size:
             return False

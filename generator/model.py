@@ -500,3 +500,5 @@ class Archive:
     """Every session and subagent transcript by key."""
     chains: Mapping[str, Chain] = field(default_factory=dict)
     """Chains of two or more sessions, by key."""
+    kept: Mapping[str, str] = field(default_factory=dict)
+    """Sessions whose log is gone and was read from the vault, by key: the day the vault last saw it."""

@@ -35,6 +35,7 @@ from .read import stream_file
 from .redact import Redactor
 from .search import FileSearchRecorder, write_index
 from .workers import in_workers
+from .vault import readable
 from .write import Staging
 
 log = logging.getLogger("sessionsite")
@@ -69,7 +70,7 @@ class Redaction:
 
 
 def stream_entries(session_file: SessionFile, redactor: Redactor, diagnostics: list[Diagnostic]) -> Iterator:
-    for item in stream_file(session_file.path, diagnostics):
+    for item in stream_file(readable(session_file), diagnostics):
         yield redactor.item(without_repeated_result(item))
 
 
@@ -81,7 +82,8 @@ def summarise(session_file: SessionFile, redaction: Redaction, skip: Collection[
     redactor = redaction.redactor()
     diagnostics: list[Diagnostic] = []
     hasher = new_content_hasher()
-    stat = session_file.path.stat()
+    path = readable(session_file)
+    stat = path.stat()
     writers: dict[str, AnchorMapWriter] = {}
 
     def anchors_for(key: str) -> Callable[[str, int], None] | None:
@@ -91,13 +93,15 @@ def summarise(session_file: SessionFile, redaction: Redaction, skip: Collection[
         writers[key] = AnchorMapWriter(anchor_folder / f".anchors-{name}.part", key)
         return writers[key].add
 
-    items = (without_repeated_result(item) for item in stream_file(session_file.path, diagnostics, hasher))
+    items = (without_repeated_result(item) for item in stream_file(path, diagnostics, hasher))
     result = interpret_stream(session_file, items, skip=skip, anchors_for=anchors_for)
     anchor_maps = {key: str(writer.path) for key, writer in writers.items() if writer.close()}
     redacted = replace(result, session=redactor.session(result.session),
                        sidechains=tuple(map(redactor.session, result.sidechains)))
-    return Summarised(redacted, (*diagnostics, *result.diagnostics), hasher.hexdigest(),
-                      read_as=(stat.st_size, stat.st_mtime_ns),
+    diagnostics = [*diagnostics, *result.diagnostics]
+    if path != session_file.path:  # read from the vault: problems are named by the log's own place
+        diagnostics = [replace(d, file=str(session_file.path)) for d in diagnostics]
+    return Summarised(redacted, tuple(diagnostics), hasher.hexdigest(), read_as=(stat.st_size, stat.st_mtime_ns),
                       anchor_maps=anchor_maps)
 
 
@@ -163,8 +167,10 @@ def collect(inputs: Iterable[Path], progress: Progress | None = None,
             plans.append(PlannedFile(session_file, replace(old, outputs=[]),
                                      _summarised_from(old.summary, session_file), reused=True))
         else:
-            plans.append(PlannedFile(session_file, FileRecord(path_key(session_file), session_file.path.stat().st_size,
-                                                              "", session_file.project_dir)))
+            kept = session_file.kept
+            size = kept.size if kept is not None else session_file.path.stat().st_size
+            plans.append(PlannedFile(session_file, FileRecord(path_key(session_file), size, "", session_file.project_dir,
+                                                              kept=kept.last_seen if kept is not None else "")))
     to_read = _largest_first([plan for plan in plans if not plan.reused])
     anchor_folder = staging.root if staging is not None else None
     results = in_workers(lambda p: summarise(p.source, redaction, anchor_folder=anchor_folder), to_read, jobs)
@@ -172,7 +178,8 @@ def collect(inputs: Iterable[Path], progress: Progress | None = None,
         plan.result = result
         plan.record = replace(plan.record, content_hash=result.content_hash, summary=_summarised_to(result),
                               resummary=None, skip_digest="")
-        hashes.remember(plan.source.path, *result.read_as, result.content_hash)
+        if plan.source.kept is None:
+            hashes.remember(plan.source.path, *result.read_as, result.content_hash)
     originals = [plan.result for plan in plans]
 
     # A continuing session is summarised again without the entries it replays, earliest first, since the
@@ -204,6 +211,10 @@ def collect(inputs: Iterable[Path], progress: Progress | None = None,
         if not plan.result.interpreted.has_conversation:
             log.info("%s: no conversation in it (metadata only); no page", plan.source.path)
     archive = link((plan.result.interpreted for plan in plans if plan.result), continues)
+    kept_since = {str(plan.source.path): plan.source.kept.last_seen for plan in plans if plan.source.kept}
+    if kept_since:
+        archive = replace(archive, kept={key: kept_since[session.source] for key, session in archive.sessions.items()
+                                         if session.source in kept_since})
     if staging is not None:
         _write_anchor_maps(plans, archive, staging)
     report.sessions = sum(1 for session in archive.sessions.values() if session.is_listed)
@@ -340,7 +351,7 @@ class FileRenderer:
                               *session.subagent_keys} - {"", key})
             project = next((p.path for p in self.archive.projects if p.dir_name == session.project_dir), "")
             context.append([self._summary_digest(key), project, [self._summary_digest(k) for k in related
-                                                                 if k in sessions]])
+                                                                 if k in sessions], self.archive.kept.get(key, "")])
         return digest(*context)
 
     def _summary_digest(self, key: str) -> str:

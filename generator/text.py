@@ -30,3 +30,11 @@ def plain(text: str) -> str:
     """Markdown source read as plain words, for titles and one-line snippets: no heading hashes, code
     backticks or bold markers."""
     return _MARKDOWN_MARKERS.sub("", text)
+
+
+def byte_size(count: int) -> str:
+    """A number of bytes as people read it: 812 bytes, 4.2 KB, 1.3 MB, 2.0 GB."""
+    for limit, unit in ((1 << 30, "GB"), (1 << 20, "MB"), (1 << 10, "KB")):
+        if count >= limit:
+            return f"{count / limit:.1f} {unit}"
+    return f"{count} bytes"

@@ -139,6 +139,15 @@ def check_output_location(out: Path, inputs: tuple[Path, ...]) -> None:
                                "choose another -o")
 
 
+def check_vault_location(out: Path, vault: Path) -> None:
+    """The vault holds raw logs, secrets included: it is never published, so it may not sit inside an
+    output (which is replaced whole, and published), nor hold one."""
+    out, vault = out.resolve(), vault.expanduser().resolve()
+    if out == vault or vault in out.parents or out in vault.parents:
+        raise UsageProblem(f"{out}: the output may not be, hold or sit inside the vault {vault}; "
+                           "choose another -o folder or another --vault")
+
+
 def _swap_in(staging: Path, out: Path) -> None:
     """Replace `out` with `staging` so that, killed at any moment, the build leaves either the old site
     or the new one at `out`, whole. Linux swaps the two folders in one step (renameat2 with

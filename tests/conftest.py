@@ -36,6 +36,18 @@ def private_cache_folder(tmp_path_factory):
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_home(tmp_path_factory):
+    """No test touches the user's vault, ~/.claude or Claude Code's settings: for the whole run, the home
+    folder and every place derived from it are fresh temporary folders (each test that needs its own
+    vault or settings names them)."""
+    home = tmp_path_factory.mktemp("home")
+    os.environ["HOME"] = str(home)
+    os.environ["XDG_DATA_HOME"] = str(home / ".local" / "share")
+    os.environ["SESSIONSITE_VAULT"] = str(tmp_path_factory.mktemp("vault") / "vault")
+    os.environ.pop("CLAUDE_CONFIG_DIR", None)
+
+
 @pytest.fixture(scope="session")
 def examples_build(tmp_path_factory) -> tuple[Path, BuildReport]:
     """One build of examples/, shared by the tests that only read it."""

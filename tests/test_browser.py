@@ -609,3 +609,28 @@ def test_search_from_file_finds_a_session_by_a_word_of_its_title(browser, site):
     page.locator("input[type=search]").press("Enter")
     assert "No results" in page.locator("#search-results .search-status").inner_text()
     context.close()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_note_on_a_session_kept_by_the_vault_reads_well(browser, axe, tmp_path, theme):
+    """A session whose log is gone says so on its page and in its project's list, readably in both themes."""
+    import shutil
+
+    from conftest import EXAMPLES
+    from generator.build import BuildConfig, build
+
+    archive, site, vault = tmp_path / "projects", tmp_path / "site", tmp_path / "vault"
+    shutil.copytree(EXAMPLES, archive, ignore=shutil.ignore_patterns("*.md"))
+    build(BuildConfig(inputs=(archive,), output=site, vault=vault, jobs=1))
+    session = "5c12bdb1-a10b-4b0a-9bc1-2edc1cd3eb90"
+    (archive / "-home-ada-src-tidewatch" / f"{session}.jsonl").unlink()
+    build(BuildConfig(inputs=(archive,), output=site, vault=vault, jobs=1))
+    context = new_context(browser, color_scheme=theme)
+    page = context.new_page()
+    for path in (f"projects/home-ada-src-tidewatch/{session}.html", "projects/home-ada-src-tidewatch/index.html"):
+        page.goto((site / path).resolve().as_uri())
+        note = page.locator(".kept-note")
+        assert note.count() == 1 and note.first.is_visible()
+        assert "log deleted from ~/.claude on or after" in note.first.inner_text()
+        assert serious_violations(axe, page) == [], path
+    context.close()

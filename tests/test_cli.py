@@ -38,7 +38,7 @@ def test_every_command_has_help_with_an_example(runner, command):
 
 def test_commands_are_the_documented_ones():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    assert COMMANDS == ["build", "bundle", "markdown", "serve"]
+    assert COMMANDS == ["build", "bundle", "doctor", "hook", "markdown", "restore", "save", "serve"]
     assert all(f"sessionsite {name} " in readme for name in COMMANDS)
 
 
@@ -48,7 +48,7 @@ def test_build_writes_site_and_report(runner, tmp_path):
     assert result.exit_code == 0, result.output
     report = json.loads(report_file.read_text(encoding="utf-8"))
     assert set(report) == {"sessions", "subagent_runs", "pages", "events", "unknown", "diagnostics",
-                           "redactions", "search_index_bytes", "site_bytes"}
+                           "redactions", "search_index_bytes", "site_bytes", "kept", "pruned"}
     pages = sorted(out.rglob("*.html"))
     assert report["pages"] == len(pages)
     assert report["sessions"] + report["subagent_runs"] == len(list(out.rglob("*.md")))

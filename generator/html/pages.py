@@ -120,6 +120,7 @@ class PageBuilder:
             "role": session.role,
             "plan_status": session.first_plan_status,
             "plan_how": session.first_plan_how,
+            "kept": self.archive.kept.get(session.key, ""),
         }
 
     def index(self) -> str:
@@ -263,6 +264,7 @@ class PageBuilder:
             anchor_map=anchor_map,
             markdown_url=urls.relative(page, part.path),
             content=Markup(render_markdown(part.text, resolve)),
+            kept=self.archive.kept.get(session.key, ""),
         )
 
 
