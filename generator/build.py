@@ -23,8 +23,10 @@ from .html.theme import Theme
 from .manifest import MANIFEST, HashCache, Manifest, decode, load, path_key, settings_digest, site_digest, unchanged
 from .model import Diagnostic
 from .redact import redact_project_dir
-from .write import (MARKER, Staging, check_output_location, check_zip_target, is_sessionsite_output,
-                    remove_leftovers, write_zip)
+from .locks import OutputLock, claim, release, remove_abandoned
+from .workers import stop_workers
+from .write import (MARKER, MARKER_TEXT, Staging, check_output_location, check_zip_target, is_sessionsite_output,
+                    write_zip)
 
 log = logging.getLogger("sessionsite")
 Progress = Callable[[Iterable[Any], int, str], Iterator[Any]]
@@ -102,20 +104,28 @@ class BuildReport:
 def build(config: BuildConfig, progress: Progress | None = None) -> BuildReport:
     """Build the site, reading and rendering only what changed since the build that wrote the output
     (its manifest says); when nothing did, the site is left as it is. An output named `*.zip` gets the
-    site as a zip instead (built whole each time, in a folder beside it that is then removed)."""
+    site as a zip instead (built whole each time, in a folder beside it that is then removed).
+
+    One build at a time writes an output: a second one stops at once (`locks.OutputLock`). Every build
+    first removes what builds that died left behind, for any output (`locks.remove_abandoned`)."""
     check_output_location(config.output, config.inputs)
-    if not is_zip(config.output):
-        return _build_folder(config, progress, config.output)
-    check_zip_target(config.output)
-    config.output.resolve().parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{config.output.name}.site-", dir=config.output.resolve().parent))
-    try:
-        site = work / config.output.stem
-        report = _build_folder(replace(config, output=site), progress, config.output)
-        write_zip(site, config.output, top_folder=config.output.stem, leave_out=frozenset({MARKER, MANIFEST}),
-                  progress=progress)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    if is_zip(config.output):
+        check_zip_target(config.output)
+    with OutputLock(config.output):
+        remove_abandoned(config.output)
+        if not is_zip(config.output):
+            return _build_folder(config, progress, config.output)
+        work = Path(tempfile.mkdtemp(prefix=f".{config.output.name}.site-", dir=config.output.resolve().parent))
+        claim(work)
+        try:
+            (work / MARKER).write_bytes(MARKER_TEXT)
+            site = work / config.output.stem
+            report = _build_folder(replace(config, output=site), progress, config.output)
+            write_zip(site, config.output, top_folder=config.output.stem, leave_out=frozenset({MARKER, MANIFEST}),
+                      progress=progress)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+            release(work)
     return report
 
 
@@ -143,7 +153,6 @@ def _build_folder(config: BuildConfig, progress: Progress | None, remembered_as:
             and site_digest(config.output.resolve()) == previous.site):
         hashes.save()
         log.info("%s is up to date", config.output)
-        remove_leftovers(config.output.resolve())  # of a build killed since
         report = BuildReport.from_json(previous.report)
         report.diagnostics.extend(problems)
         for session_file in files:  # the manifest keeps problems without the path, which it does not name
@@ -162,6 +171,7 @@ def _build_folder(config: BuildConfig, progress: Progress | None, remembered_as:
         staging.commit()
         hashes.save()
     except BaseException:
+        stop_workers()  # before their staging folder goes
         staging.discard()
         raise
     log.info("wrote %s (%d sessions, %d pages)", config.output, report.sessions, report.pages)

@@ -45,7 +45,9 @@ from .markdown import time_of
 from .markdown.escape import block_parser, literal
 from .model import Archive, Session
 from .redact import Redactor
-from .write import Staging
+from .locks import BUNDLE_PREFIX, OutputLock, claim, release, remove_abandoned
+from .workers import stop_workers
+from .write import MARKER, MARKER_TEXT, Staging, check_output_location
 
 log = logging.getLogger("sessionsite")
 
@@ -160,6 +162,8 @@ def bundle(config: BundleConfig) -> BundleReport:
     if not inputs:
         raise UsageProblem("give the session file(s) to bundle (.jsonl)")
     folders = sorted({project_folder_of(path) for path in inputs})
+    # What a bundle reads is the project folders of its sessions: the rule every command that writes follows.
+    check_output_location(config.output, tuple(folders))
     redactor = Redactor(secrets=config.redact, home=config.redact_paths)
     archive, _, plans = collect(folders, redactor=redactor, jobs=config.jobs)
 
@@ -178,7 +182,10 @@ def bundle(config: BundleConfig) -> BundleReport:
     log.info("bundling %d session(s) from %d file(s)", len(selected), len(files))
 
     theme = Theme.load()
-    with tempfile.TemporaryDirectory(prefix="sessionsite-bundle-") as temporary:
+    with OutputLock(config.output), tempfile.TemporaryDirectory(prefix=BUNDLE_PREFIX) as temporary:
+        remove_abandoned(config.output)
+        claim(Path(temporary))
+        (Path(temporary) / MARKER).write_bytes(MARKER_TEXT)
         site = Path(temporary) / "site"
         build_config = BuildConfig(inputs=tuple(files), output=site, show_hidden=config.show_hidden,
                                    markdown_only=kind == "markdown", strict=config.strict, redact=config.redact,
@@ -200,7 +207,9 @@ def bundle(config: BundleConfig) -> BundleReport:
                 size = github_length(text)
                 _write_file(config.output, [text])
         finally:
+            stop_workers()  # before their staging folder goes
             staging.discard()
+            release(Path(temporary))
     return BundleReport(sessions=present, size=size, shortened=shortened,
                         diagnostics=len(build_report.diagnostics))
 

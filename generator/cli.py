@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
+import tempfile
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator, TypeVar
@@ -15,7 +18,7 @@ import click
 from . import __version__
 from .build import BuildConfig, BuildReport, build
 from .discover import default_input
-from .errors import InputError
+from .errors import InputError, UsageProblem
 
 T = TypeVar("T")
 EXAMPLE_COMMAND = "sessionsite build examples -o demo"
@@ -54,18 +57,79 @@ def _errors(verbose: bool):
         yield
     except click.ClickException:
         raise
+    except OSError as error:  # a file that could not be read or written: say which, and why
+        if verbose:
+            raise
+        raise click.ClickException(_os_error_line(error)) from error
     except Exception as error:  # the one place that turns a crash into one line; --verbose shows it all
         if verbose:
             raise
         raise click.ClickException(f"internal error: {error!r} (run with --verbose for the traceback)") from error
 
 
+@contextmanager
+def _stopped_by_signals():
+    """SIGTERM (a CI runner cancelling, `kill`) and SIGHUP (the terminal closed) stop a command the way
+    Ctrl-C does, by an exception, so that its clean-up runs: worker processes stopped, staging and work
+    folders removed, nothing swapped in. It then exits with 128 + the signal's number, as a shell reports
+    a process killed by it. A second signal during the clean-up is ignored."""
+    wanted = [signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        yield
+        return
+
+    def stop(signal_number: int, frame) -> None:
+        for number in wanted:
+            signal.signal(number, signal.SIG_IGN)
+        raise SystemExit(128 + signal_number)
+
+    previous = {number: signal.signal(number, stop) for number in wanted}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _os_error_line(error: OSError) -> str:
+    reason = error.strerror or str(error) or type(error).__name__
+    if error.filename is None:
+        return f"{reason} (run with --verbose for the traceback)"
+    where = os.fsdecode(error.filename)
+    if error.filename2 is not None:
+        where += f" -> {os.fsdecode(error.filename2)}"
+    return f"{where}: {reason}"
+
+
+def _check_report_file(report_file: Path | None) -> None:
+    """Before the build: a report that cannot be written would fail only after the site was replaced."""
+    if report_file is None:
+        return
+    folder = report_file.parent
+    problem = ""
+    if not folder.is_dir():
+        problem = f"no folder {folder}"
+    elif report_file.is_dir():
+        problem = "it is a folder"
+    elif report_file.exists() and not os.access(report_file, os.W_OK):
+        problem = "the file is read-only"
+    else:
+        try:
+            with tempfile.TemporaryFile(dir=folder):
+                pass
+        except OSError as error:
+            problem = f"cannot write in {folder}: {error.strerror or error}"
+    if problem:
+        raise UsageProblem(f"--report {report_file}: {problem}; choose another report file")
+
+
 def _run(config: BuildConfig, report_file: Path | None, verbose: bool, quiet: bool = False) -> BuildReport:
     _configure_logging(verbose, quiet)
-    with _errors(verbose):
+    _check_report_file(report_file)
+    with _stopped_by_signals(), _errors(verbose):
         report = build(config, progress=None if quiet else _progress)
-    if report_file is not None:
-        report_file.write_text(report.to_json(), encoding="utf-8")
+        if report_file is not None:
+            report_file.write_text(report.to_json(), encoding="utf-8")
     if quiet:
         return report
     problems = f", {len(report.diagnostics)} input problem(s) reported above" if report.diagnostics else ""
@@ -229,7 +293,7 @@ def bundle_command(inputs, output, show_hidden, strict, no_redact, redact_paths,
     _configure_logging(verbose, quiet)
     config = BundleConfig(inputs=tuple(inputs), output=output, show_hidden=show_hidden, strict=strict,
                           redact=not no_redact, redact_paths=redact_paths, jobs=jobs)
-    with _errors(verbose):
+    with _stopped_by_signals(), _errors(verbose):
         report = bundle(config)
     if not quiet:
         count = len(report.sessions)

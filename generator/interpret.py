@@ -692,7 +692,9 @@ class _SessionBuilder:
         text = " ".join(part for part in (summary, rest, after.strip()) if part)
         started_by = fields.get("tool-use-id") or fields.get("task-id") or fields.get("shell-id") or ""
         related = self.background_calls.get(started_by, "")
-        shown = tuple((name, value) for name, value in details if name not in ("summary", "tool-use-id"))
+        # The call's id is said by the link to the call, when the call is known here.
+        left_out = ("summary", "tool-use-id") if related else ("summary",)
+        shown = tuple((name, value) for name, value in details if name not in left_out)
         return Notice(anchor, timestamp, tag, text or (SYSTEM_MESSAGE_KINDS.get(tag) or tag), details=shown,
                       related=related)
 

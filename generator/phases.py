@@ -11,14 +11,12 @@ neither read nor rendered: their summaries come from the manifest and their page
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Collection, Iterable, Iterator, Mapping
 
 from . import __version__, urls
 from .build import BuildConfig, BuildReport, Progress, discover_files
@@ -36,39 +34,10 @@ from .model import Archive, Diagnostic, Event
 from .read import stream_file
 from .redact import Redactor
 from .search import FileSearchRecorder, write_index
+from .workers import in_workers
 from .write import Staging
 
 log = logging.getLogger("sessionsite")
-T = TypeVar("T")
-R = TypeVar("R")
-
-
-# -- running work in worker processes ---------------------------------------------------------------------
-
-_FORKED_TASK: Callable[[Any], Any] | None = None
-
-
-def _run_forked(item: Any) -> Any:
-    assert _FORKED_TASK is not None
-    return _FORKED_TASK(item)
-
-
-def in_workers(task: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterator[R]:
-    """`map(task, items)`, over forked worker processes when jobs > 1. Workers inherit the task and what
-    it refers to (the archive's summaries) instead of receiving a copy; results come back in order, so the
-    output does not depend on the number of jobs."""
-    if jobs <= 1 or len(items) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        yield from map(task, items)
-        return
-    global _FORKED_TASK
-    _FORKED_TASK = task
-    try:
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=context) as pool:
-            # One item at a time: items are whole files of very different sizes, handed out largest first.
-            yield from pool.map(_run_forked, items, chunksize=1)
-    finally:
-        _FORKED_TASK = None
 
 
 # -- phase 1 ----------------------------------------------------------------------------------------------

@@ -95,7 +95,7 @@ def weight(event: Event) -> int:
         return 200 + sum(len(str(v)) for v in event.input.values()) + min(result, OUTPUT_PREVIEW)
     if isinstance(event, Unknown):
         return 200 + len(str(event.raw))
-    if isinstance(event, Unreadable):  # past the inline limit, a broken line is previewed like an output
+    if isinstance(event, (Prompt, Unreadable)):  # past the preview, the text is in a file of its own
         return 200 + min(len(event.text), OUTPUT_PREVIEW)
     return 200 + len(getattr(event, "text", "") or "")
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from .errors import SessionsiteError, UsageProblem
+from .locks import MARKER, claim, release, remove_abandoned
 
-MARKER = ".sessionsite"
 MARKER_TEXT = b"This folder was written by sessionsite; the next build replaces it whole.\n"
 
 
@@ -32,8 +32,9 @@ class Staging:
         self.out = out.resolve()
         _check_replaceable(self.out)
         self.out.parent.mkdir(parents=True, exist_ok=True)
-        remove_leftovers(self.out)
+        remove_abandoned(self.out)
         self.root = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.building-", dir=self.out.parent))
+        claim(self.root)  # held while this build lives: no other build takes it for a dead one's leftover
         self.root.chmod(0o755)  # mkdtemp makes it private; a site is meant to be read
         (self.root / MARKER).write_bytes(MARKER_TEXT)
         self._appending: set[str] = set()
@@ -102,9 +103,11 @@ class Staging:
 
     def commit(self) -> None:
         _swap_in(self.root, self.out)
+        release(self.root)
 
     def discard(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
+        release(self.root)
 
 
 def is_sessionsite_output(out: Path) -> bool:
@@ -121,17 +124,19 @@ def _check_replaceable(out: Path) -> None:
 
 
 def check_output_location(out: Path, inputs: tuple[Path, ...]) -> None:
-    """A build never writes into its input: the output may not be, contain or sit inside an input folder,
-    nor sit inside ~/.claude, where Claude Code keeps the logs."""
+    """The one rule for every command that writes (build, markdown, bundle): it never writes into what it
+    reads. The output (a folder or a file) may not be, contain or sit inside an input folder (the folder
+    of an input file counts), nor sit inside ~/.claude, where Claude Code keeps the logs."""
     out = out.resolve()
     claude = (Path.home() / ".claude").resolve()
     if out == claude or claude in out.parents:
-        raise UsageProblem(f"{out}: the output folder may not be inside {claude}; choose another -o folder")
+        raise UsageProblem(f"{out}: the output may not be inside {claude}; choose another -o")
     for given in inputs:
         source = given.resolve()
         folder = source if source.is_dir() else source.parent
         if out == folder or folder in out.parents or out in source.parents:
-            raise UsageProblem(f"{out}: the output folder may not be, hold or sit inside the input {given}")
+            raise UsageProblem(f"{out}: the output may not be, hold or sit inside the input {given}; "
+                               "choose another -o")
 
 
 def _swap_in(staging: Path, out: Path) -> None:
@@ -161,13 +166,6 @@ def _exchange(first: Path, second: Path) -> bool:
     result = renameat2(at_current_directory, os.fsencode(first), at_current_directory, os.fsencode(second),
                        rename_exchange)
     return result == 0
-
-
-def remove_leftovers(out: Path) -> None:
-    """Folders a killed build left beside the output (its staging area, or the previous site)."""
-    for leftover in sorted(out.parent.glob(f".{out.name}.building-*")) + sorted(out.parent.glob(f".{out.name}.old-*")):
-        if leftover.is_dir() and (leftover / MARKER).is_file():
-            shutil.rmtree(leftover, ignore_errors=True)
 
 
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)

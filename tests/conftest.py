@@ -72,12 +72,35 @@ def browser():
         instance.close()
 
 
-@pytest.fixture(scope="session")
-def public_corpus_site(tmp_path_factory) -> Path:
-    """One build of the public corpus as a user would make it (redaction on), for the browser tests."""
-    files = sorted(PUBLIC_CORPUS.rglob("*.jsonl")) + sorted(PUBLIC_CORPUS.rglob("chat.json")) if PUBLIC_CORPUS.is_dir() else []
+def corpus_files(*patterns: str) -> list[Path]:
+    """The public corpus's files matching each pattern in turn (sorted); none when it is not there."""
+    if not PUBLIC_CORPUS.is_dir():
+        return []
+    return [path for pattern in patterns for path in sorted(PUBLIC_CORPUS.rglob(pattern))]
+
+
+def each_corpus_file(files: list[Path], argname: str = "path"):
+    """Parametrize a test that needs the `public_corpus` fixture over corpus files. Without the corpus,
+    pytest would skip an empty parameter set silently, even in CI; one case stands in instead, so that the
+    fixture skips it on a developer's machine and fails it in CI."""
     if not files:
+        return pytest.mark.parametrize(argname, [pytest.param(None, id="corpus-missing")])
+    return pytest.mark.parametrize(argname, files, ids=lambda p: p.relative_to(PUBLIC_CORPUS).as_posix())
+
+
+@pytest.fixture(scope="session")
+def public_corpus() -> Path:
+    """The real logs beside the repository. Missing, the tests that need them skip, except in CI, where
+    they fail: there a skip would hide that the corpus was not there."""
+    if not corpus_files("*.jsonl"):
         skip_unless_in_ci(f"the public corpus is not at {PUBLIC_CORPUS}")
+    return PUBLIC_CORPUS
+
+
+@pytest.fixture(scope="session")
+def public_corpus_site(public_corpus, tmp_path_factory) -> Path:
+    """One build of the public corpus as a user would make it (redaction on), for the browser tests."""
+    files = corpus_files("*.jsonl", "chat.json")
     out = tmp_path_factory.mktemp("public-corpus") / "site"
     build(BuildConfig(inputs=tuple(files), output=out))
     return out

@@ -288,3 +288,15 @@ def read_numbered_entries(path: Path) -> list[tuple[int, dict]]:
         if isinstance(value, dict):
             found.append((number, value))
     return found
+
+
+def lines_shown(element) -> list[str]:
+    """A message's text as a reader sees its lines: a <br> or the end of a paragraph ends a line; the meta
+    line and paragraphs with no text (a pasted image) are not lines of the message."""
+    line_end = "\u2028"
+    for br in element.find_all("br"):
+        br.replace_with(line_end)
+    paragraphs = [p.get_text().replace(line_end + "\n", line_end).replace("\n", " ")
+                  for p in element.find_all("p", recursive=False)
+                  if "meta" not in (p.get("class") or []) and p.get_text().strip()]
+    return line_end.join(paragraphs).replace("\u00a0", " ").split(line_end)

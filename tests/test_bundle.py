@@ -22,6 +22,7 @@ from generator.phases import collect
 from generator.text import plain
 
 from attacks import VECTORS
+from conftest import corpus_files, each_corpus_file
 from helpers import PNG_BYTES, assistant, chain, image, text, tool_result, tool_use, user, write_jsonl
 from test_attacks import SESSIONS, project_dir, session_id
 from test_redact import SECRETS
@@ -30,7 +31,6 @@ REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
 TIDEWATCH = EXAMPLES / "-home-ada-src-tidewatch"
 LEDGER = EXAMPLES / "-Users-grace-work-ledger-api"
-CORPUS = REPO.parent / "shared" / "corpus" / "public"
 LONG_SESSION = TIDEWATCH / "f3a6c1d8-2e95-4b07-8c4d-6a1e9b3f5027.jsonl"
 SHORTENED = "Shortened to fit GitHub's 65,536-character limit"
 
@@ -407,12 +407,11 @@ def test_images_in_a_prompt_are_inlined(tmp_path):
 
 # -- the real corpus -------------------------------------------------------------------------------------
 
-CORPUS_SESSIONS = sorted(p for p in CORPUS.rglob("*.jsonl") if not p.name.startswith("agent-")) if CORPUS.is_dir() else []
+CORPUS_SESSIONS = [p for p in corpus_files("*.jsonl") if not p.name.startswith("agent-")]
 
 
-@pytest.mark.skipif(not CORPUS_SESSIONS, reason="../shared/corpus/public is not beside the repository")
-@pytest.mark.parametrize("path", CORPUS_SESSIONS, ids=lambda p: p.relative_to(CORPUS).as_posix()[-60:])
-def test_every_corpus_session_bundles_and_its_markdown_fits(tmp_path, path):
+@each_corpus_file(CORPUS_SESSIONS)
+def test_every_corpus_session_bundles_and_its_markdown_fits(public_corpus, tmp_path, path):
     try:
         markdown = make_bundle(tmp_path, path, name="pr.md")
     except Exception as error:  # a file with no conversation is refused with a clear message, nothing else

@@ -156,3 +156,26 @@ def test_show_hidden_reveals_what_is_hidden_by_default(runner, tmp_path):
     audit_text = next(audit.rglob("*.md")).read_text(encoding="utf-8")
     assert "local-command-caveat" not in plain_text
     assert "local-command-caveat" in audit_text
+
+
+@pytest.mark.parametrize("where", ["in-a-missing-folder", "under-a-file"])
+def test_a_report_that_cannot_be_written_is_refused_before_the_build(runner, tmp_path, where):
+    (tmp_path / "file").write_text("not a folder\n")
+    report = {"in-a-missing-folder": tmp_path / "nowhere" / "report.json",
+              "under-a-file": tmp_path / "file" / "report.json"}[where]
+    out = tmp_path / "site"
+    result = runner.invoke(main, ["build", str(EXAMPLES), "-o", str(out), "-q", "--report", str(report)])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "--report" in lines[0] and str(report) in lines[0], result.output
+    assert not out.exists()  # checked before anything was built
+
+
+def test_an_os_error_is_one_line_naming_the_file(runner, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder\n")
+    result = runner.invoke(main, ["build", str(EXAMPLES), "-o", str(blocker / "site"), "-q"])
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and str(blocker) in lines[0], result.output
+    assert "internal error" not in lines[0] and "Error(" not in lines[0], lines[0]

@@ -23,6 +23,7 @@ from helpers import (
     chain,
     events_of,
     interpret_entries,
+    lines_shown,
     snapshot,
     summary,
     text,
@@ -48,16 +49,6 @@ def _page(out: Path, session_file: str) -> BeautifulSoup:
     return BeautifulSoup((folder / session_file).read_text(encoding="utf-8"), "html.parser")
 
 
-def _visible_lines(element) -> list[str]:
-    """The element's text as a reader sees its lines: a <br> or the end of a paragraph ends a line."""
-    line_end = "\u2028"
-    for br in element.find_all("br"):
-        br.replace_with(line_end)
-    paragraphs = [p.get_text().replace(line_end + "\n", line_end).replace("\n", " ")
-                  for p in element.find_all("p") if "meta" not in (p.get("class") or [])]
-    return line_end.join(paragraphs).replace("\u00a0", " ").split(line_end)
-
-
 # -- 1. A prompt reads as it was typed ------------------------------------------------------------------
 
 PASTED_ERROR = (
@@ -77,7 +68,7 @@ def test_a_prompt_keeps_its_lines_indents_and_underscores(tmp_path):
     prompt = _page(out, f"{SESSION_ID}.html").select_one(".msg.user")
     # Nothing the person typed became emphasis, a list or a heading.
     assert prompt.find(["strong", "em", "ul", "ol", "h1", "h2", "h3"]) is None
-    assert _visible_lines(prompt) == PASTED_ERROR.split("\n")
+    assert lines_shown(prompt) == PASTED_ERROR.split("\n")
 
 
 def test_fenced_code_in_a_prompt_is_still_highlighted(tmp_path):
@@ -320,3 +311,16 @@ def test_the_index_card_and_the_project_page_give_the_same_figures(tmp_path):
     card_tokens = re.search(r"([\d.,]+[kM]?) tokens", card).group(1)
     assert tiles["Tokens"].split()[0] == card_tokens and "incl. subagents" in tiles["Tokens"]
     assert "incl. 1 subagent run" in card
+
+
+def test_a_very_long_pasted_prompt_shows_its_start_and_links_the_whole(tmp_path):
+    log = "\n".join(f"[11:12:{n % 60:02d}] [INFO] worker {n} started with __init__ hooks" for n in range(6000))
+    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": chain(user("why does it stall?\n" + log), assistant(text("Look.")))})
+    page_file = next((out / "projects").iterdir()) / f"{SESSION_ID}.html"
+    prompt = _page(out, f"{SESSION_ID}.html").select_one(".msg.user")
+    link = prompt.find("a", string="The whole prompt")
+    whole = (page_file.parent / link["href"]).read_text(encoding="utf-8")
+    assert whole == "why does it stall?\n" + log
+    assert "worker 0 started with __init__ hooks" in prompt.get_text()
+    assert "worker 5999 started" not in prompt.get_text()
+    assert page_file.stat().st_size < len(log)  # the page holds the start, not the whole paste

@@ -7,12 +7,11 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-import pytest
 from bs4 import BeautifulSoup
 
 from generator.build import BuildConfig, build
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "public"
+from conftest import corpus_files
 
 
 @lru_cache(maxsize=None)
@@ -44,8 +43,7 @@ def test_examples_have_no_broken_links(examples_site):
     assert broken_links(examples_site) == []
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus/public is not beside the repository")
-def test_the_public_corpus_has_no_broken_links(tmp_path):
-    inputs = tuple(sorted(CORPUS.rglob("*.jsonl")) + sorted(CORPUS.rglob("chat.json")))
+def test_the_public_corpus_has_no_broken_links(public_corpus, tmp_path):
+    inputs = tuple(corpus_files("*.jsonl", "chat.json"))
     build(BuildConfig(inputs=inputs, output=tmp_path / "site"))
     assert broken_links(tmp_path / "site") == []

@@ -78,13 +78,43 @@ def test_the_output_may_not_be_inside_or_hold_its_input(tmp_path, where):
     assert tree(tmp_path) == before
 
 
-def test_the_output_may_not_be_inside_claude_folder(tmp_path, monkeypatch):
+WRITING_COMMANDS = ["build", "markdown", "bundle"]
+
+
+def _write_command(command: str, project: Path, out_folder: Path) -> list[str]:
+    """The command line writing into `out_folder`: a site, Markdown, or a bundle of the one session."""
+    if command == "bundle":
+        return ["bundle", str(project / "s.jsonl"), "-o", str(out_folder / "pr.md")]
+    return [command, str(project), "-o", str(out_folder / "site")]
+
+
+def _everything(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+
+
+@pytest.mark.parametrize("command", WRITING_COMMANDS)
+def test_the_output_may_not_be_inside_claude_folder(tmp_path, monkeypatch, command):
     monkeypatch.setenv("HOME", str(tmp_path))
     project = tmp_path / "work" / "-tmp-p"
     write_jsonl(project / "s.jsonl", chain(user("hi"), assistant(text("ok"))))
-    result = CliRunner().invoke(main, ["build", str(project), "-o", str(tmp_path / ".claude" / "site")])
+    (tmp_path / ".claude").mkdir()
+    result = CliRunner().invoke(main, _write_command(command, project, tmp_path / ".claude"))
     assert result.exit_code == 2 and ".claude" in result.output
-    assert not (tmp_path / ".claude" / "site").exists()
+    assert _everything(tmp_path / ".claude") == []
+
+
+@pytest.mark.parametrize("command", WRITING_COMMANDS)
+@pytest.mark.parametrize("where", ["the input folder", "a folder inside it"])
+def test_no_command_writes_into_what_it_reads(tmp_path, command, where):
+    """A bundle reads the whole project folder of the session it is given: that is its input."""
+    project = tmp_path / "in" / "-tmp-p"
+    write_jsonl(project / "s.jsonl", chain(user("hi"), assistant(text("ok"))))
+    (project / "notes").mkdir()
+    before = _everything(tmp_path)
+    result = CliRunner().invoke(main, _write_command(command, project, project if where == "the input folder"
+                                                     else project / "notes"))
+    assert result.exit_code == 2 and "input" in result.output, result.output
+    assert _everything(tmp_path) == before
 
 
 def _big_input(root: Path, copies: int) -> Path:

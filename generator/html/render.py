@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import re
 import secrets
+import sys
 from functools import lru_cache
 from typing import Callable, Sequence
 
@@ -197,16 +198,37 @@ def sanitize(markup: str, resolve: Resolver | None = None) -> str:
             return resolve(value)
         return value
 
-    return nh3.clean(
-        markup,
-        attribute_filter=keep_links_inside,
-        tags=ALLOWED_TAGS,
-        attributes=ALLOWED_ATTRIBUTES,
-        url_schemes={"http", "https", "mailto"},
-        filter_style_properties={"text-align"},
-        link_rel="noopener noreferrer nofollow",
-        strip_comments=True,
-    )
+    # nh3 does not pass on an exception raised in the attribute callback: it hands it to
+    # sys.unraisablehook, drops the attribute and goes on. Ctrl-C or SIGTERM lands there whenever the
+    # signal comes while nh3 runs (Python acts on signals only while Python code runs, and that is the
+    # callback), so the callback's exceptions are kept here and raised when nh3 returns: an interrupted
+    # build stops instead of writing a damaged page.
+    raised: list[BaseException] = []
+    previous_hook = sys.unraisablehook
+
+    def keep_callback_errors(unraisable) -> None:
+        if isinstance(unraisable.object, tuple) and len(unraisable.object) == 3 and unraisable.exc_value is not None:
+            raised.append(unraisable.exc_value)  # nh3 reports the callback's arguments as the object
+        else:
+            previous_hook(unraisable)
+
+    sys.unraisablehook = keep_callback_errors
+    try:
+        cleaned = nh3.clean(
+            markup,
+            attribute_filter=keep_links_inside,
+            tags=ALLOWED_TAGS,
+            attributes=ALLOWED_ATTRIBUTES,
+            url_schemes={"http", "https", "mailto"},
+            filter_style_properties={"text-align"},
+            link_rel="noopener noreferrer nofollow",
+            strip_comments=True,
+        )
+    finally:
+        sys.unraisablehook = previous_hook
+    if raised:
+        raise raised[0]
+    return cleaned
 
 
 def render_markdown(text: str, resolve: Resolver | None = None) -> str:

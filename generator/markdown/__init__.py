@@ -371,8 +371,7 @@ class SessionDocument:
                          _meta_line(label, event.timestamp, anchor=event.anchor)]
             self._searchable("prompt", event.anchor, event.timestamp, event.text)
             if event.text.strip():
-                # A person's prompt reads as typed; an agent's task is Markdown, as Claude wrote it.
-                parts.append(prose(event.text) if event.by_agent else typed(event.text))
+                parts.extend(self._prompt_text(event))
             media = self._media(event.images)
             if media:
                 parts.append(media)
@@ -417,6 +416,19 @@ class SessionDocument:
                     f"read: {html_text(event.reason)}</summary>\n\n{fence(shown, 'text')}{note}\n\n</details>")
         raise TypeError(f"no Markdown for {type(event).__name__}")
 
+
+    def _prompt_text(self, prompt: Prompt) -> list[str]:
+        """A person's prompt reads as typed; an agent's task is Markdown, as Claude wrote it. A very long
+        one (a pasted log) shows its start, and the whole of it goes to a text file beside the page, as a
+        long tool output does."""
+        render = prose if prompt.by_agent else typed
+        if len(prompt.text) <= INLINE_OUTPUT_LIMIT:
+            return [render(prompt.text)]
+        preview = prompt.text[:INLINE_OUTPUT_LIMIT].rsplit("\n", 1)[0]
+        link = self.attach(f"{prompt.anchor}-prompt.txt", prompt.text.encode("utf-8"))
+        hidden_lines = prompt.text.count("\n") - preview.count("\n")
+        size = len(prompt.text.encode("utf-8")) / 1024
+        return [render(preview), f"[The whole prompt]({link}) ({size:,.0f} KB; {hidden_lines:,} more lines than shown here)"]
 
     def _task_line(self, prompt: Prompt) -> str:
         """The meta line of a subagent's task: who wrote it (the agent of the calling session), with a link

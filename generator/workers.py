@@ -1,0 +1,103 @@
+"""Worker processes for the build's two phases, and how they stop.
+
+Workers are forked from the build's process, so they inherit the task and what it refers to (the archive's
+summaries) instead of receiving a copy. They never outlive the build:
+
+- when the build stops early (an error, Ctrl-C, SIGTERM), the pool's processes are terminated before the
+  staging folder they write into is removed (`stop_workers`, also called by the build's own clean-up);
+- when the build's process dies without a word (SIGKILL), Linux kills them too (PR_SET_PDEATHSIG);
+- Ctrl-C reaches every process of the terminal's process group: workers ignore it, and the build's
+  process stops them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import signal
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, Callable, Iterator, Sequence, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_FORKED_TASK: Callable[[Any], Any] | None = None
+_LIVE_POOLS: set[ProcessPoolExecutor] = set()
+PR_SET_PDEATHSIG = 1
+
+
+def _run_forked(item: Any) -> Any:
+    assert _FORKED_TASK is not None
+    return _FORKED_TASK(item)
+
+
+def _worker_started(parent: int) -> None:
+    # Inherited from the build's process, whose SIGTERM and SIGHUP handlers stop the build by raising: a
+    # worker just ends.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # the build died before the line above took effect
+        os._exit(1)
+
+
+def in_workers(task: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterator[R]:
+    """`map(task, items)`, over forked worker processes when jobs > 1. Results come back in order, so the
+    output does not depend on the number of jobs."""
+    if jobs <= 1 or len(items) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        yield from map(task, items)
+        return
+    global _FORKED_TASK
+    _FORKED_TASK = task
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=multiprocessing.get_context("fork"),
+                               initializer=_worker_started, initargs=(os.getpid(),))
+    _LIVE_POOLS.add(pool)
+    finished = False
+    try:
+        # One item at a time: items are whole files of very different sizes, handed out largest first.
+        # (Not pool.map: stopped early, it cancels the futures its pool is about to fail, which 3.11's
+        # pool reports as an error of its own on stderr.)
+        futures = [pool.submit(_run_forked, item) for item in items]
+        for future in futures:
+            yield future.result()
+        finished = True
+    finally:
+        _FORKED_TASK = None
+        if finished:
+            _LIVE_POOLS.discard(pool)
+            pool.shutdown(wait=True)
+        else:
+            _stop(pool)
+
+
+def stop_workers() -> None:
+    """Terminate every worker process this process started and has not finished with: the build is
+    stopping. (A generator left suspended by an exception in its consumer would stop its pool only when
+    it is collected, which may be after the staging folder is removed.)"""
+    for pool in list(_LIVE_POOLS):
+        _stop(pool)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    _LIVE_POOLS.discard(pool)
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # the executor has no public way
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(timeout=10)
+        if process.is_alive():
+            process.kill()
+            process.join()
+    # The pool sees its workers gone and fails what was pending (cancelling those futures here as well
+    # would make its manager thread trip over them).
+    pool.shutdown(wait=True)
+
+
+__all__ = ["in_workers", "stop_workers"]
