@@ -581,34 +581,145 @@ _MD_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(([^()\s]+)\)")
 _HTML_LINK = re.compile(r'<a href="([^"]*)">(.*?)</a>')
 
 
-@dataclass
-class _MarkdownSection:
-    key: str
-    heading: str
-    body: list["_Node"]
-    subagent: bool
+def _session_blocks(root: Path, path: str, owner: Mapping[str, str]) -> Iterator[list["_Node"]]:
+    """A session's Markdown as blocks, a run of turns at a time (links made local), so that no session is
+    held whole; the runs split between turns, where the blocks of the whole would split too."""
+    first = True
+    for text in _turn_runs(root / path):
+        if first:
+            text = _FRONT_MATTER.sub("", text, count=1).lstrip("\n")
+            if text.startswith("# "):
+                text = text.split("\n", 1)[1] if "\n" in text else ""  # the bundle writes its own heading
+            first = False
+        yield parse_blocks(_local_links(text, path, owner, root))
+
+
+# A fence's opening and closing lines (CommonMark: up to three spaces in; no backtick after backticks).
+_FENCE_OPENING = re.compile(r" {0,3}(`{3,}(?=[^`]*$)|~{3,})")
+_TURN_START = '<div class="msg user'
+
+
+def _turn_runs(path: Path, size: int = 1 << 20) -> Iterator[str]:
+    """The text of a session's Markdown in pieces of about `size` characters, each cut before a prompt
+    that starts a line after a blank one outside any fence: a block of our own at the top level, which
+    transcript text (escaped, or in fences) cannot make."""
+    lines: list[str] = []
+    length, fence, after_blank = 0, "", True
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if fence:
+                closing = line.strip()
+                if line[: len(line) - len(line.lstrip(" "))].count(" ") <= 3 and closing and set(closing) == {
+                        fence[0]} and len(closing) >= len(fence):
+                    fence = ""
+            else:
+                if length >= size and after_blank and line.startswith(_TURN_START):
+                    yield "".join(lines)
+                    lines, length = [], 0
+                opening = _FENCE_OPENING.match(line.rstrip("\n"))
+                if opening:
+                    fence = opening.group(1)
+            after_blank = not line.strip()
+            lines.append(line)
+            length += len(line)
+    if lines:
+        yield "".join(lines)
+
+
+class _LevelDocument:
+    """The bundle shrunk to one level, put together as the sessions' blocks go by; it stops (and holds
+    nothing) as soon as it is past GitHub's limit."""
+
+    def __init__(self, level: "Level", header: str):
+        self.level = level
+        self.parts = [header]
+        self.length = github_length(header)
+        self.fits = True
+
+    def add(self, text: str) -> None:
+        if not self.fits:
+            return
+        self.parts.append(text)
+        self.length += github_length(text)
+        trailing = len(text) - len(text.rstrip("\n"))  # the document's last line breaks are trimmed
+        if text.strip("\n") and self.length - 2 * trailing > GITHUB_LIMIT:
+            self.fits, self.parts = False, []
+
+    def text(self) -> str | None:
+        if not self.fits:
+            return None
+        document = "".join(self.parts).rstrip("\n") + "\n"
+        return document if github_length(document) <= GITHUB_LIMIT else None
+
+
+class _CutDocument:
+    """The last resort, for a piece of work whose prompts alone pass the limit: whole top-level blocks are
+    kept while they fit, then the rest is named as left out."""
+
+    def __init__(self, head: str):
+        self.head = head
+        self.ending = "\n---\n\n*The rest is left out to fit; it is in the HTML bundle.*\n"
+        self.budget = GITHUB_LIMIT - github_length(head) - github_length(self.ending) - 16
+        self.parts: list[str] = []
+        self.full = False
+
+    def add(self, piece: str) -> None:
+        cost = github_length(piece) + 2
+        if self.full or cost > self.budget:
+            self.full = True
+            return
+        self.parts.append(piece)
+        self.budget -= cost
+
+    def text(self) -> str:
+        return self.head + "\n" + "\n\n".join(self.parts) + self.ending
 
 
 def compose_markdown(archive: Archive, keys: Sequence[str], root: Path, output: Path) -> tuple[str, str]:
-    """The Markdown bundle, shrunk until GitHub takes it; and what was shortened ("" when nothing)."""
+    """The Markdown bundle, shrunk until GitHub takes it; and what was shortened ("" when nothing). Each
+    session is read once, a run of turns at a time, and shrunk to every level as it goes: what is held
+    is one run's blocks and the documents that still fit, whatever the length of the sessions."""
     sessions = [archive.sessions[key] for key in keys]
     owner = {urls.session_markdown(key): key for key in keys}
-    sections = []
-    for session in sessions:
-        path = urls.session_markdown(session.key)
-        text = _FRONT_MATTER.sub("", (root / path).read_text(encoding="utf-8"), count=1).lstrip("\n")
-        if text.startswith("# "):
-            text = text.split("\n", 1)[1] if "\n" in text else ""  # the bundle writes its own heading
-        text = _local_links(text, path, owner, root)
-        sections.append(_MarkdownSection(session.key, _heading(archive, session), parse_blocks(text),
-                                         session.is_subagent))
-
     html_name = output.with_suffix(".html").name
-    for level in LEVELS:
-        document = _markdown_document(archive, sessions, sections, level, html_name)
-        if github_length(document) <= GITHUB_LIMIT:
-            return document, level.note
-    return _cut_to_fit(archive, sessions, sections, html_name), LEVELS[-1].note
+    documents = [_LevelDocument(level, _markdown_header(archive, sessions, level.note, html_name))
+                 for level in LEVELS]
+    last = LEVELS[-1]
+    cut = _CutDocument(_markdown_header(archive, sessions, last.note + "; the sessions' later parts are left out",
+                                        html_name))
+    for session in sessions:
+        heading = _heading(archive, session)
+        whole = [d for d in documents if not (session.is_subagent and not d.level.subagents)]
+        opening_only = [d for d in documents if d not in whole]
+        for document in documents:
+            document.add("\n---\n\n" + heading + "\n")
+        cut.add("---\n\n" + heading)
+        first_prompt: _Node | None = None
+        started: set[int] = set()
+        for nodes in _session_blocks(root, urls.session_markdown(session.key), owner):
+            if first_prompt is None:
+                first_prompt = next((node for node in nodes if node.kind == "prompt"), None)
+            for number, document in enumerate(whole):
+                if document.fits:
+                    text = render_blocks(_shrink(nodes, document.level))
+                    if text:
+                        document.add(("\n\n" if number in started else "") + text)
+                        started.add(number)
+            if not session.is_subagent and not cut.full:
+                for node in _shrink(nodes, last):
+                    cut.add(render_blocks([node]))
+            if not any(d.fits for d in whole) and cut.full and (first_prompt is not None or not opening_only):
+                break  # nothing more of this session can go in
+        for document in opening_only:
+            # A subagent's transcript at the levels that leave them out: its opening prompt only.
+            kept = _shrink([first_prompt] if first_prompt else [], Level("", prompt_chars=document.level.prompt_chars or 600))
+            kept.append(_Node("*The rest of this subagent's transcript is left out to fit.*"))
+            document.add(render_blocks(kept))
+    for level, document in zip(LEVELS, documents):
+        text = document.text()
+        if text is not None:
+            return text, level.note
+    return cut.text(), last.note
 
 
 def _heading(archive: Archive, session: Session) -> str:
@@ -926,18 +1037,6 @@ def _reply(children: Sequence[_Node], level: Level) -> list[_Node] | None:
     return kept
 
 
-def _session_text(section: _MarkdownSection, level: Level) -> str:
-    nodes = section.body
-    if section.subagent and not level.subagents:
-        first_prompt = next((n for n in nodes if n.kind == "prompt"), None)
-        nodes = [first_prompt] if first_prompt else []
-        nodes = _shrink(nodes, Level("", prompt_chars=level.prompt_chars or 600))
-        nodes.append(_Node("*The rest of this subagent's transcript is left out to fit.*"))
-    else:
-        nodes = _shrink(nodes, level)
-    return section.heading + "\n" + render_blocks(nodes)
-
-
 def _markdown_header(archive: Archive, sessions: Sequence[Session], note: str, html_name: str) -> str:
     main_sessions = [s for s in sessions if not s.is_subagent]
     title = (main_sessions or list(sessions))[0].title
@@ -965,36 +1064,6 @@ def _markdown_header(archive: Archive, sessions: Sequence[Session], note: str, h
             lines.append(f"{indent}- [{label}](#{section_id(session.key)}) {literal(time_of(session.started))}")
         lines.append("")
     return "\n".join(lines)
-
-
-def _markdown_document(archive: Archive, sessions: Sequence[Session], sections: Sequence[_MarkdownSection],
-                       level: Level, html_name: str) -> str:
-    parts = [_markdown_header(archive, sessions, level.note, html_name)]
-    for section in sections:
-        parts.append("---\n\n" + _session_text(section, level))
-    return "\n".join(parts).rstrip("\n") + "\n"
-
-
-def _cut_to_fit(archive: Archive, sessions: Sequence[Session], sections: Sequence[_MarkdownSection],
-                html_name: str) -> str:
-    """The last resort, for a piece of work whose prompts alone pass the limit: whole top-level blocks are
-    kept while they fit, then the rest is named as left out."""
-    level = LEVELS[-1]
-    note = level.note + "; the sessions' later parts are left out"
-    head = _markdown_header(archive, sessions, note, html_name)
-    ending = "\n---\n\n*The rest is left out to fit; it is in the HTML bundle.*\n"
-    budget = GITHUB_LIMIT - github_length(head) - github_length(ending) - 16
-    parts: list[str] = []
-    for section in sections:
-        body = _shrink(section.body, level) if not section.subagent else []
-        pieces = ["---\n\n" + section.heading] + [render_blocks([node]) for node in body]
-        for piece in pieces:
-            cost = github_length(piece) + 2
-            if cost > budget:
-                return head + "\n" + "\n\n".join(parts) + ending
-            parts.append(piece)
-            budget -= cost
-    return head + "\n" + "\n\n".join(parts) + ending
 
 
 __all__ = ["BundleConfig", "BundleReport", "GITHUB_LIMIT", "bundle", "github_length", "select_sessions"]
