@@ -531,7 +531,7 @@ class Pages:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
+def built(public_corpus, tmp_path_factory):
     out = tmp_path_factory.mktemp("corpus") / "site"
     # Fidelity is checked with redaction off: it replaces the secrets in these logs on purpose.
     report = build(BuildConfig(inputs=tuple(ALL_FILES), output=out, redact=False))
@@ -774,7 +774,7 @@ def test_every_multi_line_prompt_keeps_its_lines(soups, pages_of):
         return " ".join(line.replace("`", "").split())
 
     checked, wrong = 0, []
-    for path in SESSION_FILES:
+    for path in ALL_FILES:
         pages = pages_of.get(path.resolve())
         for anchor, text in _typed_prompts(path):
             element = next((soups[n].find(id=anchor) for n in (pages.names if pages else ()) if soups[n].find(id=anchor)), None)

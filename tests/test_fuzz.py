@@ -644,7 +644,7 @@ def test_the_realistic_session_builds_and_covers_every_entry_kind(tmp_path: Path
             "Unknown"} <= kinds
     assert main_result.sidechains and agent_result.has_conversation
     report = build(BuildConfig(inputs=(write_files(tmp_path, BASE_FILES),), output=tmp_path / "site"))
-    assert report.sessions >= 3 and report.diagnostics == []
+    assert report.sessions + report.subagent_runs >= 3 and report.diagnostics == []
     assert (tmp_path / "site" / "index.html").is_file()
 
 
