@@ -42,6 +42,7 @@ from .model import (
     Usage,
 )
 from .read import ReadResult
+from .redact import identifier
 from .summarize import PLAN_PREAMBLE, PLAN_STARTED_SESSION, Summary, uuid_digest
 from .text import strip_ansi
 
@@ -217,7 +218,7 @@ class _Dispatcher:
 
 
 def _anchor(raw_id: Any, fallback: str) -> str:
-    text = str(raw_id) if raw_id else fallback
+    text = identifier(str(raw_id)) if raw_id else fallback  # an id holding a key does not carry it into links
     return "e-" + re.sub(r"[^A-Za-z0-9_-]", "", text)[:40]
 
 
