@@ -23,6 +23,7 @@ import functools
 import importlib
 import re
 from collections import Counter
+from pathlib import Path
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
@@ -125,12 +126,43 @@ _NOT_A_SECRET = re.compile(
     r"(?i)^(?:true|false|null|none|undefined|\*+|x+|\.\.\.|<[^>]*>|changeme|example|your[_-].*|redacted.*|\[redacted.*"
     r"|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|\{[A-Za-z_]*\}|%\([A-Za-z_]+\)s)$"
 )
-# …and code that merely handles a secret: an environment lookup.
-_CODE = re.compile(r"(?:process\.env|os\.environ|getenv|import\.meta\.env)\b")
+# …and code that merely handles a secret: a sed or grep pattern (`\(.*\)`, `\1`, `[^"]*`), a command
+# substitution, an environment lookup.
+_CODE = re.compile(r"\\[()0-9{}|.]|[.\]][*+?]|\[\^|\$[({]|(?:process\.env|os\.environ|getenv|import\.meta\.env)\b")
 # An HTTP authorisation scheme kept before the credential it introduces.
 _AUTH_SCHEME = re.compile(r"(?i)(?:bearer|basic|token|bot|digest|negotiate|apikey)[ \t]+(?=\S)")
 
 _HOME = re.compile(r"(?:/home/|/Users/)[^/\s\"'\\:]+|[A-Za-z]:\\\\?Users\\\\?[^\\\s\"':]+")
+# Claude Code names a project's folder after its path, every character but letters and digits a `-`:
+# `-home-alice-src`, `-Users-alice-src`, `C--Users-alice-src`, and its temporary folders after that
+# (`/private/tmp/claude-501/-Users-alice-src/…`). The user name is the part after home or Users, at the
+# start of a name or after another `-` (`…-501--Users-alice-…`), never inside a word (`stay-at-home-x`)
+# or an option (`--home-dir`). A name with a dot or a dash in it is known whole only from the home
+# folder of the user building, or of a session's working directory (`Redactor.learn_home`).
+_ENCODED_HOME_START = r"(?:(?<![A-Za-z0-9_.-])|(?<=[A-Za-z0-9]-))"
+_ENCODED_HOME = _ENCODED_HOME_START + r"(?:[A-Za-z]-)?-(?:home|Users)-\w+"
+_HOME_FOLDER = re.compile(r"(?:/home/|/Users/)[^/]+|[A-Za-z]:\\Users\\[^\\]+")
+
+
+def _encoded(home: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]", "-", home)
+
+
+@functools.lru_cache(maxsize=64)
+def _encoded_homes(known: frozenset[str]) -> re.Pattern[str]:
+    """The pattern for encoded home folders: those known whole (the longest first), then any."""
+    exact = sorted(map(_encoded, known), key=len, reverse=True)
+    alternatives = [_ENCODED_HOME_START + re.escape(name) + r"(?![A-Za-z0-9])" for name in exact]
+    return re.compile("|".join([*alternatives, _ENCODED_HOME]))
+
+
+def _local_home() -> frozenset[str]:
+    home = str(Path.home())
+    return frozenset({home}) if _HOME_FOLDER.fullmatch(home) else frozenset()
+
+
+def _holds_home(text: str) -> bool:
+    return "-home-" in text or "-Users-" in text or _HOME.search(text) is not None
 
 
 @functools.cache
@@ -205,7 +237,7 @@ def _key_flags(name: str) -> int:
     secret by its name, it holds a token's prefix, it holds a home folder."""
     return ((_SECRET_KEY if is_secret_name(name) else 0)
             | (_TOKEN_KEY if len(name) >= SHORTEST_SECRET and _TOKEN_LOOK.search(name) else 0)
-            | (_HOME_KEY if _HOME.search(name) else 0))
+            | (_HOME_KEY if _holds_home(name) else 0))
 
 
 class _Look:
@@ -250,10 +282,11 @@ class _Look:
 
 def redact_project_dir(dir_name: str, home: bool) -> str:
     """`-home-ada-src-app` -> `~-src-app` (with --redact-paths): the folder name spells out the home
-    directory too."""
+    directory too, and so do the names of Claude Code's temporary folders
+    (`-private-tmp-claude-501--Users-ada-src` -> `-private-tmp-claude-501-~-src`)."""
     if not home:
         return dir_name
-    return re.sub(r"^(?:-home-|-Users-|[A-Za-z]--Users-)[^-]+", "~", dir_name)
+    return _encoded_homes(_local_home()).sub("~", dir_name)
 
 
 def marker(kind: str) -> str:
@@ -320,6 +353,19 @@ class Redactor:
     """Replace home directories with ~ (--redact-paths)."""
     counts: Counter[str] = field(default_factory=Counter)
     """Redactions made, by kind."""
+    homes: frozenset[str] = field(default_factory=_local_home, repr=False)
+    """Home folders known whole (the user's; the sessions' working directories name more): their names
+    are taken out of encoded folder names whole, even with a dot or a dash in them."""
+    _cwd: str = field(default="", repr=False)
+
+    def learn_home(self, path: Any) -> None:
+        """Know the home folder a working directory is in (`/Users/ada.lovelace/src` -> its user name,
+        which its encoded form `-Users-ada-lovelace-src` spells ambiguously)."""
+        if self.home and isinstance(path, str) and path != self._cwd:
+            self._cwd = path
+            found = _HOME_FOLDER.match(path)
+            if found is not None and found.group() not in self.homes:
+                self.homes = self.homes | {found.group()}
 
     def text(self, value: str, tokens: bool = True, context: bool = True, home: bool = True) -> str:
         """`tokens`, `context` and `home` may be turned off for text known to hold no token prefix, no
@@ -334,6 +380,8 @@ class Redactor:
                 value = self._by_context(value)
         if self.home and home:
             value = _HOME.sub(self._home, value)
+            if "-home-" in value or "-Users-" in value:
+                value = _encoded_homes(self.homes).sub(self._home, value)
         return value
 
     def _unwrap(self, value: str) -> str:
@@ -454,6 +502,7 @@ class Redactor:
     def entry(self, entry: Entry) -> Entry:
         # One look at all of an entry's text together says which rules any of it may need: most entries
         # need none, and are passed on as they are; the rest are searched only for what was seen.
+        self.learn_home(entry.data.get("cwd"))
         look = _Look()
         look.walk(entry.data, "")
         joined = "\n".join(look.texts)
@@ -461,7 +510,7 @@ class Redactor:
             "tokens": self.secrets and (bool(look.keys & _TOKEN_KEY) or _holds_token_prefix(
                 "\n".join((joined, *look.ids)) if look.ids else joined)),
             "context": self.secrets and (bool(look.keys & _SECRET_KEY) or _holds_any(joined.lower(), _CONTEXT_WORDS)),
-            "home": self.home and (bool(look.keys & _HOME_KEY) or _HOME.search(joined) is not None),
+            "home": self.home and (bool(look.keys & _HOME_KEY) or _holds_home(joined)),
         }
         if not any(families.values()):
             return entry
@@ -481,6 +530,7 @@ class Redactor:
         `SCHEMA` says."""
         if not (self.secrets or self.home):
             return session
+        self.learn_home(session.cwd)
         return self._dataclass(session)
 
     def interpreted(self, result: Any) -> Any:

@@ -453,3 +453,67 @@ def test_no_secret_of_the_new_classes_reaches_any_output(tmp_path, output):
     assert [s for s in NEW_CLASS_SECRETS if s in written] == []
     assert "[REDACTED:" in written
 
+
+# -- --redact-paths and over-redaction (issue 15, point 16) ------------------------------------------------
+
+@pytest.mark.parametrize("line, expected", [
+    ("ls ~/.claude/projects/-home-alice-src/", "ls ~/.claude/projects/~-src/"),
+    ("cat /private/tmp/claude-501/-Users-alice-src-app/tasks/b1.output",
+     "cat /private/tmp/claude-501/~-src-app/tasks/b1.output"),
+    ("the folder -private-tmp-claude-501--Users-alice-src-app", "the folder -private-tmp-claude-501-~-src-app"),
+    ("C--Users-alice--claude/abc.jsonl", "~--claude/abc.jsonl"),
+    ("cd /home/alice && ls -home-alice.", "cd ~ && ls ~."),
+])
+def test_redact_paths_takes_user_names_out_of_encoded_folders(line, expected):
+    assert Redactor(home=True).text(line) == expected
+
+
+@pytest.mark.parametrize("line", ["cp --home-dir /opt x", "a stay-at-home-parent", "see docs/-Userspace-x"])
+def test_redact_paths_leaves_words_that_only_look_like_a_home(line):
+    assert Redactor(home=True).text(line) == line
+
+
+def test_a_user_name_with_a_dot_goes_whole(monkeypatch):
+    # The user building: their home is known.
+    monkeypatch.setenv("HOME", "/Users/alice.smith")
+    assert Redactor(home=True).text("in -Users-alice-smith-src-app now") == "in ~-src-app now"
+    from generator.redact import redact_project_dir
+    assert redact_project_dir("-Users-alice-smith-src-app", True) == "~-src-app"
+    # Another user's, named by the session's working directory.
+    entry = _entry(user("see /tmp/claude-1/-home-bob-jones-x/out", cwd="/home/bob.jones/x"))
+    assert "bob" not in json.dumps(Redactor(home=True).entry(entry).data)
+
+
+def test_redact_paths_leaves_no_user_name_in_any_output_or_file_name(tmp_path):
+    base = tmp_path / "in"
+    for folder in ("-Users-alice-src-app", "-private-tmp-claude-501--Users-alice-src-tool", "C--Users-alice--claude"):
+        write_jsonl(base / folder / "77777777-0000-4000-8000-000000000007.jsonl", chain(
+            user("read /private/tmp/claude-501/-Users-alice-src-app/tasks/b1.output and "
+                 "~/.claude/projects/-Users-alice-src-app/x.jsonl", cwd="/Users/alice/src/app"),
+            assistant(text("Done: /Users/alice/src/app is clean."))))
+    out = tmp_path / "site"
+    assert CliRunner().invoke(main, ["build", str(base), "-o", str(out), "--redact-paths"]).exit_code == 0
+    assert [p for p in out.rglob("*") if "alice" in p.name] == []
+    assert "alice" not in _everything_written(out)
+    assert (out / "projects" / "~7e-src-app").is_dir()
+
+
+@pytest.mark.parametrize("line", [
+    """TOKEN=$(echo "$x" | sed 's/"\\(.*\\)"/\\1/')""",
+    """TOKEN=$(sed -n 's/^TOKEN="\\(.*\\)"$/\\1/p' .env)""",
+    """PASS=$(grep "PASSWORD:" "$COMPOSE_FILE" | sed 's/.*PASSWORD: "\\(.*\\)"/\\1/')""",
+    """SECRET=$(jq -r '.secret' creds.json)""",
+    """password: "[^"]+" # matched by the linter""",
+    """API_KEY="${API_KEY:-}" """,
+])
+def test_code_that_handles_a_secret_variable_stays(line):
+    assert Redactor().text(line) == line
+
+
+@pytest.mark.parametrize("line, secret", [
+    ('DB_PASSWORD="p@ss\\\\w0rd"', "p@ss"),
+    ("export GITHUB_TOKEN=abc123def456", "abc123def456"),
+    ("password: 'hunter2hunter2'", "hunter2hunter2"),
+])
+def test_env_style_assignments_are_still_redacted(line, secret):
+    assert _gone(Redactor().text(line), secret)
