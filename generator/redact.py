@@ -25,7 +25,7 @@ import re
 from collections import Counter
 from pathlib import Path
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .model import (BrokenLine, Diagnostic, Entry, FileTouch, OutlineItem, Session, SubagentCall, Usage)
 
@@ -100,8 +100,8 @@ _ENCODED_URL_PASSWORD = (r"(?i)%3A%2F%2F(?:(?!%3A|%40|%2F)[^\s/?#&\"'<>\\])*%3A(
 # Secrets found by context: (kind, pattern, groups that may hold the secret, group holding the name, or
 # NAME_BEFORE for the identifier before the match, or None when there is no name to check, marks).
 _GROUP_RULES = [
-    # (kind, pattern, groups, name, marks): a line without all of the marks (a string, or a pattern to
-    # find) cannot hold a match.
+    # (kind, pattern, groups, name, marks): a line without all of the marks (a string, or a test of the
+    # lower-cased text) cannot hold a match.
     ("password-in-url", _URL_PASSWORD, (1,), None, ("://", "@")),
     ("password-in-url", _ENCODED_URL_PASSWORD, (1,), None, ("%3a%2f%2f", "%40")),
     # NAME=value at the start of a line: .env files and shell exports (`$VAR` references are not secrets).
@@ -117,7 +117,8 @@ _GROUP_RULES = [
     # a cookie header's every pair. The value has a digit or a symbol: words and `$VAR`s are not secrets.
     ("secret-header", r":[ \t]*[\"']?(?:(?i:bearer|basic|token|bot|digest|negotiate|apikey)[ \t]+)?"
      r"((?=[^\s'\"\\]*[0-9+/=_.~-])[^\s'\"\\$]{6,}(?:;[ \t]*[^\s'\"\\;$]+)*)", (1,), HEADER_BEFORE,
-     (":", re.compile(r"authorization|cookie|x-[a-z0-9-]*(?:key|token|secret|auth)"))),
+     (":", lambda lower: "authorization" in lower or "cookie" in lower or ("x-" in lower and (
+         "-key" in lower or "-token" in lower or "-auth" in lower or "-secret" in lower)))),
     ("aws-secret-key", r"(?i)aws.{0,20}?(?:secret|key|pwd|pw|password|pass|token).{0,20}?['\"=:\s]([0-9a-zA-Z/+]{40})"
      r"(?![0-9a-zA-Z/+])", (1,), None, ("aws",)),
 ]
@@ -189,10 +190,17 @@ _TOKEN_LOOK_PATTERNS = (
     r"A(?:KIA|SIA|BIA|CCA|3T|Iza|ccountKey=)", r"gh(?:[pousr]_|ithub_pat_)", r"gl(?:pat|dt|ft|soat|rt|cbt)-",
     "GR1348941", "sk-", "xox", r"hooks\.slack", r"_(?:live|test)_", "eyJ", "PRIVATE KEY", r"SG\.", "sq0csp-",
     "pypi-", "_authToken",
+    # Telegram bot tokens (`<bot id>:AA…`) and Discord tokens (`<id>.<6>.<27>`) start with no literal of
+    # their own: the part that does is looked for.
+    ":AA", r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27}",
 )
 _TOKEN_LOOKS = tuple(map(re.compile, _TOKEN_LOOK_PATTERNS))
 # For short strings (ids, names) one alternation is faster than many patterns.
 _TOKEN_LOOK = re.compile("|".join(_TOKEN_LOOK_PATTERNS))
+# Long base64 (thinking signatures) can hold only the tokens made of its letters: every other format has a
+# `-`, `_`, `.`, `:` or a space in it.
+_BASE64 = re.compile(r"[A-Za-z0-9+/=]+")
+_BASE64_LOOKS = (_TOKEN_LOOKS[0], re.compile("GR1348941"))  # the A… family (AWS, Google, Azure), GitLab runners
 # Every context rule needs a name that says "secret" (see _SECRET_NAME: a bare "key" does not), a URL, or
 # "aws", lower-cased.
 _CONTEXT_WORDS = (
@@ -219,8 +227,8 @@ def _holds_any(text: str, needles: tuple[str, ...]) -> bool:
     return any(needle in text for needle in needles)
 
 
-def _has_marks(lower: str, marks: tuple[str | re.Pattern[str], ...]) -> bool:
-    return all(mark in lower if isinstance(mark, str) else mark.search(lower) is not None for mark in marks)
+def _has_marks(lower: str, marks: tuple[str | Callable[[str], bool], ...]) -> bool:
+    return all(mark in lower if isinstance(mark, str) else mark(lower) for mark in marks)
 
 
 # Nothing shorter can hold a secret any rule finds (`PWD=abc` is the shortest); most strings in an entry
@@ -231,44 +239,64 @@ SHORTEST_SECRET = 7
 _SECRET_KEY, _TOKEN_KEY, _HOME_KEY = 1, 2, 4
 
 
-@functools.lru_cache(maxsize=8192)
+_KEY_FLAGS: dict[str, int] = {}
+
+
 def _key_flags(name: str) -> int:
-    """What a mapping key may need (keys repeat from entry to entry: the answer is kept): its value is a
-    secret by its name, it holds a token's prefix, it holds a home folder."""
-    return ((_SECRET_KEY if is_secret_name(name) else 0)
-            | (_TOKEN_KEY if len(name) >= SHORTEST_SECRET and _TOKEN_LOOK.search(name) else 0)
-            | (_HOME_KEY if _holds_home(name) else 0))
+    """What a mapping key may need (keys repeat from entry to entry: the answer is kept, in a dict, which
+    is faster than lru_cache): its value is a secret by its name, it holds a token's prefix, it holds a
+    home folder."""
+    flags = _KEY_FLAGS.get(name)
+    if flags is None:
+        flags = ((_SECRET_KEY if is_secret_name(name) else 0)
+                 | (_TOKEN_KEY if len(name) >= SHORTEST_SECRET and _TOKEN_LOOK.search(name) else 0)
+                 | (_HOME_KEY if _holds_home(name) else 0))
+        if len(_KEY_FLAGS) > 50_000:  # keys that are data (paths, ids) must not grow it without end
+            _KEY_FLAGS.clear()
+        _KEY_FLAGS[name] = flags
+    return flags
 
 
 class _Look:
     """What one walk over an entry found: its strings, by what may be looked for in them."""
 
-    __slots__ = ("texts", "ids", "keys")
+    __slots__ = ("texts", "ids", "encoded", "keys")
 
     def __init__(self) -> None:
         self.texts: list[str] = []
         """Strings that any rule may apply to."""
         self.ids: list[str] = []
         """Identifiers: only known token formats are looked for in them."""
+        self.encoded: list[str] = []
+        """Long base64 identifiers (signatures), in which few formats can be."""
         self.keys = 0
         """What the mapping keys need (`_key_flags`, together)."""
 
     def walk(self, value: Any, key: str) -> None:
+        # The hot loop of redaction: every item of every entry passes here, most of them only once.
         if isinstance(value, dict):
             media = value.get("type") == "base64"
+            flags_of = _KEY_FLAGS.get
             for name, child in value.items():
-                flags = _key_flags(name)
+                flags = flags_of(name)
+                if flags is None:
+                    flags = _key_flags(name)
                 if type(child) is str:
                     if len(child) >= SHORTEST_SECRET and not (media and name == "data"):
-                        (self.ids if name in UNTOUCHED_FIELDS else self.texts).append(child)
-                    if child:
-                        self.keys |= flags
-                    else:
-                        self.keys |= flags & ~_SECRET_KEY
+                        if name not in UNTOUCHED_FIELDS:
+                            self.texts.append(child)
+                        elif len(child) > 200 and _BASE64.fullmatch(child):
+                            self.encoded.append(child)
+                        else:
+                            self.ids.append(child)
+                    if flags and not child:
+                        flags &= ~_SECRET_KEY
+                elif isinstance(child, (dict, list)):
+                    flags &= ~_SECRET_KEY
+                    self.walk(child, name)
                 else:
-                    self.keys |= flags & ~_SECRET_KEY
-                    if isinstance(child, (dict, list)):
-                        self.walk(child, name)
+                    flags &= ~_SECRET_KEY
+                self.keys |= flags
         elif isinstance(value, list):
             for child in value:
                 if type(child) is str:
@@ -471,32 +499,39 @@ class Redactor:
         self.counts["home-directory"] += 1
         return "~"
 
-    def value(self, value: Any, key: str = "", **families: bool) -> Any:
+    def value(self, value: Any, key: str = "", tokens: bool = True, context: bool = True, home: bool = True) -> Any:
         """Every string in a JSON value, mapping keys included (but an embedded file's bytes)."""
         if isinstance(value, str):
             if key in UNTOUCHED_FIELDS:
-                return self.text(value, tokens=families.get("tokens", True), context=False, home=False)
-            return self.text(value, **families)
+                return self.text(value, tokens, False, False)
+            return self.text(value, tokens, context, home)
         if isinstance(value, dict):
             media = value.get("type") == "base64"
-            secret_keys = families.get("context", True)
             redacted: dict[str, Any] = {}
             for name, child in value.items():
-                if media and name == "data":
-                    new = child
-                elif secret_keys and isinstance(child, str) and child and _key_flags(name) & _SECRET_KEY:
-                    new = self._secret_field(child)
-                else:
-                    new = self.value(child, name, **families)
                 flags = _key_flags(name)
-                new_name = self.text(name, tokens=bool(flags & _TOKEN_KEY), context=False,
-                                     home=bool(flags & _HOME_KEY)) if flags & (_TOKEN_KEY | _HOME_KEY) else name
-                while new_name in redacted:  # two keys redacted alike: both are kept
-                    new_name += "'"
-                redacted[new_name] = new
+                if type(child) is str:
+                    if len(child) < SHORTEST_SECRET and not (context and flags & _SECRET_KEY):
+                        new = child  # too short for any rule, but a secret-named key's value
+                    elif name in UNTOUCHED_FIELDS:
+                        new = self.text(child, tokens, False, False) if tokens and not (media and name == "data") \
+                            else child
+                    elif context and flags & _SECRET_KEY and child:
+                        new = self._secret_field(child)
+                    else:
+                        new = self.text(child, tokens, context, home)
+                elif isinstance(child, (dict, list)):
+                    new = self.value(child, name, tokens, context, home)
+                else:
+                    new = child
+                if flags & (_TOKEN_KEY | _HOME_KEY) and (tokens or home):
+                    name = self.text(name, bool(flags & _TOKEN_KEY) and tokens, False, bool(flags & _HOME_KEY) and home)
+                    while name in redacted:  # two keys redacted alike: both are kept
+                        name += "'"
+                redacted[name] = new
             return redacted
         if isinstance(value, list):
-            return [self.value(v, key, **families) for v in value]
+            return [self.value(v, key, tokens, context, home) for v in value]
         return value
 
     def entry(self, entry: Entry) -> Entry:
@@ -507,14 +542,16 @@ class Redactor:
         look.walk(entry.data, "")
         joined = "\n".join(look.texts)
         families = {
-            "tokens": self.secrets and (bool(look.keys & _TOKEN_KEY) or _holds_token_prefix(
-                "\n".join((joined, *look.ids)) if look.ids else joined)),
+            "tokens": self.secrets and (
+                bool(look.keys & _TOKEN_KEY) or _holds_token_prefix(joined)
+                or (bool(look.ids) and _TOKEN_LOOK.search("\n".join(look.ids)) is not None)  # short: one pattern
+                or any(pattern.search(encoded) for encoded in look.encoded for pattern in _BASE64_LOOKS)),
             "context": self.secrets and (bool(look.keys & _SECRET_KEY) or _holds_any(joined.lower(), _CONTEXT_WORDS)),
             "home": self.home and (bool(look.keys & _HOME_KEY) or _holds_home(joined)),
         }
         if not any(families.values()):
             return entry
-        return Entry(entry.file, entry.line, self.value(dict(entry.data), **families))
+        return Entry(entry.file, entry.line, self.value(dict(entry.data), "", **families))
 
     def item(self, item: Entry | BrokenLine) -> Entry | BrokenLine:
         """An entry, or the text of an unreadable line, which is shown too."""

@@ -25,6 +25,8 @@ SECRETS = {
     "stripe-key": "sk_live_N0tAR3alK3yN0tAR3alK3y1",
     "google-api-key": "AIza" + "SyN0tAR3alK3y" * 2 + "N0tAR3alK",
     "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJub3QtcmVhbCJ9.c2lnbmF0dXJlLW5vdC1yZWFs",
+    "discord-token": "MTAxNjY4NDc4NTQ2MzAzNzkxMA.GaBcDe.N0tAR3alD1sc0rdT0kenN0tAR3a",
+    "telegram-token": "110201543:AAN0tAR3alT3l3gramT0kenN0tAR3alK3yZ",
 }
 CONTEXT_SECRETS = {
     "password-in-url": ("postgres://ledger:Hunter2Hunter2@db.internal:5432/ledger", "Hunter2Hunter2"),
@@ -44,6 +46,8 @@ KEEP = [
 
 def test_the_sample_secrets_have_their_formats_lengths():
     assert len(SECRETS["github-token"]) == 4 + 36 and len(SECRETS["google-api-key"]) == 4 + 35
+    assert len(SECRETS["telegram-token"].split(":")[1]) == 35
+    assert [len(part) for part in SECRETS["discord-token"].split(".")] == [26, 6, 27]
 
 
 @pytest.mark.parametrize("kind", sorted(SECRETS))
@@ -517,3 +521,11 @@ def test_code_that_handles_a_secret_variable_stays(line):
 ])
 def test_env_style_assignments_are_still_redacted(line, secret):
     assert _gone(Redactor().text(line), secret)
+
+
+@pytest.mark.parametrize("kind", ["aws-access-key", "google-api-key"])
+def test_a_token_inside_a_long_base64_signature_is_found(kind):
+    """Long base64 is looked at only for the formats its letters can spell (see _BASE64_LOOKS)."""
+    signature = "EpcBCkYIBRgCKkB" * 20 + SECRETS[kind] + "/+" + "Qx9" * 50
+    entry = _entry(assistant({"type": "thinking", "thinking": "hm", "signature": signature}))
+    assert SECRETS[kind] not in json.dumps(Redactor().entry(entry).data)
