@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 import re
 from typing import Any
 
@@ -529,3 +530,22 @@ def test_a_token_inside_a_long_base64_signature_is_found(kind):
     signature = "EpcBCkYIBRgCKkB" * 20 + SECRETS[kind] + "/+" + "Qx9" * 50
     entry = _entry(assistant({"type": "thinking", "thinking": "hm", "signature": signature}))
     assert SECRETS[kind] not in json.dumps(Redactor().entry(entry).data)
+
+
+def test_phase_1_results_are_redacted_whole():
+    """Redactor.interpreted redacts each part of phase 1's result that reaches an output (the summaries,
+    the names counted as unknown, the diagnostics): a new part must be added there, and here."""
+    import dataclasses
+
+    from generator.interpret import Interpreted
+    from generator.model import Diagnostic, Session
+
+    assert {f.name for f in dataclasses.fields(Interpreted)} == {
+        "session", "diagnostics", "unknown", "has_conversation", "sidechains"}
+    token = SECRETS["github-token"]
+    result = Interpreted(session=_filled(Session, token), diagnostics=(Diagnostic("f", 1, f"bad {token}"),),
+                         unknown=Counter({f"field:{token}": 2, "type:x": 1}), has_conversation=True,
+                         sidechains=(_filled(Session, token),))
+    redacted = Redactor().interpreted(result)
+    assert token not in repr(redacted.unknown) + repr(redacted.diagnostics)
+    assert redacted.session.title == redacted.sidechains[0].title == "see [REDACTED:github-token] here"
