@@ -43,6 +43,7 @@ from .model import (
     Usage,
 )
 from .read import ReadResult
+from .redact import identifier
 from .summarize import PLAN_PREAMBLE, PLAN_STARTED_SESSION, UNKNOWN_TOOL, Summary, uuid_digest
 from .text import strip_ansi
 
@@ -258,7 +259,7 @@ def _plausible_time(value: Any) -> bool:
 
 
 def _anchor(raw_id: Any, fallback: str) -> str:
-    text = str(raw_id) if raw_id else fallback
+    text = identifier(str(raw_id)) if raw_id else fallback  # an id holding a key does not carry it into links
     return "e-" + re.sub(r"[^A-Za-z0-9_-]", "", text)[:40]
 
 

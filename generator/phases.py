@@ -96,9 +96,8 @@ def summarise(session_file: SessionFile, redaction: Redaction, skip: Collection[
     items = (without_repeated_result(item) for item in stream_file(path, diagnostics, hasher))
     result = interpret_stream(session_file, items, skip=skip, anchors_for=anchors_for)
     anchor_maps = {key: str(writer.path) for key, writer in writers.items() if writer.close()}
-    redacted = replace(result, session=redactor.session(result.session),
-                       sidechains=tuple(map(redactor.session, result.sidechains)))
-    diagnostics = [*diagnostics, *result.diagnostics]
+    redacted = redactor.interpreted(result)
+    diagnostics = [*diagnostics, *redacted.diagnostics]
     if path != session_file.path:  # read from the vault: problems are named by the log's own place
         diagnostics = [replace(d, file=str(session_file.path)) for d in diagnostics]
     return Summarised(redacted, tuple(diagnostics), hasher.hexdigest(), read_as=(stat.st_size, stat.st_mtime_ns),
