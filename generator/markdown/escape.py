@@ -111,8 +111,13 @@ def typed(text: str) -> str:
     wrote (```) stays a fence, so it is still highlighted; everything else is text, so `__init__` stays
     `__init__` and a pasted traceback keeps its lines. Each line ends in a hard break (a backslash, which
     GitHub renders too), and an empty line is a break of its own, so the line count is the typed one."""
+    return "\n\n".join(piece if isinstance(piece, str) else fence(*piece) for piece in typed_pieces(text))
+
+
+def typed_pieces(text: str) -> list[str | tuple[str, str]]:
+    """`typed` in pieces: Markdown text, or (code, language) for a fence the person wrote."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    blocks: list[str] = []
+    blocks: list[str | tuple[str, str]] = []
     typed_lines: list[str] = []
 
     def flush() -> None:
@@ -139,10 +144,10 @@ def typed(text: str) -> str:
         indent = len(opening.group(1))
         code = "\n".join(line[min(indent, len(line) - len(line.lstrip(" "))):] for line in lines[number + 1 : end])
         info = opening.group(3).strip().split(" ", 1)[0]
-        blocks.append(fence(code, info))
+        blocks.append((code, info))
         number = end + 1
     flush()
-    return "\n\n".join(blocks)
+    return blocks
 
 
 def _typed_line(line: str) -> str:
