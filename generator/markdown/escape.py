@@ -84,6 +84,18 @@ def fence(code: str, language: str = "", attributes: str = "") -> str:
     return f"{ticks}{info}\n{body}{ticks}"
 
 
+def code_info(code: str, language: str = "", attributes: str = "") -> tuple[str, str, str]:
+    """What a Markdown parser reads from `fence(code, language, attributes)`: the code (NUL made U+FFFD,
+    as CommonMark asks), the language and the attributes, for a writer that skips the parsing."""
+    info = _LANGUAGE.sub("", language)
+    if attributes:
+        info = f"{info or 'text'} {attributes}"
+    name, _, rest = info.partition(" ")
+    code = code.replace("\r\n", "\n").replace("\r", "\u240d").replace("\0", "\ufffd")
+    body = code if code.endswith("\n") or not code else code + "\n"
+    return body, name, rest.strip()
+
+
 def inline_code(text: str) -> str:
     """A code span for a short value (a path, a command), safe whatever backticks it holds."""
     flat = " ".join(text.split())
