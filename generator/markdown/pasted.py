@@ -16,6 +16,8 @@ MIN_CHARACTERS = 1_500
 # The share of its non-blank lines that must look like a log, a stack trace or code.
 MIN_SHARE = 0.6
 
+# A fence opening a line, as CommonMark reads one (a line of ~~~ under a traceback's caret is not).
+_FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})", re.MULTILINE)
 _LOG_OR_CODE_LINE = re.compile(
     r"""^(?:
         \s*\[?\d{4}-\d{2}-\d{2}[T\s]\d{1,2}:\d{2}          # 2026-10-01 10:32 or [2026-10-01T10:32
@@ -42,7 +44,7 @@ def looks_pasted(text: str) -> bool:
     if len(text) < MIN_CHARACTERS or text.count("\n") + 1 < MIN_LINES:
         return False
     # A fence the person wrote already shows code as code; the text around it is theirs.
-    if "```" in text or "~~~" in text:
+    if _FENCE.search(text):
         return False
     lines = [line for line in text.split("\n") if line.strip()]
     if len(lines) < MIN_LINES:
