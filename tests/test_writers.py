@@ -17,7 +17,7 @@ from generator.build import BuildConfig, build
 from generator.html import pages
 from generator.html.render import render_blocks, render_markdown
 from generator.markdown import MarkdownPart
-from generator.markdown.blocks import Code, Prose, Structure, markdown_of
+from generator.markdown.blocks import Code, Group, Prose, Structure, markdown_of
 
 from conftest import EXAMPLES, corpus_files
 
@@ -52,6 +52,26 @@ def _assert_reads_the_same(parts: list[MarkdownPart]) -> None:
 
 def test_the_examples_read_the_same_from_blocks_as_from_their_markdown(tmp_path, monkeypatch):
     _assert_reads_the_same(_parts_of_a_build((EXAMPLES,), tmp_path / "site", monkeypatch))
+
+
+def _groups(blocks, kind: str):
+    for block in blocks:
+        if isinstance(block, Group):
+            if block.kind == kind:
+                yield block
+            yield from _groups(block.children, kind)
+
+
+def test_a_tool_call_group_says_what_its_summary_shows(tmp_path, monkeypatch):
+    """The facts of a folded tool call (for writers that lay it out themselves) are what the page shows."""
+    tools = [group for part in _parts_of_a_build((EXAMPLES,), tmp_path / "site", monkeypatch)
+             for group in _groups(part.blocks, "tool")]
+    assert len({group.fact("label") for group in tools}) > 5
+    for group in tools:
+        summary = BeautifulSoup(render_blocks([group]), "html.parser").select_one(f"#{group.anchor} > summary")
+        assert summary.select_one(".tool-name").get_text() == group.fact("label")
+        assert summary.select_one(".status").get_text() == group.fact("status")
+        assert (summary.code.get_text() if summary.code else "") == group.fact("target")
 
 
 def test_the_public_corpus_reads_the_same_from_blocks_as_from_its_markdown(public_corpus, tmp_path, monkeypatch):

@@ -26,7 +26,7 @@ from pygments.lexers import get_lexer_by_name
 from pygments.lexers.special import TextLexer
 from pygments.util import ClassNotFound
 
-from ..markdown.blocks import Block, Code, Prose
+from ..markdown.blocks import Block, Code, Prose, leaves
 from ..markdown.escape import code_info
 from . import quick_highlight
 
@@ -263,7 +263,7 @@ def render_blocks(blocks: Sequence[Block], resolve: Resolver | None = None) -> s
     env = {"resolve": resolve, "code_blocks": code_blocks, "placeholder": placeholder}
     out: list[str] = []
     prose: list[str] = []
-    for block in blocks:
+    for block in leaves(blocks):
         if isinstance(block, Prose):
             prose.append(block.text)
             continue

@@ -32,7 +32,7 @@ from ..model import (
     Unknown,
     Unreadable,
 )
-from .blocks import Block, Code, Prose, Structure, blocks_of, markdown_of, typed_blocks
+from .blocks import Block, Code, Group, Prose, Structure, blocks_of, markdown_of, typed_blocks
 from .escape import html_text, inline_code, literal, prose, typed
 from .pasted import looks_pasted
 from ..text import plain, strip_ansi
@@ -252,8 +252,8 @@ class SessionDocument:
             self._add_to_run(*self._reply_text(event))
             self.run_text.append(event.text)
         elif isinstance(event, Thinking):
-            self._add_to_run(Structure(f'<details class="thinking" id="{event.anchor}">\n<summary>Thinking</summary>', "thinking"),
-                             Prose(prose(event.text)), Structure("</details>", "thinking"))
+            self._add_to_run(Group("thinking", f'<details class="thinking" id="{event.anchor}">\n<summary>Thinking</summary>',
+                                   (Prose(prose(event.text)),), "</details>", event.anchor))
         elif isinstance(event, Plan):
             self._add_to_run(*self._plan(event))
             self._searchable("plan", event.anchor, event.timestamp, event.text)
@@ -272,12 +272,12 @@ class SessionDocument:
             return
         # The wrapper gets its own id: the first event inside it keeps the anchor it is linked by.
         wrapper_id = f"m{first.anchor[1:]}"
-        self.blocks.extend([
-            Structure(f'<div class="msg assistant" id="{wrapper_id}">', "message"),
-            Structure(_meta_line("Claude", getattr(first, "timestamp", ""), self.run_model, anchor=wrapper_id), "meta"),
-            *self.assistant_run,
-            Structure("</div>", "message"),
-        ])
+        timestamp = getattr(first, "timestamp", "")
+        self.blocks.append(Group(
+            "message", f'<div class="msg assistant" id="{wrapper_id}">',
+            (Structure(_meta_line("Claude", timestamp, self.run_model, anchor=wrapper_id), "meta"), *self.assistant_run),
+            "</div>", wrapper_id, (("who", "Claude"), ("time", timestamp), ("model", self.run_model)),
+        ))
         self._searchable("reply", wrapper_id, getattr(first, "timestamp", ""), "\n\n".join(self.run_text))
         self.assistant_run = []
         self.run_first = None
@@ -295,14 +295,13 @@ class SessionDocument:
                 f'<span class="status {status_class}">{html_text(plan.status)}</span>'
                 + (f' <span class="plan-how">{html_text(plan.how)}</span>' if plan.how else "") + "</p>")
         body = _without_title(plan.text, self.session.title)
-        parts: list[Block] = [Structure(f'<div class="plan plan-{html_text(plan.status)}" id="{plan.anchor}">', "plan"),
-                              Structure(head, "plan-head"),
+        parts: list[Block] = [Structure(head, "plan-head"),
                               Prose(prose(body)) if body.strip() else Prose("*The plan is empty.*", "sessionsite")]
         if plan.feedback:
             quoted = "\n".join(("> " + line) if line else ">" for line in typed(plan.feedback).split("\n"))
             parts.extend([Structure('<p class="label">The user said</p>', "label"), Prose(quoted, "person")])
-        parts.append(Structure("</div>", "plan"))
-        return parts
+        return [Group("plan", f'<div class="plan plan-{html_text(plan.status)}" id="{plan.anchor}">', tuple(parts),
+                      "</div>", plan.anchor, (("status", plan.status), ("how", plan.how)))]
 
     def _tool(self, call: ToolCall, open_checklist: bool = False) -> list[Block]:
         subagent = self.archive.sessions.get(call.subagent) if call.subagent else None
@@ -334,9 +333,10 @@ class SessionDocument:
             body.append(Prose(media, "sessionsite"))
         # The permalink stands beside the <summary>, not in it: a link inside the control that folds the
         # call could not be reached or told apart by keyboard and screen-reader users (axe: nested-interactive).
-        return [Structure(f'<div class="tool-call">\n{permalink(call.anchor)}\n'
-                          f'<details class="{classes}" id="{call.anchor}"{opened}>\n<summary>{summary}</summary>', "tool"),
-                *body, Structure("</details>\n</div>", "tool")]
+        return [Group("tool", f'<div class="tool-call">\n{permalink(call.anchor)}\n'
+                              f'<details class="{classes}" id="{call.anchor}"{opened}>\n<summary>{summary}</summary>',
+                      tuple(body), "</details>\n</div>", call.anchor,
+                      (("label", view.label), ("target", view.target), ("status", status)))]
 
     def attach(self, name: str, content: bytes) -> str:
         target = urls.attachment(self.session.key, name)
@@ -374,20 +374,20 @@ class SessionDocument:
         if isinstance(event, Prompt):
             parts: list[Block]
             if event.by_agent:
-                parts = [Structure(f'<div class="msg user task{hidden}" id="{event.anchor}">', "message"),
-                         Structure(self._task_line(event), "meta")]
+                opening, label = f'<div class="msg user task{hidden}" id="{event.anchor}">', "Task"
+                parts = [Structure(self._task_line(event), "meta")]
             else:
                 label = "You" + (f" · {event.label}" if event.label else "")
-                parts = [Structure(f'<div class="msg user{hidden}" id="{event.anchor}">', "message"),
-                         Structure(_meta_line(label, event.timestamp, anchor=event.anchor), "meta")]
+                opening = f'<div class="msg user{hidden}" id="{event.anchor}">'
+                parts = [Structure(_meta_line(label, event.timestamp, anchor=event.anchor), "meta")]
             self._searchable("prompt", event.anchor, event.timestamp, event.text)
             if event.text.strip():
                 parts.extend(self._prompt_text(event))
             media = self._media(event.images)
             if media:
                 parts.append(Prose(media, "sessionsite"))
-            parts.append(Structure("</div>", "message"))
-            return parts
+            return [Group("prompt", opening, tuple(parts), "</div>", event.anchor,
+                          (("who", label), ("time", event.timestamp)))]
         if isinstance(event, Plan):
             self._searchable("plan", event.anchor, event.timestamp, event.text)
             return self._plan(event)
@@ -395,32 +395,31 @@ class SessionDocument:
             line = [Structure(f'<div class="command" id="{event.anchor}"><code>{html_text((event.name + " " + event.args).strip())}</code></div>',
                               "command")]
             if event.output:
-                line += [Structure('<details class="command-output">\n<summary>Output</summary>', "command-output"),
-                         Code(strip_ansi(event.output), "text", kind="output"), Structure("</details>", "command-output")]
+                line.append(Group("command-output", '<details class="command-output">\n<summary>Output</summary>',
+                                  (Code(strip_ansi(event.output), "text", kind="output"),), "</details>"))
             return line
         if isinstance(event, BashMode):
             output = "\n".join(part for part in (event.stdout, event.stderr) if part.strip())
-            parts = [Structure(f'<div class="bash-mode" id="{event.anchor}">', "bash-mode"),
-                     Structure(_meta_line("You ran", event.timestamp, anchor=event.anchor), "meta"),
+            parts = [Structure(_meta_line("You ran", event.timestamp, anchor=event.anchor), "meta"),
                      Code(event.command, "bash")]
             if output.strip():
                 parts.append(Code(strip_ansi(output), "text", kind="output"))
-            parts.append(Structure("</div>", "bash-mode"))
-            return parts
+            return [Group("bash-mode", f'<div class="bash-mode" id="{event.anchor}">', tuple(parts), "</div>",
+                          event.anchor, (("who", "You ran"), ("time", event.timestamp)))]
         if isinstance(event, Notice):
             if event.kind == "continuation":
-                return [Structure(f'<details class="notice-block{hidden}" id="{event.anchor}">\n<summary>Continued from an '
-                                  "earlier conversation (summary)</summary>", "notice"),
-                        Prose(prose(event.text)), Structure("</details>", "notice")]
+                return [Group("notice", f'<details class="notice-block{hidden}" id="{event.anchor}">\n<summary>Continued '
+                              "from an earlier conversation (summary)</summary>", (Prose(prose(event.text)),), "</details>",
+                              event.anchor)]
             text = NOTICE_WORDING.get(event.kind) or " ".join(strip_ansi(event.text).split()) or event.kind
             if event.details or event.related:
                 return [Structure(self._system_message(event, text, hidden), "notice")]
             return [Structure(f'<div class="notice notice-{event.kind}{hidden}" id="{event.anchor}">{html_text(text)}</div>',
                               "notice")]
         if isinstance(event, Unknown):
-            return [Structure(f'<details class="unknown" id="{event.anchor}">\n<summary>Unrecognised entry '
-                              f"<code>{html_text(event.name)}</code></summary>", "unknown"),
-                    json_block(event.raw), Structure("</details>", "unknown")]
+            return [Group("unknown", f'<details class="unknown" id="{event.anchor}">\n<summary>Unrecognised entry '
+                          f"<code>{html_text(event.name)}</code></summary>", (json_block(event.raw),), "</details>",
+                          event.anchor)]
         if isinstance(event, Unreadable):
             shown, note = event.text, []
             if len(shown) > INLINE_OUTPUT_LIMIT:  # a broken line of any size: its start, and the whole in a file
@@ -428,9 +427,9 @@ class SessionDocument:
                 shown = shown[:INLINE_OUTPUT_LIMIT]
                 note = [Prose(f"[The whole line]({self.attach(f'{event.anchor}.txt', whole)}) ({len(whole) / 1024:,.0f} KB; "
                               f"its first {INLINE_OUTPUT_LIMIT:,} characters are shown here)", "sessionsite")]
-            return [Structure(f'<details class="unreadable" id="{event.anchor}">\n<summary>Line {event.line} could not be '
-                              f"read: {html_text(event.reason)}</summary>", "unreadable"),
-                    Code(shown, "text", kind="output"), *note, Structure("</details>", "unreadable")]
+            return [Group("unreadable", f'<details class="unreadable" id="{event.anchor}">\n<summary>Line {event.line} '
+                          f"could not be read: {html_text(event.reason)}</summary>",
+                          (Code(shown, "text", kind="output"), *note), "</details>", event.anchor)]
         raise TypeError(f"no Markdown for {type(event).__name__}")
 
 

@@ -6,8 +6,10 @@ The markdown stage knows what each part of a session is; it says so with a block
   or note of ours). Only this kind needs a Markdown parser to become HTML.
 - `Code`: text shown preformatted as it is: code with its language, a diff, a tool's output, a pasted log.
   It becomes a fence in Markdown and goes straight to the highlighter in HTML.
-- `Structure`: one of our own HTML elements, or the opening or closing tags around a group of blocks
-  (a message, a folded tool call, a plan). Transcript text inside it is escaped with `html_text`.
+- `Structure`: one of our own HTML elements (a meta line, a notice, a label). Transcript text inside
+  it is escaped with `html_text`.
+- `Group`: blocks inside one of our elements (a message, a folded tool call with its summary facts, a
+  plan, a thinking block), between its opening and closing tags.
 
 The Markdown writer (`markdown_of`) puts them one after the other with a blank line between, which is
 the Markdown the stage has always written; the HTML stage has its writer in `html.render.render_blocks`.
@@ -16,7 +18,7 @@ the Markdown the stage has always written; the HTML stage has its writer in `htm
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Union
+from typing import Iterable, Iterator, Union
 
 from .escape import fence, typed_pieces
 
@@ -64,7 +66,41 @@ class Structure:
         return self.html
 
 
-Block = Union[Prose, Code, Structure]
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Blocks inside one of our elements: a message, a folded tool call, a plan, a thinking block, a
+    notice with a body. The opening and closing tags are HTML of ours (no blank line in them); the facts
+    say what the element shows in its head, as plain text, for writers that lay it out their own way."""
+
+    kind: str
+    """"message", "prompt", "tool", "thinking", "plan", "notice", "command-output", "bash-mode"..."""
+    opening: str
+    children: tuple["Block", ...]
+    closing: str
+    anchor: str = ""
+    facts: tuple[tuple[str, str], ...] = ()
+    """For a tool call: ("label", "Bash"), ("target", the command), ("status", "ok"); for a plan, its status."""
+
+    @property
+    def markdown(self) -> str:
+        return markdown_of((Structure(self.opening, self.kind), *self.children, Structure(self.closing, self.kind)))
+
+    def fact(self, name: str) -> str:
+        return next((value for key, value in self.facts if key == name), "")
+
+
+Block = Union[Prose, Code, Structure, Group]
+
+
+def leaves(blocks: Iterable[Block]) -> Iterator[Prose | Code | Structure]:
+    """The blocks in reading order, each group as its opening tags, its blocks and its closing tags."""
+    for block in blocks:
+        if isinstance(block, Group):
+            yield Structure(block.opening, block.kind)
+            yield from leaves(block.children)
+            yield Structure(block.closing, block.kind)
+        else:
+            yield block
 
 
 def blocks_of(items: Iterable[Block | str]) -> list[Block]:
