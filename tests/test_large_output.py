@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from bs4 import BeautifulSoup
 
 from generator.build import BuildConfig, build
+from generator.markdown.pasted import looks_pasted
 from generator.markdown.tools import INLINE_OUTPUT_LIMIT
 
 
@@ -98,3 +100,24 @@ def test_a_huge_reply_shows_its_start_and_links_the_whole(tmp_path):
     assert (page.parent / link["href"]).read_text(encoding="utf-8") == reply
     assert "Paragraph 0: the result of step 0 is fine." in message.get_text()
     assert "Paragraph 4999" not in message.get_text()
+
+
+_JAVA_TRACE = "\n".join(["Exception in thread \"main\" java.lang.IllegalStateException: pool closed"]
+                        + [f"\tat com.example.pool.Pool.borrow{n}(Pool.java:{100 + n})" for n in range(40)])
+_PYTHON_SOURCE = "\n".join(f"def step_{n}(value):\n    if value > {n}:\n        return value - {n}\n    return value"
+                           for n in range(40))
+_SYSLOG = "\n".join(f"Oct  1 10:{n % 60:02d}:05 host sshd[{n}]: Accepted key for deploy from 10.0.0.{n % 255}"
+                    for n in range(60))
+_STEPS = "\n".join(f"{n}. Open the settings page and check that option {n} is still what we agreed on last week."
+                   for n in range(1, 31))
+_NOTES = "\n".join(f"- The {n}th report says the export is slow when the archive is large; can you look into it?"
+                   for n in range(30))
+
+
+@pytest.mark.parametrize("text, expected", [
+    (_JAVA_TRACE, True), (_PYTHON_SOURCE, True), (_SYSLOG, True),
+    (_STEPS, False), (_NOTES, False), (_SYSLOG[:1000], False),
+    ("Please fix this:\n```\n" + _JAVA_TRACE + "\n```", False),  # fenced by the person: stays as written
+], ids=["java-trace", "python-source", "syslog", "numbered-steps", "bullet-notes", "short-log", "fenced-trace"])
+def test_a_log_or_code_is_told_by_its_shape(text, expected):
+    assert looks_pasted(text) is expected
