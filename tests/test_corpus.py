@@ -769,7 +769,8 @@ def _typed_prompts(path: Path) -> Iterator[tuple[str, str]]:
 
 def test_every_multi_line_prompt_keeps_its_lines(soups, pages_of):
     """A prompt is shown as it was typed: the same lines, in the same order (code spans show without their
-    backticks, and spaces may be non-breaking)."""
+    backticks, and spaces may be non-breaking). A pasted log is shown preformatted, line for line; a very
+    long prompt shows its first lines, and links the whole."""
     def same(line: str) -> str:
         return " ".join(line.replace("`", "").split())
 
@@ -781,8 +782,15 @@ def test_every_multi_line_prompt_keeps_its_lines(soups, pages_of):
             if element is None:
                 continue  # a replayed prompt, shown in the session it was first written in
             checked += 1
-            shown = lines_shown(BeautifulSoup(str(element), "html.parser").find(id=anchor))
+            element = BeautifulSoup(str(element), "html.parser").find(id=anchor)
+            whole = next((a for a in element.find_all("a") if a.get_text() == "The whole prompt"), None)
+            if whole is not None:
+                whole.parent.decompose()
+            pasted = element.find("pre", recursive=False)
+            shown = pasted.get_text().rstrip("\n").split("\n") if pasted else lines_shown(element)
             typed = text.replace("\r\n", "\n").split("\n")
+            if whole is not None:
+                typed = typed[:len(shown)]
             if [same(line) for line in shown] != [same(line) for line in typed]:
                 wrong.append(f"{path.relative_to(CORPUS)} {anchor}: {len(typed)} lines typed, {len(shown)} shown")
     assert checked and wrong == []

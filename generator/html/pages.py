@@ -25,7 +25,7 @@ from ..model import Archive, Project, Session, Usage
 from ..stats import total_tokens, totals
 from ..text import plain, shorten
 from . import figures
-from .render import Resolver, pygments_css, render_markdown
+from .render import Resolver, pygments_css, render_blocks, render_markdown
 from .theme import Theme
 
 GENERATOR = "sessionsite"
@@ -263,7 +263,7 @@ class PageBuilder:
             pagination=pagination,
             anchor_map=anchor_map,
             markdown_url=urls.relative(page, part.path),
-            content=Markup(render_markdown(part.text, resolve)),
+            content=Markup(render_blocks(part.blocks, resolve) if part.blocks else render_markdown(part.text, resolve)),
             kept=self.archive.kept.get(session.key, ""),
         )
 

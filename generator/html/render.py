@@ -26,6 +26,8 @@ from pygments.lexers import get_lexer_by_name
 from pygments.lexers.special import TextLexer
 from pygments.util import ClassNotFound
 
+from ..markdown.blocks import Block, Code, Prose, leaves
+from ..markdown.escape import code_info
 from . import quick_highlight
 
 # Past this size a block is shown plain: highlighting megabytes of log output helps no reader.
@@ -135,16 +137,19 @@ class _GuardedRenderer(RendererHTML):
         return f'<p>{env["placeholder"]}{len(blocks) - 1}{_PLACEHOLDER_END}</p>\n'
 
     def html_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
-        content = tokens[idx].content
-        if _STRUCTURAL_HTML.match(content):
-            return content
-        return f"<p>{html.escape(content)}</p>\n"
+        return _guarded_html(tokens[idx].content)
 
     def html_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         content = tokens[idx].content
         if _TASK_CHECKBOX.match(content):  # written by the tasklists plugin, not by the transcript
             return content
         return html.escape(content)
+
+
+def _guarded_html(content: str) -> str:
+    if _STRUCTURAL_HTML.match(content):
+        return content
+    return f"<p>{html.escape(content)}</p>\n"
 
 
 Resolver = Callable[[str], "str | None"]
@@ -243,6 +248,43 @@ def render_markdown(text: str, resolve: Resolver | None = None) -> str:
         return markup
     pattern = re.compile(f"<p>{re.escape(placeholder)}(\\d+){_PLACEHOLDER_END}</p>")
     restored = pattern.sub(lambda found: blocks[int(found.group(1))], markup)
+    if placeholder in restored:
+        raise AssertionError("a code block's placeholder did not survive sanitising")
+    return restored
+
+
+def render_blocks(blocks: Sequence[Block], resolve: Resolver | None = None) -> str:
+    """The HTML writer over the markdown stage's blocks: the same page as `render_markdown` makes of their
+    Markdown, with markdown-it-py only for prose. Code, diffs and outputs go straight to the highlighter
+    (which escapes them), and our own structural HTML passes the same guard as in the Markdown renderer;
+    all of it is sanitised with nh3 as before, code set aside under a placeholder as before."""
+    placeholder = f"{_PLACEHOLDER_START}{secrets.token_hex(8)}:"
+    code_blocks: list[str] = []
+    env = {"resolve": resolve, "code_blocks": code_blocks, "placeholder": placeholder}
+    out: list[str] = []
+    prose: list[str] = []
+    for block in leaves(blocks):
+        if isinstance(block, Prose):
+            prose.append(block.text)
+            continue
+        if prose:
+            # Consecutive prose is parsed as one: it is one text in the Markdown too.
+            out.append(markdown_parser().render("\n\n".join(prose), env))
+            prose = []
+        if isinstance(block, Code):
+            code, language, attributes = code_info(block.code, block.language, block.attributes)
+            code_blocks.append(highlight(code, language, attributes) + "\n")
+            out.append(f"<p>{placeholder}{len(code_blocks) - 1}{_PLACEHOLDER_END}</p>\n")
+        else:
+            # As markdown-it reads an HTML block: its lines up to the blank line after it.
+            out.append(_guarded_html(block.html.rstrip("\n") + "\n"))
+    if prose:
+        out.append(markdown_parser().render("\n\n".join(prose), env))
+    markup = sanitize("".join(out), resolve)
+    if not code_blocks:
+        return markup
+    pattern = re.compile(f"<p>{re.escape(placeholder)}(\\d+){_PLACEHOLDER_END}</p>")
+    restored = pattern.sub(lambda found: code_blocks[int(found.group(1))], markup)
     if placeholder in restored:
         raise AssertionError("a code block's placeholder did not survive sanitising")
     return restored

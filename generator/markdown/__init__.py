@@ -32,7 +32,9 @@ from ..model import (
     Unknown,
     Unreadable,
 )
-from .escape import fence, html_text, inline_code, literal, prose, typed
+from .blocks import Block, Code, Group, Prose, Structure, blocks_of, markdown_of, typed_blocks
+from .escape import html_text, inline_code, literal, prose, typed
+from .pasted import looks_pasted
 from ..text import plain, strip_ansi
 from .tools import INLINE_OUTPUT_LIMIT, ToolContext, json_block, render_tool
 
@@ -66,13 +68,15 @@ class MarkdownPart:
     total: int
     """How many pages the session has."""
     text: str
-    """The Markdown of this page; the first carries the title and the session's context."""
+    """The Markdown of this page (`markdown_of(blocks)`); the first carries the title and the session's context."""
     own_files: frozenset[str]
     """Output paths of the files this session's Markdown links to (full tool outputs, media)."""
     path: str
     """Output path of the session's .md file."""
     anchors: frozenset[str] = frozenset()
     """The anchors on this page (links to them stay on it)."""
+    blocks: tuple[Block, ...] = ()
+    """The page as typed blocks, for the writers of other outputs (the HTML stage)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,9 +156,9 @@ class SessionDocument:
         self.total = max(1, len(session.page_starts))
         self.index = -1
         self.page = 1
-        self.blocks: list[str] = [self.header()]
+        self.blocks: list[Block] = self.header()
         self.anchors: set[str] = set()
-        self.assistant_run: list[str] = []
+        self.assistant_run: list[Block] = []
         self.run_first: Event | None = None
         self.run_model = ""
         self.run_text: list[str] = []
@@ -175,18 +179,18 @@ class SessionDocument:
             self._reply_event(event)
             return
         self._end_run()
-        self.blocks.append(self._single(event))
+        self.blocks.extend(self._single(event))
 
     def finish(self) -> None:
         self._end_page(last=True)
 
     def _end_page(self, last: bool = False) -> None:
         self._end_run()
-        text = "\n\n".join(self.blocks) + "\n"
+        text = markdown_of(self.blocks) + "\n"
         self.output.append(self.path, text if last else text + "\n")
         if self.on_part is not None:
             self.on_part(MarkdownPart(self.page, self.total, text, frozenset(self.own_files), self.path,
-                                      frozenset(self.anchors)))
+                                      frozenset(self.anchors), tuple(self.blocks)))
         self.blocks = []
         self.anchors = set()
         self.page += 1
@@ -194,25 +198,30 @@ class SessionDocument:
     def link_to(self, key: str) -> str:
         return urls.relative(self.path, urls.session_markdown(key))
 
-    def header(self) -> str:
+    def header(self) -> list[Block]:
         session, sessions = self.session, self.archive.sessions
-        blocks = [f"# {literal(session.title)}"]
+        blocks: list[Block] = [Prose(f"# {literal(session.title)}", "sessionsite")]
         if session.parent_key in sessions:
             parent = sessions[session.parent_key]
             anchor = f"#{session.parent_anchor}" if session.parent_anchor else ""
-            blocks.append(f'<p class="context-line">Subagent run started from {self._link(parent, anchor, "this call")} '
-                          f"in {self._link(parent)}.</p>")
+            blocks.append(Structure(f'<p class="context-line">Subagent run started from {self._link(parent, anchor, "this call")} '
+                                    f"in {self._link(parent)}.</p>", "context"))
         if session.continues_key in sessions:
             earlier = sessions[session.continues_key]
             shown = f" ({session.replayed} earlier entries are shown there)" if session.replayed else ""
-            blocks.append(f'<p class="context-line">Continues {self._link(earlier)}{html_text(shown)}.</p>')
+            blocks.append(Structure(f'<p class="context-line">Continues {self._link(earlier)}{html_text(shown)}.</p>', "context"))
         if session.plan_source_key in sessions or session.role == "implementation" and session.previous_key:
             planning = sessions[session.plan_source_key or session.previous_key]
             if planning.first_prompt:
                 quoted = "\n".join(("> " + line) if line else ">" for line in typed(planning.first_prompt).split("\n"))
-                blocks.append(f'<p class="label">The original ask, in the planning session {self._link(planning)}</p>'
-                              f"\n\n{quoted}")
-        return "\n\n".join(blocks) + "\n"
+                blocks.append(Structure(f'<p class="label">The original ask, in the planning session {self._link(planning)}</p>',
+                                        "label"))
+                blocks.append(Prose(quoted, "person"))
+        # The header ends in a line break of its own: a wider gap before the first message, as always.
+        last = blocks[-1]
+        blocks[-1] = (Prose(last.text + "\n", last.by) if isinstance(last, Prose)
+                      else Structure(last.html + "\n", last.kind))
+        return blocks
 
     def _link(self, target: Session, anchor: str = "", text: str = "") -> str:
         """A link to another session's Markdown (the HTML stage points it at the page), as HTML so that it
@@ -233,43 +242,42 @@ class SessionDocument:
             self.run_model = event.model
         is_checklist = isinstance(event, ToolCall) and event.name in CHECKLIST_TOOLS
         if self.waiting_checklist is not None:
-            self._add_to_run(self._tool(self.waiting_checklist, open_checklist=not is_checklist))
+            self._add_to_run(*self._tool(self.waiting_checklist, open_checklist=not is_checklist))
             self.waiting_checklist = None
         if is_checklist:
             assert isinstance(event, ToolCall)
             self.waiting_checklist = event
             return
         if isinstance(event, AssistantText):
-            self._add_to_run(prose(event.text))
+            self._add_to_run(*self._reply_text(event))
             self.run_text.append(event.text)
         elif isinstance(event, Thinking):
-            self._add_to_run(f'<details class="thinking" id="{event.anchor}">\n<summary>Thinking</summary>\n\n'
-                             f"{prose(event.text)}\n\n</details>")
+            self._add_to_run(Group("thinking", f'<details class="thinking" id="{event.anchor}">\n<summary>Thinking</summary>',
+                                   (Prose(prose(event.text)),), "</details>", event.anchor))
         elif isinstance(event, Plan):
-            self._add_to_run(self._plan(event))
+            self._add_to_run(*self._plan(event))
             self._searchable("plan", event.anchor, event.timestamp, event.text)
         elif isinstance(event, ToolCall):
-            self._add_to_run(self._tool(event))
+            self._add_to_run(*self._tool(event))
 
-    def _add_to_run(self, block: str) -> None:
-        if block:
-            self.assistant_run.append(block)
+    def _add_to_run(self, *blocks: Block) -> None:
+        self.assistant_run.extend(blocks)
 
     def _end_run(self) -> None:
         if self.waiting_checklist is not None:
-            self._add_to_run(self._tool(self.waiting_checklist, open_checklist=True))
+            self._add_to_run(*self._tool(self.waiting_checklist, open_checklist=True))
             self.waiting_checklist = None
         first = self.run_first
         if first is None:
             return
         # The wrapper gets its own id: the first event inside it keeps the anchor it is linked by.
         wrapper_id = f"m{first.anchor[1:]}"
-        self.blocks.append("\n\n".join([
-            f'<div class="msg assistant" id="{wrapper_id}">',
-            _meta_line("Claude", getattr(first, "timestamp", ""), self.run_model, anchor=wrapper_id),
-            *self.assistant_run,
-            "</div>",
-        ]))
+        timestamp = getattr(first, "timestamp", "")
+        self.blocks.append(Group(
+            "message", f'<div class="msg assistant" id="{wrapper_id}">',
+            (Structure(_meta_line("Claude", timestamp, self.run_model, anchor=wrapper_id), "meta"), *self.assistant_run),
+            "</div>", wrapper_id, (("who", "Claude"), ("time", timestamp), ("model", self.run_model)),
+        ))
         self._searchable("reply", wrapper_id, getattr(first, "timestamp", ""), "\n\n".join(self.run_text))
         self.assistant_run = []
         self.run_first = None
@@ -281,21 +289,21 @@ class SessionDocument:
             self.search.add(self.session.title, kind, urls.session_part(self.session.key, self.page), anchor,
                             timestamp, text)
 
-    def _plan(self, plan: Plan) -> str:
+    def _plan(self, plan: Plan) -> list[Block]:
         status_class = {"approved": "ok", "rejected": "error"}.get(plan.status, "other")
         head = (f'<p class="plan-head"><span class="plan-label">Plan</span> '
                 f'<span class="status {status_class}">{html_text(plan.status)}</span>'
                 + (f' <span class="plan-how">{html_text(plan.how)}</span>' if plan.how else "") + "</p>")
         body = _without_title(plan.text, self.session.title)
-        parts = [f'<div class="plan plan-{html_text(plan.status)}" id="{plan.anchor}">', head,
-                 prose(body) if body.strip() else "*The plan is empty.*"]
+        parts: list[Block] = [Structure(head, "plan-head"),
+                              Prose(prose(body)) if body.strip() else Prose("*The plan is empty.*", "sessionsite")]
         if plan.feedback:
             quoted = "\n".join(("> " + line) if line else ">" for line in typed(plan.feedback).split("\n"))
-            parts.extend(['<p class="label">The user said</p>', quoted])
-        parts.append("</div>")
-        return "\n\n".join(parts)
+            parts.extend([Structure('<p class="label">The user said</p>', "label"), Prose(quoted, "person")])
+        return [Group("plan", f'<div class="plan plan-{html_text(plan.status)}" id="{plan.anchor}">', tuple(parts),
+                      "</div>", plan.anchor, (("status", plan.status), ("how", plan.how)))]
 
-    def _tool(self, call: ToolCall, open_checklist: bool = False) -> str:
+    def _tool(self, call: ToolCall, open_checklist: bool = False) -> list[Block]:
         subagent = self.archive.sessions.get(call.subagent) if call.subagent else None
         context = ToolContext(
             cwd=self.session.cwd,
@@ -305,7 +313,7 @@ class SessionDocument:
         )
         view = render_tool(call, context)
         if view.quiet and not self.options.show_hidden:
-            return ""
+            return []
         if view.status:
             status = view.status
         elif call.result is None:
@@ -319,15 +327,16 @@ class SessionDocument:
             summary += f" <code>{html_text(view.target)}</code>"
         summary += f' <span class="status {status_class}">{html_text(status)}</span>'
         opened = " open" if view.open_by_default or open_checklist else ""
-        body = "\n\n".join(view.body) if view.body else "*No input or output.*"
+        body = blocks_of(view.body) if view.body else [Prose("*No input or output.*", "sessionsite")]
         media = self._media(call.result.images if call.result else ())
         if media:
-            body += "\n\n" + media
+            body.append(Prose(media, "sessionsite"))
         # The permalink stands beside the <summary>, not in it: a link inside the control that folds the
         # call could not be reached or told apart by keyboard and screen-reader users (axe: nested-interactive).
-        return (f'<div class="tool-call">\n{permalink(call.anchor)}\n'
-                f'<details class="{classes}" id="{call.anchor}"{opened}>\n<summary>{summary}</summary>\n\n{body}\n\n'
-                '</details>\n</div>')
+        return [Group("tool", f'<div class="tool-call">\n{permalink(call.anchor)}\n'
+                              f'<details class="{classes}" id="{call.anchor}"{opened}>\n<summary>{summary}</summary>',
+                      tuple(body), "</details>\n</div>", call.anchor,
+                      (("label", view.label), ("target", view.target), ("status", status)))]
 
     def attach(self, name: str, content: bytes) -> str:
         target = urls.attachment(self.session.key, name)
@@ -360,75 +369,101 @@ class SessionDocument:
                 lines.append(f"*{kind} {number}, not embedded: {where}*")
         return "\n\n".join(lines)
 
-    def _single(self, event: Event) -> str:
+    def _single(self, event: Event) -> list[Block]:
         hidden = " hidden-event" if getattr(event, "hidden", False) else ""
         if isinstance(event, Prompt):
+            parts: list[Block]
             if event.by_agent:
-                parts = [f'<div class="msg user task{hidden}" id="{event.anchor}">', self._task_line(event)]
+                opening, label = f'<div class="msg user task{hidden}" id="{event.anchor}">', "Task"
+                parts = [Structure(self._task_line(event), "meta")]
             else:
                 label = "You" + (f" · {event.label}" if event.label else "")
-                parts = [f'<div class="msg user{hidden}" id="{event.anchor}">',
-                         _meta_line(label, event.timestamp, anchor=event.anchor)]
+                opening = f'<div class="msg user{hidden}" id="{event.anchor}">'
+                parts = [Structure(_meta_line(label, event.timestamp, anchor=event.anchor), "meta")]
             self._searchable("prompt", event.anchor, event.timestamp, event.text)
             if event.text.strip():
                 parts.extend(self._prompt_text(event))
             media = self._media(event.images)
             if media:
-                parts.append(media)
-            parts.append("</div>")
-            return "\n\n".join(parts)
+                parts.append(Prose(media, "sessionsite"))
+            return [Group("prompt", opening, tuple(parts), "</div>", event.anchor,
+                          (("who", label), ("time", event.timestamp)))]
         if isinstance(event, Plan):
             self._searchable("plan", event.anchor, event.timestamp, event.text)
             return self._plan(event)
         if isinstance(event, SlashCommand):
-            line = f'<div class="command" id="{event.anchor}"><code>{html_text((event.name + " " + event.args).strip())}</code></div>'
+            line = [Structure(f'<div class="command" id="{event.anchor}"><code>{html_text((event.name + " " + event.args).strip())}</code></div>',
+                              "command")]
             if event.output:
-                line += (f'\n\n<details class="command-output">\n<summary>Output</summary>\n\n'
-                         f"{fence(strip_ansi(event.output), 'text')}\n\n</details>")
+                line.append(Group("command-output", '<details class="command-output">\n<summary>Output</summary>',
+                                  (Code(strip_ansi(event.output), "text", kind="output"),), "</details>"))
             return line
         if isinstance(event, BashMode):
             output = "\n".join(part for part in (event.stdout, event.stderr) if part.strip())
-            parts = [f'<div class="bash-mode" id="{event.anchor}">', _meta_line("You ran", event.timestamp, anchor=event.anchor),
-                     fence(event.command, "bash")]
+            parts = [Structure(_meta_line("You ran", event.timestamp, anchor=event.anchor), "meta"),
+                     Code(event.command, "bash")]
             if output.strip():
-                parts.append(fence(strip_ansi(output), "text"))
-            parts.append("</div>")
-            return "\n\n".join(parts)
+                parts.append(Code(strip_ansi(output), "text", kind="output"))
+            return [Group("bash-mode", f'<div class="bash-mode" id="{event.anchor}">', tuple(parts), "</div>",
+                          event.anchor, (("who", "You ran"), ("time", event.timestamp)))]
         if isinstance(event, Notice):
             if event.kind == "continuation":
-                return (f'<details class="notice-block{hidden}" id="{event.anchor}">\n<summary>Continued from an '
-                        f"earlier conversation (summary)</summary>\n\n{prose(event.text)}\n\n</details>")
+                return [Group("notice", f'<details class="notice-block{hidden}" id="{event.anchor}">\n<summary>Continued '
+                              "from an earlier conversation (summary)</summary>", (Prose(prose(event.text)),), "</details>",
+                              event.anchor)]
             text = NOTICE_WORDING.get(event.kind) or " ".join(strip_ansi(event.text).split()) or event.kind
             if event.details or event.related:
-                return self._system_message(event, text, hidden)
-            return f'<div class="notice notice-{event.kind}{hidden}" id="{event.anchor}">{html_text(text)}</div>'
+                return [Structure(self._system_message(event, text, hidden), "notice")]
+            return [Structure(f'<div class="notice notice-{event.kind}{hidden}" id="{event.anchor}">{html_text(text)}</div>',
+                              "notice")]
         if isinstance(event, Unknown):
-            return (f'<details class="unknown" id="{event.anchor}">\n<summary>Unrecognised entry '
-                    f"<code>{html_text(event.name)}</code></summary>\n\n{json_block(event.raw)}\n\n</details>")
+            return [Group("unknown", f'<details class="unknown" id="{event.anchor}">\n<summary>Unrecognised entry '
+                          f"<code>{html_text(event.name)}</code></summary>", (json_block(event.raw),), "</details>",
+                          event.anchor)]
         if isinstance(event, Unreadable):
-            shown, note = event.text, ""
+            shown, note = event.text, []
             if len(shown) > INLINE_OUTPUT_LIMIT:  # a broken line of any size: its start, and the whole in a file
                 whole = event.text.encode("utf-8")
                 shown = shown[:INLINE_OUTPUT_LIMIT]
-                note = (f"\n\n[The whole line]({self.attach(f'{event.anchor}.txt', whole)}) ({len(whole) / 1024:,.0f} KB; "
-                        f"its first {INLINE_OUTPUT_LIMIT:,} characters are shown here)")
-            return (f'<details class="unreadable" id="{event.anchor}">\n<summary>Line {event.line} could not be '
-                    f"read: {html_text(event.reason)}</summary>\n\n{fence(shown, 'text')}{note}\n\n</details>")
+                note = [Prose(f"[The whole line]({self.attach(f'{event.anchor}.txt', whole)}) ({len(whole) / 1024:,.0f} KB; "
+                              f"its first {INLINE_OUTPUT_LIMIT:,} characters are shown here)", "sessionsite")]
+            return [Group("unreadable", f'<details class="unreadable" id="{event.anchor}">\n<summary>Line {event.line} '
+                          f"could not be read: {html_text(event.reason)}</summary>",
+                          (Code(shown, "text", kind="output"), *note), "</details>", event.anchor)]
         raise TypeError(f"no Markdown for {type(event).__name__}")
 
 
-    def _prompt_text(self, prompt: Prompt) -> list[str]:
-        """A person's prompt reads as typed; an agent's task is Markdown, as Claude wrote it. A very long
-        one (a pasted log) shows its start, and the whole of it goes to a text file beside the page, as a
-        long tool output does."""
-        render = prose if prompt.by_agent else typed
-        if len(prompt.text) <= INLINE_OUTPUT_LIMIT:
-            return [render(prompt.text)]
-        preview = prompt.text[:INLINE_OUTPUT_LIMIT].rsplit("\n", 1)[0]
-        link = self.attach(f"{prompt.anchor}-prompt.txt", prompt.text.encode("utf-8"))
-        hidden_lines = prompt.text.count("\n") - preview.count("\n")
-        size = len(prompt.text.encode("utf-8")) / 1024
-        return [render(preview), f"[The whole prompt]({link}) ({size:,.0f} KB; {hidden_lines:,} more lines than shown here)"]
+    def _prompt_text(self, prompt: Prompt) -> list[Block]:
+        """A person's prompt reads as typed; an agent's task is Markdown, as Claude wrote it. A prompt that
+        is a pasted log or code by its shape is shown preformatted, as a tool output is. A very long one
+        shows its start, and the whole of it goes to a text file beside the page."""
+        pasted = not prompt.by_agent and looks_pasted(prompt.text)
+
+        def render(text: str) -> list[Block]:
+            if pasted:
+                return [Code(text.strip("\n"), "text", kind="pasted")]
+            return [Prose(prose(text))] if prompt.by_agent else typed_blocks(text)
+
+        return self._shown_in_part(prompt.text, render, f"{prompt.anchor}-prompt.txt", "The whole prompt")
+
+    def _reply_text(self, reply: AssistantText) -> list[Block]:
+        """Claude's text, as Markdown; a very long one shows its start and links the whole."""
+        if not reply.text:
+            return []  # adds nothing, not even the blank line around it
+        return self._shown_in_part(reply.text, lambda text: [Prose(prose(text))], f"{reply.anchor}-reply.txt",
+                                   "The whole reply")
+
+    def _shown_in_part(self, text: str, render: Callable[[str], list[Block]], name: str, whole: str) -> list[Block]:
+        """Text over `INLINE_OUTPUT_LIMIT`: its start on the page, and all of it in a linked text file, as a
+        long tool output is: no page gets heavy, nothing is cut."""
+        if len(text) <= INLINE_OUTPUT_LIMIT:
+            return render(text)
+        preview = text[:INLINE_OUTPUT_LIMIT].rsplit("\n", 1)[0]
+        link = self.attach(name, text.encode("utf-8"))
+        hidden_lines = text.count("\n") - preview.count("\n")
+        size = len(text.encode("utf-8")) / 1024
+        return [*render(preview),
+                Prose(f"[{whole}]({link}) ({size:,.0f} KB; {hidden_lines:,} more lines than shown here)", "sessionsite")]
 
     def _task_line(self, prompt: Prompt) -> str:
         """The meta line of a subagent's task: who wrote it (the agent of the calling session), with a link

@@ -84,6 +84,18 @@ def fence(code: str, language: str = "", attributes: str = "") -> str:
     return f"{ticks}{info}\n{body}{ticks}"
 
 
+def code_info(code: str, language: str = "", attributes: str = "") -> tuple[str, str, str]:
+    """What a Markdown parser reads from `fence(code, language, attributes)`: the code (NUL made U+FFFD,
+    as CommonMark asks), the language and the attributes, for a writer that skips the parsing."""
+    info = _LANGUAGE.sub("", language)
+    if attributes:
+        info = f"{info or 'text'} {attributes}"
+    name, _, rest = info.partition(" ")
+    code = code.replace("\r\n", "\n").replace("\r", "\u240d").replace("\0", "\ufffd")
+    body = code if code.endswith("\n") or not code else code + "\n"
+    return body, name, rest.strip()
+
+
 def inline_code(text: str) -> str:
     """A code span for a short value (a path, a command), safe whatever backticks it holds."""
     flat = " ".join(text.split())
@@ -111,8 +123,13 @@ def typed(text: str) -> str:
     wrote (```) stays a fence, so it is still highlighted; everything else is text, so `__init__` stays
     `__init__` and a pasted traceback keeps its lines. Each line ends in a hard break (a backslash, which
     GitHub renders too), and an empty line is a break of its own, so the line count is the typed one."""
+    return "\n\n".join(piece if isinstance(piece, str) else fence(*piece) for piece in typed_pieces(text))
+
+
+def typed_pieces(text: str) -> list[str | tuple[str, str]]:
+    """`typed` in pieces: Markdown text, or (code, language) for a fence the person wrote."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    blocks: list[str] = []
+    blocks: list[str | tuple[str, str]] = []
     typed_lines: list[str] = []
 
     def flush() -> None:
@@ -139,10 +156,10 @@ def typed(text: str) -> str:
         indent = len(opening.group(1))
         code = "\n".join(line[min(indent, len(line) - len(line.lstrip(" "))):] for line in lines[number + 1 : end])
         info = opening.group(3).strip().split(" ", 1)[0]
-        blocks.append(fence(code, info))
+        blocks.append((code, info))
         number = end + 1
     flush()
-    return "\n\n".join(blocks)
+    return blocks
 
 
 def _typed_line(line: str) -> str:

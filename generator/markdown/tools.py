@@ -20,7 +20,8 @@ from pygments.util import ClassNotFound
 
 from ..model import TaskItem, ToolCall
 from ..text import strip_ansi
-from .escape import fence, html_text, inline_code, literal, one_line, prose
+from .blocks import Block, Code, Structure
+from .escape import html_text, inline_code, literal, one_line, prose
 
 # Past this many characters a tool output is previewed, and linked in full as a text file.
 INLINE_OUTPUT_LIMIT = 50_000
@@ -49,8 +50,8 @@ class ToolView:
     """Tool name as shown, e.g. Bash or attio · search-records."""
     target: str = ""
     """What it acted on: a path, a command, a pattern (plain text)."""
-    body: tuple[str, ...] = ()
-    """Markdown blocks for the folded part."""
+    body: tuple[Block | str, ...] = ()
+    """The blocks of the folded part (a bare string is Markdown prose of ours)."""
     status: str = ""
     """Overrides the ok/error status when set."""
     open_by_default: bool = False
@@ -110,7 +111,7 @@ def result_text(call: ToolCall) -> str:
     return strip_ansi(call.result.text) if call.result else ""
 
 
-def output_block(call: ToolCall, context: ToolContext, language: str = "text") -> tuple[str, ...]:
+def output_block(call: ToolCall, context: ToolContext, language: str = "text") -> tuple[Block | str, ...]:
     """The result as a fenced block, or nothing when it is empty. A very long output shows its start,
     and the whole of it goes to a text file beside the page, linked: no page gets heavy, nothing is cut."""
     text = result_text(call)
@@ -118,22 +119,22 @@ def output_block(call: ToolCall, context: ToolContext, language: str = "text") -
         return ()
     heading = label("Error") if call.result and call.result.is_error else label("Output")
     if len(text) <= INLINE_OUTPUT_LIMIT or context.attach is None:
-        return (heading, fence(text, language))
+        return (heading, Code(text, language, kind="output"))
     preview = text[:INLINE_OUTPUT_LIMIT].rsplit("\n", 1)[0]
     link = context.attach(f"{call.anchor}-output.txt", text.encode("utf-8"))
     hidden_lines = text.count("\n") - preview.count("\n")
     note = f"[Full output]({link}) ({len(text.encode('utf-8')) / 1024:,.0f} KB; {hidden_lines:,} more lines than shown here)"
-    return (heading, fence(preview, language), note)
+    return (heading, Code(preview, language, kind="output"), note)
 
 
-def label(text: str) -> str:
+def label(text: str) -> Structure:
     """A section label inside a tool call (Output, Error, Prompt…), marked so the theme can tell it
     from prose."""
-    return f'<p class="label">{html_text(text)}</p>'
+    return Structure(f'<p class="label">{html_text(text)}</p>', "label")
 
 
-def json_block(value: Any) -> str:
-    return fence(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str), "json")
+def json_block(value: Any) -> Code:
+    return Code(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str), "json")
 
 
 def _first_line(text: str, limit: int = 120) -> str:
@@ -148,10 +149,10 @@ def _first_line(text: str, limit: int = 120) -> str:
 def bash(call: ToolCall, context: ToolContext) -> ToolView:
     command = _text(call.input.get("command"))
     description = _text(call.input.get("description"))
-    blocks = []
+    blocks: list[Block | str] = []
     if description:
         blocks.append(f"*{literal(description)}*")
-    blocks.append(fence(command, "powershell" if call.name == "PowerShell" else "bash"))
+    blocks.append(Code(command, "powershell" if call.name == "PowerShell" else "bash"))
     blocks.extend(output_block(call, context))
     structured = call.result.structured if call.result else None
     status = "interrupted" if isinstance(structured, dict) and structured.get("interrupted") else ""
@@ -166,7 +167,7 @@ def read(call: ToolCall, context: ToolContext) -> ToolView:
         return ToolView("Read", display_path(path, context.cwd), output_block(call, context))
     numbered = [READ_LINE.match(line) for line in text.rstrip("\n").split("\n")]
     if not (numbered and all(numbered)):
-        return ToolView("Read", display_path(path, context.cwd), (fence(text, language_for(path)),))
+        return ToolView("Read", display_path(path, context.cwd), (Code(text, language_for(path)),))
     # One fence per run of consecutive numbers, so that each line keeps its own number.
     runs: list[list[re.Match[str]]] = []
     for match in numbered:
@@ -176,7 +177,7 @@ def read(call: ToolCall, context: ToolContext) -> ToolView:
         else:
             runs.append([match])
     body = tuple(
-        fence("\n".join(m.group(2) for m in run), language_for(path), f"startline={run[0].group(1)}")
+        Code("\n".join(m.group(2) for m in run), language_for(path), f"startline={run[0].group(1)}")
         for run in runs
     )
     return ToolView("Read", display_path(path, context.cwd), body)
@@ -212,7 +213,7 @@ def _diff_view(call: ToolCall, context: ToolContext, edits: list[tuple[str, str]
     if not lines:
         for old, new in edits:
             lines.extend(_replacement_diff(old, new))
-    blocks = [fence(strip_ansi("\n".join(lines)), "diff")] if lines else []
+    blocks: list[Block | str] = [Code(strip_ansi("\n".join(lines)), "diff", kind="diff")] if lines else []
     blocks.extend(output_block(call, context))
     return ToolView(call.name, display_path(path, context.cwd), tuple(blocks))
 
@@ -236,7 +237,7 @@ def multi_edit(call: ToolCall, context: ToolContext) -> ToolView:
 @renders("Write")
 def write(call: ToolCall, context: ToolContext) -> ToolView:
     path = _text(call.input.get("file_path"))
-    blocks = [fence(_text(call.input.get("content")), language_for(path))]
+    blocks: list[Block | str] = [Code(_text(call.input.get("content")), language_for(path))]
     blocks.extend(output_block(call, context))
     return ToolView("Write", display_path(path, context.cwd), tuple(blocks))
 
@@ -248,7 +249,7 @@ def notebook_edit(call: ToolCall, context: ToolContext) -> ToolView:
     cell = _text(call.input.get("cell_id"))
     language = "markdown" if call.input.get("cell_type") == "markdown" else "python"
     blocks = [f"{mode} cell {inline_code(cell)}" if cell else mode,
-              fence(_text(call.input.get("new_source")), language), *output_block(call, context)]
+              Code(_text(call.input.get("new_source")), language), *output_block(call, context)]
     return ToolView("NotebookEdit", display_path(path, context.cwd), tuple(blocks))
 
 
@@ -304,7 +305,7 @@ def task_change(call: ToolCall, context: ToolContext) -> ToolView:
         subject = next((t.subject for t in call.tasks if t.id == task_id), "")
         change = _text(call.input.get("status")) or "updated"
         target = f"#{task_id} {subject} → {change}".replace("  ", " ")
-    blocks = [checklist(list(call.tasks))] if call.tasks else []
+    blocks: list[Block | str] = [checklist(list(call.tasks))] if call.tasks else []
     description = _text(call.input.get("description"))
     if description.strip():
         blocks.extend([label("Description"), prose(description)])
@@ -327,7 +328,7 @@ def background_output(call: ToolCall, context: ToolContext) -> ToolView:
     task_id = _text(call.input.get("task_id")) or _text(call.input.get("bash_id")) or _text(call.input.get("shell_id"))
     structured = call.result.structured if call.result and isinstance(call.result.structured, dict) else {}
     command = _text(structured.get("command"))
-    blocks = [fence(command, "bash")] if command else []
+    blocks: list[Block | str] = [Code(command, "bash")] if command else []
     blocks.extend(output_block(call, context))
     status = _text(structured.get("status"))
     return ToolView(call.name, task_id + (f" ({status})" if status else ""), tuple(blocks))
@@ -358,7 +359,7 @@ def enter_plan_mode(call: ToolCall, context: ToolContext) -> ToolView:
 def task(call: ToolCall, context: ToolContext) -> ToolView:
     description = _text(call.input.get("description"))
     agent_type = _text(call.input.get("subagent_type"))
-    blocks = []
+    blocks: list[Block | str] = []
     if context.subagent_link:
         blocks.append(f"[Subagent transcript: {literal(context.subagent_title or description)}]({context.subagent_link})")
     prompt = _text(call.input.get("prompt"))
@@ -379,10 +380,10 @@ def web_search(call: ToolCall, context: ToolContext) -> ToolView:
 @renders("WebFetch")
 def web_fetch(call: ToolCall, context: ToolContext) -> ToolView:
     prompt = _text(call.input.get("prompt"))
-    blocks = [label("Prompt"), prose(prompt)] if prompt else []
+    blocks: list[Block | str] = [label("Prompt"), prose(prompt)] if prompt else []
     text = result_text(call)
     if text.strip():
-        blocks.append(prose(text) if not (call.result and call.result.is_error) else fence(text, "text"))
+        blocks.append(prose(text) if not (call.result and call.result.is_error) else Code(text, "text", kind="output"))
     return ToolView("WebFetch", _text(call.input.get("url")), tuple(blocks))
 
 
@@ -403,7 +404,7 @@ def ask_user_question(call: ToolCall, context: ToolContext) -> ToolView:
     questions = [q for q in (call.input.get("questions") or []) if isinstance(q, dict)] if isinstance(
         call.input.get("questions"), list) else []
     answers = _answers(call)
-    blocks = []
+    blocks: list[Block | str] = []
     for question in questions:
         asked = _text(question.get("question"))
         answer = answers.get(asked, "")
@@ -446,7 +447,7 @@ def generic(call: ToolCall, context: ToolContext) -> ToolView:
     if call.name.startswith("mcp__"):
         _, server, tool = (call.name.split("__", 2) + ["", ""])[:3]
         name = f"{server} · {tool}" if tool else call.name
-    blocks: list[str] = []
+    blocks: list[Block | str] = []
     if call.input:
         blocks.append(json_block(dict(call.input)))
     blocks.extend(output_block(call, context))

@@ -1,0 +1,102 @@
+"""The HTML writer over the markdown stage's blocks shows what rendering the page's Markdown would.
+
+The page's HTML is made from typed blocks (`render_blocks`: markdown-it only for prose, code straight to
+the highlighter); the `.md` is the Markdown writer's output over the same blocks. Rendering that Markdown
+with markdown-it (`render_markdown`, how pages were made before) must read the same: the same visible
+text, in the same order, on every page of the examples and of the public corpus.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from generator.build import BuildConfig, build
+from generator.html import pages
+from generator.html.render import render_blocks, render_markdown
+from generator.markdown import MarkdownPart
+from generator.markdown.blocks import Code, Group, Prose, Structure, markdown_of
+
+from conftest import EXAMPLES, corpus_files
+
+
+def visible_text(markup: str) -> list[str]:
+    """The page's text as a reader sees it: words in order, whitespace aside."""
+    return BeautifulSoup(markup, "html.parser").get_text(" ").split()
+
+
+def _parts_of_a_build(inputs: tuple[Path, ...], out: Path, monkeypatch) -> list[MarkdownPart]:
+    parts: list[MarkdownPart] = []
+    session_page = pages.PageBuilder.session_page
+
+    def recording(self, session, part):
+        parts.append(part)
+        return session_page(self, session, part)
+
+    monkeypatch.setattr(pages.PageBuilder, "session_page", recording)
+    build(BuildConfig(inputs=inputs, output=out, redact=False, jobs=1))
+    return parts
+
+
+def _assert_reads_the_same(parts: list[MarkdownPart]) -> None:
+    assert parts
+    for part in parts:
+        assert part.blocks, "the markdown stage gives the HTML stage its blocks"
+        assert markdown_of(part.blocks) + "\n" == part.text
+        from_blocks = render_blocks(part.blocks)
+        from_markdown = render_markdown(part.text)
+        assert visible_text(from_blocks) == visible_text(from_markdown), f"{part.path} page {part.number}"
+
+
+def test_the_examples_read_the_same_from_blocks_as_from_their_markdown(tmp_path, monkeypatch):
+    _assert_reads_the_same(_parts_of_a_build((EXAMPLES,), tmp_path / "site", monkeypatch))
+
+
+def _groups(blocks, kind: str):
+    for block in blocks:
+        if isinstance(block, Group):
+            if block.kind == kind:
+                yield block
+            yield from _groups(block.children, kind)
+
+
+def test_a_tool_call_group_says_what_its_summary_shows(tmp_path, monkeypatch):
+    """The facts of a folded tool call (for writers that lay it out themselves) are what the page shows."""
+    tools = [group for part in _parts_of_a_build((EXAMPLES,), tmp_path / "site", monkeypatch)
+             for group in _groups(part.blocks, "tool")]
+    assert len({group.fact("label") for group in tools}) > 5
+    for group in tools:
+        summary = BeautifulSoup(render_blocks([group]), "html.parser").select_one(f"#{group.anchor} > summary")
+        assert summary.select_one(".tool-name").get_text() == group.fact("label")
+        assert summary.select_one(".status").get_text() == group.fact("status")
+        assert (summary.code.get_text() if summary.code else "") == group.fact("target")
+
+
+def test_the_public_corpus_reads_the_same_from_blocks_as_from_its_markdown(public_corpus, tmp_path, monkeypatch):
+    files = tuple(corpus_files("*.jsonl", "chat.json"))
+    _assert_reads_the_same(_parts_of_a_build(files, tmp_path / "site", monkeypatch))
+
+
+def test_code_in_blocks_is_highlighted_text_never_markup():
+    hostile = '<script>alert(1)</script>\n<img src=x onerror=alert(1)>\n```\n</details></div>'
+    blocks = [Structure('<div class="msg assistant" id="m1">', "message"), Prose("Some *prose*."),
+              Code(hostile, "html", kind="output"), Code(hostile, "", kind="pasted"), Structure("</div>", "message")]
+    markup = render_blocks(blocks)
+    soup = BeautifulSoup(markup, "html.parser")
+    assert soup.find("script") is None and soup.find("img") is None
+    assert [pre.get_text() for pre in soup.find_all("pre")] == [hostile + "\n", hostile + "\n"]
+    assert visible_text(markup) == visible_text(render_markdown(markdown_of(blocks)))
+
+
+def test_structure_that_is_not_ours_is_shown_as_text():
+    markup = render_blocks([Structure('<script>alert(1)</script>'), Prose("after")])
+    assert "<script>" not in markup and "&lt;script&gt;" in markup
+
+
+@pytest.mark.parametrize("language, attributes", [("python", ""), ("", "startline=7"), ("c++", ""), ("", "")])
+def test_a_code_block_renders_as_its_fence_would(language, attributes):
+    code = "def f(x):\r\n    return x\0 # `` ``` \n"
+    block = Code(code, language, attributes)
+    assert render_blocks([block]) == render_markdown(block.markdown)
