@@ -131,6 +131,9 @@ class FileRecord:
     """Pages among them."""
     redactions: dict[str, int] = field(default_factory=dict)
     """Redactions made in them, by kind."""
+    page_bodies: dict[str, list[Any]] = field(default_factory=dict)
+    """Of each of its pages, by path: what its body was made of and where it sits in the page
+    (`phases.PageBodies`), so that the next build can keep the bodies that would come out the same."""
     kept: str = ""
     """For a log read from the vault because it is gone: the day the vault last saw it (the pages say so)."""
 
