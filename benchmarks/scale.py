@@ -493,10 +493,12 @@ def append_reply(session_path: Path, words: str) -> int:
 
 
 def add_session_copy(session_path: Path, label: str) -> Path:
-    """A new session file: a copy of a real one with fresh ids (its subagent transcripts are left out)."""
+    """A new session file: a copy of a real one with fresh ids and a slug of its own, so that it joins no
+    chain (its subagent transcripts are left out)."""
     fresh: dict[str, str] = {}
     text = UUID.sub(lambda m: fresh.setdefault(m.group(0), str(uuid.uuid5(uuid.NAMESPACE_URL, f"{label}:{m.group(0)}"))),
                     session_path.read_text(encoding="utf-8", errors="replace"))
+    text = re.sub(r'"slug": ?"([^"\\]*)"', lambda m: f'"slug":"{m.group(1)}-{label}"', text)
     target = session_path.with_name(fresh.get(session_path.stem, f"{label}-{session_path.stem}") + ".jsonl")
     target.write_text(text, encoding="utf-8")
     return target
