@@ -168,10 +168,20 @@ def load(out: Path) -> Manifest:
         files = {}
         for raw in data["files"]:
             record = FileRecord(**{name: raw[name] for name in FileRecord.__dataclass_fields__ if name in raw})
+            if not all(map(_is_page_body_record, record.page_bodies.values())):
+                return Manifest()
             files[record.path] = record
         return Manifest(settings=data["settings"], report=data["report"], files=files, site=data["site"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return Manifest()
+
+
+def _is_page_body_record(value: Any) -> bool:
+    """[digest of Markdown and anchors, links asked about, digest of their answers, digest of the body,
+    characters before it, characters after it] (`phases.PageBodies`)."""
+    return (isinstance(value, list) and len(value) == 6 and isinstance(value[1], list)
+            and all(isinstance(href, str) for href in value[1])
+            and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in value[4:]))
 
 
 def site_digest(root: Path) -> str:

@@ -319,11 +319,6 @@ class _Recording:
         self.paths[path] = None
 
 
-def _is_page_body_record(value: Any) -> bool:
-    return (isinstance(value, list) and len(value) == 6 and isinstance(value[1], list)
-            and all(isinstance(href, str) for href in value[1]) and all(isinstance(n, int) and n >= 0 for n in value[4:]))
-
-
 class PageBodies:
     """A page's body (its transcript, rendered from Markdown: most of a build's time) is taken from the
     page the last build wrote when it would come out the same: the same Markdown and page anchors, and
@@ -347,8 +342,6 @@ class PageBodies:
         how its body was made and returns the previous page's text when the page is the same."""
         source_digest = digest(part.text, sorted(part.anchors))
         old = self.previous.get(path)
-        if not _is_page_body_record(old):
-            old = None  # none, or a damaged manifest: rendered
         found: dict[str, Any] = {}
 
         def render(text: str, resolve: Resolver) -> str:

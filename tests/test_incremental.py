@@ -249,3 +249,24 @@ def test_a_page_changed_by_hand_is_rendered_again_rather_than_reused(archive, tm
     assert len(rendered_bodies) == 2, "the edited first page and the last page"
     assert "data-edited" not in first_page.read_text(encoding="utf-8")
     assert_same_as_fresh_build(archive, site, tmp_path)
+
+
+def test_damaged_page_records_in_the_manifest_mean_the_pages_are_rendered(archive, tmp_path, rendered_bodies):
+    """The output folder may come from anywhere: what its manifest says of a page is checked before use."""
+    site = tmp_path / "site"
+    build(BuildConfig(inputs=(archive,), output=site))
+    manifest = json.loads((site / MANIFEST).read_bytes())
+    damaged = 0
+    for record in manifest["files"]:
+        for path, made in record["page_bodies"].items():
+            record["page_bodies"][path] = [made[0], [7, None], made[2], made[3], -5, "x"]
+            damaged += 1
+    assert damaged
+    (site / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    rendered_bodies.clear()
+    append_reply(archive / TIDEWATCH / f"{LONG_SESSION}.jsonl", "A late answer: the tables are in UTC.")
+
+    build(BuildConfig(inputs=(archive,), output=site))
+
+    assert len(rendered_bodies) > 4, "a full build"
+    assert_same_as_fresh_build(archive, site, tmp_path)
