@@ -464,8 +464,9 @@ def write_corpus_archive(archive: Path, args: argparse.Namespace) -> str:
 
 
 def main_sessions(archive: Path) -> list[Path]:
-    """Session files at the top of their project folder (not subagent transcripts)."""
-    return [path for path in archive.glob("*/*.jsonl") if not path.name.startswith("agent-")]
+    """Session files at the top of their project folder, named by their session id (not the subagent
+    transcripts kept beside them)."""
+    return [path for path in archive.glob("*/*.jsonl") if UUID.fullmatch(path.stem)]
 
 
 def append_reply(session_path: Path, words: str) -> int:
