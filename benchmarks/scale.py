@@ -1,15 +1,27 @@
-"""How does a build scale? Times whole `sessionsite build` processes on a synthetic archive, next to peers.
+"""How does a build scale? Times whole `sessionsite build` processes on real logs, next to peers.
 
-    python3 benchmarks/scale.py [--size-mb 100] [--jobs 2] [--no-peers] [--single-session-mb N] [--keep]
+    python3 benchmarks/scale.py [-v] [--jobs 2] [--no-peers] [--keep]
+    python3 benchmarks/scale.py --synthetic [--size-mb 1000] | --single-session-mb N
 
-Writes an archive with make_archive.py (Claude Code's on-disk layout, ~70% tool output), then runs each
-command as its own process, one at a time, and reports wall time and memory:
+By default the archive is the public corpus of real logs (`../shared/corpus/public`) copied six times with
+fresh ids into 12 project folders, about 90 MB, made by `../shared/tools/scale_corpus.py` (--corpus,
+--copies, --projects change that). `--synthetic` writes one with make_archive.py instead (Claude Code's
+on-disk layout, ~70% tool output) for sizes the corpus does not reach (1 GB), and `--single-session-mb`
+one huge session (the memory test). Each command runs as its own process, one at a time; reported are
+wall time, CPU time and memory:
 
-- sessionsite: a cold build; the same build again with nothing changed; again after one session gained a
-  turn; again after one new session file appeared. Always into the same output folder.
+- sessionsite: a cold build; the same build again with nothing changed; again after one reply was
+  appended to the largest session (a turn to the median session, on a synthetic archive); again after one
+  new session file appeared. Always into the same output folder, with a vault of its own in the work
+  folder. The largest page written is reported too.
 - peers, each from its own venv (created and pip-installed on first use under ~/.cache/sessionsite-bench):
   claude-code-log 1.7.0 (cold, then a rerun on its cache) and claude-code-transcripts 0.6 (cold; it keeps
   no cache). They read a hard-linked copy of the archive, so nothing they write lands in ours.
+
+`-v` then profiles two more builds in one process (`-j 1`, cProfile, into an output of their own): a cold
+build, and a rebuild after one more reply was appended to the largest session, and prints where their time
+went per stage (read, redact, interpret, link, markdown, markdown-it, highlighting, sanitising, templates,
+search, write), by `stages.py`.
 
 "peak RSS" is the largest single process of the run (ru_maxrss from wait4, as /usr/bin/time -v gives);
 "tree PSS" is the largest sum over the whole process tree, sampled every 0.1 s, which is what parallel
@@ -22,7 +34,10 @@ this checkout), so a work-in-progress tree is measured as it is.
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
+import uuid
 import platform
 import shutil
 import signal
@@ -36,9 +51,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import make_archive  # a sibling script, not an installed package
+import make_archive  # sibling scripts, not installed packages
+import stages
 
 REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"  # beside the checkout, as the project's machines have it
 MB = 1_000_000
 NEW_SESSION_BYTES = 300_000  # a typical session, the median of make_archive's sizes
 
@@ -78,6 +95,7 @@ class Run:
     peak_rss_mb: float | None = None
     peak_tree_mb: float | None = None
     output_mb: float | None = None
+    largest_page_kb: float | None = None
     returncode: int | None = None
     timed_out: bool = False
     cpu_seconds: float | None = None
@@ -211,7 +229,13 @@ def measure(run: Run, env: dict[str, str], cwd: Path, timeout: float) -> Run:
     run.peak_tree_mb = sampler.peak_kb / 1024 if sampler.peak_kb else None
     if run.output is not None:
         run.output_mb = folder_mb(run.output)
+        run.largest_page_kb = largest_page_kb(run.output)
     return run
+
+
+def largest_page_kb(site: Path) -> float | None:
+    sizes = [path.stat().st_size for path in site.rglob("*.html")] if site.exists() else []
+    return max(sizes) / 1000 if sizes else None
 
 
 def log_name(tool: str, scenario: str) -> str:
@@ -385,14 +409,17 @@ def seconds_cell(run: Run) -> str:
 
 def ours_table(runs: list[Run]) -> list[str]:
     cold = runs[0] if runs and runs[0].ok else None
-    lines = ["| scenario | seconds | % of cold | CPU s | peak RSS MB | tree PSS MB | output MB | other CPU s |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| scenario | seconds | % of cold | CPU s | CPU % of cold | peak RSS MB | tree PSS MB | output MB "
+             "| largest page KB | other CPU s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for run in runs:
         share = f"{100 * run.seconds / cold.seconds:.0f}%" if cold and run.ok else "n/a"
+        cpu_share = (f"{100 * run.cpu_seconds / cold.cpu_seconds:.0f}%"
+                     if cold and run.ok and run.cpu_seconds is not None and cold.cpu_seconds else "n/a")
         label = run.scenario + (f" ({run.note})" if run.note else "")
-        lines.append(f"| {label} | {seconds_cell(run)} | {share} | {number(run.cpu_seconds)} | "
+        lines.append(f"| {label} | {seconds_cell(run)} | {share} | {number(run.cpu_seconds)} | {cpu_share} | "
                      f"{number(run.peak_rss_mb, 0)} | {number(run.peak_tree_mb, 0)} | {number(run.output_mb)} | "
-                     f"{number(run.other_cpu_seconds)} |")
+                     f"{number(run.largest_page_kb, 0)} | {number(run.other_cpu_seconds)} |")
     return lines
 
 
@@ -420,9 +447,102 @@ def median_session(paths: list[Path]) -> Path:
     return by_size[len(by_size) // 2]
 
 
+# -- the real archive ---------------------------------------------------------------------------------
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def write_corpus_archive(archive: Path, args: argparse.Namespace) -> str:
+    """The public corpus copied `--copies` times with fresh ids into `--projects` folders (scale_corpus.py)."""
+    corpus_files = sorted(str(path) for path in args.corpus.rglob("*.jsonl"))
+    if not corpus_files:
+        sys.exit(f"no *.jsonl under {args.corpus}: pass --corpus, or --synthetic")
+    subprocess.run([sys.executable, str(args.scale_tool), str(archive), str(args.copies), str(args.projects),
+                    *corpus_files], check=True, stdout=subprocess.DEVNULL)
+    return (f"the public corpus ({len(corpus_files)} files, {args.corpus}) copied {args.copies} times with fresh "
+            f"ids into {args.projects} projects by scale_corpus.py: {folder_mb(archive):.1f} MB")
+
+
+def main_sessions(archive: Path) -> list[Path]:
+    """Session files at the top of their project folder, named by their session id (not the subagent
+    transcripts kept beside them)."""
+    return [path for path in archive.glob("*/*.jsonl") if UUID.fullmatch(path.stem)]
+
+
+def append_reply(session_path: Path, words: str) -> int:
+    """One reply from Claude appended to a real session, as Claude Code writes it: an `assistant` entry
+    following the last entry, with the session's ids, model and version. Returns bytes added."""
+    last = make_archive.read_last_entry(session_path)
+    model = make_archive.read_last_entry(session_path, "message")
+    model_name = (model.get("message") or {}).get("model") if model.get("type") == "assistant" else None
+    moment = last.get("timestamp") or "2026-06-01T00:00:00.000Z"
+    entry = {
+        "parentUuid": last.get("uuid"), "isSidechain": False, "userType": "external", "cwd": last.get("cwd", "/"),
+        "sessionId": last.get("sessionId", session_path.stem), "version": last.get("version", "2.0.0"),
+        "gitBranch": last.get("gitBranch", ""), "type": "assistant",
+        "message": {"id": f"msg_bench{uuid.uuid4().hex[:20]}", "type": "message", "role": "assistant",
+                    "model": model_name or "claude-opus-4-6", "content": [{"type": "text", "text": words}],
+                    "stop_reason": "end_turn", "stop_sequence": None,
+                    "usage": {"input_tokens": 3, "output_tokens": 40, "cache_read_input_tokens": 1000,
+                              "cache_creation_input_tokens": 0}},
+        "requestId": f"req_bench{uuid.uuid4().hex[:20]}", "uuid": str(uuid.uuid4()), "timestamp": moment,
+    }
+    line = (json.dumps(entry) + "\n").encode("utf-8")
+    with open(session_path, "ab") as handle:
+        handle.write(line)
+    return len(line)
+
+
+def add_session_copy(session_path: Path, label: str) -> Path:
+    """A new session file: a copy of a real one with fresh ids and a slug of its own, so that it joins no
+    chain (its subagent transcripts are left out)."""
+    fresh: dict[str, str] = {}
+    text = UUID.sub(lambda m: fresh.setdefault(m.group(0), str(uuid.uuid5(uuid.NAMESPACE_URL, f"{label}:{m.group(0)}"))),
+                    session_path.read_text(encoding="utf-8", errors="replace"))
+    text = re.sub(r'"slug": ?"([^"\\]*)"', lambda m: f'"slug":"{m.group(1)}-{label}"', text)
+    target = session_path.with_name(fresh.get(session_path.stem, f"{label}-{session_path.stem}") + ".jsonl")
+    target.write_text(text, encoding="utf-8")
+    return target
+
+
+# -- where the time goes (-v) ---------------------------------------------------------------------------
+
+def profile_stages(archive: Path, largest: Path, work: Path, args: argparse.Namespace) -> list[str]:
+    """A cold build and a rebuild after one appended reply, each profiled in one process."""
+    output = work / "site-profiled"
+    env = dict(os.environ, PYTHONPATH=str(args.ours_repo))
+    lines = []
+    for scenario, prepare in (("cold build", lambda: None),
+                              ("one reply appended to the largest session",
+                               lambda: append_reply(largest, "Profiled: one more reply."))):
+        prepare()
+        profile = work / "logs" / f"profile-{log_name('sessionsite', scenario)[:-4]}.prof"
+        argv = [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "generator", "build", str(archive),
+                "-o", str(output), "-j", "1", "--no-vault"]
+        run = Run("sessionsite", scenario, argv, work / "logs" / log_name("profiled", scenario), output)
+        print(f"  profiling: {scenario} …", end=" ", flush=True)
+        measure(run, env, work, args.timeout)
+        print(f"{run.seconds:.1f} s" + ("" if run.ok else " FAILED"), flush=True)
+        if not run.ok:
+            report_failure(run)
+            continue
+        lines += [f"\n### Where the time went: {scenario} (`-j 1`, under cProfile: {run.seconds:.1f} s)\n",
+                  *stages.stage_table(str(profile))]
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--size-mb", type=float, default=100, help="archive size (default 100 MB)")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="also profile a cold and an incremental build and print where the time went, per stage")
+    parser.add_argument("--corpus", type=Path, default=SHARED / "corpus" / "public",
+                        help="folder of real logs the archive is made of (default ../shared/corpus/public)")
+    parser.add_argument("--scale-tool", type=Path, default=SHARED / "tools" / "scale_corpus.py",
+                        help="the script that copies the corpus (default ../shared/tools/scale_corpus.py)")
+    parser.add_argument("--copies", type=int, default=6, help="copies of the corpus (default 6)")
+    parser.add_argument("--projects", type=int, default=12, help="project folders (default 12)")
+    parser.add_argument("--synthetic", action="store_true", help="a synthetic archive of --size-mb instead")
+    parser.add_argument("--size-mb", type=float, default=100, help="synthetic archive size (default 100 MB)")
     parser.add_argument("--single-session-mb", type=float,
                         help="instead of an archive, ONE session file of this size (the memory test)")
     parser.add_argument("--jobs", "-j", type=int, default=2, help="-j for the tools that take it (default 2)")
@@ -448,25 +568,39 @@ def main() -> None:
         print("\n".join(machine_lines()) + f"\n- {ours_description(args.ours_repo)}\n", flush=True)
 
         started = time.perf_counter()
-        if args.single_session_mb:
-            stats = make_archive.write_single_session(archive, int(args.single_session_mb * MB), args.seed)
+        synthetic = args.synthetic or bool(args.single_session_mb)
+        if not synthetic:
+            archive_line = f"Archive: {write_corpus_archive(archive, args)}"
+            sessions = main_sessions(archive)
+            largest = max(sessions, key=lambda path: (path.stat().st_size, path.name))
+            median = median_session(sessions)
+
+            def append_to_one() -> str:
+                added = append_reply(largest, "One more reply, appended by the benchmark.")
+                return f"+{added} bytes: one reply appended to the largest session, {largest.stat().st_size / MB:.1f} MB"
+
+            def add_one() -> str:
+                new = add_session_copy(median, "bench-added")
+                return f"a copy of the median session, {new.stat().st_size / 1000:.0f} KB"
         else:
-            stats = make_archive.write_archive(archive, int(args.size_mb * MB), args.seed)
-        archive_line = f"Archive (seed {args.seed}): {make_archive.describe(stats, time.perf_counter() - started)}"
-        if args.single_session_mb:
-            archive_line += (f"; the session file itself is {stats.session_paths[0].stat().st_size / MB:.1f} MB, "
-                             "the rest its subagent transcripts")
+            if args.single_session_mb:
+                stats = make_archive.write_single_session(archive, int(args.single_session_mb * MB), args.seed)
+            else:
+                stats = make_archive.write_archive(archive, int(args.size_mb * MB), args.seed)
+            archive_line = f"Archive (seed {args.seed}): {make_archive.describe(stats, time.perf_counter() - started)}"
+            if args.single_session_mb:
+                archive_line += (f"; the session file itself is {stats.session_paths[0].stat().st_size / MB:.1f} MB, "
+                                 "the rest its subagent transcripts")
+            changed = largest = median_session(stats.session_paths)
+
+            def append_to_one() -> str:
+                added = make_archive.append_turn(changed, args.seed)
+                return f"+{added / 1000:.0f} KB: a turn appended to a {changed.stat().st_size / MB:.1f} MB session"
+
+            def add_one() -> str:
+                new = make_archive.add_session(changed.parent, NEW_SESSION_BYTES, args.seed, index=10**6)
+                return f"{new.stat().st_size / 1000:.0f} KB"
         print(archive_line + "\n", flush=True)
-
-        changed = median_session(stats.session_paths)
-
-        def append_to_one() -> str:
-            added = make_archive.append_turn(changed, args.seed)
-            return f"+{added / 1000:.0f} KB to a {changed.stat().st_size / MB:.1f} MB session"
-
-        def add_one() -> str:
-            new = make_archive.add_session(changed.parent, NEW_SESSION_BYTES, args.seed, index=10**6)
-            return f"{new.stat().st_size / 1000:.0f} KB"
 
         print("Running (one process at a time):", flush=True)
         ours = run_ours([("cold build", lambda: None), ("rebuild, nothing changed", lambda: None)],
@@ -475,6 +609,7 @@ def main() -> None:
         peer_runs, peer_notes = ([], []) if args.no_peers else run_peers(archive, work, args)
         ours += run_ours([("rebuild, one session appended", append_to_one),
                           ("rebuild, one new session", add_one)], archive, work, args)
+        profiled = profile_stages(archive, largest, work, args) if args.verbose else []
 
         command = f"python3 -m generator build ARCHIVE -o OUT -j {args.jobs}"
         print(f"\n## sessionsite: `{command}`\n\n{archive_line}\n", flush=True)
@@ -484,6 +619,8 @@ def main() -> None:
             print("\n".join(f"- {note}" for note in peer_notes) + "\n", flush=True)
             if peer_runs:
                 print("\n".join(peers_table(peer_runs, ours)), flush=True)
+        if profiled:
+            print("\n".join(profiled), flush=True)
         print("\nseconds: wall time. CPU s: user + system time of the process and its workers. peak RSS: largest "
               "single process (wait4 ru_maxrss). tree PSS: largest sampled sum over the process tree. other CPU s: "
               "CPU time the rest of the machine used during the run (this harness's sampler included); more than a "

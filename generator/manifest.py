@@ -131,6 +131,9 @@ class FileRecord:
     """Pages among them."""
     redactions: dict[str, int] = field(default_factory=dict)
     """Redactions made in them, by kind."""
+    page_bodies: dict[str, list[Any]] = field(default_factory=dict)
+    """Of each of its pages, by path: what its body was made of and where it sits in the page
+    (`phases.PageBodies`), so that the next build can keep the bodies that would come out the same."""
     kept: str = ""
     """For a log read from the vault because it is gone: the day the vault last saw it (the pages say so)."""
 
@@ -165,10 +168,20 @@ def load(out: Path) -> Manifest:
         files = {}
         for raw in data["files"]:
             record = FileRecord(**{name: raw[name] for name in FileRecord.__dataclass_fields__ if name in raw})
+            if not all(map(_is_page_body_record, record.page_bodies.values())):
+                return Manifest()
             files[record.path] = record
         return Manifest(settings=data["settings"], report=data["report"], files=files, site=data["site"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return Manifest()
+
+
+def _is_page_body_record(value: Any) -> bool:
+    """[digest of Markdown and anchors, links asked about, digest of their answers, digest of the body,
+    characters before it, characters after it] (`phases.PageBodies`)."""
+    return (isinstance(value, list) and len(value) == 6 and isinstance(value[1], list)
+            and all(isinstance(href, str) for href in value[1])
+            and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in value[4:]))
 
 
 def site_digest(root: Path) -> str:

@@ -23,7 +23,7 @@ from .build import BuildConfig, BuildReport, Progress, discover_files
 from .discover import SessionFile
 from .errors import SessionsiteError, StrictModeError
 from .html.pages import AnchorMapWriter, PageBuilder, find_anchor_page, render_indexes, sitemaps
-from .html.render import markdown_parser
+from .html.render import Resolver, markdown_parser, render_blocks, render_markdown
 from .html.theme import Theme
 from .interpret import Interpreted, interpret_stream, without_repeated_result
 from .link import find_continuations, link, linked_event
@@ -288,6 +288,8 @@ class Rendered:
     redactions: Counter[str]
     outputs: tuple[str, ...]
     """Every file written for it."""
+    page_bodies: Mapping[str, list[Any]] = field(default_factory=dict)
+    """How each page's body was made, by page path (`FileRecord.page_bodies`)."""
 
 
 class _Recording:
@@ -309,6 +311,82 @@ class _Recording:
         self.staging.append(path, text)
         self.paths[path] = None
 
+    def keep(self, path: str) -> None:
+        """The previous site's file at `path`, found to be what would be written."""
+        if not self.staging.take_from_previous(path):
+            raise SessionsiteError(f"internal error: {path} is gone from the previous site")
+        self.paths[path] = None
+
+
+class PageBodies:
+    """A page's body (its transcript, rendered from Markdown: most of a build's time) is taken from the
+    page the last build wrote when it would come out the same: the same Markdown and page anchors, and
+    the same answers to the links the page asked about. So a session that grew renders only its pages
+    whose content changed (the last one, most often); the others get new surroundings (the session's
+    figures) around the body they had. For each page the manifest keeps a digest of its Markdown and
+    anchors, the links it asked about and a digest of their answers, a digest of the body, and where the
+    body sits in the page (characters before and after it); the body read back is checked against its
+    digest, so a page changed by hand is simply rendered again."""
+
+    def __init__(self, previous_site: Path, previous: Mapping[str, list[Any]]):
+        self.previous_site = previous_site
+        self.previous = previous
+        self.made: dict[str, list[Any]] = {}
+        self.rendered = 0
+        self.reused = 0
+
+    def render_for(self, path: str, part: MarkdownPart, answered_by_the_page: Callable[[str, MarkdownPart], bool]
+                   ) -> tuple[Callable[[str, Resolver], str], Callable[[str], str | None]]:
+        """The body renderer for the page at `path`, and a function that, given the whole page, notes
+        how its body was made and returns the previous page's text when the page is the same."""
+        source_digest = digest(part.text, sorted(part.anchors))
+        old = self.previous.get(path)
+        found: dict[str, Any] = {}
+
+        def render(text: str, resolve: Resolver) -> str:
+            if old is not None and old[0] == source_digest:
+                asked = old[1]
+                body = self._previous_body(path, old) if digest([resolve(h) for h in asked]) == old[2] else None
+                if body is not None:
+                    found.update(body=body, asked=asked, answers=old[2])
+                    self.reused += 1
+                    return body[0]
+            asked_now: dict[str, None] = {}
+
+            def noting(href: str) -> str | None:
+                if not answered_by_the_page(href, part):
+                    asked_now[href] = None
+                return resolve(href)
+
+            # The blocks are the page's Markdown (`markdown_of(part.blocks) == part.text`): code goes
+            # straight to the highlighter, prose through markdown-it.
+            body = render_blocks(part.blocks, noting) if part.blocks else render_markdown(text, noting)
+            self.rendered += 1
+            asked = list(asked_now)
+            found.update(body=(body, None), asked=asked, answers=digest([resolve(h) for h in asked]))
+            return body
+
+        def made(page: str) -> str | None:
+            body, previous_page = found["body"]
+            start = page.find(body)
+            if body and start >= 0 and start == page.rfind(body):
+                self.made[path] = [source_digest, found["asked"], found["answers"], digest(body), start,
+                                   len(page) - start - len(body)]
+            return previous_page if previous_page == page else None
+
+        return render, made
+
+    def _previous_body(self, path: str, old: list[Any]) -> tuple[str, str] | None:
+        try:
+            page = (self.previous_site / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        before, after = old[4], old[5]
+        body = page[before:len(page) - after]
+        if before + after > len(page) or digest(body) != old[3]:
+            return None
+        return body, page
+
 
 class FileRenderer:
     """Phase 2 for one file: read it again and render the sessions it holds as their events stream."""
@@ -324,6 +402,7 @@ class FileRenderer:
         for key, session in archive.sessions.items():
             self.keys_by_source.setdefault(session.source, []).append(key)
         self._summary_digests: dict[str, str] = {}
+        self._shown_digests: dict[str, str] = {}
 
     def prepare(self) -> None:
         """What every file needs, made once here rather than once in each worker process (workers are
@@ -349,9 +428,21 @@ class FileRenderer:
                               session.plan_source_key, session.previous_key, session.next_key,
                               *session.subagent_keys} - {"", key})
             project = next((p.path for p in self.archive.projects if p.dir_name == session.project_dir), "")
-            context.append([self._summary_digest(key), project, [self._summary_digest(k) for k in related
-                                                                 if k in sessions], self.archive.kept.get(key, "")])
+            context.append([self._summary_digest(key), project, list(chain.session_keys if chain else ()),
+                            [[k, self._shown_digest(k)] for k in related if k in sessions],
+                            self.archive.kept.get(key, "")])
         return digest(*context)
+
+    def _shown_digest(self, key: str) -> str:
+        """What the pages of other sessions show of a session: its line in their chain strip or list of
+        subagents, its title and first prompt in their Markdown, the page its call is on. Not its end
+        or its figures: a reply added to a session does not render its chain or its subagents again."""
+        if key not in self._shown_digests:
+            session = self.archive.sessions[key]
+            shown = self.builder.related_summary(session, urls.INDEX) if self.builder else None
+            self._shown_digests[key] = digest(shown, session.title, session.first_prompt, session.parent_anchor,
+                                              session.parent_anchor_page, session.page_starts)
+        return self._shown_digests[key]
 
     def _summary_digest(self, key: str) -> str:
         # Once per session: a long session's summary is large, and every subagent's pages show it.
@@ -360,19 +451,28 @@ class FileRenderer:
             self._summary_digests[key] = digest(replace(self.archive.sessions[key], source=""))
         return self._summary_digests[key]
 
-    def __call__(self, session_file: SessionFile) -> Rendered:
+    def __call__(self, session_file: SessionFile, previous: FileRecord | None = None) -> Rendered:
+        """Render the file's sessions; `previous`: the file's record in the last build's manifest, whose
+        page bodies are reused where they would come out the same."""
         keys = self.keys_by_source.get(str(session_file.path), [])
         if not keys:
             return Rendered(0, Counter(), ())
         output = _Recording(self.staging)
         pages_written = 0
+        bodies = PageBodies(self.staging.out, previous.page_bodies if previous is not None else {})
 
         def write_page(key: str) -> Callable[[MarkdownPart], None]:
             def on_part(part: MarkdownPart) -> None:
                 nonlocal pages_written
                 assert self.builder is not None
-                path, page = self.builder.session_page(self.archive.sessions[key], part)
-                output.write(path, page)
+                session = self.archive.sessions[key]
+                render, made = bodies.render_for(urls.session_part(session.key, part.number), part,
+                                                 self.builder.links.answered_by_the_page)
+                path, page = self.builder.session_page(session, part, render)
+                if made(page) is not None:
+                    output.keep(path)  # the very page the last build wrote: its file stays as it is
+                else:
+                    output.write(path, page)
                 pages_written += 1
             return on_part
 
@@ -390,7 +490,11 @@ class FileRenderer:
             document.finish()
         if search is not None:
             search.finish()
-        return Rendered(pages_written if self.builder else len(documents), redactor.counts, tuple(output.paths))
+        if bodies.reused:
+            log.debug("%s: %d page bodies rendered, %d kept from the last build", session_file.path,
+                      bodies.rendered, bodies.reused)
+        return Rendered(pages_written if self.builder else len(documents), redactor.counts, tuple(output.paths),
+                        bodies.made)
 
 
 def _carry_over(staging: Staging, paths: list[str]) -> bool:
@@ -440,13 +544,15 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
         to_render.append(plan)
     started = time.perf_counter()
     to_render = _largest_first(to_render)
-    rendered_files = in_workers(lambda p: renderer(p.source), to_render, config.jobs)
+    rendered_files = in_workers(lambda p: renderer(p.source, previous.files.get(p.record.path)), to_render,
+                                config.jobs)
     if progress is not None:
         rendered_files = progress(rendered_files, len(to_render), "Writing pages")
     for plan, rendered in zip(to_render, rendered_files):
         report.redactions.update(rendered.redactions)
         plan.record = replace(plan.record, outputs=sorted({*plan.record.outputs, *rendered.outputs}),
-                              redactions=dict(rendered.redactions), pages=rendered.pages)
+                              redactions=dict(rendered.redactions), pages=rendered.pages,
+                              page_bodies=dict(rendered.page_bodies))
     for plan in plans:
         if plan not in to_render:
             report.redactions.update(plan.record.redactions)

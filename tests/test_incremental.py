@@ -161,3 +161,112 @@ def test_the_manifest_names_no_input_path(archive, tmp_path):
     build(BuildConfig(inputs=(archive,), output=site))
     manifest = (site / MANIFEST).read_text(encoding="utf-8")
     assert str(tmp_path) not in manifest and str(archive) not in manifest
+
+
+LONG_SESSION = "f3a6c1d8-2e95-4b07-8c4d-6a1e9b3f5027"
+
+
+def append_reply(session_file: Path, words: str) -> None:
+    """A reply added at the end of a session, as Claude Code appends it."""
+    entries = read_entries(session_file)
+    last = [entry for entry in entries if isinstance(entry.get("uuid"), str)][-1]
+    model = [entry["message"]["model"] for entry in entries if entry.get("type") == "assistant"][-1]
+    reply = assistant(text(words), model=model, parentUuid=last["uuid"], sessionId=last.get("sessionId"),
+                      timestamp=max(entry.get("timestamp", "") for entry in entries))
+    with session_file.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(reply) + "\n")
+
+
+@pytest.fixture
+def rendered_bodies(monkeypatch) -> list[str]:
+    """The Markdown of every page body phase 2 renders (the build runs in this process)."""
+    import generator.phases
+
+    rendered: list[str] = []
+    render = generator.phases.render_markdown
+
+    def noting(text: str, resolve=None) -> str:
+        rendered.append(text)
+        return render(text, resolve)
+
+    monkeypatch.setattr(generator.phases, "render_markdown", noting)
+    return rendered
+
+
+def test_a_reply_added_to_a_long_session_renders_only_its_last_page(archive, tmp_path, rendered_bodies):
+    site = tmp_path / "site"
+    build(BuildConfig(inputs=(archive,), output=site))
+    pages = sorted(path for path in tree(site) if LONG_SESSION in path and path.endswith(".html"))
+    assert len(pages) >= 3, "the example session spans several pages"
+    before = inodes(site)
+    rendered_bodies.clear()
+    append_reply(archive / TIDEWATCH / f"{LONG_SESSION}.jsonl", "A late answer: the tables are in UTC.")
+
+    build(BuildConfig(inputs=(archive,), output=site))
+
+    assert len(rendered_bodies) == 1 and "A late answer" in rendered_bodies[0]
+    assert "A late answer" in (site / pages[-1]).read_text(encoding="utf-8")
+    after = inodes(site)
+    other_pages = [path for path in before if path.endswith(".html") and LONG_SESSION not in path
+                   and not path.endswith(("index.html", "files.html"))]
+    assert other_pages and [path for path in other_pages if after.get(path) != before[path]] == []
+    assert_same_as_fresh_build(archive, site, tmp_path)
+
+
+def test_a_reply_added_to_a_chain_member_leaves_the_other_members_as_they_are(archive, tmp_path):
+    """The chain strip shows each member's title, start and prompts: a reply changes none of them."""
+    site = tmp_path / "site"
+    build(BuildConfig(inputs=(archive,), output=site))
+    members = [path for path in session_files(archive)
+               if any(entry.get("slug") == "quiet-harbor-tides" for entry in read_entries(path))]
+    assert len(members) >= 2
+    before = inodes(site)
+    append_reply(members[0], "Checked again: the harbour gauge agrees.")
+
+    build(BuildConfig(inputs=(archive,), output=site))
+
+    after = inodes(site)
+    others = [path for path in before if path.endswith(".html") and members[1].stem in path]
+    assert others and [path for path in others if after[path] != before[path]] == []
+    assert any(after[path] != before[path] for path in before if members[0].stem in path)
+    assert_same_as_fresh_build(archive, site, tmp_path)
+
+
+def test_a_page_changed_by_hand_is_rendered_again_rather_than_reused(archive, tmp_path, rendered_bodies):
+    site = tmp_path / "site"
+    build(BuildConfig(inputs=(archive,), output=site))
+    first_page = site / "projects" / "home-ada-src-tidewatch" / f"{LONG_SESSION}.html"
+    page = first_page.read_text(encoding="utf-8")
+    marker = '<div class="msg user"'
+    assert marker in page
+    first_page.unlink()  # a new file: the previous build's stays untouched under its hard links
+    first_page.write_text(page.replace(marker, '<div class="msg user" data-edited=""', 1), encoding="utf-8")
+    rendered_bodies.clear()
+    append_reply(archive / TIDEWATCH / f"{LONG_SESSION}.jsonl", "A late answer: the tables are in UTC.")
+
+    build(BuildConfig(inputs=(archive,), output=site))
+
+    assert len(rendered_bodies) == 2, "the edited first page and the last page"
+    assert "data-edited" not in first_page.read_text(encoding="utf-8")
+    assert_same_as_fresh_build(archive, site, tmp_path)
+
+
+def test_damaged_page_records_in_the_manifest_mean_the_pages_are_rendered(archive, tmp_path, rendered_bodies):
+    """The output folder may come from anywhere: what its manifest says of a page is checked before use."""
+    site = tmp_path / "site"
+    build(BuildConfig(inputs=(archive,), output=site))
+    manifest = json.loads((site / MANIFEST).read_bytes())
+    damaged = 0
+    for record in manifest["files"]:
+        for path, made in record["page_bodies"].items():
+            record["page_bodies"][path] = [made[0], [7, None], made[2], made[3], -5, "x"]
+            damaged += 1
+    assert damaged
+    (site / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    rendered_bodies.clear()
+    append_reply(archive / TIDEWATCH / f"{LONG_SESSION}.jsonl", "A late answer: the tables are in UTC.")
+
+    build(BuildConfig(inputs=(archive,), output=site))
+
+    assert len(rendered_bodies) > 4, "a full build"
+    assert_same_as_fresh_build(archive, site, tmp_path)

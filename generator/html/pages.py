@@ -123,6 +123,14 @@ class PageBuilder:
             "kept": self.archive.kept.get(session.key, ""),
         }
 
+    def related_summary(self, session: Session, page: str) -> dict[str, Any]:
+        """What a session page shows of another session (its chain, parent, subagents, the session it
+        continues): not when it ended, so that a reply added to one session leaves the pages of the
+        others as they are (phase 2 renders them again only when this changes)."""
+        summary = self.session_summary(session, page)
+        del summary["ended"], summary["duration"]
+        return summary
+
     def index(self) -> str:
         page = urls.INDEX
         projects = []
@@ -188,9 +196,10 @@ class PageBuilder:
         return self._render("files.html", page, project=project, files=files,
                             project_url=urls.relative(page, urls.project_page(project.dir_name)))
 
-    def session_page(self, session: Session, part: MarkdownPart) -> tuple[str, str]:
+    def session_page(self, session: Session, part: MarkdownPart,
+                     render: Callable[[str, Resolver], str] | None = None) -> tuple[str, str]:
         """One page of a session (a long session has several, each with links to the others): its path
-        and its HTML."""
+        and its HTML. `render` makes the page's body of its Markdown (phase 2 may reuse the last build's)."""
         number, total = part.number, part.total
         path = urls.session_part(session.key, number)
         resolve = self.links.resolver(session, part, path)
@@ -202,26 +211,27 @@ class PageBuilder:
             "pages": [urls.relative(path, urls.session_part(session.key, n)) for n in range(1, total + 1)],
         }
         anchor_map = urls.relative(path, urls.anchor_map(session.key)) if total > 1 else ""
-        return path, self._session_page(session, part, path, resolve, pagination, anchor_map)
+        return path, self._session_page(session, part, path, resolve, pagination, anchor_map, render)
 
     def _session_page(self, session: Session, part: MarkdownPart, page: str, resolve: Resolver,
-                      pagination: dict[str, Any], anchor_map: str) -> str:
+                      pagination: dict[str, Any], anchor_map: str,
+                      render: Callable[[str, Resolver], str] | None = None) -> str:
         project = next(p for p in self.archive.projects if p.dir_name == session.project_dir)
         sessions = self.archive.sessions
         related = {
-            name: self.session_summary(sessions[key], page) if key in sessions else None
+            name: self.related_summary(sessions[key], page) if key in sessions else None
             for name, key in (("previous", session.previous_key), ("next", session.next_key),
                               ("parent", session.parent_key), ("continues", session.continues_key))
         }
         chain = self.archive.chains.get(session.chain_key)
         chain_strip = [
-            {**self.session_summary(sessions[key], page), "current": key == session.key}
+            {**self.related_summary(sessions[key], page), "current": key == session.key}
             for key in (chain.session_keys if chain else ()) if key in sessions
         ]
         # A long session's page lists its own prompts and the subagents its calls started: listing the
         # whole session's on every page made the pages of a long session grow with its square.
         number, total = pagination["current"], pagination["total"]
-        subagents = [self.session_summary(sessions[key], page) for key in session.subagent_keys
+        subagents = [self.related_summary(sessions[key], page) for key in session.subagent_keys
                      if key in sessions and (total == 1 or max(1, sessions[key].parent_anchor_page) == number)]
         outline = [
             {"url": "#" + item.anchor, "text": item.text, "time": item.timestamp, "number": index}
@@ -263,7 +273,8 @@ class PageBuilder:
             pagination=pagination,
             anchor_map=anchor_map,
             markdown_url=urls.relative(page, part.path),
-            content=Markup(render_blocks(part.blocks, resolve) if part.blocks else render_markdown(part.text, resolve)),
+            content=Markup(render(part.text, resolve) if render is not None else
+                           render_blocks(part.blocks, resolve) if part.blocks else render_markdown(part.text, resolve)),
             kept=self.archive.kept.get(session.key, ""),
         )
 
@@ -282,6 +293,15 @@ class ArchiveLinks:
         if len(session.page_starts) <= 1 or not anchor:
             return 1
         return min(self.anchor_page(key, anchor), len(session.page_starts))
+
+    @staticmethod
+    def answered_by_the_page(href: str, part: MarkdownPart) -> bool:
+        """Whether `resolver` answers `href` from the href and the page's anchors alone (a link out of
+        the site, or to an anchor on the page): phase 2 notes only the other links of a page, to know
+        whether the page's body of the last build can stand (their answers are the same)."""
+        parts = urlsplit(href)
+        return bool(parts.scheme or parts.netloc) or not parts.path and (not parts.fragment
+                                                                         or parts.fragment in part.anchors)
 
     def resolver(self, session: Session, part: MarkdownPart, page: str) -> Resolver:
         folder = posixpath.dirname(part.path)

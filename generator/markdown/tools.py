@@ -8,6 +8,7 @@ with `@renders("Name")`. The same output feeds the Markdown export and, through 
 from __future__ import annotations
 
 import difflib
+from fnmatch import fnmatchcase
 import json
 import posixpath
 import re
@@ -15,8 +16,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
 
-from pygments.lexers import find_lexer_class_for_filename
-from pygments.util import ClassNotFound
+from pygments.lexers import find_lexer_class
+from pygments.lexers._mapping import LEXERS
 
 from ..model import TaskItem, ToolCall
 from ..text import strip_ansi
@@ -84,11 +85,19 @@ def render_tool(call: ToolCall, context: ToolContext) -> ToolView:
 
 @lru_cache(maxsize=512)
 def _language_for_suffix(name: str) -> str:
-    try:
-        lexer = find_lexer_class_for_filename(name)
-    except ClassNotFound:
-        return ""
-    return lexer.aliases[0] if lexer and lexer.aliases else ""
+    """Pygments' choice for a file name (as `find_lexer_class_for_filename` makes it), among its own
+    lexers only: the site does not depend on the plugin lexers installed beside it, and loading those can
+    import whole programs (IPython's took 1.6 s). The name is looked up in Pygments' table of lexers,
+    importing lexer modules only when several lexers claim it (to compare their priorities): an
+    incremental build of one session no longer spends a second importing them."""
+    matches = [(lexer_name, aliases, pattern) for _, lexer_name, aliases, patterns, _ in LEXERS.values()
+               for pattern in patterns if fnmatchcase(name, pattern)]
+    if len(matches) > 1:
+        def rating(match: tuple[str, tuple[str, ...], str]) -> tuple[float, str]:
+            lexer = find_lexer_class(match[0])
+            return lexer.priority + (0.5 if "*" not in match[2] else 0), lexer.__name__
+        matches.sort(key=rating)
+    return matches[-1][1][0] if matches and matches[-1][1] else ""
 
 
 def language_for(path: str) -> str:

@@ -1,0 +1,131 @@
+"""Where a build's time went, per stage of the pipeline, from a cProfile profile of it.
+
+    python3 -m cProfile -o build.prof -m generator build ARCHIVE -o OUT -j 1 --no-vault
+    python3 benchmarks/stages.py build.prof
+
+Each function's own time (not counting what it calls) goes to the stage its module belongs to: ours by
+file (read, redact, interpret, link, markdown, the HTML parts, search, write), the libraries the HTML
+stage calls by package (markdown-it-py, Pygments, nh3, Jinja2). Time in code that belongs to no stage
+(built-ins such as `re` or `json`, the standard library) goes to the stage of the function that called
+it, followed up the costliest caller. cProfile slows Python code more than built-ins down, so the
+seconds are larger than a plain build's; the shares are what to read. `-j 1` keeps the work in the
+profiled process (workers are not profiled).
+"""
+
+from __future__ import annotations
+
+import pstats
+import sys
+from collections import Counter
+from pathlib import PurePath
+from typing import Any
+
+Function = tuple[str, int, str]
+
+# Our modules by file name (under generator/), in pipeline order.
+OUR_STAGES = {
+    "discover.py": "read", "read.py": "read", "vault.py": "write (vault)",
+    "redact.py": "redact",
+    "interpret.py": "interpret", "summarize.py": "interpret", "claude.py": "interpret", "model.py": "interpret",
+    "link.py": "link",
+    "search.py": "search",
+    "write.py": "write", "locks.py": "write",
+    "manifest.py": "build (manifest, phases)", "phases.py": "build (manifest, phases)",
+    "build.py": "build (manifest, phases)", "workers.py": "build (manifest, phases)",
+    "pages.py": "html: templates", "figures.py": "html: templates", "charts.py": "html: templates",
+    "theme.py": "html: templates", "quick_highlight.py": "html: highlighting",
+    "bundle.py": "bundle",
+}
+LIBRARY_STAGES = {
+    "markdown_it": "html: markdown-it", "mdit_py_plugins": "html: markdown-it", "linkify_it": "html: markdown-it",
+    "pygments": "html: highlighting",
+    "nh3": "html: sanitising",
+    "jinja2": "html: templates", "markupsafe": "html: templates",
+    "orjson": "read",
+}
+STAGE_ORDER = ["read", "redact", "interpret", "link", "markdown", "html: markdown-it", "html: highlighting",
+               "html: sanitising", "html: templates", "search", "write", "write (vault)",
+               "build (manifest, phases)", "bundle", "other"]
+
+
+def stage_of(function: Function) -> str | None:
+    """The stage a function's own time belongs to; None for code of no stage (its caller's, then)."""
+    filename, _, name = function
+    if filename == "~" or not filename:  # a built-in
+        return None
+    if filename == "<template>" or filename.endswith((".html", ".xml")):
+        return "html: templates"  # compiled Jinja2 templates
+    parts = PurePath(filename).parts
+    if "generator" in parts:
+        inside = parts[parts.index("generator") + 1:]
+        if inside[:1] == ("markdown",):
+            return "markdown"
+        if inside == ("html", "render.py"):
+            if name in ("sanitize", "keep_links_inside", "keep_callback_errors"):
+                return "html: sanitising"
+            if "highlight" in name or name == "_lexer":
+                return "html: highlighting"
+            return "html: markdown-it"
+        if inside:
+            return OUR_STAGES.get(inside[-1], "other")
+    for package, stage in LIBRARY_STAGES.items():
+        if package in parts:
+            return stage
+    return None
+
+
+def stage_seconds(stats: dict[Function, Any]) -> Counter[str]:
+    """Own time per stage; time of stage-less code goes to its callers' stages, in proportion to the time
+    each caller's calls took."""
+    resolved: dict[Function, str] = {}
+
+    def stage_through_callers(function: Function, seen: frozenset[Function] = frozenset()) -> str:
+        if function in resolved:
+            return resolved[function]
+        found = stage_of(function)
+        if found is None:
+            callers = stats.get(function, (0, 0, 0, 0, {}))[4]
+            candidates = [caller for caller in callers if caller not in seen]
+            if candidates:
+                costliest = max(candidates, key=lambda caller: callers[caller][2])
+                found = stage_through_callers(costliest, seen | {function})
+            else:
+                found = "other"
+        resolved[function] = found
+        return found
+
+    seconds: Counter[str] = Counter()
+    for function, (_, _, own, _, callers) in stats.items():
+        stage = stage_of(function)
+        if stage is not None:
+            seconds[stage] += own
+        elif callers:
+            # Split a built-in's time by the caller it was spent for (cProfile keeps it per caller).
+            for caller, (_, _, caller_own, _) in callers.items():
+                seconds[stage_through_callers(caller, frozenset({function}))] += caller_own
+        else:
+            seconds["other"] += own
+    return seconds
+
+
+def stage_table(profile_path: str, title: str = "") -> list[str]:
+    stats = pstats.Stats(profile_path).stats  # type: ignore[attr-defined]
+    seconds = stage_seconds(stats)
+    total = sum(seconds.values()) or 1.0
+    lines = [f"| stage{(' — ' + title) if title else ''} | profiled s | share |", "|---|---:|---:|"]
+    for stage in sorted(seconds, key=lambda s: STAGE_ORDER.index(s) if s in STAGE_ORDER else len(STAGE_ORDER)):
+        if seconds[stage] >= 0.005:
+            lines.append(f"| {stage} | {seconds[stage]:.2f} | {100 * seconds[stage] / total:.0f}% |")
+    lines.append(f"| total | {total:.2f} | 100% |")
+    return lines
+
+
+def main() -> None:
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    for path in sys.argv[1:]:
+        print("\n".join(stage_table(path, path)) + "\n")
+
+
+if __name__ == "__main__":
+    main()
