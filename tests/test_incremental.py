@@ -182,14 +182,21 @@ def rendered_bodies(monkeypatch) -> list[str]:
     """The Markdown of every page body phase 2 renders (the build runs in this process)."""
     import generator.phases
 
+    from generator.markdown.blocks import markdown_of
+
     rendered: list[str] = []
-    render = generator.phases.render_markdown
+    render, render_blocks = generator.phases.render_markdown, generator.phases.render_blocks
 
     def noting(text: str, resolve=None) -> str:
         rendered.append(text)
         return render(text, resolve)
 
+    def noting_blocks(blocks, resolve=None) -> str:
+        rendered.append(markdown_of(blocks))
+        return render_blocks(blocks, resolve)
+
     monkeypatch.setattr(generator.phases, "render_markdown", noting)
+    monkeypatch.setattr(generator.phases, "render_blocks", noting_blocks)
     return rendered
 
 

@@ -31,9 +31,9 @@ def _parts_of_a_build(inputs: tuple[Path, ...], out: Path, monkeypatch) -> list[
     parts: list[MarkdownPart] = []
     session_page = pages.PageBuilder.session_page
 
-    def recording(self, session, part):
+    def recording(self, session, part, render=None):
         parts.append(part)
-        return session_page(self, session, part)
+        return session_page(self, session, part, render)
 
     monkeypatch.setattr(pages.PageBuilder, "session_page", recording)
     build(BuildConfig(inputs=inputs, output=out, redact=False, jobs=1))
