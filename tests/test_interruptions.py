@@ -136,7 +136,7 @@ BUILD_WITH_STUCK_WORKERS = """
 
     workers = Path(sys.argv[1])
 
-    def stuck(self, session_file):
+    def stuck(self, session_file, previous=None):
         # Phase 2, in a worker process, with the staging folder made: note the worker, and take forever.
         (workers / str(os.getpid())).touch()
         time.sleep(300)
