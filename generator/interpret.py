@@ -656,8 +656,8 @@ class _SessionBuilder:
             else:
                 self.events.append(BashMode(anchor, timestamp, "", out, err))
             return
-        without_reminders = strip_system_reminders(text).strip() if stripped.startswith("<") else ""
-        system_message = SYSTEM_MESSAGE.match(without_reminders) if without_reminders.startswith("<") else None
+        visible = strip_system_reminders(text)
+        system_message = SYSTEM_MESSAGE.match(visible.strip()) if stripped.startswith("<") else None
         if system_message is not None:
             self.events.append(self._system_message(anchor, timestamp, *system_message.groups()))
             return
@@ -667,7 +667,6 @@ class _SessionBuilder:
         if stripped.startswith(INTERRUPT) and stripped.endswith("]") and "\n" not in stripped:
             self.events.append(Notice(anchor, timestamp, "interrupt", stripped))
             return
-        visible = strip_system_reminders(text)
         if meta:
             self.events.append(Prompt(anchor, timestamp, text, images, hidden=True, label="meta"))
             return

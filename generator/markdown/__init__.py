@@ -36,7 +36,7 @@ from .blocks import Block, Code, Group, Prose, Structure, blocks_of, markdown_of
 from .escape import html_text, inline_code, literal, prose, typed
 from .pasted import looks_pasted
 from ..text import plain, strip_ansi
-from .tools import INLINE_OUTPUT_LIMIT, ToolContext, json_block, render_tool
+from .tools import INLINE_OUTPUT_LIMIT, ToolContext, json_block, previewed, render_tool
 
 # Notices whose raw text is Claude Code's own bookkeeping, said for a reader instead.
 NOTICE_WORDING = {"interrupt": "Interrupted by the user"}
@@ -458,12 +458,8 @@ class SessionDocument:
         long tool output is: no page gets heavy, nothing is cut."""
         if len(text) <= INLINE_OUTPUT_LIMIT:
             return render(text)
-        preview = text[:INLINE_OUTPUT_LIMIT].rsplit("\n", 1)[0]
-        link = self.attach(name, text.encode("utf-8"))
-        hidden_lines = text.count("\n") - preview.count("\n")
-        size = len(text.encode("utf-8")) / 1024
-        return [*render(preview),
-                Prose(f"[{whole}]({link}) ({size:,.0f} KB; {hidden_lines:,} more lines than shown here)", "sessionsite")]
+        preview, note = previewed(text, self.attach, name, whole)
+        return [*render(preview), Prose(note, "sessionsite")]
 
     def _task_line(self, prompt: Prompt) -> str:
         """The meta line of a subagent's task: who wrote it (the agent of the calling session), with a link

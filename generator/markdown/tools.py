@@ -129,11 +129,19 @@ def output_block(call: ToolCall, context: ToolContext, language: str = "text") -
     heading = label("Error") if call.result and call.result.is_error else label("Output")
     if len(text) <= INLINE_OUTPUT_LIMIT or context.attach is None:
         return (heading, Code(text, language, kind="output"))
-    preview = text[:INLINE_OUTPUT_LIMIT].rsplit("\n", 1)[0]
-    link = context.attach(f"{call.anchor}-output.txt", text.encode("utf-8"))
-    hidden_lines = text.count("\n") - preview.count("\n")
-    note = f"[Full output]({link}) ({len(text.encode('utf-8')) / 1024:,.0f} KB; {hidden_lines:,} more lines than shown here)"
+    preview, note = previewed(text, context.attach, f"{call.anchor}-output.txt", "Full output")
     return (heading, Code(preview, language, kind="output"), note)
+
+
+def previewed(text: str, attach: Callable[[str, bytes], str], name: str, link_text: str) -> tuple[str, str]:
+    """Text over `INLINE_OUTPUT_LIMIT` (a tool output, a pasted prompt, a reply): its start, cut at a line,
+    and a Markdown link to all of it, written to a text file beside the page. No page gets heavy, nothing
+    is cut."""
+    preview = text[:INLINE_OUTPUT_LIMIT].rsplit("\n", 1)[0]
+    link = attach(name, text.encode("utf-8"))
+    hidden_lines = text.count("\n") - preview.count("\n")
+    size = len(text.encode("utf-8")) / 1024
+    return preview, f"[{link_text}]({link}) ({size:,.0f} KB; {hidden_lines:,} more lines than shown here)"
 
 
 def label(text: str) -> Structure:
