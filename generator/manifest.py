@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import orjson
 
-from .model import Diagnostic, FileTouch, OutlineItem, Session, SubagentCall, Usage
+from .model import Commit, Diagnostic, FileTouch, OutlineItem, Session, SubagentCall, Usage
 
 if TYPE_CHECKING:
     from .discover import SessionFile
@@ -39,7 +39,7 @@ FORMAT = 1
 def _types() -> dict[str, type]:
     from .interpret import Interpreted  # loaded when summaries are read back, not for an up-to-date check
 
-    return {cls.__name__: cls for cls in (Session, Usage, OutlineItem, SubagentCall, Diagnostic, FileTouch, Interpreted)}
+    return {cls.__name__: cls for cls in (Session, Usage, OutlineItem, SubagentCall, Diagnostic, FileTouch, Commit, Interpreted)}
 
 
 # -- encoding our frozen types as JSON --------------------------------------------------------------------

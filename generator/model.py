@@ -312,6 +312,37 @@ class FileTouch:
 
 
 @dataclass(frozen=True, slots=True)
+class Commit:
+    """A commit a session made: a `git commit` Bash call whose output printed `[branch sha] subject`."""
+
+    sha: str
+    """The abbreviated hash, as git printed it (lower-case hex)."""
+    branch: str
+    """The branch it was made on, as printed (`detached HEAD` when there was none)."""
+    subject: str
+    """The first line of its message, as printed (untrusted)."""
+    anchor: str
+    """The anchor of the Bash call that made it."""
+    page: int
+    """The page of the session that call is on."""
+    timestamp: str
+    """When the call's result came back (the call's own time when the result has none)."""
+    files_changed: int = -1
+    """Files changed, from git's stat line; -1 when git printed none."""
+    insertions: int = 0
+    """Lines added, from the stat line."""
+    deletions: int = 0
+    """Lines removed, from the stat line."""
+    root: bool = False
+    """The first commit of its repository (`(root-commit)`)."""
+    amend: bool = False
+    """Made with `--amend`: it replaced the commit before it."""
+    forge: str = ""
+    """The repository's web address (`https://github.com/owner/repo`), when the session's own `git push`
+    output names the remote it went to; `--repo-url` overrides it."""
+
+
+@dataclass(frozen=True, slots=True)
 class Usage:
     """Token counts, each API message counted once."""
 
@@ -425,6 +456,8 @@ class Session:
     files_left_out: int = 0
     """Changes to further files, past the cap of `files_touched` (counted, not named: the cap is there
     to keep a summary small)."""
+    commits: tuple[Commit, ...] = ()
+    """Commits the session's `git commit` calls made, in the order they were made (capped, as files are)."""
 
     chain_key: str = ""
     """Set by `link`: the chain (sessions of one project sharing a slug) this session belongs to, if any."""

@@ -27,7 +27,7 @@ from pathlib import Path
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
-from .model import (BrokenLine, Diagnostic, Entry, FileTouch, OutlineItem, Session, SubagentCall, Usage)
+from .model import (BrokenLine, Commit, Diagnostic, Entry, FileTouch, OutlineItem, Session, SubagentCall, Usage)
 
 # Fields that hold identifiers or encoded data: only tokens of a known format are looked for in them.
 UNTOUCHED_FIELDS = frozenset({
@@ -363,7 +363,7 @@ SCHEMA: dict[type, dict[str, Any]] = {
         "first_plan_how": TEXT, "started_plan_digest": OURS, "started_plan_text": TEXT, "pending_plans": OURS,
         "role_hint": OURS, "plan_source_id": IDENTIFIER, "subagent_calls": TEXT, "skipped_entries": OURS,
         "tokens_by_day": (IDENTIFIER, OURS), "tool_counts": (TEXT, OURS), "tool_errors": (TEXT, OURS),
-        "api_errors": OURS, "files_touched": TEXT, "files_left_out": OURS,
+        "api_errors": OURS, "files_touched": TEXT, "files_left_out": OURS, "commits": TEXT,
         # Set by `link`, from summaries already redacted.
         "chain_key": OURS, "role": OURS, "plan_source_key": OURS, "continues_key": OURS, "replayed": OURS,
         "parent_anchor": OURS, "parent_anchor_page": OURS, "call_subagents": OURS, "accepted_plan_anchor": OURS,
@@ -372,6 +372,10 @@ SCHEMA: dict[type, dict[str, Any]] = {
     OutlineItem: {"anchor": OURS, "text": TEXT, "timestamp": IDENTIFIER, "page": OURS},
     SubagentCall: {"anchor": OURS, "page": OURS, "agent_id": IDENTIFIER, "prompt_digest": OURS, "description": TEXT},
     FileTouch: {"path": TEXT, "changes": OURS, "places": OURS},
+    # The subject and branch are what the transcript printed; the forge's address came from a push's output.
+    Commit: {"sha": IDENTIFIER, "branch": TEXT, "subject": TEXT, "anchor": OURS, "page": OURS, "timestamp": IDENTIFIER,
+             "files_changed": OURS, "insertions": OURS, "deletions": OURS, "root": OURS, "amend": OURS,
+             "forge": TEXT},
     Usage: {name: OURS for name in Usage.__dataclass_fields__},
 }
 

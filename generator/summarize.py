@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .commits import CommitLog
 from .model import (
     AssistantText,
     BashMode,
@@ -155,6 +156,7 @@ class Summary:
     api_errors: int = 0
     files: dict[str, tuple[int, list[tuple[str, int]]]] = field(default_factory=dict)
     files_left_out: int = 0
+    commit_log: CommitLog = field(default_factory=CommitLog)
     on_later_page: Callable[[str, int], None] | None = None
     """Told of every anchor on a page after the first (every other anchor is on page 1), as it goes by:
     a long session's anchors are written out, never held."""
@@ -186,6 +188,7 @@ class Summary:
             if event.name != UNKNOWN_TOOL:
                 self.tool_call_count += 1
                 self._count_tool(event, anchor, page)
+                self.commit_log.add(event, page)
             if event.name in SUBAGENT_TOOLS:
                 structured = event.result.structured if event.result else None
                 agent_id = structured.get("agentId") if isinstance(structured, dict) else None
@@ -260,4 +263,5 @@ class Summary:
             "api_errors": self.api_errors,
             "files_touched": tuple(FileTouch(path, changes, tuple(places)) for path, (changes, places) in self.files.items()),
             "files_left_out": self.files_left_out,
+            "commits": self.commit_log.commits(),
         }
