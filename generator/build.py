@@ -62,6 +62,9 @@ class BuildConfig:
     """The vault every log read is saved into, and the logs that are gone are read from (None: none)."""
     prune: bool = False
     """Leave out the sessions whose log is gone (the vault still keeps them)."""
+    repo_url: str = ""
+    """The repository's web address: every commit's SHA links to `<repo_url>/commit/<sha>` (otherwise to the
+    remote the session's own `git push` output named, when it did)."""
 
 
 @dataclass
@@ -197,7 +200,7 @@ def _build_files(config: BuildConfig, progress: Progress | None, files: list[Ses
                  hashes: HashCache, problems: list[Diagnostic]) -> BuildReport:
     theme = None if config.markdown_only else Theme.load(config.theme)
     settings = settings_digest(__version__, [config.redact, config.redact_paths, config.show_hidden,
-                                             config.markdown_only, config.strict, config.base_url],
+                                             config.markdown_only, config.strict, config.base_url, config.repo_url],
                                theme.dirs if theme else ())
     previous = load(config.output) if is_sessionsite_output(config.output) else Manifest()
     if (previous.settings == settings and previous.report and _nothing_changed(previous, files, hashes)

@@ -236,6 +236,23 @@ def _base_url(context: click.Context, parameter: click.Parameter, value: str | N
     return value if value.endswith("/") else value + "/"
 
 
+def _repo_url(context: click.Context, parameter: click.Parameter, value: str | None) -> str:
+    if not value:
+        return ""
+    from .commits import repository_url
+
+    address = repository_url(value)
+    if not address:
+        raise click.BadParameter(f"{value!r}: give the repository's web address, such as https://github.com/owner/repo")
+    return address
+
+
+repo_url_option = click.option(
+    "--repo-url", callback=_repo_url, metavar="URL",
+    help="The repository's web address (e.g. https://github.com/owner/repo): each commit's SHA links to "
+         "URL/commit/SHA [default: the remote the session's own git push output names].")
+
+
 @main.command("build")
 @_with_common
 @click.option("--theme", type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -243,8 +260,9 @@ def _base_url(context: click.Context, parameter: click.Parameter, value: str | N
 @click.option("--base-url", callback=_base_url, metavar="URL",
               help="Where the site will be published (e.g. https://you.github.io/repo/): pages get canonical "
                    "links, and a sitemap.xml is written.")
+@repo_url_option
 def build_command(inputs, output, report_file, show_hidden, strict, no_redact, redact_paths, jobs, verbose,
-                  quiet, prune, vault_dir, no_vault, theme, base_url) -> None:
+                  quiet, prune, vault_dir, no_vault, theme, base_url, repo_url) -> None:
     """Build the HTML archive (with its Markdown intermediates) into OUTPUT.
 
     Example:
@@ -255,14 +273,15 @@ def build_command(inputs, output, report_file, show_hidden, strict, no_redact, r
 
     config = BuildConfig(inputs=_inputs(inputs), output=output, theme=theme, show_hidden=show_hidden,
                          strict=strict, jobs=jobs, redact=not no_redact, redact_paths=redact_paths,
-                         base_url=base_url, vault=_vault(vault_dir, no_vault), prune=prune)
+                         base_url=base_url, vault=_vault(vault_dir, no_vault), prune=prune, repo_url=repo_url)
     _run(config, report_file, verbose, quiet)
 
 
 @main.command("markdown")
 @_with_common
+@repo_url_option
 def markdown_command(inputs, output, report_file, show_hidden, strict, no_redact, redact_paths, jobs,
-                     verbose, quiet, prune, vault_dir, no_vault) -> None:
+                     verbose, quiet, prune, vault_dir, no_vault, repo_url) -> None:
     """Write only the Markdown intermediates: one .md per session, GitHub-flavoured, with front matter.
 
     Example:
@@ -273,7 +292,7 @@ def markdown_command(inputs, output, report_file, show_hidden, strict, no_redact
 
     config = BuildConfig(inputs=_inputs(inputs), output=output, show_hidden=show_hidden, strict=strict,
                          markdown_only=True, jobs=jobs, redact=not no_redact, redact_paths=redact_paths,
-                         vault=_vault(vault_dir, no_vault), prune=prune)
+                         vault=_vault(vault_dir, no_vault), prune=prune, repo_url=repo_url)
     _run(config, report_file, verbose, quiet)
 
 

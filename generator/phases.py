@@ -397,7 +397,8 @@ class FileRenderer:
         self.staging = staging
         self.options = options
         self.redaction = redaction
-        self.builder = PageBuilder(archive, theme, __version__, self.anchor_page, base_url) if theme else None
+        self.builder = PageBuilder(archive, theme, __version__, self.anchor_page, base_url,
+                                   options.repo_url) if theme else None
         self.keys_by_source: dict[str, list[str]] = {}
         for key, session in archive.sessions.items():
             self.keys_by_source.setdefault(session.source, []).append(key)
@@ -527,7 +528,7 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
     if config.strict and report.diagnostics:
         raise StrictModeError(f"{len(report.diagnostics)} problem(s) in the input (--strict)")
 
-    renderer = FileRenderer(archive, staging, MarkdownOptions(show_hidden=config.show_hidden), theme,
+    renderer = FileRenderer(archive, staging, MarkdownOptions(show_hidden=config.show_hidden, repo_url=config.repo_url), theme,
                             Redaction(config.redact, config.redact_paths), config.base_url)
     if len(plans) > 1:
         renderer.prepare()

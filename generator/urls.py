@@ -16,7 +16,7 @@ ASSETS = "assets"
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]|^\.")
 # Names the site itself uses inside a project folder, which a session file may not take.
-_RESERVED = frozenset({"index", "files"})
+_RESERVED = frozenset({"index", "files", "commits"})
 
 
 # File systems take names of at most 255 bytes; a name made here gets a suffix of its own (`~p12.html`,
@@ -49,6 +49,11 @@ def project_page(dir_name: str) -> str:
 def project_files(dir_name: str) -> str:
     """A project's "Files touched" page."""
     return f"{project_folder(dir_name)}/files.html"
+
+
+def project_commits(dir_name: str) -> str:
+    """A project's commits page: every commit its sessions made."""
+    return f"{project_folder(dir_name)}/commits.html"
 
 
 def session_page(key: str, extension: str = "html") -> str:

@@ -20,7 +20,8 @@ from urllib.parse import quote, unquote, urlsplit
 from markupsafe import Markup, escape
 
 from .. import urls
-from ..markdown import MarkdownPart, time_of
+from ..commits import commit_url
+from ..markdown import MarkdownPart, commit_stat, time_of
 from ..model import Archive, Project, Session, Usage
 from ..stats import total_tokens, totals
 from ..text import plain, shorten
@@ -79,9 +80,10 @@ def _linker(page: str) -> Callable[[str], str]:
 
 class PageBuilder:
     def __init__(self, archive: Archive, theme: Theme, version: str, anchor_page: Callable[[str, str], int],
-                 base_url: str = ""):
+                 base_url: str = "", repo_url: str = ""):
         self.archive = archive
         self.base_url = base_url
+        self.repo_url = repo_url
         self.environment = theme.environment()
         self.environment.filters["when"] = time_of
         self.environment.filters["thousands"] = lambda n: f"{n:,}"
@@ -147,6 +149,8 @@ class PageBuilder:
                 "tokens": total_tokens(found.usage),
                 "last_activity": project.last_activity,
                 "files_url": urls.relative(page, urls.project_files(project.dir_name)),
+                "commits_url": urls.relative(page, urls.project_commits(project.dir_name)),
+                "commits": sum(len(s.commits) for s in self._project_sessions(project)),
             })
         total = sum(len(p.session_keys) for p in self.archive.projects)
         # The archive's figures count subagent runs too: their tokens were spent like any others.
@@ -171,7 +175,9 @@ class PageBuilder:
         sessions = [s for group in groups for s in group["sessions"]]
         overview = figures.overview(self._project_sessions(project), "project")
         return self._render("project.html", page, project=project, sessions=sessions, groups=groups,
-                            overview=overview, files_url=urls.relative(page, urls.project_files(project.dir_name)))
+                            overview=overview, files_url=urls.relative(page, urls.project_files(project.dir_name)),
+                            commits_url=urls.relative(page, urls.project_commits(project.dir_name)),
+                            commit_total=sum(len(s.commits) for s in self._project_sessions(project)))
 
     def _project_sessions(self, project: Project) -> list[Session]:
         """The project's sessions and the subagent runs they started."""
@@ -194,6 +200,29 @@ class PageBuilder:
                                    lambda key: urls.relative(page, urls.session_page(key)), place_url,
                                    lambda key: sessions[key].title or key.rsplit("/", 1)[-1])
         return self._render("files.html", page, project=project, files=files,
+                            project_url=urls.relative(page, urls.project_page(project.dir_name)))
+
+    def commits(self, project: Project) -> str:
+        """The project's commits page: every commit its sessions (and their subagent runs) made, newest
+        first, each linking to the forge, to the session and to the call that made it."""
+        page = urls.project_commits(project.dir_name)
+        made = [(commit, session) for session in self._project_sessions(project) for commit in session.commits]
+        made.sort(key=lambda pair: (pair[0].timestamp, pair[1].key, pair[0].anchor, pair[0].sha), reverse=True)
+        commits = [{
+            "sha": commit.sha,
+            "url": commit_url(self.repo_url or commit.forge, commit.sha),
+            "subject": commit.subject,
+            "call_url": urls.relative(page, urls.session_part(session.key, commit.page)) + "#" + commit.anchor,
+            "branch": commit.branch,
+            "time": commit.timestamp,
+            "stat": commit_stat(commit),
+            "root": commit.root,
+            "amend": commit.amend,
+            "session": {"title": session.title or session.key.rsplit("/", 1)[-1],
+                        "url": urls.relative(page, urls.session_page(session.key)),
+                        "is_subagent": session.is_subagent},
+        } for commit, session in made]
+        return self._render("commits.html", page, project=project, commits=commits,
                             project_url=urls.relative(page, urls.project_page(project.dir_name)))
 
     def session_page(self, session: Session, part: MarkdownPart,
@@ -405,6 +434,7 @@ def render_indexes(archive: Archive, builder: PageBuilder, theme: Theme) -> Html
     for project in archive.projects:
         pages[urls.project_page(project.dir_name)] = builder.project(project)
         pages[urls.project_files(project.dir_name)] = builder.files(project)
+        pages[urls.project_commits(project.dir_name)] = builder.commits(project)
     assets = {urls.asset(name): path.read_bytes() for name, path in theme.static_files().items()}
     assets[urls.asset("pygments.css")] = pygments_css().encode("utf-8")
     return HtmlOutput(pages=pages, assets=assets)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from .. import urls
+from ..commits import commit_url
 from ..link import linked_event
 from ..search import FileSearchRecorder
 from ..summarize import PLAN_STARTED_SESSION
@@ -20,6 +21,7 @@ from ..model import (
     Archive,
     AssistantText,
     BashMode,
+    Commit,
     Event,
     Media,
     Notice,
@@ -85,9 +87,12 @@ class MarkdownOptions:
 
     show_hidden: bool = False
     """Render system noise (meta entries, reminders, bookkeeping) instead of leaving it out."""
+    repo_url: str = ""
+    """The repository's web address (`--repo-url`): every commit's SHA links there, whatever remote the
+    session's pushes named."""
 
 
-def front_matter(session: Session, archive: Archive) -> str:
+def front_matter(session: Session, archive: Archive, repo_url: str = "") -> str:
     def link(key: str) -> str | None:
         return urls.relative(urls.session_markdown(session.key), urls.session_markdown(key)) if key else None
 
@@ -106,6 +111,7 @@ def front_matter(session: Session, archive: Archive) -> str:
         "previous": link(session.previous_key),
         "next": link(session.next_key),
         "parent": link(session.parent_key),
+        "commits": [_commit_facts(commit, repo_url) for commit in session.commits] or None,
         "stats": {
             "prompts": session.prompt_count,
             "tool_calls": session.tool_call_count,
@@ -126,6 +132,53 @@ def front_matter(session: Session, archive: Archive) -> str:
             lines.append(f"{name}: {json.dumps(value, ensure_ascii=False)}")
     lines.append("---")
     return "\n".join(lines) + "\n"
+
+
+def _commit_facts(commit: Commit, repo_url: str) -> dict[str, Any]:
+    facts: dict[str, Any] = {"sha": commit.sha, "branch": commit.branch, "subject": commit.subject,
+                             "time": commit.timestamp}
+    url = commit_url(repo_url or commit.forge, commit.sha)
+    if url:
+        facts["url"] = url
+    return facts
+
+
+# The session's header lists this many commits; all of them are on the project's commits page.
+COMMITS_IN_HEADER = 20
+
+
+def commit_stat(commit: Commit) -> str:
+    """`3 files +10 −2`, from git's stat line; "" when git printed none."""
+    if commit.files_changed < 0:
+        return ""
+    # As git prints it: a count of zero lines added or removed is left out.
+    parts = [f"{commit.files_changed} file{'s' if commit.files_changed != 1 else ''}"]
+    parts += [f"+{commit.insertions}"] if commit.insertions else []
+    parts += [f"\u2212{commit.deletions}"] if commit.deletions else []
+    return " ".join(parts)
+
+
+def commits_list(session: Session, repo_url: str) -> Structure | None:
+    """The commits a session made, as our own HTML (one block, so that Markdown keeps it whole): each SHA
+    links to the forge when its address is known, each subject to the call that made the commit."""
+    if not session.commits:
+        return None
+    items = []
+    for commit in session.commits[:COMMITS_IN_HEADER]:
+        url = commit_url(repo_url or commit.forge, commit.sha)
+        sha = f"<code>{html_text(commit.sha)}</code>"
+        sha = f'<a class="sha" href="{html_text(url)}">{sha}</a>' if url else f'<span class="sha">{sha}</span>'
+        facts = [f"<code>{html_text(commit.branch)}</code>", html_text(time_of(commit.timestamp))]
+        facts += [label for label in ("root commit" if commit.root else "", "amended" if commit.amend else "",
+                                      commit_stat(commit)) if label]
+        items.append(f'<li>{sha} <a href="#{html_text(commit.anchor)}">{html_text(commit.subject) or "(no subject)"}</a> '
+                     f'<span class="commit-meta">{" · ".join(facts)}</span></li>')
+    more = len(session.commits) - COMMITS_IN_HEADER
+    if more > 0:
+        items.append(f"<li>and {more} more (the project's commits page lists them all)</li>")
+    count = len(session.commits)
+    return Structure(f'<div class="commits-made"><p class="label">{count} commit{"s" if count != 1 else ""} made in '
+                     f'this session</p>\n<ul>\n' + "\n".join(items) + "\n</ul></div>", "commits")
 
 
 def time_of(timestamp: str) -> str:
@@ -163,7 +216,7 @@ class SessionDocument:
         self.run_model = ""
         self.run_text: list[str] = []
         self.waiting_checklist: ToolCall | None = None
-        self.output.append(self.path, front_matter(session, archive) + "\n")
+        self.output.append(self.path, front_matter(session, archive, options.repo_url) + "\n")
         self._searchable("session", "", session.started, "")
 
     def __call__(self, event: Event) -> None:
@@ -217,6 +270,9 @@ class SessionDocument:
                 blocks.append(Structure(f'<p class="label">The original ask, in the planning session {self._link(planning)}</p>',
                                         "label"))
                 blocks.append(Prose(quoted, "person"))
+        commits = commits_list(session, self.options.repo_url)
+        if commits is not None:
+            blocks.append(commits)
         # The header ends in a line break of its own: a wider gap before the first message, as always.
         last = blocks[-1]
         blocks[-1] = (Prose(last.text + "\n", last.by) if isinstance(last, Prose)
