@@ -36,6 +36,7 @@ from markupsafe import Markup
 
 from . import __version__, urls
 from .build import BuildConfig
+from .discover import default_input
 from .errors import InputError, UsageProblem
 from .html.pages import GENERATOR, PageBuilder, duration
 from .html.render import pygments_css
@@ -72,6 +73,13 @@ class BundleConfig:
     jobs: int = 1
     vault: Path | None = None
     """The vault the logs read are saved into (None: none)."""
+    commits: str = ""
+    """A range of commits (`main..HEAD`): bundle the sessions that made them instead of `inputs`' sessions;
+    `inputs` are then the project folders to look in (default: the repository's, `commit_range`)."""
+    repository: Path = Path(".")
+    """Where `commits` is resolved: a folder in the git repository."""
+    repo_url: str = ""
+    """The repository's web address, for the commits' links (`BuildConfig.repo_url`)."""
 
 
 @dataclass
@@ -162,10 +170,18 @@ def bundle(config: BundleConfig) -> BundleReport:
         raise UsageProblem(f"{config.output}: the bundle is written as .html or .md; name the file so")
     if config.output.is_dir():
         raise UsageProblem(f"{config.output}: is a folder; -o names the file to write")
-    inputs = [_check_input(path) for path in config.inputs]
-    if not inputs:
-        raise UsageProblem("give the session file(s) to bundle (.jsonl)")
-    folders = sorted({project_folder_of(path) for path in inputs})
+    hashes: list[str] = []
+    if config.commits:
+        from .commit_range import commits_in_range, project_folders, repository_root
+
+        hashes = commits_in_range(config.commits, config.repository)
+        inputs = []
+        folders = sorted(config.inputs) or project_folders(repository_root(config.repository), default_input())
+    else:
+        inputs = [_check_input(path) for path in config.inputs]
+        if not inputs:
+            raise UsageProblem("give the session file(s) to bundle (.jsonl)")
+        folders = sorted({project_folder_of(path) for path in inputs})
     # What a bundle reads is the project folders of its sessions: the rule every command that writes follows.
     check_output_location(config.output, tuple(folders))
     saved = None
@@ -179,6 +195,12 @@ def bundle(config: BundleConfig) -> BundleReport:
     archive, _, plans = collect(folders, redactor=redactor, jobs=config.jobs)
 
     given: list[str] = []
+    if config.commits:
+        from .commit_range import sessions_that_made
+
+        given = sessions_that_made(archive.sessions, hashes)
+        if not given:
+            raise InputError(f"no session in {', '.join(map(str, folders))} made a commit of {config.commits}")
     for path in inputs:
         keys = [key for key, s in archive.sessions.items() if Path(s.source).resolve() == path]
         if not keys:
@@ -200,7 +222,7 @@ def bundle(config: BundleConfig) -> BundleReport:
         site = Path(temporary) / "site"
         build_config = BuildConfig(inputs=tuple(files), output=site, show_hidden=config.show_hidden,
                                    markdown_only=kind == "markdown", strict=config.strict, redact=config.redact,
-                                   redact_paths=config.redact_paths, jobs=config.jobs)
+                                   redact_paths=config.redact_paths, jobs=config.jobs, repo_url=config.repo_url)
         from .build import discover_files
 
         staging = Staging(site)

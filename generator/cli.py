@@ -323,8 +323,7 @@ def serve_command(site: Path, port: int) -> None:
 
 
 @main.command("bundle")
-@click.argument("inputs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path),
-                metavar="SESSION.jsonl...")
+@click.argument("inputs", nargs=-1, type=click.Path(exists=True, path_type=Path), metavar="SESSION.jsonl...")
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path),
               help="File to write: FILE.html (self-contained page) or FILE.md (GitHub-flavoured, fits a PR).")
 @click.option("--show-hidden", is_flag=True, help="Also show system noise (meta entries, reminders, bookkeeping).")
@@ -336,10 +335,15 @@ def serve_command(site: Path, port: int) -> None:
               show_default="the number of CPUs", help="Processes reading and rendering in parallel.")
 @click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks.")
 @click.option("-q", "--quiet", is_flag=True, help="Say nothing but errors.")
+@click.option("--commits", "commit_range", metavar="A..B",
+              help="Bundle the sessions that made the commits of this range (resolved by git in the current "
+                   "folder's repository) instead of SESSIONs; then give project folders to look in, or none "
+                   "for the repository's under ~/.claude/projects.")
+@repo_url_option
 @vault_option
 @no_vault_option
 def bundle_command(inputs, output, show_hidden, strict, no_redact, redact_paths, jobs, verbose, quiet, vault_dir,
-                   no_vault) -> None:
+                   no_vault, commit_range, repo_url) -> None:
     """Write one self-contained file to attach to a pull request: the whole piece of work each SESSION
     belongs to (its plan chain, the sessions it continues or that continue it, every subagent transcript).
 
@@ -349,12 +353,17 @@ def bundle_command(inputs, output, show_hidden, strict, no_redact, redact_paths,
     Example:
 
         sessionsite bundle ~/.claude/projects/-home-me-src-app/1f0c….jsonl -o pr-notes.html
+
+        sessionsite bundle --commits main..HEAD -o pr-notes.md
     """
     from .bundle import BundleConfig, bundle
 
     _configure_logging(verbose, quiet)
+    if not inputs and not commit_range:
+        raise click.UsageError("give the session file(s) to bundle (.jsonl), or --commits A..B")
     config = BundleConfig(inputs=tuple(inputs), output=output, show_hidden=show_hidden, strict=strict,
-                          redact=not no_redact, redact_paths=redact_paths, jobs=jobs, vault=_vault(vault_dir, no_vault))
+                          redact=not no_redact, redact_paths=redact_paths, jobs=jobs, vault=_vault(vault_dir, no_vault),
+                          commits=commit_range or "", repository=Path.cwd(), repo_url=repo_url)
     with _stopped_by_signals(), _errors(verbose):
         report = bundle(config)
     if not quiet:

@@ -223,6 +223,7 @@ class PageBuilder:
                         "is_subagent": session.is_subagent},
         } for commit, session in made]
         return self._render("commits.html", page, project=project, commits=commits,
+                            forge_links=any(commit["url"] for commit in commits),
                             project_url=urls.relative(page, urls.project_page(project.dir_name)))
 
     def session_page(self, session: Session, part: MarkdownPart,
