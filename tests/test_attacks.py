@@ -650,7 +650,7 @@ class Inspector:
                 kind.clear()
             target = (site / path).resolve().as_uri()
             page.goto(target, wait_until="load")
-            is_session = path.startswith("projects/") and not path.endswith(("/index.html", "/files.html"))
+            is_session = path.startswith("projects/") and not path.endswith(("/index.html", "/files.html", "/commits.html"))
             result = page.evaluate(CHECK_PAGE, {"transcript": is_session, "firstMessage": FIRST_MESSAGE,
                                                 "lastMessage": LAST_MESSAGE})
             problems = list(result["problems"])

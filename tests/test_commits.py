@@ -23,6 +23,7 @@ from generator.model import Commit
 from conftest import PUBLIC_CORPUS, corpus_files, each_corpus_file
 from helpers import CWD, PROJECT_DIR, SESSION_ID, assistant, build_archive, chain, text, tool_result, tool_use, user, \
     write_jsonl
+from test_browser import axe  # noqa: F401  (the fixture)
 from test_redact import SECRETS
 
 OUTPUT = """[feature/tides 1a2b3c4] Add the tide table parser
@@ -405,3 +406,24 @@ def test_bundle_commits_errors_are_one_clear_line(repository, tmp_path, monkeypa
         assert message in result.output and "Traceback" not in result.output
     nowhere = CliRunner().invoke(main, ["bundle", "--commits", "HEAD~1..HEAD", "-o", str(tmp_path / "x.md"), "--no-vault"])
     assert nowhere.exit_code == 1 and "no sessions of" in nowhere.output
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_commit_lists_read_well_and_lead_to_the_call(browser, axe, site, theme):
+    """In both themes, on a phone and a desktop: no serious axe finding on the commits page or the session's
+    list, no sideways scrolling, and following a commit's subject lands on the call that made it."""
+    from test_browser import new_context, serious_violations
+
+    for width in (1280, 390):
+        context = new_context(browser, color_scheme=theme, viewport={"width": width, "height": 900})
+        page = context.new_page()
+        for path in (f"{PROJECT}/commits.html", f"{PROJECT}/{SESSION_ID}.html"):
+            page.goto((site / path).resolve().as_uri())
+            assert serious_violations(axe, page) == [], path
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), (path, width)
+        page.goto((site / PROJECT / "commits.html").resolve().as_uri())
+        page.locator("a.session-title").first.click()
+        page.wait_for_load_state()
+        assert page.url.endswith(f"{SESSION_ID}.html#e-toolu_01SecondCommit0001")
+        assert page.locator("#e-toolu_01SecondCommit0001").is_visible()
+        context.close()

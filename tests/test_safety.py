@@ -52,7 +52,7 @@ def test_hostile_session_and_project_names_build_inside_the_output(tmp_path):
     written = [p.resolve() for p in out.rglob("*") if p.is_file()]
     assert all(out.resolve() in p.parents for p in written)
     pages = [p for p in written if p.suffix == ".html" and p.parent.parent.name == "projects"]
-    assert len({p for p in pages if p.name not in ("index.html", "files.html")}) == 24
+    assert len({p for p in pages if p.name not in ("index.html", "files.html", "commits.html")}) == 24
 
 
 def test_a_path_named_in_a_transcript_is_never_read(tmp_path):
