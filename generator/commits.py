@@ -5,7 +5,9 @@ A commit is a `git commit` call (`-m`, `-am`, a heredoc message, in an `&&` chai
 subject` for a repository's first commit), usually followed by the stat line (`2 files changed, 10
 insertions(+), 3 deletions(-)`). git prints that line only once the commit exists: a commit refused by a
 hook, or with nothing to commit, prints none and is not one. A call whose result is an error still made
-the commit when the line is there (`git commit … && git push` where only the push failed).
+the commit when the line is there (`git commit … && git push` where only the push failed). A quiet commit
+(`git commit -q`) prints no summary line: it is found when the same command then prints the commit with
+`git log --oneline -1`, and the call did not fail.
 
 Where each commit can be seen on the web comes from the session's own `git push` calls: their output names
 the remote (`To github.com:owner/repo.git`) and the commits pushed (`a1b2c3d..e4f5a6b  main -> main`). A
@@ -33,6 +35,11 @@ GIT_PUSH = re.compile(_GIT + r"push(?![\w-])")
 _GIT_DIRECTORY = re.compile(r"-C\s+(" + _ARGUMENT + ")")
 _CD = re.compile(r"(?:^|[;&|(]|\bthen|\bdo)\s*(?:cd|pushd)\s+(" + _ARGUMENT + ")")
 _AMEND = re.compile(r"(?<!\S)--amend(?![\w-])")
+_QUIET = re.compile(r"(?<!\S)(?:-q|--quiet|-[a-zA-Z]*q[a-zA-Z]*)(?![\w-])")
+# `git log --oneline -1` (or `-1 --oneline`, `-n 1`) after a quiet commit names it: `7c2e91f (HEAD -> x) subject`.
+_LOG_ONELINE = re.compile(_GIT + r"log(?=[^;&|]*--oneline)(?=[^;&|]*(?:\s-1|\s-n\s*1|--max-count=1)\b)")
+ONELINE = re.compile(r"^(?P<sha>[0-9a-f]{7,64}) (?:\([^)\n]*\) )?(?P<subject>.*)$")
+_NEW_BRANCH = re.compile(r"(?<![\w./-])git\s+(?:switch\s+-[cC]|checkout\s+-[bB])\s+(" + _ARGUMENT + ")")
 
 # `[main a1b2c3d] subject`, `[feature/x (root-commit) a1b2c3d] subject`, `[detached HEAD a1b2c3d] subject`.
 SUMMARY_LINE = re.compile(
@@ -125,7 +132,10 @@ class CommitLog:
         commit = GIT_COMMIT.search(command)
         if commit is not None:
             directory = _directory(command, commit)
-            for made in self._commits_in(output, call, page, amend=_AMEND.search(command) is not None):
+            amend = _AMEND.search(command) is not None
+            made_here = self._commits_in(output, call, page, amend) or self._quiet_commit(command, commit, output, call,
+                                                                                         page, amend)
+            for made in made_here:
                 if len(self.found) < COMMITS_PER_SESSION:
                     self.found.append((made, directory))
         push = GIT_PUSH.search(command)
@@ -152,6 +162,24 @@ class CommitLog:
                 root=bool(summary.group("root")), amend=amend,
             ))
         return made
+
+    @staticmethod
+    def _quiet_commit(command: str, commit: re.Match, output: str, call: ToolCall, page: int,
+                      amend: bool) -> list[Commit]:
+        """`git commit -q … && git log --oneline -1`: the log's line is the commit (when nothing failed)."""
+        end = command.find("\n", commit.end())
+        arguments = command[commit.end():end if end >= 0 else len(command)].split("&&")[0]
+        if call.result is None or call.result.is_error or not _QUIET.search(arguments):
+            return []
+        if _LOG_ONELINE.search(command, commit.end()) is None:
+            return []
+        found = next((match for match in map(ONELINE.match, output.split("\n")) if match), None)
+        if found is None:
+            return []
+        branch = _NEW_BRANCH.findall(command[:commit.start()])
+        return [Commit(sha=found.group("sha"), branch=_unquoted(branch[-1]) if branch else "",
+                       subject=found.group("subject").strip()[:SUBJECT_LIMIT], anchor=call.anchor, page=page,
+                       timestamp=call.result.timestamp or call.timestamp, amend=amend)]
 
     def _pushes_in(self, output: str, directory: str) -> None:
         current: _Push | None = None

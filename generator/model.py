@@ -318,7 +318,8 @@ class Commit:
     sha: str
     """The abbreviated hash, as git printed it (lower-case hex)."""
     branch: str
-    """The branch it was made on, as printed (`detached HEAD` when there was none)."""
+    """The branch it was made on, as printed (`detached HEAD` when there was none); "" when a quiet commit
+    printed none and the command did not name it."""
     subject: str
     """The first line of its message, as printed (untrusted)."""
     anchor: str

@@ -89,6 +89,18 @@ def test_root_commit_amend_detached_head_and_stat_lines_as_git_prints_them(tmp_p
     assert [(c.files_changed, c.insertions, c.deletions) for c in found] == [(1, 1, 0), (1, 2, 0), (1, 0, 4), (-1, 0, 0)]
 
 
+def test_a_quiet_commit_is_found_by_the_log_line_after_it(tmp_path):
+    quiet = bash('git switch -c tides && git commit -qam "Parse tide tables" && git log --oneline -1',
+                 "Switched to a new branch 'tides'\n7c2e91f (HEAD -> tides) Parse tide tables")
+    (commit,) = commits_of(tmp_path, quiet)
+    assert (commit.sha, commit.branch, commit.subject, commit.files_changed) == ("7c2e91f", "tides", "Parse tide tables", -1)
+    # Without the log line, or when the call failed, nothing says which commit it was.
+    assert commits_of(tmp_path / "a", bash('git commit -q -m "Parse"', "")) == ()
+    assert commits_of(tmp_path / "b", bash('git commit -q -m "Parse" && git log --oneline -1',
+                                          "7c2e91f Parse", is_error=True)) == ()
+    assert commits_of(tmp_path / "c", bash('git commit -m "Parse" ; git log --oneline -1', "7c2e91f Parse")) == ()
+
+
 def test_failed_commits_are_not_commits(tmp_path):
     nothing = "On branch main\nnothing to commit, working tree clean"
     hook = "black....................................................................Failed\n- hook id: black\n- files were modified by this hook"

@@ -168,7 +168,8 @@ def commits_list(session: Session, repo_url: str) -> Structure | None:
         url = commit_url(repo_url or commit.forge, commit.sha)
         sha = f"<code>{html_text(commit.sha)}</code>"
         sha = f'<a class="sha" href="{html_text(url)}">{sha}</a>' if url else f'<span class="sha">{sha}</span>'
-        facts = [f"<code>{html_text(commit.branch)}</code>", html_text(time_of(commit.timestamp))]
+        facts = [f"<code>{html_text(commit.branch)}</code>"] if commit.branch else []
+        facts.append(html_text(time_of(commit.timestamp)))
         facts += [label for label in ("root commit" if commit.root else "", "amended" if commit.amend else "",
                                       commit_stat(commit)) if label]
         items.append(f'<li>{sha} <a href="#{html_text(commit.anchor)}">{html_text(commit.subject) or "(no subject)"}</a> '
