@@ -27,20 +27,77 @@ from .model import Commit, ToolCall
 COMMITS_PER_SESSION = 500
 SUBJECT_LIMIT = 500
 
-_ARGUMENT = r"""(?:"[^"]*"|'[^']*'|[^\s;&|()]+)"""
-# `git`, its own options (`-C dir`, `-c name=value`, `--no-pager`…), then the subcommand.
-_GIT = (r"(?<![\w./-])git(?P<options>(?:\s+(?:-C\s+" + _ARGUMENT + r"|-c\s+\S+|--?[A-Za-z][\w-]*(?:=\S+)?))*)\s+")
-GIT_COMMIT = re.compile(_GIT + r"commit(?![\w-])")
-GIT_PUSH = re.compile(_GIT + r"push(?![\w-])")
-_GIT_DIRECTORY = re.compile(r"-C\s+(" + _ARGUMENT + ")")
-_CD = re.compile(r"(?:^|[;&|(]|\bthen|\bdo)\s*(?:cd|pushd)\s+(" + _ARGUMENT + ")")
-_AMEND = re.compile(r"(?<!\S)--amend(?![\w-])")
-_QUIET = re.compile(r"(?<!\S)(?:-q|--quiet|-[a-zA-Z]*q[a-zA-Z]*)(?![\w-])")
-# `git log --oneline -1` (or `-1 --oneline`, `-n 1`) after a quiet commit names it: `7c2e91f (HEAD -> x) subject`.
-_LOG_ONELINE = re.compile(_GIT + r"log(?=[^;&|]*--oneline)(?=[^;&|]*(?:\s-1|\s-n\s*1|--max-count=1)\b)")
-ONELINE = re.compile(r"^(?P<sha>[0-9a-f]{7,64}) (?:\([^)\n]*\) )?(?P<subject>.*)$")
-_NEW_BRANCH = re.compile(r"(?<![\w./-])git\s+(?:switch\s+-[cC]|checkout\s+-[bB])\s+(" + _ARGUMENT + ")")
+# A shell word: quoted (up to a bound, so that a stray quote costs little), or up to a space or an operator.
+_WORD = re.compile(r"""\s+("[^"\n]{0,4096}"|'[^'\n]{0,4096}'|[^\s;&|()]+)""")
+_GIT_WORD = re.compile(r"(?<![\w./-])git(?=\s)")
+# git's own options before its subcommand are few (`-C dir`, `-c name=value`, `--no-pager`): past these
+# many words the command is not read further, so that no input makes the search slow.
+GIT_OPTIONS_LIMIT = 12
+# How much of a command after `git <subcommand>` is read for its arguments, and how many git commands of
+# one command line are read (a script Claude ran may hold a few dozen `git` words; a hostile one, millions).
+ARGUMENTS_LIMIT = 2000
+GIT_COMMANDS_LIMIT = 64
+_CD = re.compile(r"(?:^|[;&|(\n]|\bthen|\bdo)[ \t]*(?:cd|pushd)[ \t]+(\"[^\"\n]{0,4096}\"|'[^'\n]{0,4096}'|[^\s;&|()]+)")
+_SEGMENT_END = re.compile(r"&&|\|\||[;|\n]")
+_NEW_BRANCH = re.compile(r"(?<![\w./-])git[ \t]+(?:switch[ \t]+-[cC]|checkout[ \t]+-[bB])[ \t]+([^\s;&|()]+)")
 
+
+@dataclass(frozen=True)
+class GitCommand:
+    """One `git <subcommand>` in a shell command line."""
+
+    start: int
+    """Where `git` is in the command."""
+    end: int
+    """Where the subcommand's arguments start."""
+    subcommand: str
+    directory: str
+    """The folder `-C` gave, if any."""
+    arguments: tuple[str, ...]
+    """Its words up to the end of its part of the command line (`&&`, `;`, `|`, a new line)."""
+
+
+def git_commands(command: str) -> list[GitCommand]:
+    """Every `git <subcommand>` of a command line, in order, read word by word (never by a pattern that
+    could backtrack over the whole command)."""
+    found: list[GitCommand] = []
+    for count, word in enumerate(_GIT_WORD.finditer(command)):
+        if count >= GIT_COMMANDS_LIMIT:
+            break
+        position, directory = word.end(), ""
+        for _ in range(GIT_OPTIONS_LIMIT):
+            token = _WORD.match(command, position)
+            if token is None:
+                break
+            value, position = token.group(1), token.end()
+            if value in ("-C", "-c"):
+                argument = _WORD.match(command, position)
+                if argument is None:
+                    break
+                position = argument.end()
+                if value == "-C":
+                    directory = _unquoted(argument.group(1))
+            elif not value.startswith("-"):
+                limit = min(len(command), position + ARGUMENTS_LIMIT)
+                segment = _SEGMENT_END.search(command, position, limit)
+                arguments = tuple(command[position:segment.start() if segment else limit].split())
+                found.append(GitCommand(word.start(), position, value, directory, arguments))
+                break
+    return found
+
+
+def _is_quiet(arguments: tuple[str, ...]) -> bool:
+    return any(word == "--quiet" or re.fullmatch(r"-[A-Za-z]*q[A-Za-z]*", word) for word in arguments)
+
+
+def _is_one_line_log(git: GitCommand) -> bool:
+    words = git.arguments
+    return git.subcommand == "log" and "--oneline" in words and (
+        "-1" in words or "--max-count=1" in words or any(a == "-n" and b == "1" for a, b in zip(words, words[1:])))
+
+
+# `git log --oneline -1` after a quiet commit names it: `7c2e91f (HEAD -> x) subject`.
+ONELINE = re.compile(r"^(?P<sha>[0-9a-f]{7,64}) (?:\([^)\n]*\) )?(?P<subject>.*)$")
 # `[main a1b2c3d] subject`, `[feature/x (root-commit) a1b2c3d] subject`, `[detached HEAD a1b2c3d] subject`.
 SUMMARY_LINE = re.compile(
     r"^\[(?P<branch>detached HEAD|[^\s\[\]]+) (?P<root>\(root-commit\) )?(?P<sha>[0-9a-f]{7,64})\] (?P<subject>.*)$"
@@ -90,13 +147,12 @@ def commit_url(forge: str, sha: str) -> str:
     return f"{forge}/commit/{sha}" if forge and re.fullmatch(r"[0-9a-f]{4,64}", sha) else ""
 
 
-def _directory(command: str, match: re.Match) -> str:
-    """The folder a git command ran in, as the command names it (`git -C dir`, or the last `cd dir`
-    before it); "" for the session's working directory."""
-    given = _GIT_DIRECTORY.findall(match.group("options"))
-    if given:
-        return _unquoted(given[-1])
-    changes = _CD.findall(command[: match.start()])
+def _directory(command: str, git: GitCommand) -> str:
+    """The folder a git command ran in, as the command names it (`git -C dir`, or the last `cd dir` before
+    it); "" for the session's working directory."""
+    if git.directory:
+        return git.directory
+    changes = _CD.findall(command[: git.start])
     return _unquoted(changes[-1]) if changes else ""
 
 
@@ -129,16 +185,17 @@ class CommitLog:
         if not isinstance(command, str) or "git" not in command:
             return
         output = call.result.text.replace("\r\n", "\n").replace("\r", "\n")
-        commit = GIT_COMMIT.search(command)
+        gits = git_commands(command)
+        commit = next((git for git in gits if git.subcommand == "commit"), None)
         if commit is not None:
+            amend = "--amend" in commit.arguments
+            made_here = self._commits_in(output, call, page, amend) or self._quiet_commit(command, commit, gits, output,
+                                                                                         call, page, amend)
             directory = _directory(command, commit)
-            amend = _AMEND.search(command) is not None
-            made_here = self._commits_in(output, call, page, amend) or self._quiet_commit(command, commit, output, call,
-                                                                                         page, amend)
             for made in made_here:
                 if len(self.found) < COMMITS_PER_SESSION:
                     self.found.append((made, directory))
-        push = GIT_PUSH.search(command)
+        push = next((git for git in gits if git.subcommand == "push"), None)
         if push is not None:
             self._pushes_in(output, _directory(command, push))
 
@@ -164,20 +221,18 @@ class CommitLog:
         return made
 
     @staticmethod
-    def _quiet_commit(command: str, commit: re.Match, output: str, call: ToolCall, page: int,
-                      amend: bool) -> list[Commit]:
+    def _quiet_commit(command: str, commit: GitCommand, gits: list[GitCommand], output: str, call: ToolCall,
+                      page: int, amend: bool) -> list[Commit]:
         """`git commit -q … && git log --oneline -1`: the log's line is the commit (when nothing failed)."""
-        end = command.find("\n", commit.end())
-        arguments = command[commit.end():end if end >= 0 else len(command)].split("&&")[0]
-        if call.result is None or call.result.is_error or not _QUIET.search(arguments):
+        if call.result is None or call.result.is_error or not _is_quiet(commit.arguments):
             return []
-        if _LOG_ONELINE.search(command, commit.end()) is None:
+        if not any(_is_one_line_log(git) for git in gits if git.start > commit.start):
             return []
         found = next((match for match in map(ONELINE.match, output.split("\n")) if match), None)
         if found is None:
             return []
-        branch = _NEW_BRANCH.findall(command[:commit.start()])
-        return [Commit(sha=found.group("sha"), branch=_unquoted(branch[-1]) if branch else "",
+        branch = _NEW_BRANCH.findall(command[:commit.start])
+        return [Commit(sha=found.group("sha"), branch=branch[-1] if branch else "",
                        subject=found.group("subject").strip()[:SUBJECT_LIMIT], anchor=call.anchor, page=page,
                        timestamp=call.result.timestamp or call.timestamp, amend=amend)]
 
