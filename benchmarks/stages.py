@@ -58,6 +58,8 @@ def stage_of(function: Function) -> str | None:
     parts = PurePath(filename).parts
     if "generator" in parts:
         inside = parts[parts.index("generator") + 1:]
+        if inside[:1] in (("core",), ("stages",), ("render",), ("output",)):
+            inside = inside[1:]  # the layer folder; the stage is the module (or markdown/, html/) inside it
         if inside[:1] == ("markdown",):
             return "markdown"
         if inside == ("html", "render.py"):

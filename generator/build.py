@@ -18,15 +18,15 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from . import __version__
-from .discover import SessionFile, arrange, find, path_in_project
-from .errors import InputError, StrictModeError
-from .html.theme import Theme
-from .manifest import MANIFEST, HashCache, Manifest, decode, load, path_key, settings_digest, site_digest, unchanged
-from .model import Diagnostic
-from .redact import redact_project_dir
-from .locks import OutputLock, claim, release, remove_abandoned
+from .stages.discover import SessionFile, arrange, find, path_in_project
+from .core.errors import InputError, StrictModeError
+from .render.html.theme import Theme
+from .output.manifest import MANIFEST, HashCache, Manifest, decode, load, path_key, settings_digest, site_digest, unchanged
+from .core.model import Diagnostic
+from .stages.redact import redact_project_dir
+from .output.locks import OutputLock, claim, release, remove_abandoned
 from .workers import stop_workers
-from .write import (MARKER, MARKER_TEXT, Staging, check_output_location, check_vault_location, check_zip_target,
+from .output.write import (MARKER, MARKER_TEXT, Staging, check_output_location, check_vault_location, check_zip_target,
                     is_sessionsite_output, write_zip)
 
 log = logging.getLogger("sessionsite")
@@ -177,7 +177,7 @@ def gather(config: BuildConfig, hashes: HashCache, stack: ExitStack, progress: P
     live = find(list(config.inputs), problems)
     if config.vault is None:
         return arranged(live, config.inputs, config.redact_paths, problems), None, []
-    from .vault import Vault  # loaded only when there is a vault
+    from .output.vault import Vault  # loaded only when there is a vault
 
     vault = Vault(config.vault)
     saved = vault.save(live, progress)

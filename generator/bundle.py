@@ -34,20 +34,21 @@ from urllib.parse import unquote, urlsplit
 
 from markupsafe import Markup
 
-from . import __version__, urls
+from . import __version__
+from .core import urls
 from .build import BuildConfig
-from .errors import InputError, UsageProblem
-from .html.pages import GENERATOR, PageBuilder, duration
-from .html.render import pygments_css
-from .html.theme import Theme
-from .manifest import Manifest
-from .markdown import time_of
-from .markdown.escape import block_parser, literal
-from .model import Archive, Session
-from .redact import Redactor
-from .locks import BUNDLE_PREFIX, OutputLock, claim, release, remove_abandoned
+from .core.errors import InputError, UsageProblem
+from .render.html.pages import GENERATOR, PageBuilder, duration
+from .render.html.render import pygments_css
+from .render.html.theme import Theme
+from .output.manifest import Manifest
+from .render.markdown import time_of
+from .render.markdown.escape import block_parser, literal
+from .core.model import Archive, Session
+from .stages.redact import Redactor
+from .output.locks import BUNDLE_PREFIX, OutputLock, claim, release, remove_abandoned
 from .workers import stop_workers
-from .write import MARKER, MARKER_TEXT, Staging, check_output_location, check_vault_location
+from .output.write import MARKER, MARKER_TEXT, Staging, check_output_location, check_vault_location
 
 log = logging.getLogger("sessionsite")
 
@@ -170,8 +171,8 @@ def bundle(config: BundleConfig) -> BundleReport:
     check_output_location(config.output, tuple(folders))
     saved = None
     if config.vault is not None:
-        from .discover import find
-        from .vault import Vault
+        from .stages.discover import find
+        from .output.vault import Vault
 
         check_vault_location(config.output, config.vault)
         saved = Vault(config.vault).save(find(folders))

@@ -18,25 +18,26 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterable, Iterator, Mapping
 
-from . import __version__, urls
+from . import __version__
+from .core import urls
 from .build import BuildConfig, BuildReport, Progress, discover_files
-from .discover import SessionFile
-from .errors import SessionsiteError, StrictModeError
-from .html.pages import AnchorMapWriter, PageBuilder, find_anchor_page, render_indexes, sitemaps
-from .html.render import Resolver, markdown_parser, render_blocks, render_markdown
-from .html.theme import Theme
-from .interpret import Interpreted, interpret_stream, without_repeated_result
-from .link import find_continuations, link, linked_event
-from .manifest import (MANIFEST, NO_HASH_CACHE, FileRecord, HashCache, Manifest, decode, digest, digest_of_files,
+from .stages.discover import SessionFile
+from .core.errors import SessionsiteError, StrictModeError
+from .render.html.pages import AnchorMapWriter, PageBuilder, find_anchor_page, render_indexes, sitemaps
+from .render.html.render import Resolver, markdown_parser, render_blocks, render_markdown
+from .render.html.theme import Theme
+from .stages.interpret import Interpreted, interpret_stream, without_repeated_result
+from .stages.link import find_continuations, link, linked_event
+from .output.manifest import (MANIFEST, NO_HASH_CACHE, FileRecord, HashCache, Manifest, decode, digest, digest_of_files,
                        new_content_hasher, path_key, site_files, unchanged)
-from .markdown import MarkdownOptions, MarkdownPart, SessionDocument
-from .model import Archive, Diagnostic, Event
-from .read import stream_file
-from .redact import Redactor
-from .search import FileSearchRecorder, write_index
+from .render.markdown import MarkdownOptions, MarkdownPart, SessionDocument
+from .core.model import Archive, Diagnostic, Event
+from .stages.read import stream_file
+from .stages.redact import Redactor
+from .render.search import FileSearchRecorder, write_index
 from .workers import in_workers
-from .vault import readable
-from .write import Staging
+from .output.vault import readable
+from .output.write import Staging
 
 log = logging.getLogger("sessionsite")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from generator.build import BuildConfig, build
-from generator.manifest import MANIFEST
+from generator.output.manifest import MANIFEST
 
 from conftest import EXAMPLES
 from helpers import assistant, chain, read_entries, text, user, write_jsonl
@@ -182,7 +182,7 @@ def rendered_bodies(monkeypatch) -> list[str]:
     """The Markdown of every page body phase 2 renders (the build runs in this process)."""
     import generator.phases
 
-    from generator.markdown.blocks import markdown_of
+    from generator.render.markdown.blocks import markdown_of
 
     rendered: list[str] = []
     render, render_blocks = generator.phases.render_markdown, generator.phases.render_blocks

@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import orjson
 
-from .model import Diagnostic, FileTouch, OutlineItem, Session, SubagentCall, Usage
+from ..core.model import Diagnostic, FileTouch, OutlineItem, Session, SubagentCall, Usage
 
 if TYPE_CHECKING:
-    from .discover import SessionFile
+    from ..stages.discover import SessionFile
 
 MANIFEST = ".sessionsite-manifest.json"
 FORMAT = 1
@@ -37,7 +37,7 @@ FORMAT = 1
 
 @functools.cache
 def _types() -> dict[str, type]:
-    from .interpret import Interpreted  # loaded when summaries are read back, not for an up-to-date check
+    from ..stages.interpret import Interpreted  # loaded when summaries are read back, not for an up-to-date check
 
     return {cls.__name__: cls for cls in (Session, Usage, OutlineItem, SubagentCall, Diagnostic, FileTouch, Interpreted)}
 

@@ -16,12 +16,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
-from . import urls
-from .errors import InputError
-from .model import Diagnostic
+from ..core import urls
+from ..core.errors import InputError
+from ..core.model import Diagnostic
 
 if TYPE_CHECKING:
-    from .vault import KeptLog
+    from ..output.vault import KeptLog
 
 AGENT_FILE = re.compile(r"^agent-(?P<agent>.+)\.jsonl$")
 

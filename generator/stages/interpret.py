@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Collection, Iterable, Mapping
 
 from .discover import SessionFile
-from .model import (
+from ..core.model import (
     AssistantText,
     Plan,
     TaskItem,
@@ -45,7 +45,7 @@ from .model import (
 from .read import ReadResult
 from .redact import identifier
 from .summarize import PLAN_PREAMBLE, PLAN_STARTED_SESSION, UNKNOWN_TOOL, Summary, uuid_digest
-from .text import strip_ansi
+from ..core.text import strip_ansi
 
 # Entry types that carry no conversation and are deliberately not shown.
 BOOKKEEPING_TYPES = frozenset(

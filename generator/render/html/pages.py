@@ -19,11 +19,11 @@ from urllib.parse import quote, unquote, urlsplit
 
 from markupsafe import Markup, escape
 
-from .. import urls
+from ...core import urls
 from ..markdown import MarkdownPart, time_of
-from ..model import Archive, Project, Session, Usage
+from ...core.model import Archive, Project, Session, Usage
 from ..stats import total_tokens, totals
-from ..text import plain, shorten
+from ...core.text import plain, shorten
 from . import figures
 from .render import Resolver, pygments_css, render_blocks, render_markdown
 from .theme import Theme

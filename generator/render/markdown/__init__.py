@@ -12,11 +12,11 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
-from .. import urls
-from ..link import linked_event
+from ...core import urls
+from ...stages.link import linked_event
 from ..search import FileSearchRecorder
-from ..summarize import PLAN_STARTED_SESSION
-from ..model import (
+from ...stages.summarize import PLAN_STARTED_SESSION
+from ...core.model import (
     Archive,
     AssistantText,
     BashMode,
@@ -35,7 +35,7 @@ from ..model import (
 from .blocks import Block, Code, Group, Prose, Structure, blocks_of, markdown_of, typed_blocks
 from .escape import html_text, inline_code, literal, prose, typed
 from .pasted import looks_pasted
-from ..text import plain, strip_ansi
+from ...core.text import plain, strip_ansi
 from .tools import INLINE_OUTPUT_LIMIT, ToolContext, json_block, previewed, render_tool
 
 # Notices whose raw text is Claude Code's own bookkeeping, said for a reader instead.
