@@ -299,7 +299,7 @@ def settings_digest(version: str, settings: Iterable[Any], theme_folders: Iterab
     """The generator's version and code, the settings, and the theme's files: any change renders
     everything. (The code, so that a changed renderer is never mistaken for an up-to-date site, even
     between releases.)"""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # generator/, from generator/output/
     files = []
     for folder in (package, *theme_folders):
         for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
