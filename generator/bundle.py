@@ -36,7 +36,7 @@ from markupsafe import Markup
 
 from . import __version__
 from .core import urls
-from .build import BuildConfig
+from .config import BuildConfig
 from .core.errors import InputError, UsageProblem
 from .render.html.pages import GENERATOR, PageBuilder, duration
 from .render.html.render import pygments_css
@@ -202,7 +202,7 @@ def bundle(config: BundleConfig) -> BundleReport:
         build_config = BuildConfig(inputs=tuple(files), output=site, show_hidden=config.show_hidden,
                                    markdown_only=kind == "markdown", strict=config.strict, redact=config.redact,
                                    redact_paths=config.redact_paths, jobs=config.jobs)
-        from .build import discover_files
+        from .config import discover_files
 
         staging = Staging(site)
         try:

@@ -17,7 +17,7 @@ import click
 
 from . import __version__
 if TYPE_CHECKING:  # the build is loaded by the commands that build: `save`, run by a hook, stays light
-    from .build import BuildConfig, BuildReport
+    from .config import BuildConfig, BuildReport
     from .output.vault import SaveReport
 from .stages.discover import default_input
 from .core.errors import InputError, UsageProblem
@@ -251,7 +251,7 @@ def build_command(inputs, output, report_file, show_hidden, strict, no_redact, r
 
         sessionsite build ~/.claude/projects/-home-me-src-app -o site --report report.json
     """
-    from .build import BuildConfig
+    from .config import BuildConfig
 
     config = BuildConfig(inputs=_inputs(inputs), output=output, theme=theme, show_hidden=show_hidden,
                          strict=strict, jobs=jobs, redact=not no_redact, redact_paths=redact_paths,
@@ -269,7 +269,7 @@ def markdown_command(inputs, output, report_file, show_hidden, strict, no_redact
 
         sessionsite markdown ~/.claude/projects/-home-me-src-app/1f0c….jsonl -o notes
     """
-    from .build import BuildConfig
+    from .config import BuildConfig
 
     config = BuildConfig(inputs=_inputs(inputs), output=output, show_hidden=show_hidden, strict=strict,
                          markdown_only=True, jobs=jobs, redact=not no_redact, redact_paths=redact_paths,

@@ -20,23 +20,22 @@ from typing import Any, Callable, Collection, Iterable, Iterator, Mapping
 
 from . import __version__
 from .core import urls
-from .build import BuildConfig, BuildReport, Progress, discover_files
-from .stages.discover import SessionFile
+from .config import BuildConfig, BuildReport, Progress, discover_files
+from .stages.discover import SessionFile, readable
 from .core.errors import SessionsiteError, StrictModeError
 from .render.html.pages import AnchorMapWriter, PageBuilder, find_anchor_page, render_indexes, sitemaps
 from .render.html.render import Resolver, markdown_parser, render_blocks, render_markdown
 from .render.html.theme import Theme
-from .stages.interpret import Interpreted, interpret_stream, without_repeated_result
+from .stages.interpret import interpret_stream, without_repeated_result
 from .stages.link import find_continuations, link, linked_event
 from .output.manifest import (MANIFEST, NO_HASH_CACHE, FileRecord, HashCache, Manifest, decode, digest, digest_of_files,
                        new_content_hasher, path_key, site_files, unchanged)
 from .render.markdown import MarkdownOptions, MarkdownPart, SessionDocument
-from .core.model import Archive, Diagnostic, Event
+from .core.model import Archive, Diagnostic, Event, Interpreted
 from .stages.read import stream_file
 from .stages.redact import Redactor
 from .render.search import FileSearchRecorder, write_index
 from .workers import in_workers
-from .output.vault import readable
 from .output.write import Staging
 
 log = logging.getLogger("sessionsite")

@@ -18,7 +18,8 @@ from typing import Any, Iterable, TypeVar
 
 from generator.phases import Redaction, collect, linked_events
 from generator.stages.discover import SessionFile
-from generator.stages.interpret import Interpreted, interpret
+from generator.core.model import Interpreted
+from generator.stages.interpret import interpret
 from generator.core.model import Archive, Session
 from generator.stages.read import read_file
 from generator.stages.redact import Redactor

@@ -537,7 +537,7 @@ def test_phase_1_results_are_redacted_whole():
     the names counted as unknown, the diagnostics): a new part must be added there, and here."""
     import dataclasses
 
-    from generator.stages.interpret import Interpreted
+    from generator.core.model import Interpreted
     from generator.core.model import Diagnostic, Session
 
     assert {f.name for f in dataclasses.fields(Interpreted)} == {

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import functools
 import hashlib
 import json
 import os
@@ -25,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import orjson
 
-from ..core.model import Diagnostic, FileTouch, OutlineItem, Session, SubagentCall, Usage
+from ..core.model import Diagnostic, FileTouch, Interpreted, OutlineItem, Session, SubagentCall, Usage
 
 if TYPE_CHECKING:
     from ..stages.discover import SessionFile
@@ -33,13 +32,9 @@ if TYPE_CHECKING:
 MANIFEST = ".sessionsite-manifest.json"
 FORMAT = 1
 
-
-
-@functools.cache
-def _types() -> dict[str, type]:
-    from ..stages.interpret import Interpreted  # loaded when summaries are read back, not for an up-to-date check
-
-    return {cls.__name__: cls for cls in (Session, Usage, OutlineItem, SubagentCall, Diagnostic, FileTouch, Interpreted)}
+# The types a manifest may name (`__type`), by name: the model's, never a name looked up in the code.
+_TYPES: dict[str, type] = {cls.__name__: cls for cls in (Session, Usage, OutlineItem, SubagentCall, Diagnostic,
+                                                         FileTouch, Interpreted)}
 
 
 # -- encoding our frozen types as JSON --------------------------------------------------------------------
@@ -77,7 +72,7 @@ def decode(value: Any) -> Any:
     name = value.get("__type")
     if name is None:
         return {k: decode(v) for k, v in value.items()}
-    cls = _types()[name]  # a KeyError means a damaged manifest: the build starts afresh
+    cls = _TYPES[name]  # a KeyError means a damaged manifest: the build starts afresh
     arguments = {}
     for item in dataclasses.fields(cls):
         if item.name in value:

@@ -540,11 +540,6 @@ class KeptLog:
         return target
 
 
-def readable(session_file: SessionFile) -> Path:
-    """The file to read for a session file: the live log, or the vault's copy of one that is gone."""
-    return session_file.path if session_file.kept is None else session_file.kept.readable()
-
-
 def _write_version(connection: sqlite3.Connection, version_id: int, sha1: str, handle: Any) -> int:
     """A version's bytes into `handle`, checked against its content hash. One read transaction: a save
     growing the same log meanwhile cannot take a chunk from under it."""

@@ -16,8 +16,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Iterable, Iterator, Mapping
 
-from .interpret import Interpreted
-from ..core.model import Archive, Chain, Event, Plan, Project, Session, SubagentCall, ToolCall
+from ..core.model import Archive, Chain, Event, Interpreted, Plan, Project, Session, SubagentCall, ToolCall
 from .summarize import PLAN_PREAMBLE, text_digest, uuid_digest
 from ..core.text import plain, shorten
 

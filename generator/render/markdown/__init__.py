@@ -14,7 +14,6 @@ from typing import Any, Callable, Protocol
 
 from ...core import urls
 from ...stages.link import linked_event
-from ..search import FileSearchRecorder
 from ...stages.summarize import PLAN_STARTED_SESSION
 from ...core.model import (
     Archive,
@@ -44,6 +43,14 @@ MEDIA_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif",
                     "application/pdf": "pdf"}
 PLAN_CONTENT_HOW = PLAN_STARTED_SESSION
 CHECKLIST_TOOLS = frozenset({"TaskCreate", "TaskUpdate", "TodoWrite"})
+
+
+class SearchSink(Protocol):
+    """Where the searchable passages go as a session is written (`render.search.FileSearchRecorder`,
+    which phase 2 hands in: the search index is a writer over this stage's output, not part of it)."""
+
+    def add(self, title: str, kind: str, page_path: str, anchor: str, timestamp: str, text: str) -> None:
+        """One passage: a prompt, a reply, a plan, or the session itself."""
 
 
 class Output(Protocol):
@@ -142,7 +149,7 @@ class SessionDocument:
     as they appear, so a session of any length is rendered in the memory of one page."""
 
     def __init__(self, session: Session, archive: Archive, options: MarkdownOptions, output: Output,
-                 on_part: Callable[[MarkdownPart], None] | None = None, search: FileSearchRecorder | None = None):
+                 on_part: Callable[[MarkdownPart], None] | None = None, search: SearchSink | None = None):
         self.session = session
         self.search = search
         self.archive = archive
