@@ -23,7 +23,8 @@ from .core import urls
 from .config import BuildConfig, BuildReport, Progress, discover_files
 from .stages.discover import SessionFile, readable
 from .core.errors import SessionsiteError, StrictModeError
-from .render.html.pages import AnchorMapWriter, PageBuilder, find_anchor_page, render_indexes, sitemaps
+from .render.html.anchors import AnchorMapWriter, find_anchor_page
+from .render.html.pages import PageBuilder, render_indexes, sitemaps
 from .render.html.render import Resolver, markdown_parser, render_blocks, render_markdown
 from .render.html.theme import Theme
 from .stages.interpret import interpret_stream, without_repeated_result
