@@ -36,19 +36,19 @@ from markupsafe import Markup
 
 from . import __version__
 from .core import urls
-from .config import BuildConfig
 from .core.errors import InputError, UsageProblem
+from .core.model import Archive, Session
+from .stages.redact import Redactor
+from .render.markdown import time_of
+from .render.markdown.escape import block_parser, literal
 from .render.html.pages import GENERATOR, PageBuilder, duration
 from .render.html.render import pygments_css
 from .render.html.theme import Theme
-from .output.manifest import Manifest
-from .render.markdown import time_of
-from .render.markdown.escape import block_parser, literal
-from .core.model import Archive, Session
-from .stages.redact import Redactor
 from .output.locks import BUNDLE_PREFIX, OutputLock, claim, release, remove_abandoned
-from .workers import stop_workers
+from .output.manifest import Manifest
 from .output.write import MARKER, MARKER_TEXT, Staging, check_output_location, check_vault_location
+from .config import BuildConfig
+from .workers import stop_workers
 
 log = logging.getLogger("sessionsite")
 

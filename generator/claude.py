@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .stages.discover import AGENT_FILE, SessionFile, claude_folder, default_input, find
 from .core.errors import SessionsiteError
 from .core.text import byte_size
+from .stages.discover import AGENT_FILE, SessionFile, claude_folder, default_input, find
 from .output.vault import HOOK_LOG, Vault, log_hook_failure, write_atomically
 
 EVENTS = ("SessionEnd", "PreCompact")

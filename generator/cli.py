@@ -19,9 +19,9 @@ from . import __version__
 if TYPE_CHECKING:  # the build is loaded by the commands that build: `save`, run by a hook, stays light
     from .config import BuildConfig, BuildReport
     from .output.vault import SaveReport
-from .stages.discover import default_input
 from .core.errors import InputError, UsageProblem
 from .core.text import byte_size
+from .stages.discover import default_input
 
 T = TypeVar("T")
 EXAMPLE_COMMAND = "sessionsite build examples -o demo"

@@ -20,24 +20,24 @@ from typing import Any, Callable, Collection, Iterable, Iterator, Mapping
 
 from . import __version__
 from .core import urls
-from .config import BuildConfig, BuildReport, Progress, discover_files
-from .stages.discover import SessionFile, readable
 from .core.errors import SessionsiteError, StrictModeError
+from .core.model import Archive, Diagnostic, Event, Interpreted
+from .stages.discover import SessionFile, readable
+from .stages.interpret import interpret_stream, without_repeated_result
+from .stages.link import find_continuations, link, linked_event
+from .stages.read import stream_file
+from .stages.redact import Redactor
+from .render.markdown import MarkdownOptions, MarkdownPart, SessionDocument
 from .render.html.anchors import AnchorMapWriter, find_anchor_page
 from .render.html.pages import PageBuilder, render_indexes, sitemaps
 from .render.html.render import Resolver, markdown_parser, render_blocks, render_markdown
 from .render.html.theme import Theme
-from .stages.interpret import interpret_stream, without_repeated_result
-from .stages.link import find_continuations, link, linked_event
-from .output.manifest import (MANIFEST, NO_HASH_CACHE, FileRecord, HashCache, Manifest, decode, digest, digest_of_files,
-                       new_content_hasher, path_key, site_files, unchanged)
-from .render.markdown import MarkdownOptions, MarkdownPart, SessionDocument
-from .core.model import Archive, Diagnostic, Event, Interpreted
-from .stages.read import stream_file
-from .stages.redact import Redactor
 from .render.search import FileSearchRecorder, write_index
-from .workers import in_workers
+from .output.manifest import (MANIFEST, NO_HASH_CACHE, FileRecord, HashCache, Manifest, decode, digest, digest_of_files,
+                              new_content_hasher, path_key, site_files, unchanged)
 from .output.write import Staging
+from .config import BuildConfig, BuildReport, Progress, discover_files
+from .workers import in_workers
 
 log = logging.getLogger("sessionsite")
 

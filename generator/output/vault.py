@@ -43,8 +43,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence, TypeVar
 
-from ..stages.discover import SessionFile, path_in_project, project_folder_of
 from ..core.errors import SessionsiteError
+from ..stages.discover import SessionFile, path_in_project, project_folder_of
 
 DATABASE = "vault.sqlite3"
 HOOK_LOG = "hook.log"

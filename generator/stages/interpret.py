@@ -20,7 +20,6 @@ from datetime import date, datetime
 from types import MappingProxyType
 from typing import Any, Callable, Collection, Iterable, Mapping
 
-from .discover import SessionFile
 from ..core.model import (
     AssistantText,
     Plan,
@@ -43,10 +42,11 @@ from ..core.model import (
     Unreadable,
     Usage,
 )
+from ..core.text import strip_ansi
+from .discover import SessionFile
 from .read import ReadResult
 from .redact import identifier
 from .summarize import PLAN_PREAMBLE, PLAN_STARTED_SESSION, UNKNOWN_TOOL, Summary, uuid_digest
-from ..core.text import strip_ansi
 
 # Entry types that carry no conversation and are deliberately not shown.
 BOOKKEEPING_TYPES = frozenset(

@@ -17,8 +17,8 @@ from types import MappingProxyType
 from typing import Iterable, Iterator, Mapping
 
 from ..core.model import Archive, Chain, Event, Interpreted, Plan, Project, Session, SubagentCall, ToolCall
-from .summarize import PLAN_PREAMBLE, text_digest, uuid_digest
 from ..core.text import plain, shorten
+from .summarize import PLAN_PREAMBLE, text_digest, uuid_digest
 
 # Agents Claude Code runs for itself, named by the prefix of their agent id.
 INTERNAL_AGENTS = {

@@ -18,10 +18,10 @@ from urllib.parse import quote, unquote, urlsplit
 from markupsafe import Markup, escape
 
 from ...core import urls
-from ..markdown import MarkdownPart, time_of
 from ...core.model import Archive, Project, Session, Usage
-from ..stats import total_tokens, totals
 from ...core.text import plain, shorten
+from ..markdown import MarkdownPart, time_of
+from ..stats import total_tokens, totals
 from . import figures
 from .render import Resolver, pygments_css, render_blocks, render_markdown
 from .theme import Theme
