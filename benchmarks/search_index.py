@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from generator.render import search
-from generator import urls  # noqa: E402 - the checkout being measured
+from generator.core import urls  # noqa: E402 - the checkout being measured
+from generator.render import search  # noqa: E402
 
 
 def vocabulary(size: int, rng: random.Random) -> list[str]:
