@@ -15,8 +15,8 @@ import subprocess
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from .errors import InputError, UsageProblem
-from .model import Session
+from .core.errors import InputError, UsageProblem
+from .core.model import Session
 
 log = logging.getLogger("sessionsite")
 

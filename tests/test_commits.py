@@ -17,8 +17,8 @@ from click.testing import CliRunner
 from generator.build import BuildConfig, build
 from generator.cli import main
 from generator.commit_range import encoded_project_name
-from generator.commits import commit_url, repository_url, web_address
-from generator.model import Commit
+from generator.stages.commits import commit_url, repository_url, web_address
+from generator.core.model import Commit
 
 from conftest import PUBLIC_CORPUS, corpus_files, each_corpus_file
 from helpers import CWD, PROJECT_DIR, SESSION_ID, assistant, build_archive, chain, text, tool_result, tool_use, user, \

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
-from .model import Commit, ToolCall
+from ..core.model import Commit, ToolCall
 
 # A summary stays small whatever the session (a hostile log could print a million summary lines).
 COMMITS_PER_SESSION = 500
