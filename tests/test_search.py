@@ -26,11 +26,17 @@ def load_script(path: Path, call: str):
 
 
 def documents(site: Path) -> list[list]:
+    """Every document of the index as [url, session title, kind, time, excerpt, project], in index order."""
+    meta = json.loads(load_script(site / urls.SEARCH_INDEX, "index"))
     rows = []
-    for store in sorted((site / "search" / "docs").glob("*.js")):
-        body = load_script(store, "docs")
-        data = json.loads(body[body.index(",") + 1:])
-        rows.extend([row[0], data["titles"][row[1]], *row[2:]] for row in data["docs"])
+    for name, count, project, kinds in meta["files"]:
+        for number in range(-(-count // meta["per_store"])):
+            body = load_script(site / urls.search_documents(f"{name}-{number}"), "docs")
+            data = json.loads(body[body.index(",") + 1:])
+            for offset, (page, anchor, title, timestamp, excerpt) in enumerate(data["docs"]):
+                kind = meta["kinds"][int(kinds[number * meta["per_store"] + offset], 36)]
+                rows.append([data["pages"][page] + (f"#{anchor}" if anchor else ""), data["titles"][title], kind,
+                             timestamp, excerpt, meta["projects"][project]])
     return rows
 
 
@@ -46,7 +52,7 @@ def test_every_prompt_and_reply_can_be_found_and_its_result_lands_on_it(examples
     kinds = {row[2] for row in rows}
     assert {"session", "prompt", "reply"} <= kinds
     pages: dict[str, set[str]] = {}
-    for url, title, kind, timestamp, snippet in rows:
+    for url, title, kind, timestamp, snippet, project in rows:
         page, _, anchor = url.partition("#")
         if page not in pages:
             soup = BeautifulSoup((examples_site / page).read_text(encoding="utf-8"), "html.parser")
@@ -70,9 +76,10 @@ def test_every_prompt_and_reply_can_be_found_and_its_result_lands_on_it(examples
 def test_the_index_names_every_document_store_and_shard(examples_site):
     meta = json.loads(load_script(examples_site / urls.SEARCH_INDEX, "index"))
     stores = sorted(p.stem for p in (examples_site / "search" / "docs").glob("*.js"))
-    assert sorted(f"{name}-{n}" for name, count in meta["files"]
+    assert sorted(f"{name}-{n}" for name, count, _, _ in meta["files"]
                   for n in range(-(-count // meta["per_store"]))) == stores
-    assert sum(count for _, count in meta["files"]) == len(documents(examples_site))
+    assert sum(count for _, count, _, _ in meta["files"]) == len(documents(examples_site))
+    assert all(len(kinds) == count for _, count, _, kinds in meta["files"])
     assert len(list((examples_site / "search" / "terms").glob("*.js"))) == meta["shards"]
 
 

@@ -21,7 +21,7 @@ from pygments.lexers._mapping import LEXERS
 
 from ..model import TaskItem, ToolCall
 from ..text import strip_ansi
-from .blocks import Block, Code, Structure
+from .blocks import Block, Code, Prose, Structure
 from .escape import html_text, inline_code, literal, one_line, prose
 
 # Past this many characters a tool output is previewed, and linked in full as a text file.
@@ -61,6 +61,8 @@ class ToolView:
     """Left out of the page unless hidden things are shown (Claude re-reading its own state)."""
     classes: tuple[str, ...] = field(default=())
     """Extra CSS classes for the block."""
+    target_is_path: bool = False
+    """The target is a file or folder the call read or changed (the search index marks it as a path)."""
 
 
 Renderer = Callable[[ToolCall, ToolContext], ToolView]
@@ -133,15 +135,16 @@ def output_block(call: ToolCall, context: ToolContext, language: str = "text") -
     return (heading, Code(preview, language, kind="output"), note)
 
 
-def previewed(text: str, attach: Callable[[str, bytes], str], name: str, link_text: str) -> tuple[str, str]:
+def previewed(text: str, attach: Callable[[str, bytes], str], name: str, link_text: str) -> tuple[str, Prose]:
     """Text over `INLINE_OUTPUT_LIMIT` (a tool output, a pasted prompt, a reply): its start, cut at a line,
-    and a Markdown link to all of it, written to a text file beside the page. No page gets heavy, nothing
-    is cut."""
+    and a note linking to all of it, written to a text file beside the page (the note carries the rest, for
+    the search index). No page gets heavy, nothing is cut."""
     preview = text[:INLINE_OUTPUT_LIMIT].rsplit("\n", 1)[0]
     link = attach(name, text.encode("utf-8"))
     hidden_lines = text.count("\n") - preview.count("\n")
     size = len(text.encode("utf-8")) / 1024
-    return preview, f"[{link_text}]({link}) ({size:,.0f} KB; {hidden_lines:,} more lines than shown here)"
+    note = f"[{link_text}]({link}) ({size:,.0f} KB; {hidden_lines:,} more lines than shown here)"
+    return preview, Prose(note, "sessionsite", unshown=text[len(preview):])
 
 
 def label(text: str) -> Structure:
@@ -169,7 +172,7 @@ def bash(call: ToolCall, context: ToolContext) -> ToolView:
     blocks: list[Block | str] = []
     if description:
         blocks.append(f"*{literal(description)}*")
-    blocks.append(Code(command, "powershell" if call.name == "PowerShell" else "bash"))
+    blocks.append(Code(command, "powershell" if call.name == "PowerShell" else "bash", kind="command"))
     blocks.extend(output_block(call, context))
     structured = call.result.structured if call.result else None
     status = "interrupted" if isinstance(structured, dict) and structured.get("interrupted") else ""
@@ -181,10 +184,10 @@ def read(call: ToolCall, context: ToolContext) -> ToolView:
     path = _text(call.input.get("file_path"))
     text = result_text(call)
     if call.result is None or call.result.is_error or not text:
-        return ToolView("Read", display_path(path, context.cwd), output_block(call, context))
+        return ToolView("Read", display_path(path, context.cwd), output_block(call, context), target_is_path=True)
     numbered = [READ_LINE.match(line) for line in text.rstrip("\n").split("\n")]
     if not (numbered and all(numbered)):
-        return ToolView("Read", display_path(path, context.cwd), (Code(text, language_for(path)),))
+        return ToolView("Read", display_path(path, context.cwd), (Code(text, language_for(path)),), target_is_path=True)
     # One fence per run of consecutive numbers, so that each line keeps its own number.
     runs: list[list[re.Match[str]]] = []
     for match in numbered:
@@ -197,7 +200,7 @@ def read(call: ToolCall, context: ToolContext) -> ToolView:
         Code("\n".join(m.group(2) for m in run), language_for(path), f"startline={run[0].group(1)}")
         for run in runs
     )
-    return ToolView("Read", display_path(path, context.cwd), body)
+    return ToolView("Read", display_path(path, context.cwd), body, target_is_path=True)
 
 
 def _patch_lines(structured: Any) -> list[str]:
@@ -232,7 +235,7 @@ def _diff_view(call: ToolCall, context: ToolContext, edits: list[tuple[str, str]
             lines.extend(_replacement_diff(old, new))
     blocks: list[Block | str] = [Code(strip_ansi("\n".join(lines)), "diff", kind="diff")] if lines else []
     blocks.extend(output_block(call, context))
-    return ToolView(call.name, display_path(path, context.cwd), tuple(blocks))
+    return ToolView(call.name, display_path(path, context.cwd), tuple(blocks), target_is_path=True)
 
 
 @renders("Edit")
@@ -256,7 +259,7 @@ def write(call: ToolCall, context: ToolContext) -> ToolView:
     path = _text(call.input.get("file_path"))
     blocks: list[Block | str] = [Code(_text(call.input.get("content")), language_for(path))]
     blocks.extend(output_block(call, context))
-    return ToolView("Write", display_path(path, context.cwd), tuple(blocks))
+    return ToolView("Write", display_path(path, context.cwd), tuple(blocks), target_is_path=True)
 
 
 @renders("NotebookEdit")
@@ -267,7 +270,7 @@ def notebook_edit(call: ToolCall, context: ToolContext) -> ToolView:
     language = "markdown" if call.input.get("cell_type") == "markdown" else "python"
     blocks = [f"{mode} cell {inline_code(cell)}" if cell else mode,
               Code(_text(call.input.get("new_source")), language), *output_block(call, context)]
-    return ToolView("NotebookEdit", display_path(path, context.cwd), tuple(blocks))
+    return ToolView("NotebookEdit", display_path(path, context.cwd), tuple(blocks), target_is_path=True)
 
 
 @renders("Glob")
@@ -345,7 +348,7 @@ def background_output(call: ToolCall, context: ToolContext) -> ToolView:
     task_id = _text(call.input.get("task_id")) or _text(call.input.get("bash_id")) or _text(call.input.get("shell_id"))
     structured = call.result.structured if call.result and isinstance(call.result.structured, dict) else {}
     command = _text(structured.get("command"))
-    blocks: list[Block | str] = [Code(command, "bash")] if command else []
+    blocks: list[Block | str] = [Code(command, "bash", kind="command")] if command else []
     blocks.extend(output_block(call, context))
     status = _text(structured.get("status"))
     return ToolView(call.name, task_id + (f" ({status})" if status else ""), tuple(blocks))
@@ -359,7 +362,8 @@ def kill_shell(call: ToolCall, context: ToolContext) -> ToolView:
 
 @renders("LS")
 def list_directory(call: ToolCall, context: ToolContext) -> ToolView:
-    return ToolView("LS", display_path(_text(call.input.get("path")), context.cwd), output_block(call, context))
+    return ToolView("LS", display_path(_text(call.input.get("path")), context.cwd), output_block(call, context),
+                    target_is_path=True)
 
 
 @renders("ToolSearch")
