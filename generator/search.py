@@ -40,8 +40,9 @@ KINDS = ("session", "prompt", "reply", "plan", "thinking", "command", "path", "c
 index.js holds a document's kind as its place here, one base-36 digit."""
 EXCERPT_CHARACTERS = 480
 """Of each document's text, what its result can show: all of a short text; of a longer one its start and
-the places where its longest words first occur (a name, an error, a path: the words people search for),
-so that a snippet can show the words a query found. The whole text is indexed."""
+the places where words of trouble ("Error", "Traceback", "failed"...) and then its longest words first
+occur (an error, a name, a path: the words people search for), so that a snippet can show the words a
+query found. The whole text is indexed."""
 EXCERPT_START = 160
 EXCERPT_CONTEXT = 40
 """Characters kept on each side of a word in an excerpt's windows."""
@@ -62,6 +63,7 @@ documents, their kinds, its project."""
 MAX_TERM_LENGTH = 32
 """Longer runs of letters are hashes, base64 and the like: nobody searches for them by hand."""
 _WORD = re.compile(r"[^\W_]+")
+_TROUBLE = re.compile(r"error|exception|traceback|fail|fatal|panic|denied|warn|abort|refused|timeout|missing")
 _MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])|\\$", re.M)
 """A backslash before ASCII punctuation (how `escape` keeps typed text literal), or ending a line (a hard
 break): a reader sees the character, or nothing."""
@@ -83,8 +85,8 @@ def shard_of(term: str, shards: int) -> int:
 
 def excerpt(text: str) -> str:
     """What a result can show of a text (`EXCERPT_CHARACTERS`): all of it on one line when it is short;
-    else its start and, longest words first, a window around the first place each occurs, in reading
-    order, joined by " … "."""
+    else its start and, words of trouble first and then the longest, a window around the first place
+    each occurs, in reading order, joined by " … "."""
     flat = " ".join(text.split())
     if len(flat) <= EXCERPT_CHARACTERS:
         return flat
@@ -95,7 +97,10 @@ def excerpt(text: str) -> str:
             first[word] = match.span()
     spans = [(0, EXCERPT_START)]
     budget = EXCERPT_CHARACTERS - EXCERPT_START
-    for start, end in sorted(first.values(), key=lambda span: (span[0] - span[1], span[0])):
+    # Words that mark trouble first (what people most often search a coding session for), then the
+    # longest words, each where it first occurs.
+    order = sorted(first.items(), key=lambda item: (not _TROUBLE.search(item[0]), item[1][0] - item[1][1], item[1][0]))
+    for _, (start, end) in order:
         if budget < 2 * EXCERPT_CONTEXT:
             break
         if any(low <= start and end <= high for low, high in spans):

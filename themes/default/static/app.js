@@ -193,11 +193,11 @@
       store: entry[0] + "-" + Math.floor(row / index.per_store), row: row % index.per_store };
   }
 
-  var latest = 0, current = null;
+  var latest = 0, current = null, focusWhenShown = false;
   function run(query) {
     var asked = ++latest;
     var terms = words(query);
-    if (!terms.length) { current = null; show(query, null); return; }
+    if (!terms.length) { current = null; focusWhenShown = false; show(query, null); return; }
     need("index", function (ok) {
       if (asked !== latest) return;
       if (!ok || !index) { show(query, "error"); return; }
@@ -242,7 +242,9 @@
     var start = Math.max(0, at - 90), end = Math.min(text.length, start + 260);
     if (start > 0) { var space = text.indexOf(" ", start); if (space >= 0 && space < at) start = space + 1; }
     if (end < text.length) { var back = text.lastIndexOf(" ", end); if (back > at) end = back; }
-    var part = (start > 0 ? "… " : "") + text.slice(start, end) + (end < text.length ? " …" : "");
+    var part = text.slice(start, end);
+    if (start > 0 && part.lastIndexOf("…", 0) !== 0) part = "… " + part;
+    if (end < text.length && part.slice(-1) !== "…") part += " …";
     var node = element("span", "result-snippet");
     pattern.lastIndex = 0;
     var last = 0, match;
@@ -289,8 +291,11 @@
     var head = element("p", "search-status");
     head.setAttribute("role", "status");
     panel.appendChild(head);
-    if (results === "error") { head.textContent = "The search index could not be loaded."; return; }
-    if (!results.ranked.length) { head.textContent = "No results for “" + query + "”."; return; }
+    if (results === "error" || !results.ranked.length) {
+      focusWhenShown = false;
+      head.textContent = results === "error" ? "The search index could not be loaded." : "No results for “" + query + "”.";
+      return;
+    }
     var filters = element("div", "search-filters");
     filters.appendChild(picker("kind", "Kind", results.ranked.map(function (hit) { return hit.kind; }),
       function (kind) { return LABEL[kind] || kind; }));
@@ -349,7 +354,8 @@
           firstLink = firstLink || link;
         });
         more.hidden = shown >= chosen.length;
-        if (focusFirst && firstLink) firstLink.focus();
+        if ((focusFirst || focusWhenShown) && firstLink) firstLink.focus();
+        focusWhenShown = false;
       });
     }
 
@@ -379,9 +385,11 @@
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       clearTimeout(timer);
+      var first = current && current.query === input.value && panel.querySelector("a.result");
+      if (first) { first.focus(); return; }
+      // Enter before the results came: the first one takes the focus when it comes.
+      focusWhenShown = true;
       run(input.value);
-      var first = panel.querySelector("a.result");
-      if (first) first.focus();
     });
     var asked = new URLSearchParams(location.search).get("q");
     if (asked) { input.value = asked; run(asked); }
