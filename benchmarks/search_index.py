@@ -20,6 +20,7 @@ documents stand for roughly 8 GB of real logs.)
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import random
 import resource
@@ -62,7 +63,7 @@ def write_word_lists(root: Path, documents: int, files: int, per_document: int, 
         text = "".join(f"{w}\t{search._deltas(d)}\n" for w, d in sorted(postings.items()))
         about = {"count": per_file, "kinds": "2" * per_file, "project": f"/home/user/project{number % 12}"}
         text += f"{search.FILE_LINE}{json.dumps(about)}\n"
-        (folder / f"{urls.search_name(str(number))}.txt").write_text(text, encoding="utf-8")
+        (root / urls.search_words(urls.search_name(str(number)))).write_bytes(search._compressed(text))
 
 
 def synthetic(args: argparse.Namespace) -> None:
@@ -83,13 +84,13 @@ def synthetic(args: argparse.Namespace) -> None:
         seconds = time.perf_counter() - started
         memory_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         shards = sorted((root / "search" / "terms").glob("*.js"), key=lambda p: p.stat().st_size)
-        words_bytes = sum(p.stat().st_size for p in (root / "search" / "words").glob("*.txt"))
+        words_bytes = sum(p.stat().st_size for p in (root / "search" / "words").glob("*.txt.gz"))
         shard_bytes = [p.stat().st_size for p in shards]
 
         def query_bytes(word: str) -> int:
             return (root / urls.search_terms(search.shard_of(word, len(shards)))).stat().st_size
 
-        lines = (root / urls.search_words(urls.search_name("0"))).read_text().splitlines()[:-1]
+        lines = gzip.decompress((root / urls.search_words(urls.search_name("0"))).read_bytes()).decode().splitlines()[:-1]
         by_frequency = sorted(lines, key=lambda line: -len(line.split("\t")[1].split(",")))
         common, rare = by_frequency[0].split("\t")[0], by_frequency[-1].split("\t")[0]
         print(f"| documents | terms | merge time | merge memory | term shards | largest shard | median shard "

@@ -307,7 +307,7 @@ class _Recording:
         self.staging.write_shared(path, content)
         self.paths[path] = None
 
-    def append(self, path: str, text: str) -> None:
+    def append(self, path: str, text: str | bytes) -> None:
         self.staging.append(path, text)
         self.paths[path] = None
 

@@ -18,12 +18,15 @@ the pages hold and nothing they redact: a session's title, a prompt, a reply, a 
 and of each tool call its command (a shell command, a pattern, a query), the path it read or changed,
 code it wrote or changed, and its output. Texts are indexed whole: of a long text the page shows the
 start, and the note linking the rest carries it (`Prose.unshown`). Each input file also leaves
-`search/words/<file>.txt`, its own inverted index: the term shards are merged from these on every build,
-so files kept from the previous site (an incremental build) need not be read again.
+`search/words/<file>.txt.gz`, its own inverted index: the term shards are merged from these on every
+build, so files kept from the previous site (an incremental build) need not be read again. Only the build
+reads them, so they are compressed (each block written is a gzip member of its own: gzip reads them as
+one stream).
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import tempfile
@@ -64,6 +67,9 @@ MAX_TERM_LENGTH = 32
 """Longer runs of letters are hashes, base64 and the like: nobody searches for them by hand."""
 _WORD = re.compile(r"[^\W_]+")
 _TROUBLE = re.compile(r"error|exception|traceback|fail|fatal|panic|denied|warn|abort|refused|timeout|missing")
+_TROUBLE_WORDS = frozenset({"traceback", "error", "exception", "failed", "fatal", "panic", "warning"})
+_EMPHASIS = re.compile(r"(?<!\\)\*+")
+"""Emphasis marks (asterisks; underscores are left alone, being far more often part of a name)."""
 _MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])|\\$", re.M)
 """A backslash before ASCII punctuation (how `escape` keeps typed text literal), or ending a line (a hard
 break): a reader sees the character, or nothing."""
@@ -99,7 +105,8 @@ def excerpt(text: str) -> str:
     budget = EXCERPT_CHARACTERS - EXCERPT_START
     # Words that mark trouble first (what people most often search a coding session for), then the
     # longest words, each where it first occurs.
-    order = sorted(first.items(), key=lambda item: (not _TROUBLE.search(item[0]), item[1][0] - item[1][1], item[1][0]))
+    order = sorted(first.items(), key=lambda item: (
+        0 if item[0] in _TROUBLE_WORDS else 1 if _TROUBLE.search(item[0]) else 2, item[1][0] - item[1][1], item[1][0]))
     for _, (start, end) in order:
         if budget < 2 * EXCERPT_CONTEXT:
             break
@@ -197,7 +204,7 @@ def _text_of(blocks: Iterable[Block]) -> str:
 
 def _readable(markdown: str) -> str:
     """Markdown as its words read: without the escapes `escape` put in and the marks of emphasis."""
-    return plain(_MARKDOWN_ESCAPE.sub(lambda match: match.group(1) or "", markdown))
+    return plain(_MARKDOWN_ESCAPE.sub(lambda match: match.group(1) or "", _EMPHASIS.sub("", markdown)))
 
 
 class FileSearchRecorder:
@@ -247,8 +254,8 @@ class FileSearchRecorder:
         # A block of the word list: each term's documents as gaps from the file's first document, already
         # in the shards' encoding, so that merging is putting strings together. A term may have a line in
         # several blocks; each becomes its own `file:gaps` part in the shard.
-        self.output.append(urls.search_words(self.name), "".join(
-            f"{term}\t{_deltas(numbers)}\n" for term, numbers in sorted(self.postings.items())))
+        self.output.append(urls.search_words(self.name), _compressed("".join(
+            f"{term}\t{_deltas(numbers)}\n" for term, numbers in sorted(self.postings.items()))))
         self.rows, self.pages, self.titles, self.postings = [], {}, {}, {}
 
     def finish(self) -> None:
@@ -259,7 +266,7 @@ class FileSearchRecorder:
         if self.count:
             about = {"count": self.count, "kinds": "".join(self.kinds), "project": self.project}
             self.output.append(urls.search_words(self.name),
-                               FILE_LINE + json.dumps(about, ensure_ascii=False, sort_keys=True) + "\n")
+                               _compressed(FILE_LINE + json.dumps(about, ensure_ascii=False, sort_keys=True) + "\n"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,9 +284,10 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
     The word lists are read once and their lines spilled to one scratch file per shard; each shard is
     then merged on its own, so memory holds one shard, not the whole index."""
     words_folder = root / urls.SEARCH_WORDS_FOLDER
-    lists = sorted(words_folder.glob("*.txt")) if words_folder.is_dir() else []
+    lists = sorted(words_folder.glob("*.txt.gz")) if words_folder.is_dir() else []
     shards = 1
-    while sum(path.stat().st_size for path in lists) / shards > SHARD_TARGET_BYTES and shards < MAX_SHARDS:
+    words_bytes = sum(_uncompressed_size(path) for path in lists)
+    while words_bytes / shards > SHARD_TARGET_BYTES and shards < MAX_SHARDS:
         shards *= 2
     files: list[list[Any]] = []
     distinct_terms = 0
@@ -302,7 +310,7 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
             marker = f"\0{_base36(file_number)}:\n"
             marked: set[int] = set()
             about: dict[str, Any] = {"count": 0, "kinds": "", "project": ""}
-            with path.open(encoding="utf-8") as handle:
+            with gzip.open(path, "rt", encoding="utf-8") as handle:
                 for line in handle:
                     if line.startswith(FILE_LINE):
                         about = json.loads(line[len(FILE_LINE):])
@@ -320,7 +328,7 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
                     if pending_characters > SPILL_CHARACTERS:
                         spill()  # the file's marker stays the last one in each scratch file it wrote to
                         pending_characters = 0
-            files.append([path.stem, about["count"], about["project"], about["kinds"]])
+            files.append([path.name.split(".")[0], about["count"], about["project"], about["kinds"]])
         spill()
         for number in range(shards):
             postings: dict[str, list[str]] = {}
@@ -349,6 +357,16 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
     write(urls.SEARCH_INDEX, f"sessionsiteSearch.index({json.dumps(meta, ensure_ascii=False, separators=(',', ':'))});\n"
           .encode("utf-8"))
     return SearchIndexSize(documents=sum(file[1] for file in files), terms=distinct_terms)
+
+
+def _uncompressed_size(path: Path) -> int:
+    with gzip.open(path) as handle:
+        return sum(len(chunk) for chunk in iter(lambda: handle.read(1 << 20), b""))
+
+
+def _compressed(text: str) -> bytes:
+    """A gzip member, the same bytes for the same text (no time in its header)."""
+    return gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)
 
 
 def _deltas(numbers: Iterable[int]) -> str:

@@ -52,7 +52,8 @@ class ToolView:
     target: str = ""
     """What it acted on: a path, a command, a pattern (plain text)."""
     body: tuple[Block | str, ...] = ()
-    """The blocks of the folded part (a bare string is Markdown prose of ours)."""
+    """The blocks of the folded part (a bare string is Markdown prose of ours; transcript text is a `Prose`
+    of Claude's, which the search index holds)."""
     status: str = ""
     """Overrides the ok/error status when set."""
     open_by_default: bool = False
@@ -171,7 +172,7 @@ def bash(call: ToolCall, context: ToolContext) -> ToolView:
     description = _text(call.input.get("description"))
     blocks: list[Block | str] = []
     if description:
-        blocks.append(f"*{literal(description)}*")
+        blocks.append(Prose(f"*{literal(description)}*"))
     blocks.append(Code(command, "powershell" if call.name == "PowerShell" else "bash", kind="command"))
     blocks.extend(output_block(call, context))
     structured = call.result.structured if call.result else None
@@ -328,7 +329,7 @@ def task_change(call: ToolCall, context: ToolContext) -> ToolView:
     blocks: list[Block | str] = [checklist(list(call.tasks))] if call.tasks else []
     description = _text(call.input.get("description"))
     if description.strip():
-        blocks.extend([label("Description"), prose(description)])
+        blocks.extend([label("Description"), Prose(prose(description))])
     if call.result and call.result.is_error:
         blocks.extend(output_block(call, context))
     label_text = "New task" if call.name == "TaskCreate" else "Task update"
@@ -385,10 +386,10 @@ def task(call: ToolCall, context: ToolContext) -> ToolView:
         blocks.append(f"[Subagent transcript: {literal(context.subagent_title or description)}]({context.subagent_link})")
     prompt = _text(call.input.get("prompt"))
     if prompt:
-        blocks.extend([label("Prompt"), prose(prompt)])
+        blocks.extend([label("Prompt"), Prose(prose(prompt))])
     text = result_text(call)
     if text.strip():
-        blocks.extend([label("Result"), prose(text)])
+        blocks.extend([label("Result"), Prose(prose(text))])
     name = f"{call.name} · {agent_type}" if agent_type else call.name
     return ToolView(name, description, tuple(blocks), classes=("subagent",))
 
@@ -401,10 +402,10 @@ def web_search(call: ToolCall, context: ToolContext) -> ToolView:
 @renders("WebFetch")
 def web_fetch(call: ToolCall, context: ToolContext) -> ToolView:
     prompt = _text(call.input.get("prompt"))
-    blocks: list[Block | str] = [label("Prompt"), prose(prompt)] if prompt else []
+    blocks: list[Block | str] = [label("Prompt"), Prose(prose(prompt))] if prompt else []
     text = result_text(call)
     if text.strip():
-        blocks.append(prose(text) if not (call.result and call.result.is_error) else Code(text, "text", kind="output"))
+        blocks.append(Prose(prose(text)) if not (call.result and call.result.is_error) else Code(text, "text", kind="output"))
     return ToolView("WebFetch", _text(call.input.get("url")), tuple(blocks))
 
 
@@ -431,7 +432,7 @@ def ask_user_question(call: ToolCall, context: ToolContext) -> ToolView:
         answer = answers.get(asked, "")
         picked = {part.strip() for part in answer.split(",")} | {answer.strip()}
         header = _text(question.get("header"))
-        blocks.append(f"**{literal(asked)}**" + (f" *({literal(header)})*" if header else ""))
+        blocks.append(Prose(f"**{literal(asked)}**" + (f" *({literal(header)})*" if header else "")))
         lines = []
         options = question.get("options")
         for option in options if isinstance(options, list) else []:
@@ -443,11 +444,11 @@ def ask_user_question(call: ToolCall, context: ToolContext) -> ToolView:
             text = f"**{literal(name)}** ✓" if chosen else literal(name)
             lines.append(f"- {text}" + (f" — {one_line(description)}" if description else ""))
         if lines:
-            blocks.append("\n".join(lines))
+            blocks.append(Prose("\n".join(lines)))
         known = {_text(o.get("label")).strip() for o in (options if isinstance(options, list) else [])
                  if isinstance(o, dict)}
         if answer and not picked & known:
-            blocks.append(f"Answer: **{literal(answer)}**")  # typed in, not one of the options
+            blocks.append(Prose(f"Answer: **{literal(answer)}**"))  # typed in, not one of the options
         elif not answer and call.result is not None and not call.result.is_error:
             blocks.append("*No answer recorded for this question.*")
     if call.result is None or call.result.is_error or not answers:
