@@ -27,6 +27,7 @@ one stream).
 from __future__ import annotations
 
 import gzip
+import heapq
 import json
 import re
 import tempfile
@@ -78,7 +79,7 @@ break): a reader sees the character, or nothing."""
 def terms(text: str) -> set[str]:
     """The words of a text as the index keeps them: lower case, split at anything but a letter or a
     digit (so `snake_case` is two words), two to 32 characters. app.js splits a query the same way."""
-    return {word for word in _WORD.findall(text.lower()) if 2 <= len(word) <= MAX_TERM_LENGTH}
+    return {word for word in set(_WORD.findall(text.lower())) if 2 <= len(word) <= MAX_TERM_LENGTH}
 
 
 def shard_of(term: str, shards: int) -> int:
@@ -89,28 +90,27 @@ def shard_of(term: str, shards: int) -> int:
     return value % shards
 
 
-def excerpt(text: str) -> str:
+def excerpt(text: str, words: set[str] | None = None) -> str:
     """What a result can show of a text (`EXCERPT_CHARACTERS`): all of it on one line when it is short;
     else its start and, words of trouble first and then the longest, a window around the first place
-    each occurs, in reading order, joined by " … "."""
+    each occurs, in reading order, joined by " … ". `words`: the text's terms, when they are known."""
     flat = " ".join(text.split())
     if len(flat) <= EXCERPT_CHARACTERS:
         return flat
-    first: dict[str, tuple[int, int]] = {}
-    for match in _WORD.finditer(flat):
-        word = match.group().lower()
-        if 3 <= len(word) <= MAX_TERM_LENGTH and word not in first:
-            first[word] = match.span()
+    lowered = flat.lower()
+    if words is None:
+        words = terms(flat)
+    # Only the first few dozen candidates can fit: no need to sort them all, nor to find every word.
+    candidates = heapq.nsmallest(EXCERPT_CHARACTERS // EXCERPT_CONTEXT, (word for word in words if len(word) >= 3),
+                                 key=lambda word: (_trouble_rank(word), -len(word), word))
     spans = [(0, EXCERPT_START)]
     budget = EXCERPT_CHARACTERS - EXCERPT_START
-    # Words that mark trouble first (what people most often search a coding session for), then the
-    # longest words, each where it first occurs.
-    order = sorted(first.items(), key=lambda item: (
-        0 if item[0] in _TROUBLE_WORDS else 1 if _TROUBLE.search(item[0]) else 2, item[1][0] - item[1][1], item[1][0]))
-    for _, (start, end) in order:
+    for word in candidates:
         if budget < 2 * EXCERPT_CONTEXT:
             break
-        if any(low <= start and end <= high for low, high in spans):
+        start = lowered.find(word)
+        end = start + len(word)
+        if start < 0 or any(low <= start and end <= high for low, high in spans):
             continue
         low, high = max(0, start - EXCERPT_CONTEXT), min(len(flat), end + EXCERPT_CONTEXT)
         # Whole words at the window's edges.
@@ -128,8 +128,13 @@ def excerpt(text: str) -> str:
             merged[-1][1] = max(merged[-1][1], high)
         else:
             merged.append([low, high])
-    text = " … ".join(flat[low:high].strip() for low, high in merged)
-    return text + (" …" if merged[-1][1] < len(flat) else "")
+    shown = " … ".join(flat[low:high].strip() for low, high in merged)
+    return shown + (" …" if merged[-1][1] < len(flat) else "")
+
+
+def _trouble_rank(word: str) -> int:
+    """0 for a word that names trouble (`Traceback`), 1 for one that holds such a word (`ValueError`), else 2."""
+    return 0 if word in _TROUBLE_WORDS else 1 if _TROUBLE.search(word) else 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +175,7 @@ def _group_documents(group: Group, timestamp: str) -> Iterator[Document]:
 
 def _tool_documents(group: Group, timestamp: str) -> Iterator[Document]:
     """A tool call, or a command the user ran: what it was asked to do, then what it gave."""
-    commands, code, output = [group.fact("command")], [], []
+    commands, code, output = [group.fact("command")] if group.fact("command") else [], [], []
     for child in group.children:
         if isinstance(child, Code):
             {"command": commands, "output": output}.get(child.kind, code).append(child.code)
@@ -237,10 +242,11 @@ class FileSearchRecorder:
             return
         page_number = self.pages.setdefault(page_path, len(self.pages))
         title_number = self.titles.setdefault(title, len(self.titles))
-        shown = "" if document.kind == "session" else excerpt(document.text)
+        words = terms(document.text)
+        shown = "" if document.kind == "session" else excerpt(document.text, words)
         self.rows.append([page_number, document.anchor, title_number, document.timestamp[:16], shown])
         self.kinds.append(_base36(KINDS.index(document.kind)))
-        for term in terms(document.text):
+        for term in words:
             self.postings.setdefault(term, []).append(self.count)
         self.count += 1
         if len(self.rows) == DOCUMENTS_PER_STORE:
@@ -380,6 +386,12 @@ def _deltas(numbers: Iterable[int]) -> str:
 
 
 def _base36(number: int) -> str:
+    if number < len(_SMALL_BASE36):
+        return _SMALL_BASE36[number]
+    return _base36_of(number)
+
+
+def _base36_of(number: int) -> str:
     digits = "0123456789abcdefghijklmnopqrstuvwxyz"
     if number == 0:
         return "0"
@@ -388,3 +400,7 @@ def _base36(number: int) -> str:
         number, remainder = divmod(number, 36)
         text = digits[remainder] + text
     return text
+
+
+_SMALL_BASE36 = [_base36_of(number) for number in range(36 * 36)]
+"""Gaps between documents are mostly small: their spellings are made once."""

@@ -60,6 +60,8 @@ def tidewatch_session() -> list[dict]:
                           "    import quokkameter\nModuleNotFoundError: No module named 'quokkameter' (zanzibarite)\n"),
         assistant(tool_use("Read", {"file_path": "/home/ada/src/tidewatch/src/tidewatch/gauge.py"}, read)),
         tool_result(read, "     1→import quokkameter\n     2→\n     3→def level():\n"),
+        assistant(tool_use("Grep", {"pattern": "flibbertigibbet", "path": "src"}, "toolu_01Grep")),
+        tool_result("toolu_01Grep", "No matches found"),
         assistant(tool_use("Bash", {"command": "tidewatch replay --all"}, long_run)),
         tool_result(long_run, LONG_OUTPUT + "Error: deepwombat exploded at the very end\n"),
         assistant(tool_use("Bash", {"command": "cat notes.html"}, hostile)),
@@ -113,12 +115,13 @@ def found(site: Path, word: str) -> list[list]:
 
 def test_commands_paths_and_tool_output_are_found_each_as_its_kind(coding_site):
     kinds = {word: sorted({row[2] for row in found(coding_site, word)})
-             for word in ("zanzibarite", "pytest", "gauge", "quokkameter", "wheel")}
+             for word in ("zanzibarite", "pytest", "gauge", "quokkameter", "wheel", "flibbertigibbet")}
     assert kinds["zanzibarite"] == ["output"]  # only in a tool's output
     assert kinds["pytest"] == ["command"]
     assert "path" in kinds["gauge"] and "command" in kinds["gauge"]
     assert {"prompt", "reply", "command", "code", "output"} <= set(kinds["quokkameter"])
     assert kinds["wheel"] == ["thinking"]
+    assert kinds["flibbertigibbet"] == ["command"]  # a tool's pattern
     # Each result lands on the call that shows it.
     soup = BeautifulSoup((coding_site / found(coding_site, "zanzibarite")[0][0].split("#")[0]).read_text(), "html.parser")
     call = soup.find(id=found(coding_site, "zanzibarite")[0][0].split("#")[1])
