@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from .errors import SessionsiteError, UsageProblem
+from ..core.errors import SessionsiteError, UsageProblem
 from .locks import MARKER, claim, release, remove_abandoned
 
 MARKER_TEXT = b"This folder was written by sessionsite; the next build replaces it whole.\n"

@@ -12,10 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
-from .. import urls
-from ..link import linked_event
-from ..summarize import PLAN_STARTED_SESSION
-from ..model import (
+from ...core import urls
+from ...core.model import (
     Archive,
     AssistantText,
     BashMode,
@@ -31,10 +29,12 @@ from ..model import (
     Unknown,
     Unreadable,
 )
+from ...core.text import plain, strip_ansi
+from ...stages.link import linked_event
+from ...stages.summarize import PLAN_STARTED_SESSION
 from .blocks import Block, Code, Group, Prose, Structure, blocks_of, markdown_of, typed_blocks
 from .escape import html_text, inline_code, literal, prose, typed
 from .pasted import looks_pasted
-from ..text import plain, strip_ansi
 from .tools import INLINE_OUTPUT_LIMIT, ToolContext, json_block, previewed, render_tool
 
 # Notices whose raw text is Claude Code's own bookkeeping, said for a reader instead.

@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from . import urls
-from .markdown.blocks import Block, Code, Group, Prose, Structure
-from .text import plain
+from ..core import urls
+from ..core.text import plain
+from .markdown.blocks import Block, Code, Group, Prose
 
 KINDS = ("session", "prompt", "reply", "plan", "thinking", "command", "path", "code", "output")
 """What a document is, in the order results are ranked in (app.js ranks the first four above the rest);
