@@ -6,7 +6,7 @@ that hands its data to `window.sessionsiteSearch` (themes/default/static/app.js)
 gigabytes must not make each page load one huge index, so the index is cut in three:
 
 - `search/index.js`: how many term shards there are; each input file's documents (how many, the kind of
-  each, one letter apiece, and the file's project), so that results are ranked and filtered by kind and
+  each, one base-36 digit apiece, and the file's project), so that results are ranked and filtered by kind and
   project before anything else is loaded;
 - `search/terms/<n>.js`: the terms whose first three letters (or two, for a two-letter term) hash to
   shard n, each with the documents holding it; a query loads one shard per word typed;
