@@ -543,8 +543,6 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
 
     renderer = FileRenderer(archive, staging, MarkdownOptions(show_hidden=config.show_hidden), theme,
                             Redaction(config.redact, config.redact_paths), config.base_url)
-    if len(plans) > 1:
-        renderer.prepare()
     to_render = []
     for plan in plans:
         old = previous.files.get(plan.record.path)  # keyed by path_key
@@ -557,6 +555,8 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
         plan.record = replace(plan.record, render_digest=render_digest)
         to_render.append(plan)
     started = time.perf_counter()
+    if len(to_render) > 1 and config.jobs > 1:
+        renderer.prepare()  # before the workers are forked: they inherit it (one file renders in this process)
     to_render = _largest_first(to_render)
     rendered_files = in_workers(lambda p: renderer(p.source, previous.files.get(p.record.path)), to_render,
                                 config.jobs)
