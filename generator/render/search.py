@@ -101,8 +101,12 @@ def excerpt(text: str, words: set[str] | None = None) -> str:
     if words is None:
         words = terms(flat)
     # Only the first few dozen candidates can fit: no need to sort them all, nor to find every word.
-    candidates = heapq.nsmallest(EXCERPT_CHARACTERS // EXCERPT_CONTEXT, (word for word in words if len(word) >= 3),
-                                 key=lambda word: (_trouble_rank(word), -len(word), word))
+    longer = [word for word in words if len(word) >= 3]
+    if _TROUBLE.search(" ".join(longer)) is None:  # most texts name no trouble: no word needs asking
+        candidates = heapq.nsmallest(EXCERPT_CHARACTERS // EXCERPT_CONTEXT, longer, key=_longest_first)
+    else:
+        candidates = heapq.nsmallest(EXCERPT_CHARACTERS // EXCERPT_CONTEXT, longer,
+                                     key=lambda word: (_trouble_rank(word), -len(word), word))
     spans = [(0, EXCERPT_START)]
     budget = EXCERPT_CHARACTERS - EXCERPT_START
     for word in candidates:
@@ -130,6 +134,10 @@ def excerpt(text: str, words: set[str] | None = None) -> str:
             merged.append([low, high])
     shown = " … ".join(flat[low:high].strip() for low, high in merged)
     return shown + (" …" if merged[-1][1] < len(flat) else "")
+
+
+def _longest_first(word: str) -> tuple[int, str]:
+    return -len(word), word
 
 
 def _trouble_rank(word: str) -> int:
