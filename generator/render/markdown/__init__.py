@@ -214,8 +214,7 @@ class SessionDocument:
         self.run_first: Event | None = None
         self.run_model = ""
         self.waiting_checklist: ToolCall | None = None
-        self.output.append(self.path, front_matter(session, archive, options.repo_url) + "
-")
+        self.output.append(self.path, front_matter(session, archive, options.repo_url) + "\n")
 
     def __call__(self, event: Event) -> None:
         self.index += 1
