@@ -23,7 +23,8 @@ from .errors import InputError, StrictModeError
 from .html.theme import Theme
 from .manifest import MANIFEST, HashCache, Manifest, decode, load, path_key, settings_digest, site_digest, unchanged
 from .model import Diagnostic
-from .redact import redact_project_dir
+from .redact import OwnRules, redact_project_dir
+from .selection import Selection
 from .locks import OutputLock, claim, release, remove_abandoned
 from .workers import stop_workers
 from .write import (MARKER, MARKER_TEXT, Staging, check_output_location, check_vault_location, check_zip_target,
@@ -62,6 +63,12 @@ class BuildConfig:
     """The vault every log read is saved into, and the logs that are gone are read from (None: none)."""
     prune: bool = False
     """Leave out the sessions whose log is gone (the vault still keeps them)."""
+    title: str = ""
+    """The site's title (empty: the default one)."""
+    selection: Selection = Selection()
+    """Which sessions to publish (with their chains and subagents); empty, all."""
+    own_redaction: OwnRules = OwnRules()
+    """The user's own patterns and words to redact, on top of the built-in rules."""
 
 
 @dataclass
@@ -176,7 +183,7 @@ def gather(config: BuildConfig, hashes: HashCache, stack: ExitStack, progress: P
     read goes to `problems`."""
     live = find(list(config.inputs), problems)
     if config.vault is None:
-        return arranged(live, config.inputs, config.redact_paths, problems), None, []
+        return arranged(live, config.inputs, config.redact_paths, problems, config.own_redaction), None, []
     from .vault import Vault  # loaded only when there is a vault
 
     vault = Vault(config.vault)
@@ -185,19 +192,21 @@ def gather(config: BuildConfig, hashes: HashCache, stack: ExitStack, progress: P
         hashes.remember(path, size, mtime_ns, content_hash)  # read once, for both
     gone = vault.gone_under(config.inputs, live)
     if config.prune:
-        pruned = sorted(f"{redact_project_dir(g.place.project_dir, config.redact_paths)}/{g.place.relpath}"
+        pruned = sorted(f"{redact_project_dir(g.place.project_dir, config.redact_paths, config.own_redaction)}/{g.place.relpath}"
                         for g in gone)
-        return arranged(live, config.inputs, config.redact_paths, problems), saved, pruned
+        return arranged(live, config.inputs, config.redact_paths, problems, config.own_redaction), saved, pruned
     work = stack.enter_context(vault.work_folder()) if gone else None
     kept = [g.session_file(vault.database, work) for g in gone if work is not None]
-    return arranged(live + kept, config.inputs, config.redact_paths, problems), saved, []
+    return arranged(live + kept, config.inputs, config.redact_paths, problems, config.own_redaction), saved, []
 
 
 def _build_files(config: BuildConfig, progress: Progress | None, files: list[SessionFile],
                  hashes: HashCache, problems: list[Diagnostic]) -> BuildReport:
     theme = None if config.markdown_only else Theme.load(config.theme)
     settings = settings_digest(__version__, [config.redact, config.redact_paths, config.show_hidden,
-                                             config.markdown_only, config.strict, config.base_url],
+                                             config.markdown_only, config.strict, config.base_url, config.title,
+                                             config.selection.settings(), list(config.own_redaction.patterns),
+                                             list(config.own_redaction.words)],
                                theme.dirs if theme else ())
     previous = load(config.output) if is_sessionsite_output(config.output) else Manifest()
     if (previous.settings == settings and previous.report and _nothing_changed(previous, files, hashes)
@@ -235,17 +244,17 @@ def _nothing_changed(previous: Manifest, files: list[SessionFile], hashes: HashC
     return all(unchanged(previous.files[path_key(f)], f, hashes) for f in files)
 
 
-def discover_files(inputs: list[Path], redact_paths: bool,
-                   problems: list[Diagnostic] | None = None) -> list[SessionFile]:
-    return arranged(find(inputs, problems), inputs, redact_paths, problems)
+def discover_files(inputs: list[Path], redact_paths: bool, problems: list[Diagnostic] | None = None,
+                   own: OwnRules | None = None) -> list[SessionFile]:
+    return arranged(find(inputs, problems), inputs, redact_paths, problems, own)
 
 
 def arranged(files: list[SessionFile], inputs: Iterable[Path], redact_paths: bool,
-             problems: list[Diagnostic] | None = None) -> list[SessionFile]:
+             problems: list[Diagnostic] | None = None, own: OwnRules | None = None) -> list[SessionFile]:
     files = arrange(files, problems)
     if not files:
         raise InputError("no Claude Code session files (*.jsonl) found in " + ", ".join(map(str, inputs)))
-    return [replace(f, project_dir=redact_project_dir(f.project_dir, redact_paths)) for f in files]
+    return [replace(f, project_dir=redact_project_dir(f.project_dir, redact_paths, own)) for f in files]
 
 
 __all__ = ["BuildConfig", "BuildReport", "build", "discover_files"]

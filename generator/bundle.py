@@ -44,7 +44,8 @@ from .manifest import Manifest
 from .markdown import time_of
 from .markdown.escape import block_parser, literal
 from .model import Archive, Session
-from .redact import Redactor
+from .redact import OwnRules, Redactor
+from .selection import Selection
 from .locks import BUNDLE_PREFIX, OutputLock, claim, release, remove_abandoned
 from .workers import stop_workers
 from .write import MARKER, MARKER_TEXT, Staging, check_output_location, check_vault_location
@@ -72,6 +73,10 @@ class BundleConfig:
     jobs: int = 1
     vault: Path | None = None
     """The vault the logs read are saved into (None: none)."""
+    selection: Selection = Selection()
+    """Which of the sessions the inputs bring to keep (as `build` chooses)."""
+    own_redaction: OwnRules = OwnRules()
+    """The user's own patterns and words to redact."""
 
 
 @dataclass
@@ -175,7 +180,7 @@ def bundle(config: BundleConfig) -> BundleReport:
 
         check_vault_location(config.output, config.vault)
         saved = Vault(config.vault).save(find(folders))
-    redactor = Redactor(secrets=config.redact, home=config.redact_paths)
+    redactor = Redactor(secrets=config.redact, home=config.redact_paths, own=config.own_redaction)
     archive, _, plans = collect(folders, redactor=redactor, jobs=config.jobs)
 
     given: list[str] = []
@@ -200,12 +205,13 @@ def bundle(config: BundleConfig) -> BundleReport:
         site = Path(temporary) / "site"
         build_config = BuildConfig(inputs=tuple(files), output=site, show_hidden=config.show_hidden,
                                    markdown_only=kind == "markdown", strict=config.strict, redact=config.redact,
-                                   redact_paths=config.redact_paths, jobs=config.jobs)
+                                   redact_paths=config.redact_paths, jobs=config.jobs, selection=config.selection,
+                                   own_redaction=config.own_redaction)
         from .build import discover_files
 
         staging = Staging(site)
         try:
-            build_report = build_site(staging, build_config, None, discover_files(files, config.redact_paths),
+            build_report = build_site(staging, build_config, None, discover_files(files, config.redact_paths, own=config.own_redaction),
                                       None if kind == "markdown" else theme, "bundle", Manifest())
             root = staging.root
             present = [key for key in selected if (root / urls.session_markdown(key)).is_file()]

@@ -79,9 +79,11 @@ def _linker(page: str) -> Callable[[str], str]:
 
 class PageBuilder:
     def __init__(self, archive: Archive, theme: Theme, version: str, anchor_page: Callable[[str, str], int],
-                 base_url: str = ""):
+                 base_url: str = "", title: str = ""):
         self.archive = archive
         self.base_url = base_url
+        self.title = title
+        """The site's title (--title), or nothing for the default."""
         self.environment = theme.environment()
         self.environment.filters["when"] = time_of
         self.environment.filters["thousands"] = lambda n: f"{n:,}"
@@ -100,6 +102,7 @@ class PageBuilder:
             generator=GENERATOR,
             version=self.version,
             canonical=canonical_url(self.base_url, page),
+            site_title=self.title,
             **context,
         )
 
