@@ -219,6 +219,7 @@ def _load_config(context: click.Context, parameter: click.Parameter, value: Path
     config = load(path)
     name = context.info_name or ""
     context.default_map = {**config.defaults.get(name, {}), **(context.default_map or {})}
+    context.meta["sessionsite.config"] = path
     logging.getLogger("sessionsite").debug("config: %s", path)
     return path
 
@@ -251,12 +252,20 @@ own_redaction_options = [
 ]
 
 
+def _origin(parameter: str, option: str, key: str) -> str:
+    """How an error names a value: by its option, or by the config file and key it came from."""
+    context = click.get_current_context(silent=True)
+    if context is not None and context.get_parameter_source(parameter) == click.core.ParameterSource.DEFAULT_MAP:
+        return f"{context.meta.get('sessionsite.config', 'the config file')}: {key}"
+    return option
+
+
 def _selection(since: str | None, until: str | None, projects: Sequence[str], excludes: Sequence[str],
                branches: Sequence[str], session_ids: Sequence[str]) -> Selection:
     from .selection import Selection, parse_when
 
-    return Selection(since=parse_when(since, "--since") if since else None,
-                     until=parse_when(until, "--until", end_of_day=True) if until else None,
+    return Selection(since=parse_when(since, _origin("since", "--since", "select.since")) if since else None,
+                     until=parse_when(until, _origin("until", "--until", "select.until"), end_of_day=True) if until else None,
                      projects=tuple(projects), excludes=tuple(excludes), branches=tuple(branches),
                      sessions=tuple(session_ids))
 
@@ -268,7 +277,9 @@ def _own_rules(patterns: Sequence[str], words: Sequence[str]) -> OwnRules:
     try:
         rules.check()
     except OwnRuleError as error:
-        raise UsageProblem(f"--redact: {error}") from None
+        where = _origin("redact_patterns", "--redact", "redact") if "regular" in str(error) or "empty text" in str(error) \
+            else _origin("redact_words", "--redact-word", "redact_words")
+        raise UsageProblem(f"{where}: {error}") from None
     return rules
 
 

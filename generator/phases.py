@@ -210,7 +210,9 @@ def collect(inputs: Iterable[Path], progress: Progress | None = None,
     archive = link((plan.result.interpreted for plan in plans if plan.result), continues)
     shown = plans
     if selection:
-        chosen = selection.chosen(archive)
+        from .discover import project_folder_of
+
+        chosen = selection.chosen(archive, {str(p.source.path): project_folder_of(p.source).name for p in plans})
         if not chosen:
             raise InputError(f"no session of the {sum(1 for s in archive.sessions.values() if s.is_listed)} found "
                              f"is selected by {selection.describe()}")

@@ -23,7 +23,7 @@ from datetime import date, datetime, time, timedelta, timezone
 from typing import Iterable, Mapping
 
 from .errors import UsageProblem
-from .model import Archive, Project, Session
+from .model import Archive, Session
 
 _RELATIVE = re.compile(r"(?P<count>\d+)\s*(?P<unit>d|w|m|y)", re.IGNORECASE)
 _DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}
@@ -106,19 +106,32 @@ class Selection:
             parts.extend(f"{option} {value}" for value in values)
         return " ".join(part for part in parts if part)
 
-    def chosen(self, archive: Archive) -> set[str]:
-        """The keys of the sessions to publish (see the module's docstring)."""
+    def chosen(self, archive: Archive, folder_names: Mapping[str, str] | None = None) -> set[str]:
+        """The keys of the sessions to publish (see the module's docstring). `folder_names`: by source file,
+        the name of its project folder before redaction, which a project pattern is matched against too
+        (a project whose name is redacted is still chosen by it)."""
         if not self:
             return set(archive.sessions)
         sessions = archive.sessions
         project_of = {project.dir_name: project for project in archive.projects}
-        excluded = {key for key, session in sessions.items()
-                    if self._excluded(session, project_of.get(session.project_dir))}
+        folder_names = folder_names or {}
+
+        def names(session: Session) -> list[str]:
+            project = project_of.get(session.project_dir)
+            path = project.path if project else ""
+            found = [session.project_dir, path, path.rstrip("/").rsplit("/", 1)[-1] if path else ""]
+            original = folder_names.get(session.source, "")
+            if original and original != session.project_dir:
+                decoded = original.replace("-", "/") if original.startswith("-") else original
+                found += [original, decoded, decoded.rsplit("/", 1)[-1]]
+            return [name for name in found if name]
+
+        excluded = {key for key, session in sessions.items() if self._excluded(session, names(session))}
         # A session that continues an excluded one would replay it; so would the ones continuing that.
         children = _children(sessions)
         excluded |= _continuing(sessions, excluded, children)
         seeds = [key for key, session in sessions.items()
-                 if session.is_listed and key not in excluded and self._matches(session, project_of.get(session.project_dir))]
+                 if session.is_listed and key not in excluded and self._matches(session, names(session))]
         chosen: set[str] = set()
         for key in seeds:
             session = sessions[key]
@@ -127,10 +140,10 @@ class Selection:
                 _add_with_what_it_needs(sessions, children, member, chosen)
         return chosen - excluded
 
-    def _matches(self, session: Session, project: Project | None) -> bool:
+    def _matches(self, session: Session, project_names: list[str]) -> bool:
         if self.sessions and not any(_is_session(session, wanted) for wanted in self.sessions):
             return False
-        if self.projects and not any(_is_project(session, project, pattern) for pattern in self.projects):
+        if self.projects and not any(_is_project(project_names, pattern) for pattern in self.projects):
             return False
         if self.branches and not any(fnmatch.fnmatchcase(session.git_branch, pattern) for pattern in self.branches):
             return False
@@ -144,8 +157,8 @@ class Selection:
                 return False
         return True
 
-    def _excluded(self, session: Session, project: Project | None) -> bool:
-        return any(_is_project(session, project, pattern) or _is_session(session, pattern)
+    def _excluded(self, session: Session, project_names: list[str]) -> bool:
+        return any(_is_project(project_names, pattern) or _is_session(session, pattern)
                    or (session.slug and fnmatch.fnmatchcase(session.slug, pattern))
                    or (_GLOB.search(pattern) and fnmatch.fnmatch(session.title, pattern))
                    for pattern in self.excludes)
@@ -159,10 +172,9 @@ def _is_session(session: Session, wanted: str) -> bool:
     return session.session_id == wanted or (len(wanted) >= SHORTEST_ID_PREFIX and session.session_id.startswith(wanted))
 
 
-def _is_project(session: Session, project: Project | None, pattern: str) -> bool:
-    path = project.path if project else ""
-    names = [session.project_dir, path, path.rstrip("/").rsplit("/", 1)[-1] if path else ""]
-    return any(name and fnmatch.fnmatch(name, pattern) for name in names)
+def _is_project(names: list[str], pattern: str) -> bool:
+    """A project's folder name, path or last part of it, matched by a pattern (as the file system's case)."""
+    return any(fnmatch.fnmatch(name, pattern) for name in names)
 
 
 def _children(sessions: Mapping[str, Session]) -> dict[str, list[str]]:
