@@ -117,3 +117,18 @@ def test_gh_deploy_settings_come_from_their_table(folder):
 
     defaults = load(folder / "sessionsite.toml").defaults["gh-deploy"]
     assert defaults == {"remote": "mirror", "deploy_branch": "pages", "message": "Sessions"}
+
+
+def test_the_readme_example_is_a_valid_config(folder):
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    example = readme.split("```toml\n", 1)[1].split("```", 1)[0]
+    (folder / "my-theme").mkdir()
+    example = example.replace('"~/.claude/projects/-home-me-src-app"', f'"{EXAMPLES.as_posix()}"')
+    write(folder / "sessionsite.toml", example)
+    from generator.config import load
+
+    defaults = load(folder / "sessionsite.toml").defaults
+    assert defaults["build"]["redact_patterns"] == (r"ACME-\d{6}",)
+    assert defaults["build"]["projects"] == ("app",)
+    assert defaults["gh-deploy"]["deploy_branch"] == "gh-pages"
+    assert "inputs" not in defaults["bundle"]
