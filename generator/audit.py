@@ -4,8 +4,10 @@ It reads the sessions as a build would (the same selection, the same redaction) 
 
 - each redaction made: its kind, the session, the line of the log, and the secret masked (its first
   characters at most, and its length: never the secret);
-- what looks private and was not redacted: e-mail addresses, IP addresses, host names, home folders,
-  long high-entropy strings (these last masked too: they may be keys of a format no rule knows),
+- what looks private and was not redacted: e-mail addresses, IP addresses, host names (of machines:
+  in ssh, database and other non-web URLs, git remotes, private domains such as `.internal`), home
+  folders, long high-entropy strings (masked too: they may be keys of a format no rule knows), and last
+  the hosts of web addresses, which are mostly public sites a search or a fetch named,
 
 grouped by kind and value, and counted. Given the site built from the same sessions (`--site DIR`), each
 place is also a link into it: the page, and the anchor of the entry when the page shows one.
@@ -30,14 +32,17 @@ from .selection import Selection
 
 EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w-])")
 IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]*\d)")
-URL_HOST = re.compile(r"(?i)\b(?:https?|ssh|git|ftp|wss?|postgres(?:ql)?|mysql|redis|mongodb(?:\+srv)?|amqp)://"
-                      r"(?:[^/\s@\"'<>]*@)?([A-Za-z0-9.-]+\.[A-Za-z]{2,}|[A-Za-z0-9-]+)(?=[:/\s\"'<>)\]]|$)")
+# Hosts in URLs: of the web (https://…), which are mostly public sites a search or a fetch named, and of
+# everything else (ssh://, postgres://, redis://…), which are mostly one's own machines.
+WEB_HOST = re.compile(r"(?i)\bhttps?://(?:[^/\s@\"'<>]*@)?([A-Za-z0-9.-]+\.[A-Za-z]{2,})(?=[:/?#\s\"'<>)\]]|$)")
+URL_HOST = re.compile(r"(?i)\b(?:ssh|git|ftp|sftp|wss?|postgres(?:ql)?|mysql|redis|mongodb(?:\+srv)?|amqp|ldaps?|smb)://"
+                      r"(?:[^/\s@\"'<>]*@)?([A-Za-z0-9.-]+\.[A-Za-z]{2,})(?=[:/\s\"'<>)\]]|$)")
 SSH_HOST = re.compile(r"(?<![\w.-])[\w.-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+):")
 PRIVATE_HOST = re.compile(r"(?i)(?<![\w.-])(?:[a-z0-9-]+\.)+(?:internal|local|localdomain|corp|lan|intranet|"
-                          r"home\.arpa|intra|priv)(?![\w-])")
+                          r"home\.arpa|intra|priv)(?![\w-]|\.\w)")
 TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{24,}(?![A-Za-z0-9+/=_-])")
 # Ids this tool's own input is full of, which are not secrets: tool, message and request ids, uuids, hashes.
-NOT_A_TOKEN = re.compile(r"^(?:toolu_|msg_|req_|srvtoolu_|call_)|^[0-9a-f-]+$|^[0-9A-Fa-f]+$|REDACTED")
+NOT_A_TOKEN = re.compile(r"^(?:toolu_|msg_|req_|srvtoolu_|call_|agent_msg_)|^[0-9a-f-]+$|^[0-9A-Fa-f]+$|REDACTED")
 # Hosts everybody's sessions name: documentation, registries, forges.
 PUBLIC_HOSTS = (
     "github.com", "githubusercontent.com", "github.io", "gitlab.com", "bitbucket.org", "pypi.org",
@@ -52,7 +57,7 @@ PUBLIC_EMAILS = ("noreply@anthropic.com",)
 ENTROPY = 4.0
 """Bits per character above which a long string of token characters looks like a key (base64 keys are
 around 5; English words joined by underscores, below 4)."""
-REVIEW_KINDS = ("e-mail", "ip-address", "host-name", "home-folder", "high-entropy")
+REVIEW_KINDS = ("e-mail", "ip-address", "host-name", "home-folder", "high-entropy", "web-host")
 
 
 def masked(secret: str) -> str:
@@ -123,9 +128,11 @@ def private_looking(text: str) -> Iterator[tuple[str, str, str]]:
             yield "ip-address", str(address), str(address)
     hosts = {m.group(1).lower() for pattern in (URL_HOST, SSH_HOST) for m in pattern.finditer(text)}
     hosts.update(m.group().lower() for m in PRIVATE_HOST.finditer(text))
-    for host in sorted(hosts):
-        if not _is_public(host) and not IPV4.fullmatch(host) and "." in host:
-            yield "host-name", host, host
+    web = {m.group(1).lower() for m in WEB_HOST.finditer(text)}
+    for host in sorted(hosts | web):
+        if not _is_public(host) and not IPV4.fullmatch(host):
+            private = host in hosts or PRIVATE_HOST.fullmatch(host) is not None
+            yield ("host-name" if private else "web-host"), host, host
     for found in HOME_PATH.finditer(text):
         yield "home-folder", found.group(), found.group()
     for found in TOKEN.finditer(text):
@@ -136,15 +143,17 @@ def private_looking(text: str) -> Iterator[tuple[str, str, str]]:
 
 def _looks_random(token: str) -> bool:
     """A key of a format no rule knows, rather than a path, a name or an id: its longest part between
-    slashes is long, has digits and both cases, is not words and numbers joined by `-` or `_`, and has
-    the entropy of random text."""
+    slashes is long, has digits and both cases, has a run of 16 characters or more between `-`, `_` and
+    `.`, and has the entropy of random text."""
     if NOT_A_TOKEN.search(token) is not None:
         return False
     if "/" in token and "+" not in token and not token.endswith("="):  # a path, not base64
         token = max(token.split("/"), key=len)
-    if len(token) < 24 or not (re.search(r"\d", token) and re.search(r"[a-z]", token) and re.search(r"[A-Z]", token)):
-        return False
-    if all(part.isalpha() or part.isdigit() for part in re.split(r"[-_.=]", token) if part):
+    # Words and numbers joined (`Users-ob1-projects`, `2025-12-04-075120_DECISION`) have no long part;
+    # a name in CamelCase (`antennaeSelbyColombari`) has no digit in it.
+    longest = max(re.split(r"[-_.=]", token), key=len)
+    if len(token) < 24 or len(longest) < 16 or not (
+            re.search(r"\d", longest) and re.search(r"[a-z]", longest) and re.search(r"[A-Z]", longest)):
         return False
     return entropy(token) >= ENTROPY
 

@@ -23,7 +23,8 @@ CLEAN = "5b1f0c2e-0000-4000-8000-00000000c1ea"
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     folder = tmp_path / "projects" / "-srv-app"
-    call = tool_use("Bash", {"command": "curl -s https://grafana.ops.example-corp.net/api/health"})
+    call = tool_use("Bash", {"command": "curl -s https://grafana.ops.example-corp.net/api/health && "
+                                        "psql postgres://app@db3.example-corp.net/app && git fetch git@git.corp.lan:x"})
     write_jsonl(folder / f"{SESSION}.jsonl", chain(
         user(f"Push with {TOKEN} and mail ada@ops-mail.net about 203.0.113.9", sessionId=SESSION, cwd="/srv/app",
              timestamp=at(0)),
@@ -54,7 +55,8 @@ def test_lists_redactions_masked_and_what_was_not_redacted(project):
     assert "github-token: 1 place, 1 different" in out
     assert f"ghp_•••• ({len(TOKEN)} characters)" in out
     for kind, value in [("e-mail", "ada@ops-mail.net"), ("ip-address", "203.0.113.9"), ("ip-address", "10.1.2.3"),
-                        ("host-name", "grafana.ops.example-corp.net"), ("host-name", "build7.corp.internal"),
+                        ("web-host", "grafana.ops.example-corp.net"), ("host-name", "build7.corp.internal"),
+                        ("host-name", "db3.example-corp.net"), ("host-name", "git.corp.lan"),
                         ("home-folder", "/home/ada")]:
         assert value in section(out, kind), (kind, value)
     assert "high-entropy: 1 place" in out
@@ -108,3 +110,8 @@ def test_paths_names_and_ids_are_not_taken_for_random_strings():
     quiet = ("/Users/grace/work/ledger-api/migrations/004_idempotency_keys claude-sonnet-4-5-20250929 "
              "toolu_01hmsBXKU8C3nZ6HeRcxLSfj 3f2c9a1e4b5d6c7e8f9a0b1c2d3e4f5a6b7c8d9e test_every_command_has_help")
     assert [kind for kind, _, _ in private_looking(quiet) if kind == "high-entropy"] == []
+
+
+def test_file_names_and_camel_case_names_are_not_hosts_or_keys():
+    quiet = "edit .claude/settings.local.json and apod.nasa.gov/apod/image/2604/n4038_n4039_antennaeSelbyColombari"
+    assert [(kind, value) for kind, value, _ in private_looking(quiet) if kind != "web-host"] == []
