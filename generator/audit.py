@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from . import urls
-from .html.pages import find_anchor_page
-from .model import Archive, Entry
+from .core import urls
+from .core.model import Archive, Entry
+from .stages.redact import HOME_PATH, UNTOUCHED_FIELDS, Redactor
+from .stages.selection import Selection
+from .render.html.anchors import find_anchor_page
 from .phases import PlannedFile, Redaction, collect, stream_entries
-from .redact import HOME_PATH, UNTOUCHED_FIELDS, Redactor
-from .selection import Selection
 
 EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w-])")
 IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]*\d)")
@@ -181,7 +181,7 @@ def _texts(value: Any, key: str = "") -> Iterator[str]:
 
 def _anchor_of(entry: Entry) -> str:
     """The anchor the page gives the entry: a tool result shows in its call's block."""
-    from .interpret import _anchor  # one rule for anchors: interpret's
+    from .stages.interpret import _anchor  # one rule for anchors: interpret's
 
     content = entry.data.get("message", {}).get("content") if isinstance(entry.data.get("message"), dict) else None
     if isinstance(content, list):

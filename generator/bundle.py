@@ -34,21 +34,22 @@ from urllib.parse import unquote, urlsplit
 
 from markupsafe import Markup
 
-from . import __version__, urls
-from .build import BuildConfig
-from .errors import InputError, UsageProblem
-from .html.pages import GENERATOR, PageBuilder, duration
-from .html.render import pygments_css
-from .html.theme import Theme
-from .manifest import Manifest
-from .markdown import time_of
-from .markdown.escape import block_parser, literal
-from .model import Archive, Session
-from .redact import OwnRules, Redactor
-from .selection import Selection
-from .locks import BUNDLE_PREFIX, OutputLock, claim, release, remove_abandoned
+from . import __version__
+from .core import urls
+from .core.errors import InputError, UsageProblem
+from .core.model import Archive, Session
+from .stages.redact import OwnRules, Redactor
+from .stages.selection import Selection
+from .render.markdown import time_of
+from .render.markdown.escape import block_parser, literal
+from .render.html.pages import GENERATOR, PageBuilder, duration
+from .render.html.render import pygments_css
+from .render.html.theme import Theme
+from .output.locks import BUNDLE_PREFIX, OutputLock, claim, release, remove_abandoned
+from .output.manifest import Manifest
+from .output.write import MARKER, MARKER_TEXT, Staging, check_output_location, check_vault_location
+from .config import BuildConfig
 from .workers import stop_workers
-from .write import MARKER, MARKER_TEXT, Staging, check_output_location, check_vault_location
 
 log = logging.getLogger("sessionsite")
 
@@ -175,8 +176,8 @@ def bundle(config: BundleConfig) -> BundleReport:
     check_output_location(config.output, tuple(folders))
     saved = None
     if config.vault is not None:
-        from .discover import find
-        from .vault import Vault
+        from .stages.discover import find
+        from .output.vault import Vault
 
         check_vault_location(config.output, config.vault)
         saved = Vault(config.vault).save(find(folders))
@@ -207,7 +208,7 @@ def bundle(config: BundleConfig) -> BundleReport:
                                    markdown_only=kind == "markdown", strict=config.strict, redact=config.redact,
                                    redact_paths=config.redact_paths, jobs=config.jobs, selection=config.selection,
                                    own_redaction=config.own_redaction)
-        from .build import discover_files
+        from .config import discover_files
 
         staging = Staging(site)
         try:

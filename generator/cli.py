@@ -17,13 +17,13 @@ import click
 
 from . import __version__
 if TYPE_CHECKING:  # the build is loaded by the commands that build: `save`, run by a hook, stays light
-    from .build import BuildConfig, BuildReport
-    from .redact import OwnRules
-    from .selection import Selection
-    from .vault import SaveReport
-from .discover import default_input
-from .errors import InputError, UsageProblem
-from .text import byte_size
+    from .config import BuildConfig, BuildReport
+    from .output.vault import SaveReport
+    from .stages.redact import OwnRules
+    from .stages.selection import Selection
+from .core.errors import InputError, UsageProblem
+from .core.text import byte_size
+from .stages.discover import default_input
 
 T = TypeVar("T")
 EXAMPLE_COMMAND = "sessionsite build examples -o demo"
@@ -203,7 +203,7 @@ no_vault_option = click.option("--no-vault", is_flag=True,
 def _vault(vault_dir: Path | None, no_vault: bool = False) -> Path | None:
     if no_vault:
         return None
-    from .vault import default_location
+    from .output.vault import default_location
 
     return vault_dir or default_location()
 
@@ -211,7 +211,7 @@ def _vault(vault_dir: Path | None, no_vault: bool = False) -> Path | None:
 def _load_config(context: click.Context, parameter: click.Parameter, value: Path | None) -> Path | None:
     """Eager: the config file's values become the defaults of the command's other options (Click's
     `default_map`), which the command line overrides."""
-    from .config import find, load
+    from .config_file import find, load
 
     path = value or find(Path.cwd())
     if path is None:
@@ -262,7 +262,7 @@ def _origin(parameter: str, option: str, key: str) -> str:
 
 def _selection(since: str | None, until: str | None, projects: Sequence[str], excludes: Sequence[str],
                branches: Sequence[str], session_ids: Sequence[str]) -> Selection:
-    from .selection import Selection, parse_when
+    from .stages.selection import Selection, parse_when
 
     return Selection(since=parse_when(since, _origin("since", "--since", "select.since")) if since else None,
                      until=parse_when(until, _origin("until", "--until", "select.until"), end_of_day=True) if until else None,
@@ -271,7 +271,7 @@ def _selection(since: str | None, until: str | None, projects: Sequence[str], ex
 
 
 def _own_rules(patterns: Sequence[str], words: Sequence[str]) -> OwnRules:
-    from .redact import OwnRuleError, OwnRules
+    from .stages.redact import OwnRuleError, OwnRules
 
     rules = OwnRules(tuple(patterns), tuple(words))
     try:
@@ -337,7 +337,7 @@ def build_command(inputs, output, report_file, show_hidden, strict, no_redact, r
 
         sessionsite build ~/.claude/projects/-home-me-src-app -o site --report report.json
     """
-    from .build import BuildConfig
+    from .config import BuildConfig
 
     config = BuildConfig(inputs=_inputs(inputs), output=output, theme=theme, show_hidden=show_hidden,
                          strict=strict, jobs=jobs, redact=not no_redact, redact_paths=redact_paths,
@@ -358,7 +358,7 @@ def markdown_command(inputs, output, report_file, show_hidden, strict, no_redact
 
         sessionsite markdown ~/.claude/projects/-home-me-src-app/1f0c….jsonl -o notes
     """
-    from .build import BuildConfig
+    from .config import BuildConfig
 
     config = BuildConfig(inputs=_inputs(inputs), output=output, show_hidden=show_hidden, strict=strict,
                          markdown_only=True, jobs=jobs, redact=not no_redact, redact_paths=redact_paths,
@@ -480,8 +480,8 @@ def gh_deploy_command(inputs, output, remote, deploy_branch, message, no_push, t
 
         sessionsite gh-deploy ~/.claude/projects/-home-me-src-app --since 30d
     """
-    from .build import BuildConfig
-    from .deploy import DEFAULT_MESSAGE, check_repository, deploy
+    from .config import BuildConfig
+    from .output.deploy import DEFAULT_MESSAGE, check_repository, deploy
 
     if output is not None and output.suffix.lower() == ".zip":
         raise UsageProblem(f"-o {output}: gh-deploy publishes a folder; name a folder, or leave -o out")
@@ -558,7 +558,7 @@ def save_command(inputs, vault_dir, hook, verbose, quiet) -> None:
 
         sessionsite save ~/.claude/projects
     """
-    from .vault import Vault
+    from .output.vault import Vault
 
     vault = Vault(_vault(vault_dir))
     if hook:
@@ -567,7 +567,7 @@ def save_command(inputs, vault_dir, hook, verbose, quiet) -> None:
         hook_save(vault, sys.stdin.read() if not sys.stdin.isatty() else "")
         return
     _configure_logging(verbose, quiet)
-    from .discover import find
+    from .stages.discover import find
 
     with _errors(verbose):
         report = vault.save(find(list(_inputs(inputs))), None if quiet else _progress)
@@ -595,7 +595,7 @@ def restore_command(session_id, output, number, list_only, vault_dir, verbose) -
 
         sessionsite restore 5c12bdb1-a10b-4b0a-9bc1-2edc1cd3eb90
     """
-    from .vault import Vault, restore
+    from .output.vault import Vault, restore
 
     _configure_logging(verbose)
     with _errors(verbose):
@@ -677,7 +677,7 @@ def doctor_command(settings_file, vault_dir) -> None:
         sessionsite doctor
     """
     from .claude import doctor, settings_path
-    from .vault import Vault
+    from .output.vault import Vault
 
     with _errors(False):
         checkup = doctor(Vault(_vault(vault_dir)), settings_file or settings_path())

@@ -1,197 +1,122 @@
-"""The config file: `sessionsite.toml`, or the `[tool.sessionsite]` table of a `pyproject.toml`, found in
-the current folder as MkDocs finds `mkdocs.yml` (or named with `--config-file`).
+"""What a build is asked to do (`BuildConfig`), what it reports (`BuildReport`), and the files it reads.
 
-It gives the commands' options their defaults; an option given on the command line wins. Paths in it
-are relative to the folder it is in, so `sessionsite build` run anywhere with `--config-file` builds the
-same site. Every key is checked before anything runs: an unknown key, or a value of the wrong kind, is
-one usage error naming the file, the key and what is expected.
-
-    inputs = ["~/.claude/projects/-home-me-src-app"]
-    output = "site"
-    base_url = "https://me.github.io/app/"
-    title = "App: how it was built"
-    theme = "my-theme"
-    redact = ["ACME-[0-9]{6}"]            # regular expressions
-    redact_words = ["acme.internal"]      # words, in any case
-    redact_paths = true
-
-    [select]
-    since = "30d"
-    project = ["app"]
-    exclude = ["*scratch*"]
-    branch = ["main"]
-
-    [gh-deploy]
-    remote = "origin"
-    branch = "gh-pages"
-    message = "Sessions of the last month"
+Shared by `build` (which decides whether there is work) and `phases` (which does it), so that neither
+imports the other.
 """
 
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass, field
+import json
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Iterator
 
-from .errors import UsageProblem
+from .core.errors import InputError
+from .core.model import Diagnostic
+from .stages.discover import SessionFile, arrange, find
+from .stages.redact import OwnRules, redact_project_dir
+from .stages.selection import Selection
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10 has no tomllib
-    import tomli as tomllib
-
-CONFIG_NAME = "sessionsite.toml"
-PYPROJECT = "pyproject.toml"
-
-
-@dataclass(frozen=True)
-class Key:
-    """One key of the config file: what it must hold, and the option of each command it is the default of."""
-
-    expected: str
-    """What a value must be, as the error says it."""
-    check: Callable[[Any], bool]
-    options: Mapping[str, str]
-    """Command name -> the name of its parameter."""
-    path: bool = False
-    """Holds paths, relative to the config file's folder."""
-
-
-def _is_text(value: Any) -> bool:
-    return isinstance(value, str) and bool(value.strip())
-
-
-def _is_texts(value: Any) -> bool:
-    return isinstance(value, list) and all(_is_text(item) for item in value)
-
-
-def _is_bool(value: Any) -> bool:
-    return isinstance(value, bool)
-
-
-_BUILDING = ("build", "markdown", "bundle", "gh-deploy", "audit")
-
-
-def _for(commands: tuple[str, ...], parameter: str) -> dict[str, str]:
-    return {command: parameter for command in commands}
-
-
-TEXTS = "a list of strings"
-KEYS: dict[str, Key] = {
-    "inputs": Key(f"{TEXTS} (session files or folders)", _is_texts, _for(("build", "markdown", "gh-deploy", "audit"),
-                                                                         "inputs"), path=True),
-    "output": Key("a string: the folder to write", _is_text, _for(("build", "markdown", "gh-deploy"), "output"),
-                  path=True),
-    "base_url": Key("a string: the address the site is served from (https://you.github.io/repo/)", _is_text,
-                    _for(("build", "gh-deploy"), "base_url")),
-    "title": Key("a string: the site's title", _is_text, _for(("build", "gh-deploy"), "title")),
-    "theme": Key("a string: a theme folder", _is_text, _for(("build", "gh-deploy"), "theme"), path=True),
-    "redact": Key(f"{TEXTS} (regular expressions)", _is_texts, _for(_BUILDING, "redact_patterns")),
-    "redact_words": Key(f"{TEXTS} (words)", _is_texts, _for(_BUILDING, "redact_words")),
-    "redact_paths": Key("true or false", _is_bool, _for(_BUILDING, "redact_paths")),
-}
-SELECT_KEYS: dict[str, Key] = {
-    "since": Key("a string: a date (2026-03-01) or a time back (30d, 2w)", _is_text, _for(_BUILDING, "since")),
-    "until": Key("a string: a date (2026-03-31) or a time back (7d)", _is_text, _for(_BUILDING, "until")),
-    "project": Key(f"{TEXTS} (project names, paths or patterns)", _is_texts, _for(_BUILDING, "projects")),
-    "exclude": Key(f"{TEXTS} (project or session patterns)", _is_texts, _for(_BUILDING, "excludes")),
-    "branch": Key(f"{TEXTS} (git branch names or patterns)", _is_texts, _for(_BUILDING, "branches")),
-    "session": Key(f"{TEXTS} (session ids)", _is_texts, _for(_BUILDING, "session_ids")),
-}
-DEPLOY_KEYS: dict[str, Key] = {
-    "remote": Key("a string: a git remote's name or URL", _is_text, {"gh-deploy": "remote"}),
-    "branch": Key("a string: the branch to publish to", _is_text, {"gh-deploy": "deploy_branch"}),
-    "message": Key("a string: the commit message", _is_text, {"gh-deploy": "message"}),
-}
-TABLES: dict[str, dict[str, Key]] = {"select": SELECT_KEYS, "gh-deploy": DEPLOY_KEYS}
+Progress = Callable[[Iterable[Any], int, str], Iterator[Any]]
+"""Shows work going by: given the results as they come, how many there will be, and a label."""
 
 
 @dataclass(frozen=True)
-class Config:
-    """A config file read and checked."""
+class BuildConfig:
+    """What to build and how."""
 
-    path: Path
-    """The file."""
-    defaults: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """By command, the defaults of its parameters (Click's `default_map`)."""
-
-
-def find(folder: Path) -> Path | None:
-    """`sessionsite.toml` in `folder`, else its `pyproject.toml` when that has a `[tool.sessionsite]` table."""
-    own = folder / CONFIG_NAME
-    if own.is_file():
-        return own
-    pyproject = folder / PYPROJECT
-    if pyproject.is_file():
-        try:
-            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-            return None  # not ours to judge: it may be read by other tools, and says nothing about us
-        if isinstance(data.get("tool"), dict) and "sessionsite" in data["tool"]:
-            return pyproject
-    return None
-
-
-def load(path: Path) -> Config:
-    """Read and check a config file; a problem is one `UsageProblem` naming the file and the key."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UsageProblem(f"{path}: cannot be read ({error.strerror or error})") from None
-    except UnicodeDecodeError:
-        raise UsageProblem(f"{path}: is not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as error:
-        raise UsageProblem(f"{path}: is not valid TOML: {error}") from None
-    prefix = ""
-    if path.name == PYPROJECT:
-        table = data.get("tool", {}).get("sessionsite") if isinstance(data.get("tool"), dict) else None
-        if not isinstance(table, dict):
-            raise UsageProblem(f"{path}: has no [tool.sessionsite] table")
-        data, prefix = table, "tool.sessionsite."
-    defaults: dict[str, dict[str, Any]] = {}
-    folder = path.parent
-    for name, value in data.items():
-        if name in TABLES:
-            if not isinstance(value, dict):
-                raise UsageProblem(f"{path}: [{prefix}{name}] must be a table")
-            for inner, inner_value in value.items():
-                _add(defaults, path, f"{prefix}{name}.{inner}", TABLES[name], inner, inner_value, folder)
-            continue
-        _add(defaults, path, f"{prefix}{name}", KEYS, name, value, folder)
-    return Config(path, defaults)
+    inputs: tuple[Path, ...]
+    """Session files, project folders or folders of project folders."""
+    output: Path
+    """Folder to write (replaced whole, atomically)."""
+    theme: Path | None = None
+    """A theme folder overriding parts of the default theme."""
+    show_hidden: bool = False
+    """Show system noise for auditing."""
+    markdown_only: bool = False
+    """Write only the Markdown intermediates (and the files they link to)."""
+    strict: bool = False
+    """Fail when there are diagnostics."""
+    redact: bool = True
+    """Replace secrets (keys, tokens, passwords) with visible markers."""
+    redact_paths: bool = False
+    """Replace home directories with ~."""
+    jobs: int = 1
+    """Worker processes; 1 does everything in this process."""
+    base_url: str = ""
+    """Where the site will be published (ending in /): pages get canonical links, and a sitemap is written."""
+    vault: Path | None = None
+    """The vault every log read is saved into, and the logs that are gone are read from (None: none)."""
+    prune: bool = False
+    """Leave out the sessions whose log is gone (the vault still keeps them)."""
+    title: str = ""
+    """The site's title (empty: the default one)."""
+    selection: Selection = Selection()
+    """Which sessions to publish (with their chains and subagents); empty, all."""
+    own_redaction: OwnRules = OwnRules()
+    """The user's own patterns and words to redact, on top of the built-in rules."""
 
 
-def _add(defaults: dict[str, dict[str, Any]], path: Path, shown: str, keys: Mapping[str, Key], name: str, value: Any,
-         folder: Path) -> None:
-    key = keys.get(name)
-    if key is None:
-        known = ", ".join(sorted([*keys, *(f"[{table}]" for table in TABLES if keys is KEYS)]))
-        raise UsageProblem(f"{path}: unknown key {shown!r}; the keys are {known}")
-    if isinstance(value, str) and key.expected.startswith(TEXTS):
-        value = [value]  # one value where a list is expected: a list of one
-    if not key.check(value):
-        raise UsageProblem(f"{path}: {shown} must be {key.expected}, not {_shown(value)}")
-    if key.path:
-        value = [_place(path, shown, folder, item) for item in value] if isinstance(value, list) \
-            else _place(path, shown, folder, value, must_exist=name == "theme")
-    for command, parameter in key.options.items():
-        defaults.setdefault(command, {})[parameter] = tuple(value) if isinstance(value, list) else value
+@dataclass
+class BuildReport:
+    """What a build did: the JSON written by --report."""
+
+    sessions: int = 0
+    """Sessions as the index and the project pages count them (`Session.is_listed`)."""
+    subagent_runs: int = 0
+    """The subagent runs those sessions started, each with a page of its own."""
+    pages: int = 0
+    events: Counter[str] = field(default_factory=Counter)
+    unknown: Counter[str] = field(default_factory=Counter)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    redactions: Counter[str] = field(default_factory=Counter)
+    search_index_bytes: int = 0
+    """The search index's files, against `site_bytes`, the whole site's."""
+    site_bytes: int = 0
+    kept: list[str] = field(default_factory=list)
+    """Logs read from the vault because they are gone from where they were (`<project>/<path in it>`)."""
+    pruned: list[str] = field(default_factory=list)
+    """Logs that are gone and were left out (--prune)."""
+    saved: Any = None
+    """What the vault's save did (a `vault.SaveReport`); not in the JSON, which does not depend on it."""
+
+    def to_json(self) -> str:
+        data: dict[str, Any] = {
+            "sessions": self.sessions,
+            "subagent_runs": self.subagent_runs,
+            "pages": self.pages,
+            "events": dict(sorted(self.events.items())),
+            "unknown": dict(sorted(self.unknown.items())),
+            "redactions": dict(sorted(self.redactions.items())),
+            "search_index_bytes": self.search_index_bytes,
+            "site_bytes": self.site_bytes,
+            "kept": self.kept,
+            "pruned": self.pruned,
+            "diagnostics": [
+                {"file": d.file, "line": d.line, "message": d.message} for d in self.diagnostics
+            ],
+        }
+        return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> BuildReport:
+        data = json.loads(text)
+        return cls(sessions=data["sessions"], subagent_runs=data.get("subagent_runs", 0), pages=data["pages"], events=Counter(data["events"]),
+                   unknown=Counter(data["unknown"]), redactions=Counter(data["redactions"]),
+                   search_index_bytes=data.get("search_index_bytes", 0), site_bytes=data.get("site_bytes", 0),
+                   kept=data.get("kept", []), pruned=data.get("pruned", []),
+                   diagnostics=[Diagnostic(d["file"], d["line"], d["message"]) for d in data["diagnostics"]])
 
 
-def _place(path: Path, shown: str, folder: Path, value: str, must_exist: bool = True) -> Path:
-    place = Path(value).expanduser()
-    place = place if place.is_absolute() else folder / place
-    if must_exist and not place.exists():
-        raise UsageProblem(f"{path}: {shown}: {place} does not exist")
-    return place
+def discover_files(inputs: list[Path], redact_paths: bool, problems: list[Diagnostic] | None = None,
+                   own: OwnRules | None = None) -> list[SessionFile]:
+    return arranged(find(inputs, problems), inputs, redact_paths, problems, own)
 
 
-def _shown(value: Any) -> str:
-    kind = {bool: "true/false", int: "a number", float: "a number", str: "a string", list: "a list",
-            dict: "a table"}.get(type(value), type(value).__name__)
-    text = repr(value)
-    return f"{kind} ({text[:60]}{'…' if len(text) > 60 else ''})"
-
-
-__all__ = ["CONFIG_NAME", "Config", "find", "load"]
+def arranged(files: list[SessionFile], inputs: Iterable[Path], redact_paths: bool,
+             problems: list[Diagnostic] | None = None, own: OwnRules | None = None) -> list[SessionFile]:
+    files = arrange(files, problems)
+    if not files:
+        raise InputError("no Claude Code session files (*.jsonl) found in " + ", ".join(map(str, inputs)))
+    return [replace(f, project_dir=redact_project_dir(f.project_dir, redact_paths, own)) for f in files]

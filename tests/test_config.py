@@ -113,7 +113,7 @@ def test_an_error_in_a_pyproject_table_names_the_table(folder):
 
 def test_gh_deploy_settings_come_from_their_table(folder):
     write(folder / "sessionsite.toml", '[gh-deploy]\nremote = "mirror"\nbranch = "pages"\nmessage = "Sessions"\n')
-    from generator.config import load
+    from generator.config_file import load
 
     defaults = load(folder / "sessionsite.toml").defaults["gh-deploy"]
     assert defaults == {"remote": "mirror", "deploy_branch": "pages", "message": "Sessions"}
@@ -125,7 +125,7 @@ def test_the_readme_example_is_a_valid_config(folder):
     (folder / "my-theme").mkdir()
     example = example.replace('"~/.claude/projects/-home-me-src-app"', f'"{EXAMPLES.as_posix()}"')
     write(folder / "sessionsite.toml", example)
-    from generator.config import load
+    from generator.config_file import load
 
     defaults = load(folder / "sessionsite.toml").defaults
     assert defaults["build"]["redact_patterns"] == (r"ACME-\d{6}",)

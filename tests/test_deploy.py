@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from generator.cli import main
-from generator.deploy import DeployError, deploy
+from generator.output.deploy import DeployError, deploy
 
 from conftest import EXAMPLES
 

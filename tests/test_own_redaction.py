@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from generator.cli import main
-from generator.model import Entry
-from generator.redact import OwnRuleError, OwnRules, Redactor, redact_project_dir
+from generator.core.model import Entry
+from generator.stages.redact import OwnRuleError, OwnRules, Redactor, redact_project_dir
 
 from helpers import assistant, at, chain, text, tool_result, tool_use, user, write_jsonl
 

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from generator.cli import main
-from generator.errors import UsageProblem
-from generator.selection import parse_when
+from generator.core.errors import UsageProblem
+from generator.stages.selection import parse_when
 
 from helpers import assistant, at, chain, sidechain_run, text, user, write_jsonl
 

@@ -19,8 +19,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__, urls
-from .errors import SessionsiteError, UsageProblem
+from .. import __version__
+from ..core import urls
+from ..core.errors import SessionsiteError, UsageProblem
 from .manifest import MANIFEST
 from .write import MARKER
 

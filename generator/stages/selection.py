@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Iterable, Mapping
 
-from .errors import UsageProblem
-from .model import Archive, Session
+from ..core.errors import UsageProblem
+from ..core.model import Archive, Session
 
 _RELATIVE = re.compile(r"(?P<count>\d+)\s*(?P<unit>d|w|m|y)", re.IGNORECASE)
 _DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}
