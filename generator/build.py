@@ -92,7 +92,7 @@ def gather(config: BuildConfig, hashes: HashCache, stack: ExitStack, progress: P
     read goes to `problems`."""
     live = find(list(config.inputs), problems)
     if config.vault is None:
-        return arranged(live, config.inputs, config.redact_paths, problems), None, []
+        return arranged(live, config.inputs, config.redact_paths, problems, config.own_redaction), None, []
     from .output.vault import Vault  # loaded only when there is a vault
 
     vault = Vault(config.vault)
@@ -101,19 +101,21 @@ def gather(config: BuildConfig, hashes: HashCache, stack: ExitStack, progress: P
         hashes.remember(path, size, mtime_ns, content_hash)  # read once, for both
     gone = vault.gone_under(config.inputs, live)
     if config.prune:
-        pruned = sorted(f"{redact_project_dir(g.place.project_dir, config.redact_paths)}/{g.place.relpath}"
+        pruned = sorted(f"{redact_project_dir(g.place.project_dir, config.redact_paths, config.own_redaction)}/{g.place.relpath}"
                         for g in gone)
-        return arranged(live, config.inputs, config.redact_paths, problems), saved, pruned
+        return arranged(live, config.inputs, config.redact_paths, problems, config.own_redaction), saved, pruned
     work = stack.enter_context(vault.work_folder()) if gone else None
     kept = [g.session_file(vault.database, work) for g in gone if work is not None]
-    return arranged(live + kept, config.inputs, config.redact_paths, problems), saved, []
+    return arranged(live + kept, config.inputs, config.redact_paths, problems, config.own_redaction), saved, []
 
 
 def _build_files(config: BuildConfig, progress: Progress | None, files: list[SessionFile],
                  hashes: HashCache, problems: list[Diagnostic]) -> BuildReport:
     theme = None if config.markdown_only else Theme.load(config.theme)
     settings = settings_digest(__version__, [config.redact, config.redact_paths, config.show_hidden,
-                                             config.markdown_only, config.strict, config.base_url, config.repo_url],
+                                             config.markdown_only, config.strict, config.base_url, config.repo_url,
+                                             config.title, config.selection.settings(),
+                                             list(config.own_redaction.patterns), list(config.own_redaction.words)],
                                theme.dirs if theme else ())
     previous = load(config.output) if is_sessionsite_output(config.output) else Manifest()
     if (previous.settings == settings and previous.report and _nothing_changed(previous, files, hashes)

@@ -39,7 +39,8 @@ from .core import urls
 from .core.errors import InputError, UsageProblem
 from .core.model import Archive, Session
 from .stages.discover import default_input
-from .stages.redact import Redactor
+from .stages.redact import OwnRules, Redactor
+from .stages.selection import Selection
 from .render.markdown import time_of
 from .render.markdown.escape import block_parser, literal
 from .render.html.pages import GENERATOR, PageBuilder, duration
@@ -81,6 +82,10 @@ class BundleConfig:
     """Where `commits` is resolved: a folder in the git repository."""
     repo_url: str = ""
     """The repository's web address, for the commits' links (`BuildConfig.repo_url`)."""
+    selection: Selection = Selection()
+    """Which of the sessions the inputs bring to keep (as `build` chooses)."""
+    own_redaction: OwnRules = OwnRules()
+    """The user's own patterns and words to redact."""
 
 
 @dataclass
@@ -192,7 +197,7 @@ def bundle(config: BundleConfig) -> BundleReport:
 
         check_vault_location(config.output, config.vault)
         saved = Vault(config.vault).save(find(folders))
-    redactor = Redactor(secrets=config.redact, home=config.redact_paths)
+    redactor = Redactor(secrets=config.redact, home=config.redact_paths, own=config.own_redaction)
     archive, _, plans = collect(folders, redactor=redactor, jobs=config.jobs)
 
     given: list[str] = []
@@ -223,12 +228,13 @@ def bundle(config: BundleConfig) -> BundleReport:
         site = Path(temporary) / "site"
         build_config = BuildConfig(inputs=tuple(files), output=site, show_hidden=config.show_hidden,
                                    markdown_only=kind == "markdown", strict=config.strict, redact=config.redact,
-                                   redact_paths=config.redact_paths, jobs=config.jobs, repo_url=config.repo_url)
+                                   redact_paths=config.redact_paths, jobs=config.jobs, repo_url=config.repo_url,
+                                   selection=config.selection, own_redaction=config.own_redaction)
         from .config import discover_files
 
         staging = Staging(site)
         try:
-            build_report = build_site(staging, build_config, None, discover_files(files, config.redact_paths),
+            build_report = build_site(staging, build_config, None, discover_files(files, config.redact_paths, own=config.own_redaction),
                                       None if kind == "markdown" else theme, "bundle", Manifest())
             root = staging.root
             present = [key for key in selected if (root / urls.session_markdown(key)).is_file()]

@@ -19,6 +19,8 @@ from . import __version__
 if TYPE_CHECKING:  # the build is loaded by the commands that build: `save`, run by a hook, stays light
     from .config import BuildConfig, BuildReport
     from .output.vault import SaveReport
+    from .stages.redact import OwnRules
+    from .stages.selection import Selection
 from .core.errors import InputError, UsageProblem
 from .core.text import byte_size
 from .stages.discover import default_input
@@ -206,10 +208,92 @@ def _vault(vault_dir: Path | None, no_vault: bool = False) -> Path | None:
     return vault_dir or default_location()
 
 
+def _load_config(context: click.Context, parameter: click.Parameter, value: Path | None) -> Path | None:
+    """Eager: the config file's values become the defaults of the command's other options (Click's
+    `default_map`), which the command line overrides."""
+    from .config_file import find, load
+
+    path = value or find(Path.cwd())
+    if path is None:
+        return None
+    config = load(path)
+    name = context.info_name or ""
+    context.default_map = {**config.defaults.get(name, {}), **(context.default_map or {})}
+    context.meta["sessionsite.config"] = path
+    logging.getLogger("sessionsite").debug("config: %s", path)
+    return path
+
+
+config_option = click.option(
+    "--config-file", type=click.Path(exists=True, dir_okay=False, path_type=Path), is_eager=True,
+    callback=_load_config, expose_value=False,
+    help="The config file [default: sessionsite.toml, or pyproject.toml's [tool.sessionsite], in the current folder].")
+
+selection_options = [
+    click.option("--since", metavar="WHEN", help="Only sessions active since WHEN: a date (2026-03-01, UTC), a time "
+                                                 "(2026-03-01T14:00Z), or a time back (7d, 2w, 3m, 1y)."),
+    click.option("--until", metavar="WHEN", help="Only sessions active before the end of WHEN (a date: the whole day)."),
+    click.option("--project", "projects", multiple=True, metavar="PATTERN",
+                 help="Only this project: its name, path or folder, or a pattern (*app*). Repeatable."),
+    click.option("--exclude", "excludes", multiple=True, metavar="PATTERN",
+                 help="Never publish these projects or sessions (a pattern, a session id or its start, a slug). "
+                      "Repeatable."),
+    click.option("--branch", "branches", multiple=True, metavar="NAME",
+                 help="Only sessions on this git branch (a name or a pattern). Repeatable."),
+    click.option("--session", "session_ids", multiple=True, metavar="ID",
+                 help="Only this session (its id, or the start of it). Repeatable."),
+]
+
+own_redaction_options = [
+    click.option("--redact", "redact_patterns", multiple=True, metavar="PATTERN",
+                 help="Also redact what this regular expression matches ([REDACTED:custom-pattern]). Repeatable."),
+    click.option("--redact-word", "redact_words", multiple=True, metavar="WORD",
+                 help="Also redact this word, in any case (a host name, a client's name). Repeatable."),
+]
+
+
+def _origin(parameter: str, option: str, key: str) -> str:
+    """How an error names a value: by its option, or by the config file and key it came from."""
+    context = click.get_current_context(silent=True)
+    if context is not None and context.get_parameter_source(parameter) == click.core.ParameterSource.DEFAULT_MAP:
+        return f"{context.meta.get('sessionsite.config', 'the config file')}: {key}"
+    return option
+
+
+def _selection(since: str | None, until: str | None, projects: Sequence[str], excludes: Sequence[str],
+               branches: Sequence[str], session_ids: Sequence[str]) -> Selection:
+    from .stages.selection import Selection, parse_when
+
+    return Selection(since=parse_when(since, _origin("since", "--since", "select.since")) if since else None,
+                     until=parse_when(until, _origin("until", "--until", "select.until"), end_of_day=True) if until else None,
+                     projects=tuple(projects), excludes=tuple(excludes), branches=tuple(branches),
+                     sessions=tuple(session_ids))
+
+
+def _own_rules(patterns: Sequence[str], words: Sequence[str]) -> OwnRules:
+    from .stages.redact import OwnRuleError, OwnRules
+
+    rules = OwnRules(tuple(patterns), tuple(words))
+    try:
+        rules.check()
+    except OwnRuleError as error:
+        where = _origin("redact_patterns", "--redact", "redact") if "regular" in str(error) or "empty text" in str(error) \
+            else _origin("redact_words", "--redact-word", "redact_words")
+        raise UsageProblem(f"{where}: {error}") from None
+    return rules
+
+
+def _with_choice(function):
+    """The options every command that publishes shares: the config file, the selection, the own redaction."""
+    for option in reversed([config_option, *selection_options, *own_redaction_options]):
+        function = option(function)
+    return function
+
+
 def _with_common(function):
     for option in reversed([*common_options, vault_option, no_vault_option]):
         function = option(function)
-    return function
+    return _with_choice(function)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -261,8 +345,10 @@ repo_url_option = click.option(
               help="Where the site will be published (e.g. https://you.github.io/repo/): pages get canonical "
                    "links, and a sitemap.xml is written.")
 @repo_url_option
+@click.option("--title", help="The site's title, on its home page and in every page's title [default: sessionsite].")
 def build_command(inputs, output, report_file, show_hidden, strict, no_redact, redact_paths, jobs, verbose,
-                  quiet, prune, vault_dir, no_vault, theme, base_url, repo_url) -> None:
+                  quiet, prune, vault_dir, no_vault, since, until, projects, excludes, branches, session_ids,
+                  redact_patterns, redact_words, theme, base_url, title, repo_url) -> None:
     """Build the HTML archive (with its Markdown intermediates) into OUTPUT.
 
     Example:
@@ -273,7 +359,9 @@ def build_command(inputs, output, report_file, show_hidden, strict, no_redact, r
 
     config = BuildConfig(inputs=_inputs(inputs), output=output, theme=theme, show_hidden=show_hidden,
                          strict=strict, jobs=jobs, redact=not no_redact, redact_paths=redact_paths,
-                         base_url=base_url, vault=_vault(vault_dir, no_vault), prune=prune, repo_url=repo_url)
+                         base_url=base_url, vault=_vault(vault_dir, no_vault), prune=prune, title=title or "",
+                         repo_url=repo_url, selection=_selection(since, until, projects, excludes, branches, session_ids),
+                         own_redaction=_own_rules(redact_patterns, redact_words))
     _run(config, report_file, verbose, quiet)
 
 
@@ -281,7 +369,8 @@ def build_command(inputs, output, report_file, show_hidden, strict, no_redact, r
 @_with_common
 @repo_url_option
 def markdown_command(inputs, output, report_file, show_hidden, strict, no_redact, redact_paths, jobs,
-                     verbose, quiet, prune, vault_dir, no_vault, repo_url) -> None:
+                     verbose, quiet, prune, vault_dir, no_vault, since, until, projects, excludes, branches,
+                     session_ids, redact_patterns, redact_words, repo_url) -> None:
     """Write only the Markdown intermediates: one .md per session, GitHub-flavoured, with front matter.
 
     Example:
@@ -292,7 +381,9 @@ def markdown_command(inputs, output, report_file, show_hidden, strict, no_redact
 
     config = BuildConfig(inputs=_inputs(inputs), output=output, show_hidden=show_hidden, strict=strict,
                          markdown_only=True, jobs=jobs, redact=not no_redact, redact_paths=redact_paths,
-                         vault=_vault(vault_dir, no_vault), prune=prune, repo_url=repo_url)
+                         vault=_vault(vault_dir, no_vault), prune=prune, repo_url=repo_url,
+                         selection=_selection(since, until, projects, excludes, branches, session_ids),
+                         own_redaction=_own_rules(redact_patterns, redact_words))
     _run(config, report_file, verbose, quiet)
 
 
@@ -342,8 +433,10 @@ def serve_command(site: Path, port: int) -> None:
 @repo_url_option
 @vault_option
 @no_vault_option
+@_with_choice
 def bundle_command(inputs, output, show_hidden, strict, no_redact, redact_paths, jobs, verbose, quiet, vault_dir,
-                   no_vault, commit_range, repo_url) -> None:
+                   no_vault, commit_range, repo_url, since, until, projects, excludes, branches, session_ids,
+                   redact_patterns, redact_words) -> None:
     """Write one self-contained file to attach to a pull request: the whole piece of work each SESSION
     belongs to (its plan chain, the sessions it continues or that continue it, every subagent transcript).
 
@@ -363,7 +456,9 @@ def bundle_command(inputs, output, show_hidden, strict, no_redact, redact_paths,
         raise click.UsageError("give the session file(s) to bundle (.jsonl), or --commits A..B")
     config = BundleConfig(inputs=tuple(inputs), output=output, show_hidden=show_hidden, strict=strict,
                           redact=not no_redact, redact_paths=redact_paths, jobs=jobs, vault=_vault(vault_dir, no_vault),
-                          commits=commit_range or "", repository=Path.cwd(), repo_url=repo_url)
+                          commits=commit_range or "", repository=Path.cwd(), repo_url=repo_url,
+                          selection=_selection(since, until, projects, excludes, branches, session_ids),
+                          own_redaction=_own_rules(redact_patterns, redact_words))
     with _stopped_by_signals(), _errors(verbose):
         report = bundle(config)
     if not quiet:
@@ -373,6 +468,103 @@ def bundle_command(inputs, output, show_hidden, strict, no_redact, redact_paths,
         shortened = f", shortened to fit: {report.shortened}" if report.shortened else ""
         click.echo(f"{count} session{'s' if count != 1 else ''} ({size}{shortened}) -> {output}", err=True)
         _say_vault(config.vault, report.saved)
+
+
+@main.command("gh-deploy")
+@click.argument("inputs", nargs=-1, type=click.Path(exists=True, path_type=Path), metavar="[INPUT]...")
+@click.option("-o", "--output", type=click.Path(path_type=Path),
+              help="Build into this folder, kept for the next deploy to build only what changed "
+                   "[default: a temporary folder].")
+@click.option("--remote", default="origin", show_default=True, help="The git remote to push to (a name or a URL).")
+@click.option("--remote-branch", "deploy_branch", default="gh-pages", show_default=True, metavar="BRANCH",
+              help="The branch that holds the published site.")
+@click.option("-m", "--message", default=None, metavar="TEXT",
+              help="The commit message; {sha} is the current commit, {version} sessionsite's "
+                   "[default: Deployed {sha} with sessionsite {version}].")
+@click.option("--no-push", is_flag=True, help="Commit to the branch here, and do not push it.")
+@click.option("--theme", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Theme folder whose templates/ and static/ override the default theme's.")
+@click.option("--base-url", callback=_base_url, metavar="URL",
+              help="Where the site is served from (https://you.github.io/repo/): canonical links and a sitemap.")
+@click.option("--title", help="The site's title [default: sessionsite].")
+@click.option("--redact-paths", is_flag=True, help="Also replace home directories (/home/you, /Users/you) with ~.")
+@click.option("--show-hidden", is_flag=True, help="Also show system noise (meta entries, reminders, bookkeeping).")
+@click.option("--strict", is_flag=True, help="Fail (exit 1), and publish nothing, if any input line could not be read.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=lambda: os.cpu_count() or 1,
+              show_default="the number of CPUs", help="Processes rendering pages in parallel.")
+@click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks.")
+@click.option("-q", "--quiet", is_flag=True, help="Say nothing but errors.")
+@vault_option
+@no_vault_option
+@_with_choice
+def gh_deploy_command(inputs, output, remote, deploy_branch, message, no_push, theme, base_url, title, redact_paths,
+                      show_hidden, strict, jobs, verbose, quiet, vault_dir, no_vault, since, until, projects,
+                      excludes, branches, session_ids, redact_patterns, redact_words) -> None:
+    """Build the site (redacted) and commit it, and nothing else, to the gh-pages branch of the git
+    repository of the current folder, then push it: GitHub Pages serves it from there. Your working tree,
+    index and current branch are not touched, and no session log is ever committed.
+
+    Example:
+
+        sessionsite gh-deploy ~/.claude/projects/-home-me-src-app --since 30d
+    """
+    from .config import BuildConfig
+    from .output.deploy import DEFAULT_MESSAGE, check_repository, deploy
+
+    if output is not None and output.suffix.lower() == ".zip":
+        raise UsageProblem(f"-o {output}: gh-deploy publishes a folder; name a folder, or leave -o out")
+    with _errors(verbose):
+        check_repository(Path.cwd())
+    selection = _selection(since, until, projects, excludes, branches, session_ids)
+    own = _own_rules(redact_patterns, redact_words)
+    with tempfile.TemporaryDirectory(prefix="sessionsite-gh-deploy-") as temporary:
+        site = output or Path(temporary) / "site"
+        config = BuildConfig(inputs=_inputs(inputs), output=site, theme=theme, show_hidden=show_hidden, strict=strict,
+                             jobs=jobs, redact=True, redact_paths=redact_paths, base_url=base_url, title=title or "",
+                             vault=_vault(vault_dir, no_vault), selection=selection, own_redaction=own)
+        _run(config, None, verbose, quiet)
+        with _stopped_by_signals(), _errors(verbose):
+            done = deploy(site, Path.cwd(), remote, deploy_branch, message or DEFAULT_MESSAGE, push=not no_push)
+    if not quiet:
+        where = f"pushed to {remote}" if done.pushed else "not pushed (--no-push)"
+        click.echo(f"committed {done.files} files to {deploy_branch} ({done.commit[:12]}), {where}", err=True)
+
+
+@main.command("audit")
+@click.argument("inputs", nargs=-1, type=click.Path(exists=True, path_type=Path), metavar="[INPUT]...")
+@click.option("--site", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="The site built from these sessions: each place is also a link into it (page#anchor).")
+@click.option("--redact-paths", is_flag=True, help="As the build will: replace home directories with ~.")
+@click.option("--strict", is_flag=True, help="Exit 1 when there is anything to review (redacted, or not).")
+@click.option("--all", "everything", is_flag=True, help="List every value of each kind, not the 30 most frequent.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=lambda: os.cpu_count() or 1,
+              show_default="the number of CPUs", help="Processes reading in parallel.")
+@click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks.")
+@_with_choice
+def audit_command(inputs, site, redact_paths, strict, everything, jobs, verbose, since, until, projects, excludes,
+                  branches, session_ids, redact_patterns, redact_words) -> None:
+    """Before publishing, list what to look at: each redaction made (its kind, session and line, the
+    secret masked), and what looks private but was not redacted (e-mail addresses, IP addresses, host
+    names, home folders, long random-looking strings), grouped and counted. Takes the same selection and
+    redaction options as build; no secret is ever printed whole.
+
+    Example:
+
+        sessionsite audit ~/.claude/projects/-home-me-src-app --since 30d --site site
+    """
+    from .audit import audit, lines
+    from .phases import Redaction
+
+    _configure_logging(verbose)
+    selection = _selection(since, until, projects, excludes, branches, session_ids)
+    redaction = Redaction(secrets=True, home=redact_paths, own=_own_rules(redact_patterns, redact_words))
+    with _stopped_by_signals(), _errors(verbose):
+        report = audit(_inputs(inputs), redaction, selection, site, jobs)
+    click.echo(f"{report.sessions} session{'s' if report.sessions != 1 else ''} audited")
+    for line in lines(report, everything):
+        click.echo(line)
+    if strict and report.anything:
+        sys.exit(1)
 
 
 # -- the vault -----------------------------------------------------------------------------------------------

@@ -15,7 +15,8 @@ from typing import Any, Callable, Iterable, Iterator
 from .core.errors import InputError
 from .core.model import Diagnostic
 from .stages.discover import SessionFile, arrange, find
-from .stages.redact import redact_project_dir
+from .stages.redact import OwnRules, redact_project_dir
+from .stages.selection import Selection
 
 Progress = Callable[[Iterable[Any], int, str], Iterator[Any]]
 """Shows work going by: given the results as they come, how many there will be, and a label."""
@@ -52,6 +53,12 @@ class BuildConfig:
     repo_url: str = ""
     """The repository's web address: every commit's SHA links to `<repo_url>/commit/<sha>` (otherwise to the
     remote the session's own `git push` output named, when it did)."""
+    title: str = ""
+    """The site's title (empty: the default one)."""
+    selection: Selection = Selection()
+    """Which sessions to publish (with their chains and subagents); empty, all."""
+    own_redaction: OwnRules = OwnRules()
+    """The user's own patterns and words to redact, on top of the built-in rules."""
 
 
 @dataclass
@@ -105,14 +112,14 @@ class BuildReport:
                    diagnostics=[Diagnostic(d["file"], d["line"], d["message"]) for d in data["diagnostics"]])
 
 
-def discover_files(inputs: list[Path], redact_paths: bool,
-                   problems: list[Diagnostic] | None = None) -> list[SessionFile]:
-    return arranged(find(inputs, problems), inputs, redact_paths, problems)
+def discover_files(inputs: list[Path], redact_paths: bool, problems: list[Diagnostic] | None = None,
+                   own: OwnRules | None = None) -> list[SessionFile]:
+    return arranged(find(inputs, problems), inputs, redact_paths, problems, own)
 
 
 def arranged(files: list[SessionFile], inputs: Iterable[Path], redact_paths: bool,
-             problems: list[Diagnostic] | None = None) -> list[SessionFile]:
+             problems: list[Diagnostic] | None = None, own: OwnRules | None = None) -> list[SessionFile]:
     files = arrange(files, problems)
     if not files:
         raise InputError("no Claude Code session files (*.jsonl) found in " + ", ".join(map(str, inputs)))
-    return [replace(f, project_dir=redact_project_dir(f.project_dir, redact_paths)) for f in files]
+    return [replace(f, project_dir=redact_project_dir(f.project_dir, redact_paths, own)) for f in files]

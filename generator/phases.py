@@ -20,13 +20,14 @@ from typing import Any, Callable, Collection, Iterable, Iterator, Mapping
 
 from . import __version__
 from .core import urls
-from .core.errors import SessionsiteError, StrictModeError
+from .core.errors import InputError, SessionsiteError, StrictModeError
 from .core.model import Archive, Diagnostic, Event, Interpreted, Project
 from .stages.discover import SessionFile, readable
 from .stages.interpret import interpret_stream, without_repeated_result
 from .stages.link import find_continuations, link, linked_event
 from .stages.read import stream_file
-from .stages.redact import Redactor
+from .stages.redact import OwnRules, Redactor
+from .stages.selection import Selection
 from .render.markdown import MarkdownOptions, MarkdownPart, SessionDocument
 from .render.html.anchors import AnchorMapWriter, find_anchor_page
 from .render.html.pages import PageBuilder, render_indexes, sitemaps
@@ -65,9 +66,10 @@ class Summarised:
 class Redaction:
     secrets: bool = True
     home: bool = False
+    own: OwnRules = OwnRules()
 
     def redactor(self) -> Redactor:
-        return Redactor(secrets=self.secrets, home=self.home)
+        return Redactor(secrets=self.secrets, home=self.home, own=self.own)
 
 
 def stream_entries(session_file: SessionFile, redactor: Redactor, diagnostics: list[Diagnostic]) -> Iterator:
@@ -152,13 +154,16 @@ class PlannedFile:
 def collect(inputs: Iterable[Path], progress: Progress | None = None,
             redactor: Redactor | None = None, jobs: int = 1, staging: Staging | None = None,
             previous: Manifest | None = None, files: list[SessionFile] | None = None,
-            hashes: HashCache = NO_HASH_CACHE) -> tuple[Archive, BuildReport, list[PlannedFile]]:
+            hashes: HashCache = NO_HASH_CACHE, selection: Selection = Selection()
+            ) -> tuple[Archive, BuildReport, list[PlannedFile]]:
     """Phase 1: discover, read, interpret and link every session, keeping summaries only. Files the
-    previous build saw unchanged (`previous`) are not read again."""
+    previous build saw unchanged (`previous`) are not read again. With a `selection`, the archive holds
+    only the sessions chosen, linked again among themselves; every file is still planned (a file with
+    none of them is recorded in the manifest, so its summary is not read again, and has no page)."""
     inputs = list(inputs)
     redactor = redactor or Redactor()
-    redaction = Redaction(secrets=redactor.secrets, home=redactor.home)
-    files = files if files is not None else discover_files(inputs, redactor.home)
+    redaction = Redaction(secrets=redactor.secrets, home=redactor.home, own=redactor.own)
+    files = files if files is not None else discover_files(inputs, redactor.home, own=redactor.own)
     previous = previous or Manifest()
     plans = []
     for session_file in files:
@@ -203,14 +208,30 @@ def collect(inputs: Iterable[Path], progress: Progress | None = None,
                 plan.record = replace(plan.record, resummary=_summarised_to(plan.result), skip_digest=skip_digest)
             sessions[key] = replace(plan.result.interpreted.session, continues_key=continues[key])
 
+    archive = link((plan.result.interpreted for plan in plans if plan.result), continues)
+    shown = plans
+    if selection:
+        from .stages.discover import project_folder_of
+
+        chosen = selection.chosen(archive, {str(p.source.path): project_folder_of(p.source).name for p in plans})
+        if not chosen:
+            raise InputError(f"no session of the {sum(1 for s in archive.sessions.values() if s.is_listed)} found "
+                             f"is selected by {selection.describe()}")
+        sources = {archive.sessions[key].source for key in chosen}
+        # Files with no conversation stay: their summaries title the sessions they point at.
+        shown = [plan for plan in plans if plan.result is not None and (
+            str(plan.source.path) in sources or not plan.result.interpreted.has_conversation)]
+        continues = {key: earlier for key, earlier in continues.items() if key in chosen and earlier in chosen}
+        archive = link((_only(plan.result.interpreted, chosen) for plan in shown if plan.result), continues)
+        log.info("selected %d of the sessions found (%s)", sum(1 for s in archive.sessions.values() if s.is_listed),
+                 selection.describe())
     report = BuildReport()
-    for plan in plans:
+    for plan in shown:
         assert plan.result is not None
         report.diagnostics.extend(plan.result.diagnostics)
         report.unknown.update(plan.result.interpreted.unknown)
         if not plan.result.interpreted.has_conversation:
             log.info("%s: no conversation in it (metadata only); no page", plan.source.path)
-    archive = link((plan.result.interpreted for plan in plans if plan.result), continues)
     kept_since = {str(plan.source.path): plan.source.kept.last_seen for plan in plans if plan.source.kept}
     if kept_since:
         archive = replace(archive, kept={key: kept_since[session.source] for key, session in archive.sessions.items()
@@ -222,6 +243,12 @@ def collect(inputs: Iterable[Path], progress: Progress | None = None,
     for session in archive.sessions.values():
         report.events.update(session.event_counts)
     return archive, report, plans
+
+
+def _only(interpreted: Interpreted, chosen: set[str]) -> Interpreted:
+    """A file's summaries without the subagent runs (from its progress entries) that are not chosen."""
+    sidechains = tuple(side for side in interpreted.sidechains if side.key in chosen)
+    return interpreted if len(sidechains) == len(interpreted.sidechains) else replace(interpreted, sidechains=sidechains)
 
 
 def _largest_first(plans: list[PlannedFile]) -> list[PlannedFile]:
@@ -393,12 +420,12 @@ class FileRenderer:
     """Phase 2 for one file: read it again and render the sessions it holds as their events stream."""
 
     def __init__(self, archive: Archive, staging: Staging, options: MarkdownOptions, theme: Theme | None,
-                 redaction: Redaction, base_url: str = ""):
+                 redaction: Redaction, base_url: str = "", title: str = ""):
         self.archive = archive
         self.staging = staging
         self.options = options
         self.redaction = redaction
-        self.builder = PageBuilder(archive, theme, __version__, self.anchor_page, base_url,
+        self.builder = PageBuilder(archive, theme, __version__, self.anchor_page, base_url, title,
                                    options.repo_url) if theme else None
         self.keys_by_source: dict[str, list[str]] = {}
         for key, session in archive.sessions.items():
@@ -529,11 +556,12 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
                files: list[SessionFile], theme: Theme | None, settings: str, previous: Manifest,
                hashes: HashCache = NO_HASH_CACHE) -> BuildReport:
     """Phases 1 and 2 into the staging folder, then the index pages and the manifest."""
-    redactor = Redactor(secrets=config.redact, home=config.redact_paths)
+    redactor = Redactor(secrets=config.redact, home=config.redact_paths, own=config.own_redaction)
     if previous.settings != settings:
         previous = Manifest()  # another version or other settings: nothing of the old site is kept
     started = time.perf_counter()
-    archive, report, plans = collect(config.inputs, progress, redactor, config.jobs, staging, previous, files, hashes)
+    archive, report, plans = collect(config.inputs, progress, redactor, config.jobs, staging, previous, files, hashes,
+                                     config.selection)
     read_again = sum(1 for plan in plans if not plan.reused)
     log.info("phase 1: %d of %d files read, %d sessions linked, in %.1f s", read_again, len(plans),
              len(archive.sessions), time.perf_counter() - started)
@@ -542,8 +570,9 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
     if config.strict and report.diagnostics:
         raise StrictModeError(f"{len(report.diagnostics)} problem(s) in the input (--strict)")
 
-    renderer = FileRenderer(archive, staging, MarkdownOptions(show_hidden=config.show_hidden, repo_url=config.repo_url), theme,
-                            Redaction(config.redact, config.redact_paths), config.base_url)
+    renderer = FileRenderer(archive, staging, MarkdownOptions(show_hidden=config.show_hidden, repo_url=config.repo_url),
+                            theme, Redaction(config.redact, config.redact_paths, config.own_redaction),
+                            config.base_url, config.title)
     to_render = []
     for plan in plans:
         old = previous.files.get(plan.record.path)  # keyed by path_key

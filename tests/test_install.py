@@ -5,8 +5,8 @@
 - The README's install-and-try commands, run as written in a copy of the repository by a `python3` with
   nothing installed, into a virtual environment (Debian and Ubuntu refuse `pip install` outside one).
 - In CI nothing skips for a missing input: the tests that read the real logs fail there without them.
-- The GitHub Pages workflow (docs/publish-sessions.yml): its shell steps run here, in a stand-in for the
-  runner's workspace, with the actions it uses stood in for.
+- The GitHub Pages workflow (docs/publish-sessions.yml), which publishes a site already built: its shell
+  steps run here, in a stand-in for the runner's workspace, with the actions it uses stood in for.
 
 The install tests reach the package registry, as a user does (CI reaches it too). They install the pinned
 versions (PIP_CONSTRAINT), which the README's test command has just fetched: pip takes them from its
@@ -193,46 +193,54 @@ def test_the_readme_install_and_try_commands_work_as_written(tmp_path):
 # -- the GitHub Pages workflow ---------------------------------------------------------------------------
 
 WORKFLOW = REPO / "docs" / "publish-sessions.yml"
-PAGES_BASE_URL = "https://ada.github.io/sessions"
-# The deliberately broken example: --strict refuses it, as it should.
-BROKEN_EXAMPLE = "7296ccd2-c393-48c2-a896-d22e0099834f.jsonl"
+SITE_FOLDER = "sessions-site"
 
 
-def test_the_pages_workflow_steps_run(tmp_path):
+def _run_pages_workflow(tmp_path: Path, leave_a_log: bool) -> tuple[Path | None, str]:
     """Each step of the build job, in order: `run:` steps as they are written (bash, as on the runner), the
-    actions stood in for: the repository's checkout (sessions under claude-sessions/), sessionsite's
-    checkout (a copy of this repository), setup-python (a fresh virtual environment first on PATH),
-    configure-pages (its base_url) and upload-pages-artifact (the folder must hold the site)."""
+    actions stood in for: the repository's checkout (a site the user built with sessionsite and committed
+    under sessions-site/, and, if `leave_a_log`, a log left in it by mistake), configure-pages, and
+    upload-pages-artifact (the folder it would publish). Returns that folder (None when a step failed) and
+    what the failing step said."""
+    from click.testing import CliRunner
+
+    from generator.cli import main
+
     workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     env = fresh_machine_env(tmp_path)
-    outputs = {"steps.pages.outputs.base_url": PAGES_BASE_URL}
     uploaded = None
     for step in workflow["jobs"]["build"]["steps"]:
         action, given = step.get("uses", "").split("@")[0], step.get("with", {})
         if "run" in step:
-            script = re.sub(r"\$\{\{\s*([\w.-]+)\s*\}\}", lambda found: outputs[found.group(1)], step["run"])
-            done = run_shell(script, workspace, env)
-            assert done.returncode == 0, f"step {step.get('name', script)!r}:\n{done.stdout}\n{done.stderr}"
-        elif action == "actions/checkout" and "repository" not in given:
-            sessions = workspace / "claude-sessions"
-            shutil.copytree(EXAMPLES, sessions, ignore=shutil.ignore_patterns(BROKEN_EXAMPLE, "README.md"))
+            assert "${{" not in step["run"]
+            done = run_shell(step["run"], workspace, env)
+            if done.returncode != 0:
+                return None, done.stdout + done.stderr
         elif action == "actions/checkout":
-            assert given.get("ref"), "sessionsite's checkout is pinned to a commit"
-            copy_of_the_repository(workspace / given["path"])
-        elif action == "actions/setup-python":
-            python = tmp_path / "python"
-            subprocess.run([str(Path(env["PATH"].split(os.pathsep)[0]) / "python3"), "-m", "venv", str(python)],
-                           check=True)
-            env["PATH"] = f"{python / 'bin'}{os.pathsep}{env['PATH']}"
+            site = workspace / SITE_FOLDER
+            built = CliRunner().invoke(main, ["build", str(EXAMPLES / "-Users-grace-work-ledger-api"), "-o", str(site),
+                                              "--no-vault", "-j", "1", "-q"])
+            assert built.exit_code == 0, built.output
+            if leave_a_log:
+                shutil.copy(next((EXAMPLES / "-Users-grace-work-ledger-api").glob("*.jsonl")), site / "projects")
         elif action == "actions/configure-pages":
-            assert step.get("id") == "pages"
+            pass
         elif action == "actions/upload-pages-artifact":
             uploaded = workspace / given["path"]
         else:
             pytest.fail(f"no stand-in for the step {step}")
-    assert uploaded is not None and (uploaded / "index.html").is_file()
-    assert f"<loc>{PAGES_BASE_URL}/</loc>" in (uploaded / "sitemap.xml").read_text(encoding="utf-8")
-    report = (workspace / "build-report.json").read_text(encoding="utf-8")
-    assert '"diagnostics": []' in report
+    return uploaded, ""
+
+
+def test_the_pages_workflow_publishes_the_built_site_it_is_given(tmp_path):
+    uploaded, said = _run_pages_workflow(tmp_path, leave_a_log=False)
+    assert uploaded is not None, said
+    assert uploaded.name == SITE_FOLDER and (uploaded / "index.html").is_file()
+
+
+def test_the_pages_workflow_refuses_a_folder_holding_a_log(tmp_path):
+    uploaded, said = _run_pages_workflow(tmp_path, leave_a_log=True)
+    assert uploaded is None
+    assert "holds session logs" in said and ".jsonl" in said

@@ -172,6 +172,8 @@ _HOME = re.compile(r"(?:/home/|/Users/)[^/\s\"'\\:]+|[A-Za-z]:\\\\?Users\\\\?[^\
 # start of a name or after another `-` (`…-501--Users-alice-…`), never inside a word (`stay-at-home-x`)
 # or an option (`--home-dir`). A name with a dot or a dash in it is known whole only from the home
 # folder of the user building, or of a session's working directory (`Redactor.learn_home`).
+HOME_PATH = _HOME
+"""A home folder in a path (/home/ada, /Users/ada, C:\\Users\\ada)."""
 _ENCODED_HOME_START = r"(?:(?<![A-Za-z0-9_.-])|(?<=[A-Za-z0-9]-))"
 _ENCODED_HOME = _ENCODED_HOME_START + r"(?:[A-Za-z]-)?-(?:home|Users)-\w+"
 _HOME_FOLDER = re.compile(r"(?:/home/|/Users/)[^/]+|[A-Za-z]:\\Users\\[^\\]+")
@@ -379,13 +381,65 @@ class _Look:
             (self.ids if key in UNTOUCHED_FIELDS else self.texts).append(value)
 
 
-def redact_project_dir(dir_name: str, home: bool) -> str:
+def redact_project_dir(dir_name: str, home: bool, own: OwnRules | None = None) -> str:
     """`-home-ada-src-app` -> `~-src-app` (with --redact-paths): the folder name spells out the home
     directory too, and so do the names of Claude Code's temporary folders
-    (`-private-tmp-claude-501--Users-ada-src` -> `-private-tmp-claude-501-~-src`)."""
-    if not home:
-        return dir_name
-    return _encoded_homes(_local_home()).sub("~", dir_name)
+    (`-private-tmp-claude-501--Users-ada-src` -> `-private-tmp-claude-501-~-src`). The user's own rules
+    apply to it too (`-home-ada-src-acme-portal` -> `-home-ada-src-redacted-portal`): a folder name
+    becomes a path in the site. Claude Code's encoding made every character of the path that is not a
+    letter or a digit a `-`, so a word is looked for in that form as well."""
+    if home:
+        dir_name = _encoded_homes(_local_home()).sub("~", dir_name)
+    for _, pattern in own.compiled() if own else ():
+        dir_name = pattern.sub(lambda m: "redacted" if m.group() else "", dir_name)
+    for word in own.words if own else ():
+        dir_name = re.sub(re.escape(_encoded(word)), "redacted", dir_name, flags=re.IGNORECASE)
+    return dir_name
+
+
+@dataclass(frozen=True)
+class OwnRules:
+    """The user's own redaction, on top of the built-in rules: regular expressions (`--redact`, the config's
+    `redact`) whose every match is a secret, and words (`redact_words`: host names, a client's name, a
+    code name) found as they are, in any case."""
+
+    patterns: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.patterns or self.words)
+
+    def compiled(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
+        return _compile_own_rules(self.patterns, self.words)
+
+    def check(self) -> None:
+        """Raises `OwnRuleError` naming the first pattern that cannot be used, and why."""
+        self.compiled()
+
+
+class OwnRuleError(ValueError):
+    """A pattern of the user's that is not a regular expression, or that matches empty text."""
+
+
+@functools.lru_cache(maxsize=16)
+def _compile_own_rules(patterns: tuple[str, ...], words: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    rules = []
+    for pattern in patterns:
+        try:
+            compiled = re.compile(pattern)
+        except re.error as error:
+            raise OwnRuleError(f"{pattern!r} is not a regular expression: {error}") from None
+        if compiled.fullmatch("") is not None:
+            raise OwnRuleError(f"{pattern!r} matches empty text, so it would redact nothing but mark every place")
+        rules.append(("custom-pattern", compiled))
+    cleaned = [word.strip() for word in words]
+    if any(not word for word in cleaned):
+        raise OwnRuleError("an empty word in redact_words would redact nothing")
+    if cleaned:
+        # The longest first: a word inside another (`acme`, `acme.corp`) does not cut the longer one in two.
+        alternatives = "|".join(re.escape(word) for word in sorted(set(cleaned), key=lambda w: (-len(w), w)))
+        rules.append(("custom-word", re.compile(f"(?i:{alternatives})")))
+    return tuple(rules)
 
 
 def marker(kind: str) -> str:
@@ -457,6 +511,10 @@ class Redactor:
     homes: frozenset[str] = field(default_factory=_local_home, repr=False)
     """Home folders known whole (the user's; the sessions' working directories name more): their names
     are taken out of encoded folder names whole, even with a dot or a dash in them."""
+    own: OwnRules = field(default_factory=OwnRules)
+    """The user's own patterns and words (`--redact`, the config's `redact` and `redact_words`)."""
+    record: Callable[[str, str], None] | None = field(default=None, repr=False, compare=False)
+    """Told of every redaction, its kind and the text taken out (for `sessionsite audit`)."""
     _cwd: str = field(default="", repr=False)
 
     def learn_home(self, path: Any) -> None:
@@ -468,20 +526,27 @@ class Redactor:
             if found is not None and found.group() not in self.homes:
                 self.homes = self.homes | {found.group()}
 
-    def text(self, value: str, tokens: bool = True, context: bool = True, home: bool = True) -> str:
+    @property
+    def active(self) -> bool:
+        return bool(self.secrets or self.home or self.own)
+
+    def text(self, value: str, tokens: bool = True, context: bool = True, home: bool = True, own: bool = True) -> str:
         """`tokens`, `context` and `home` may be turned off for text known to hold no token prefix, no
-        word that names a secret, or no home folder."""
+        word that names a secret, or no home folder; `own` (the user's rules) for identifiers."""
         if self.secrets and len(value) >= SHORTEST_SECRET:
             if tokens and _may_hold_token(value):
                 if "\n" in value and ("→" in value or "\t" in value):
                     value = self._unwrap(value)
-                value = _apply_whole_match_rules(value, lambda kind: lambda _match: self._whole(kind))
+                value = _apply_whole_match_rules(value, lambda kind: lambda match: self._whole(kind, match.group()))
             if context:
                 value = self._by_context(value)
         if self.home and home:
             value = _HOME.sub(self._home, value)
             if "-home-" in value or "-Users-" in value:
                 value = _encoded_homes(self.homes).sub(self._home, value)
+        if own and self.own:
+            for kind, pattern in self.own.compiled():
+                value = pattern.sub(lambda m, k=kind: self._whole(k, m.group()) if m.group() else "", value)
         return value
 
     def _unwrap(self, value: str) -> str:
@@ -510,7 +575,7 @@ class Redactor:
                     continue
                 if across.end() < len(joined) and any(m.end() == len(tail) for m in pattern.finditer(tail)):
                     continue
-                pieces += [value[position:start + across.start()], self._whole(kind), value[end:head_start]]
+                pieces += [value[position:start + across.start()], self._whole(kind, across.group()), value[end:head_start]]
                 position = head_start + across.end() - len(tail)
                 break
         return "".join(pieces) + value[position:] if pieces else value
@@ -526,8 +591,10 @@ class Redactor:
                 value = pattern.sub(lambda m, k=kind, g=groups, n=name: self._group(m, k, g, n), value)
         return value
 
-    def _whole(self, kind: str) -> str:
+    def _whole(self, kind: str, secret: str) -> str:
         self.counts[kind] += 1
+        if self.record is not None:
+            self.record(kind, secret)
         return marker(kind)
 
     def _group(self, match: re.Match[str], kind: str, groups: tuple[int, ...], name: int | None) -> str:
@@ -549,6 +616,8 @@ class Redactor:
         if _NOT_A_SECRET.match(secret) or secret.startswith("[REDACTED:") or _CODE.search(secret):
             return match.group(0)
         self.counts[kind] += 1
+        if self.record is not None:
+            self.record(kind, secret)
         start, end = match.span(number)
         whole_start = match.start(0)
         text = match.group(0)
@@ -563,45 +632,53 @@ class Redactor:
                 or _CODE.search(secret)):
             return self.text(value)
         self.counts["secret-assignment"] += 1
+        if self.record is not None:
+            self.record("secret-assignment", secret)
         return value[: len(value) - len(secret)] + marker("secret-assignment")
 
     def _home(self, match: re.Match[str]) -> str:
         self.counts["home-directory"] += 1
+        if self.record is not None:
+            self.record("home-directory", match.group())
         return "~"
 
-    def value(self, value: Any, key: str = "", tokens: bool = True, context: bool = True, home: bool = True) -> Any:
+    def value(self, value: Any, key: str = "", tokens: bool = True, context: bool = True, home: bool = True,
+              own: bool = True) -> Any:
         """Every string in a JSON value, mapping keys included (but an embedded file's bytes)."""
         if isinstance(value, str):
             if key in UNTOUCHED_FIELDS:
-                return self.text(value, tokens, False, False)
-            return self.text(value, tokens, context, home)
+                return self.text(value, tokens, False, False, False)
+            return self.text(value, tokens, context, home, own)
+        own = own and bool(self.own)
+        shortest = 1 if own else SHORTEST_SECRET  # a word of the user's may be short
         if isinstance(value, dict):
             media = value.get("type") == "base64"
             redacted: dict[str, Any] = {}
             for name, child in value.items():
                 flags = _key_flags(name)
                 if type(child) is str:
-                    if len(child) < SHORTEST_SECRET and not (context and flags & _SECRET_KEY):
+                    if len(child) < shortest and not (context and flags & _SECRET_KEY):
                         new = child  # too short for any rule, but a secret-named key's value
                     elif name in UNTOUCHED_FIELDS:
-                        new = self.text(child, tokens, False, False) if tokens and not (media and name == "data") \
+                        new = self.text(child, tokens, False, False, False) if tokens and not (media and name == "data") \
                             else child
                     elif context and flags & _SECRET_KEY and child:
                         new = self._secret_field(child)
                     else:
-                        new = self.text(child, tokens, context, home)
+                        new = self.text(child, tokens, context, home, own)
                 elif isinstance(child, (dict, list)):
-                    new = self.value(child, name, tokens, context, home)
+                    new = self.value(child, name, tokens, context, home, own)
                 else:
                     new = child
-                if flags & (_TOKEN_KEY | _HOME_KEY) and (tokens or home):
-                    name = self.text(name, bool(flags & _TOKEN_KEY) and tokens, False, bool(flags & _HOME_KEY) and home)
+                if (flags & (_TOKEN_KEY | _HOME_KEY) and (tokens or home)) or own:
+                    name = self.text(name, bool(flags & _TOKEN_KEY) and tokens, False, bool(flags & _HOME_KEY) and home,
+                                     own)
                     while name in redacted:  # two keys redacted alike: both are kept
                         name += "'"
                 redacted[name] = new
             return redacted
         if isinstance(value, list):
-            return [self.value(v, key, tokens, context, home) for v in value]
+            return [self.value(v, key, tokens, context, home, own) for v in value]
         return value
 
     def entry(self, entry: Entry) -> Entry:
@@ -619,13 +696,15 @@ class Redactor:
             "context": self.secrets and (bool(look.keys & _SECRET_KEY) or _holds_any(joined.lower(), _CONTEXT_WORDS)),
             "home": self.home and (bool(look.keys & _HOME_KEY) or _holds_home(joined)),
         }
+        # The user's own rules may match any string, however short: every entry is searched for them.
+        families["own"] = bool(self.own)
         if not any(families.values()):
             return entry
         return Entry(entry.file, entry.line, self.value(dict(entry.data), "", **families))
 
     def item(self, item: Entry | BrokenLine) -> Entry | BrokenLine:
         """An entry, or the text of an unreadable line, which is shown too."""
-        if not (self.secrets or self.home):
+        if not self.active:
             return item
         return self.entry(item) if isinstance(item, Entry) else replace(item, text=self.text(item.text))
 
@@ -635,7 +714,7 @@ class Redactor:
         """A session's summary, made from entries that were not redacted (phase 1 reads only what the
         summary keeps, and redacting that is much cheaper than redacting every entry): every field, as
         `SCHEMA` says."""
-        if not (self.secrets or self.home):
+        if not self.active:
             return session
         self.learn_home(session.cwd)
         return self._dataclass(session)
@@ -644,7 +723,7 @@ class Redactor:
         """Phase 1's result for one file (`interpret.Interpreted`): its sessions' summaries, and the names
         it counts as unknown (field and type names from the transcript), which the build report and the
         manifest hold."""
-        if not (self.secrets or self.home):
+        if not self.active:
             return result
         return replace(result, session=self.session(result.session),
                        sidechains=tuple(map(self.session, result.sidechains)),
@@ -668,7 +747,7 @@ class Redactor:
     def _field(self, value: Any, rule: Any) -> Any:
         if isinstance(value, str):
             if rule == IDENTIFIER:
-                return self.text(value, context=False, home=False)
+                return self.text(value, context=False, home=False, own=False)
             return self.text(value)
         if dataclasses.is_dataclass(value):
             return self._dataclass(value)

@@ -78,9 +78,11 @@ def _linker(page: str) -> Callable[[str], str]:
 
 class PageBuilder:
     def __init__(self, archive: Archive, theme: Theme, version: str, anchor_page: Callable[[str, str], int],
-                 base_url: str = "", repo_url: str = ""):
+                 base_url: str = "", title: str = "", repo_url: str = ""):
         self.archive = archive
         self.base_url = base_url
+        self.title = title
+        """The site's title (--title), or nothing for the default."""
         self.repo_url = repo_url
         self.environment = theme.environment()
         self.environment.filters["when"] = time_of
@@ -100,6 +102,7 @@ class PageBuilder:
             generator=GENERATOR,
             version=self.version,
             canonical=canonical_url(self.base_url, page),
+            site_title=self.title,
             **context,
         )
 

@@ -1,0 +1,228 @@
+"""After link: which sessions to publish (`--since`, `--until`, `--project`, `--exclude`, `--branch`,
+`--session`, or the config's `[select]`), decided once, on the linked archive, for every command.
+
+A session is chosen when it passes every criterion given (several values of one criterion: any of them).
+What it needs to be read comes with it, so that no page links to a session that is not there and nothing
+is shown twice or half:
+
+- its plan chain (planning, implementation, further work): a chain partly out of a date range is
+  published whole, since each of its pages links to the others;
+- the sessions it continues (a resumed session replays them and shows only what is new);
+- every subagent transcript of all of these.
+
+`--exclude` is stronger than all of that: an excluded project or session is never published, even when a
+chosen session's chain holds it, and neither is a session that continues it (it would replay it).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, timezone
+from typing import Iterable, Mapping
+
+from ..core.errors import UsageProblem
+from ..core.model import Archive, Session
+
+_RELATIVE = re.compile(r"(?P<count>\d+)\s*(?P<unit>d|w|m|y)", re.IGNORECASE)
+_DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}
+_GLOB = re.compile(r"[*?\[]")
+SHORTEST_ID_PREFIX = 4
+"""A session id may be given by its start, as git takes a commit's (`--session 5b1f0c2e`)."""
+
+
+def parse_when(value: str, option: str, end_of_day: bool = False, today: date | None = None) -> datetime:
+    """A moment from `--since`/`--until`: an ISO date (`2026-03-01`, the whole day, in UTC), an ISO time
+    (`2026-03-01T14:00`, `…Z`, `…+02:00`; UTC when no offset is given), a number of days, weeks, months
+    (30 days) or years back (`7d`, `2w`, `3m`, `1y`: from the start of that day, UTC), `today` or
+    `yesterday`. `end_of_day`: a day given for --until includes the whole of it."""
+    text = value.strip()
+    today = today or datetime.now(timezone.utc).date()
+    day: date | None = None
+    relative = _RELATIVE.fullmatch(text)
+    if relative:
+        day = today - timedelta(days=int(relative["count"]) * _DAYS[relative["unit"].lower()])
+    elif text.lower() in ("today", "yesterday"):
+        day = today - timedelta(days=0 if text.lower() == "today" else 1)
+    elif re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        try:
+            day = date.fromisoformat(text)
+        except ValueError as error:
+            raise UsageProblem(f"{option} {value!r}: {error}") from None
+    if day is not None:
+        moment = datetime.combine(day, time(), timezone.utc)
+        return moment + timedelta(days=1) if end_of_day else moment
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise UsageProblem(f"{option} {value!r}: expected a date (2026-03-01), a time (2026-03-01T14:00Z), "
+                           "a number of days, weeks, months or years back (7d, 2w, 3m, 1y), today or yesterday"
+                           ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _session_time(stamp: str) -> datetime | None:
+    if not stamp:
+        return None
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which sessions to publish; empty, all of them."""
+
+    since: datetime | None = None
+    """Sessions active at or after this moment (they end at or after it)."""
+    until: datetime | None = None
+    """Sessions active before this moment (they start before it)."""
+    projects: tuple[str, ...] = ()
+    """Patterns (globs, or plain names) for a project: its folder's name, its path, or its last part."""
+    excludes: tuple[str, ...] = ()
+    """Patterns for projects, as `projects`, or for sessions: an id, the start of one, a slug, a title."""
+    branches: tuple[str, ...] = ()
+    """Patterns for the git branch a session was on."""
+    sessions: tuple[str, ...] = ()
+    """Session ids, or the start of one."""
+
+    def __bool__(self) -> bool:
+        return bool(self.since or self.until or self.projects or self.excludes or self.branches or self.sessions)
+
+    def settings(self) -> list[object]:
+        """What a build's output depends on, for the manifest's settings digest (moments as text)."""
+        return [self.since.isoformat() if self.since else "", self.until.isoformat() if self.until else "",
+                list(self.projects), list(self.excludes), list(self.branches), list(self.sessions)]
+
+    def describe(self) -> str:
+        """The criteria, as the options that give them."""
+        parts = [f"--since {self.since.isoformat()}" if self.since else "",
+                 f"--until (before) {self.until.isoformat()}" if self.until else ""]
+        for option, values in (("--project", self.projects), ("--exclude", self.excludes),
+                               ("--branch", self.branches), ("--session", self.sessions)):
+            parts.extend(f"{option} {value}" for value in values)
+        return " ".join(part for part in parts if part)
+
+    def chosen(self, archive: Archive, folder_names: Mapping[str, str] | None = None) -> set[str]:
+        """The keys of the sessions to publish (see the module's docstring). `folder_names`: by source file,
+        the name of its project folder before redaction, which a project pattern is matched against too
+        (a project whose name is redacted is still chosen by it)."""
+        if not self:
+            return set(archive.sessions)
+        sessions = archive.sessions
+        project_of = {project.dir_name: project for project in archive.projects}
+        folder_names = folder_names or {}
+
+        def names(session: Session) -> list[str]:
+            project = project_of.get(session.project_dir)
+            path = project.path if project else ""
+            found = [session.project_dir, path, path.rstrip("/").rsplit("/", 1)[-1] if path else ""]
+            original = folder_names.get(session.source, "")
+            if original and original != session.project_dir:
+                decoded = original.replace("-", "/") if original.startswith("-") else original
+                found += [original, decoded, decoded.rsplit("/", 1)[-1]]
+            return [name for name in found if name]
+
+        excluded = {key for key, session in sessions.items() if self._excluded(session, names(session))}
+        # A session that continues an excluded one would replay it; so would the ones continuing that.
+        children = _children(sessions)
+        excluded |= _continuing(sessions, excluded, children)
+        seeds = [key for key, session in sessions.items()
+                 if session.is_listed and key not in excluded and self._matches(session, names(session))]
+        chosen: set[str] = set()
+        for key in seeds:
+            session = sessions[key]
+            chain = archive.chains.get(session.chain_key)
+            for member in (chain.session_keys if chain else (key,)):
+                _add_with_what_it_needs(sessions, children, member, chosen)
+        return chosen - excluded
+
+    def _matches(self, session: Session, project_names: list[str]) -> bool:
+        if self.sessions and not any(_is_session(session, wanted) for wanted in self.sessions):
+            return False
+        if self.projects and not any(_is_project(project_names, pattern) for pattern in self.projects):
+            return False
+        if self.branches and not any(fnmatch.fnmatchcase(session.git_branch, pattern) for pattern in self.branches):
+            return False
+        if self.since or self.until:
+            started, ended = _session_time(session.started), _session_time(session.ended or session.started)
+            if started is None or ended is None:
+                return False  # no time to place it in the range
+            if self.since and ended < self.since:
+                return False
+            if self.until and started >= self.until:
+                return False
+        return True
+
+    def _excluded(self, session: Session, project_names: list[str]) -> bool:
+        return any(_is_project(project_names, pattern) or _is_session(session, pattern)
+                   or (session.slug and fnmatch.fnmatchcase(session.slug, pattern))
+                   or (_GLOB.search(pattern) and fnmatch.fnmatch(session.title, pattern))
+                   for pattern in self.excludes)
+
+
+def _is_session(session: Session, wanted: str) -> bool:
+    if not session.session_id:
+        return False
+    if _GLOB.search(wanted):
+        return fnmatch.fnmatchcase(session.session_id, wanted)
+    return session.session_id == wanted or (len(wanted) >= SHORTEST_ID_PREFIX and session.session_id.startswith(wanted))
+
+
+def _is_project(names: list[str], pattern: str) -> bool:
+    """A project's folder name, path or last part of it, matched by a pattern (as the file system's case)."""
+    return any(fnmatch.fnmatch(name, pattern) for name in names)
+
+
+def _children(sessions: Mapping[str, Session]) -> dict[str, list[str]]:
+    """The subagent transcripts each session started."""
+    children: dict[str, list[str]] = {}
+    for key, session in sessions.items():
+        if session.parent_key:
+            children.setdefault(session.parent_key, []).append(key)
+        for child in session.subagent_keys:
+            children.setdefault(key, []).append(child)
+    return children
+
+
+def _continuing(sessions: Mapping[str, Session], excluded: set[str], children: Mapping[str, list[str]]) -> set[str]:
+    found: set[str] = set()
+    for key, session in sessions.items():
+        seen, earlier = {key}, session.continues_key
+        while earlier and earlier not in seen:
+            if earlier in excluded:
+                found.add(key)
+                break
+            seen.add(earlier)
+            earlier = sessions[earlier].continues_key if earlier in sessions else ""
+    # Their subagents go with them.
+    for key in list(found):
+        found.discard(key)
+        _add_with_what_it_needs(sessions, children, key, found, continued=False)
+    return found
+
+
+def _add_with_what_it_needs(sessions: Mapping[str, Session], children: Mapping[str, list[str]], key: str,
+                            chosen: set[str], continued: bool = True) -> None:
+    """A session, the sessions it continues (when `continued`), and all their subagents, into `chosen`."""
+    waiting = [key]
+    while waiting:
+        key = waiting.pop()
+        if key in chosen or key not in sessions:
+            continue
+        chosen.add(key)
+        session = sessions[key]
+        waiting.extend(children.get(key, ()))
+        if continued and session.continues_key:
+            waiting.append(session.continues_key)
+
+
+def sources_of(archive: Archive, keys: Iterable[str]) -> set[str]:
+    """The files (`Session.source`) the sessions `keys` are read from."""
+    return {archive.sessions[key].source for key in keys}
+
+
+__all__ = ["Selection", "parse_when", "sources_of"]

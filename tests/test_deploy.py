@@ -1,0 +1,135 @@
+"""`sessionsite gh-deploy`, against a local bare repository standing in for GitHub: the gh-pages branch
+holds the built site and no log, a deploy adds a commit, and the user's checkout is left as it was."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from generator.cli import main
+from generator.output.deploy import DeployError, deploy
+
+from conftest import EXAMPLES
+
+LEDGER = EXAMPLES / "-Users-grace-work-ledger-api"
+
+
+def git(folder: Path, *arguments: str) -> str:
+    return subprocess.run(["git", *arguments], cwd=folder, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def checkout(tmp_path: Path, monkeypatch) -> Path:
+    """A clone of a bare "GitHub" repository, on main, with a change not committed and a file not added."""
+    for name, value in {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com",
+                        "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com"}.items():
+        monkeypatch.setenv(name, value)
+    remote = tmp_path / "github.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    work = tmp_path / "work"
+    subprocess.run(["git", "clone", "-q", str(remote), str(work)], check=True, capture_output=True)
+    git(work, "checkout", "-q", "-b", "main")
+    (work / "README.md").write_text("# app\n", encoding="utf-8")
+    git(work, "add", "README.md")
+    git(work, "commit", "-q", "-m", "first")
+    git(work, "push", "-q", "origin", "main")
+    (work / "README.md").write_text("# app, being edited\n", encoding="utf-8")
+    (work / "notes.txt").write_text("not added\n", encoding="utf-8")
+    git(work, "add", "-N", "notes.txt")
+    monkeypatch.chdir(work)
+    return work
+
+
+def state(work: Path) -> tuple[str, ...]:
+    """What a user sees of their checkout: branch, HEAD, status, the staged and unstaged changes."""
+    return (git(work, "symbolic-ref", "HEAD"), git(work, "rev-parse", "HEAD"), git(work, "status", "--porcelain"),
+            git(work, "diff"), git(work, "diff", "--cached"), (work / "README.md").read_text(encoding="utf-8"))
+
+
+def published(remote: Path, branch: str = "gh-pages") -> list[str]:
+    return git(remote, "ls-tree", "-r", "--name-only", branch).split()
+
+
+def gh_deploy(*arguments: str):
+    return CliRunner().invoke(main, ["gh-deploy", *arguments, "--no-vault", "-j", "1"])
+
+
+def test_deploy_publishes_the_site_only_and_leaves_the_checkout_alone(checkout, tmp_path):
+    before = state(checkout)
+    result = gh_deploy(str(LEDGER), "--title", "Ledger")
+    assert result.exit_code == 0, result.output
+    remote = tmp_path / "github.git"
+    files = published(remote)
+    assert "index.html" in files and ".nojekyll" in files
+    assert any(name.startswith("projects/") and name.endswith(".html") for name in files)
+    assert not [name for name in files if name.endswith(".jsonl")]
+    assert ".sessionsite-manifest.json" not in files and ".sessionsite" not in files
+    assert "README.md" not in files  # the branch holds the site, not the repository's files
+    assert "Ledger" in git(remote, "show", "gh-pages:index.html")
+    assert state(checkout) == before
+    message = git(remote, "log", "-1", "--format=%s", "gh-pages")
+    assert message.startswith(f"Deployed {git(checkout, 'rev-parse', '--short', 'HEAD').strip()} with sessionsite")
+
+
+def test_a_second_deploy_adds_a_commit_on_top_of_the_first(checkout, tmp_path):
+    remote = tmp_path / "github.git"
+    assert gh_deploy(str(LEDGER)).exit_code == 0
+    first = git(remote, "rev-parse", "gh-pages").strip()
+    result = gh_deploy(str(EXAMPLES), "--message", "All the sessions")
+    assert result.exit_code == 0, result.output
+    assert git(remote, "rev-parse", "gh-pages^").strip() == first
+    assert git(remote, "log", "-1", "--format=%s", "gh-pages").strip() == "All the sessions"
+    assert any(name.startswith("projects/home-ada-src-tidewatch/") for name in published(remote))
+
+
+def test_no_push_commits_here_only(checkout, tmp_path):
+    before = state(checkout)
+    result = gh_deploy(str(LEDGER), "--no-push", "--remote-branch", "pages")
+    assert result.exit_code == 0, result.output
+    assert "index.html" in published(checkout, "pages")
+    assert git(tmp_path / "github.git", "for-each-ref", "--format=%(refname)").split() == ["refs/heads/main"]
+    assert state(checkout) == before
+
+
+def test_the_selection_and_redaction_apply(checkout, tmp_path):
+    result = gh_deploy(str(EXAMPLES), "--project", "ledger-api", "--redact-word", "grace")
+    assert result.exit_code == 0, result.output
+    remote = tmp_path / "github.git"
+    files = published(remote)
+    assert not [name for name in files if "tidewatch" in name]
+    page = next(name for name in files if name.startswith("projects/") and name.endswith(".html"))
+    assert "grace" not in git(remote, "show", f"gh-pages:{page}").lower()
+
+
+def test_outside_a_repository_it_says_so_before_building(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    result = gh_deploy(str(LEDGER))
+    assert result.exit_code == 1
+    assert "is not in a git repository" in result.output
+    assert "session" not in result.output  # no build summary: it did not build
+
+
+def test_the_checked_out_branch_is_never_the_target(checkout):
+    result = gh_deploy(str(LEDGER), "--remote-branch", "main", "--no-push")
+    assert result.exit_code == 2
+    assert "main is the branch checked out here" in result.output
+
+
+def test_a_folder_holding_a_log_is_refused(checkout, tmp_path):
+    site = tmp_path / "site"
+    (site / "projects").mkdir(parents=True)
+    (site / "index.html").write_text("<p>hi</p>", encoding="utf-8")
+    (site / "projects" / "leaked.jsonl").write_text("{}\n", encoding="utf-8")
+    with pytest.raises(DeployError, match="never published.*leaked.jsonl"):
+        deploy(site, checkout, push=False)
+    assert "gh-pages" not in git(checkout, "branch", "--list")
+
+
+def test_an_unreachable_remote_is_one_clear_error(checkout):
+    result = gh_deploy(str(LEDGER), "--remote", "nowhere")
+    assert result.exit_code == 1
+    assert "cannot reach the remote 'nowhere'" in result.output
