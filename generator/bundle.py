@@ -43,7 +43,7 @@ from .render.markdown import time_of
 from .render.markdown.escape import block_parser, literal
 from .render.html.pages import GENERATOR, PageBuilder, duration
 from .render.html.render import pygments_css
-from .render.html.theme import Theme
+from .render.theme import Theme
 from .output.locks import BUNDLE_PREFIX, OutputLock, claim, release, remove_abandoned
 from .output.manifest import Manifest
 from .output.write import MARKER, MARKER_TEXT, Staging, check_output_location, check_vault_location

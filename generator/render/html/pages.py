@@ -24,7 +24,7 @@ from ..markdown import MarkdownPart, time_of
 from ..stats import total_tokens, totals
 from . import figures
 from .render import Resolver, pygments_css, render_blocks, render_markdown
-from .theme import Theme
+from ..theme import Theme
 
 GENERATOR = "sessionsite"
 
