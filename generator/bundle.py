@@ -73,6 +73,8 @@ class BundleConfig:
     jobs: int = 1
     vault: Path | None = None
     """The vault the logs read are saved into (None: none)."""
+    theme: Path | None = None
+    """A theme folder overriding parts of the default theme, as for `build` (the HTML bundle's look)."""
 
 
 @dataclass
@@ -193,7 +195,7 @@ def bundle(config: BundleConfig) -> BundleReport:
     files = sorted(sources)
     log.info("bundling %d session(s) from %d file(s)", len(selected), len(files))
 
-    theme = Theme.load()
+    theme = Theme.load(config.theme)
     with OutputLock(config.output), tempfile.TemporaryDirectory(prefix=BUNDLE_PREFIX) as temporary:
         remove_abandoned(config.output)
         claim(Path(temporary))
@@ -532,6 +534,8 @@ def compose_html(archive: Archive, keys: Sequence[str], root: Path, theme: Theme
         sections=[{"id": section_id(key), "html": Markup(_SECTION_MARK.format(number))}
                   for number, key in enumerate(keys)],
         style=Markup(style),
+        # A theme's extra stylesheet (`{{ stylesheet("extra.css") }}` in its layout.html), inline: one file.
+        stylesheet=lambda name: Markup(f"<style>\n{_inline_safe(static[name].read_text(encoding='utf-8'))}\n</style>"),
         script=Markup(script),
         script_hash=_csp_hash(script),
     )

@@ -319,8 +319,10 @@ def serve_command(site: Path, port: int) -> None:
 @click.option("-q", "--quiet", is_flag=True, help="Say nothing but errors.")
 @vault_option
 @no_vault_option
+@click.option("--theme", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Theme folder whose templates/ and static/ override the default theme's (the HTML bundle's look).")
 def bundle_command(inputs, output, show_hidden, strict, no_redact, redact_paths, jobs, verbose, quiet, vault_dir,
-                   no_vault) -> None:
+                   no_vault, theme) -> None:
     """Write one self-contained file to attach to a pull request: the whole piece of work each SESSION
     belongs to (its plan chain, the sessions it continues or that continue it, every subagent transcript).
 
@@ -335,7 +337,8 @@ def bundle_command(inputs, output, show_hidden, strict, no_redact, redact_paths,
 
     _configure_logging(verbose, quiet)
     config = BundleConfig(inputs=tuple(inputs), output=output, show_hidden=show_hidden, strict=strict,
-                          redact=not no_redact, redact_paths=redact_paths, jobs=jobs, vault=_vault(vault_dir, no_vault))
+                          redact=not no_redact, redact_paths=redact_paths, jobs=jobs, vault=_vault(vault_dir, no_vault),
+                          theme=theme)
     with _stopped_by_signals(), _errors(verbose):
         report = bundle(config)
     if not quiet:

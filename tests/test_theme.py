@@ -12,7 +12,7 @@ from bs4 import BeautifulSoup
 from generator.build import BuildConfig, build
 from generator.core.errors import ThemeError
 
-from helpers import (CWD, PROJECT_DIR, SESSION_ID, assistant, chain, text, tool_result, tool_use, user,
+from helpers import (PROJECT_DIR, SESSION_ID, assistant, chain, text, tool_result, tool_use, user,
                      write_jsonl)
 
 HOSTILE = "</details></div><script>alert(1)</script>\n\n<b>x</b>"
@@ -115,3 +115,64 @@ def test_a_tool_template_that_would_break_the_markdown_is_refused(tmp_path, temp
     theme = _theme(tmp_path, {"tools/Bash.html": template})
     with pytest.raises(ThemeError, match="Bash.html"):
         build(BuildConfig(inputs=(tmp_path / "logs",), output=tmp_path / "site", redact=False, jobs=1, theme=theme))
+
+
+EXTRA_LAYOUT = """{% extends "base.html" %}
+{% block extrahead %}{{ stylesheet("extra.css") }}{% endblock %}
+"""
+EXTRA_CSS = ".tool { outline: 3px solid rebeccapurple; } /* </style><script>alert(1)</script> */\n"
+
+
+def test_a_theme_adds_a_stylesheet_to_every_page(tmp_path):
+    _session(tmp_path / "logs")
+    theme = _theme(tmp_path, {"layout.html": EXTRA_LAYOUT}, {"extra.css": EXTRA_CSS})
+    out = tmp_path / "site"
+    build(BuildConfig(inputs=(tmp_path / "logs",), output=out, redact=False, jobs=1, theme=theme))
+    for page in (out / "index.html", out / "projects" / PROJECT_DIR.lstrip("-") / f"{SESSION_ID}.html"):
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        sheets = [link["href"] for link in soup.select('head link[rel="stylesheet"]')]
+        assert len(sheets) == 3 and sheets[-1].split("?")[0].endswith("extra.css")
+        assert (page.parent / sheets[-1].split("?")[0]).read_text(encoding="utf-8") == EXTRA_CSS
+        assert soup.select(".site-search")  # the rest of base.html is still there
+
+
+def _bundle(tmp_path: Path, theme: Path | None, name: str) -> BeautifulSoup:
+    from generator.bundle import BundleConfig, bundle
+
+    log = tmp_path / "logs" / PROJECT_DIR / f"{SESSION_ID}.jsonl"
+    if not log.exists():
+        _session(tmp_path / "logs")
+    out = tmp_path / name
+    bundle(BundleConfig(inputs=(log,), output=out, jobs=1, redact=False, theme=theme))
+    return BeautifulSoup(out.read_text(encoding="utf-8"), "html.parser")
+
+
+def test_bundle_honours_the_theme_and_stays_one_file(tmp_path):
+    theme = _theme(tmp_path, {"layout.html": EXTRA_LAYOUT, "tools/Bash.html": BASH_TEMPLATE},
+                   {"extra.css": EXTRA_CSS})
+    plain, themed = _bundle(tmp_path, None, "plain.html"), _bundle(tmp_path, theme, "themed.html")
+    assert plain.select(".shell-call") == [] and len(plain.select("head style")) == 1
+    assert themed.select_one("#" + themed.select_one(".shell-call details")["id"]).summary.kbd
+    # The extra stylesheet is inline, with nothing that could end its element early; nothing is linked.
+    styles = themed.select("head style")
+    assert len(styles) == 2 and "rebeccapurple" in styles[1].get_text()
+    assert themed.select("link[rel=stylesheet]") == [] and themed.select("script[src]") == []
+    assert themed.select("script") == plain.select("script")
+    # Its own parts are still there: the policy, the contents, the title, the footer.
+    assert themed.select_one('meta[http-equiv="Content-Security-Policy"]')
+    assert themed.select_one("#contents") and themed.title.get_text().endswith("· sessionsite bundle")
+    assert themed.select_one(".site-footer").get_text().startswith("Bundled with")
+
+
+def test_bundle_command_takes_a_theme(tmp_path):
+    from click.testing import CliRunner
+
+    from generator.cli import main
+
+    _session(tmp_path / "logs")
+    theme = _theme(tmp_path, {"tools/Bash.html": BASH_TEMPLATE})
+    out = tmp_path / "b.html"
+    result = CliRunner().invoke(main, ["bundle", str(tmp_path / "logs" / PROJECT_DIR / f"{SESSION_ID}.jsonl"),
+                                       "-o", str(out), "--theme", str(theme), "--no-vault", "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert BeautifulSoup(out.read_text(encoding="utf-8"), "html.parser").select(".shell-call kbd")

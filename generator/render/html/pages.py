@@ -94,6 +94,8 @@ class PageBuilder:
         return self.environment.get_template(template).render(
             link=link,
             asset=lambda name: link(urls.asset(name)),
+            # A theme's extra stylesheet, as `{{ stylesheet("extra.css") }}`: linked here, inline in a bundle.
+            stylesheet=lambda name: Markup('<link rel="stylesheet" href="{}">').format(link(urls.asset(name))),
             home=link(urls.INDEX),
             generator=GENERATOR,
             version=self.version,
