@@ -16,8 +16,8 @@ __version__ = "0.1.0"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundations", ("generator.__init__", "generator.core")),
     ("stages: from log files to linked sessions", ("generator.stages",)),
-    ("the Markdown intermediate, and the figures pages show", ("generator.render.__init__", "generator.render.markdown",
-                                                               "generator.render.stats")),
+    ("the Markdown intermediate, and the figures pages show", ("generator.render.__init__", "generator.render.theme",
+                                                               "generator.render.markdown", "generator.render.stats")),
     ("writers over the Markdown: HTML pages and the search index", ("generator.render.html", "generator.render.search")),
     ("output: files written safely, the manifest, the vault", ("generator.output",)),
     ("what a build is asked to do, and the worker processes", ("generator.config", "generator.workers")),

@@ -20,7 +20,7 @@ from .core.errors import StrictModeError
 from .core.model import Diagnostic
 from .stages.discover import SessionFile, find, path_in_project
 from .stages.redact import redact_project_dir
-from .render.html.theme import Theme
+from .render.theme import Theme
 from .output.locks import OutputLock, claim, release, remove_abandoned
 from .output.manifest import MANIFEST, HashCache, Manifest, decode, load, path_key, settings_digest, site_digest, unchanged
 from .output.write import (MARKER, MARKER_TEXT, Staging, check_output_location, check_vault_location, check_zip_target,

@@ -45,7 +45,7 @@ from .render.markdown import time_of
 from .render.markdown.escape import block_parser, literal
 from .render.html.pages import GENERATOR, PageBuilder, duration
 from .render.html.render import pygments_css
-from .render.html.theme import Theme
+from .render.theme import Theme
 from .output.locks import BUNDLE_PREFIX, OutputLock, claim, release, remove_abandoned
 from .output.manifest import Manifest
 from .output.write import MARKER, MARKER_TEXT, Staging, check_output_location, check_vault_location
@@ -86,6 +86,8 @@ class BundleConfig:
     """Which of the sessions the inputs bring to keep (as `build` chooses)."""
     own_redaction: OwnRules = OwnRules()
     """The user's own patterns and words to redact."""
+    theme: Path | None = None
+    """A theme folder overriding parts of the default theme, as for `build` (the HTML bundle's look)."""
 
 
 @dataclass
@@ -220,7 +222,7 @@ def bundle(config: BundleConfig) -> BundleReport:
     files = sorted(sources)
     log.info("bundling %d session(s) from %d file(s)", len(selected), len(files))
 
-    theme = Theme.load()
+    theme = Theme.load(config.theme)
     with OutputLock(config.output), tempfile.TemporaryDirectory(prefix=BUNDLE_PREFIX) as temporary:
         remove_abandoned(config.output)
         claim(Path(temporary))
@@ -560,6 +562,8 @@ def compose_html(archive: Archive, keys: Sequence[str], root: Path, theme: Theme
         sections=[{"id": section_id(key), "html": Markup(_SECTION_MARK.format(number))}
                   for number, key in enumerate(keys)],
         style=Markup(style),
+        # A theme's extra stylesheet (`{{ stylesheet("extra.css") }}` in its layout.html), inline: one file.
+        stylesheet=lambda name: Markup(f"<style>\n{_inline_safe(static[name].read_text(encoding='utf-8'))}\n</style>"),
         script=Markup(script),
         script_hash=_csp_hash(script),
     )

@@ -434,9 +434,11 @@ def serve_command(site: Path, port: int) -> None:
 @vault_option
 @no_vault_option
 @_with_choice
+@click.option("--theme", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Theme folder whose templates/ and static/ override the default theme's (the HTML bundle's look).")
 def bundle_command(inputs, output, show_hidden, strict, no_redact, redact_paths, jobs, verbose, quiet, vault_dir,
                    no_vault, commit_range, repo_url, since, until, projects, excludes, branches, session_ids,
-                   redact_patterns, redact_words) -> None:
+                   redact_patterns, redact_words, theme) -> None:
     """Write one self-contained file to attach to a pull request: the whole piece of work each SESSION
     belongs to (its plan chain, the sessions it continues or that continue it, every subagent transcript).
 
@@ -458,7 +460,7 @@ def bundle_command(inputs, output, show_hidden, strict, no_redact, redact_paths,
                           redact=not no_redact, redact_paths=redact_paths, jobs=jobs, vault=_vault(vault_dir, no_vault),
                           commits=commit_range or "", repository=Path.cwd(), repo_url=repo_url,
                           selection=_selection(since, until, projects, excludes, branches, session_ids),
-                          own_redaction=_own_rules(redact_patterns, redact_words))
+                          own_redaction=_own_rules(redact_patterns, redact_words), theme=theme)
     with _stopped_by_signals(), _errors(verbose):
         report = bundle(config)
     if not quiet:

@@ -29,10 +29,11 @@ from .stages.read import stream_file
 from .stages.redact import OwnRules, Redactor
 from .stages.selection import Selection
 from .render.markdown import MarkdownOptions, MarkdownPart, SessionDocument
+from .render.markdown.markup import TranscriptMarkup, default_markup
 from .render.html.anchors import AnchorMapWriter, find_anchor_page
 from .render.html.pages import PageBuilder, render_indexes, sitemaps
 from .render.html.render import Resolver, markdown_parser, render_blocks, render_markdown
-from .render.html.theme import Theme
+from .render.theme import Theme
 from .render.search import FileSearchRecorder, write_index
 from .output.manifest import (MANIFEST, NO_HASH_CACHE, FileRecord, HashCache, Manifest, decode, digest, digest_of_files,
                               new_content_hasher, path_key, site_files, unchanged)
@@ -427,6 +428,8 @@ class FileRenderer:
         self.redaction = redaction
         self.builder = PageBuilder(archive, theme, __version__, self.anchor_page, base_url, title,
                                    options.repo_url) if theme else None
+        # The markup around transcript parts is the theme's too, in the .md as on the page.
+        self.markup = TranscriptMarkup(theme) if theme else default_markup()
         self.keys_by_source: dict[str, list[str]] = {}
         for key, session in archive.sessions.items():
             self.keys_by_source.setdefault(session.source, []).append(key)
@@ -521,7 +524,7 @@ class FileRenderer:
 
         documents = {
             key: SessionDocument(self.archive.sessions[key], self.archive, self.options, output,
-                                 write_page(key) if self.builder else None)
+                                 write_page(key) if self.builder else None, self.markup)
             for key in keys
         }
         skip = replayed_in_file(self.archive.sessions, keys)

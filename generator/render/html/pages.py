@@ -25,7 +25,7 @@ from ..markdown import MarkdownPart, commit_stat, time_of
 from ..stats import total_tokens, totals
 from . import figures
 from .render import Resolver, pygments_css, render_blocks, render_markdown
-from .theme import Theme
+from ..theme import Theme
 
 GENERATOR = "sessionsite"
 
@@ -98,6 +98,8 @@ class PageBuilder:
         return self.environment.get_template(template).render(
             link=link,
             asset=lambda name: link(urls.asset(name)),
+            # A theme's extra stylesheet, as `{{ stylesheet("extra.css") }}`: linked here, inline in a bundle.
+            stylesheet=lambda name: Markup('<link rel="stylesheet" href="{}">').format(link(urls.asset(name))),
             home=link(urls.INDEX),
             generator=GENERATOR,
             version=self.version,

@@ -36,6 +36,7 @@ from ...stages.link import linked_event
 from ...stages.summarize import PLAN_STARTED_SESSION
 from .blocks import Block, Code, Group, Prose, Structure, blocks_of, markdown_of, typed_blocks
 from .escape import html_text, inline_code, literal, prose, typed
+from .markup import TranscriptMarkup, default_markup, permalink
 from .pasted import looks_pasted
 from .tools import INLINE_OUTPUT_LIMIT, ToolContext, json_block, previewed, render_tool
 
@@ -195,8 +196,9 @@ class SessionDocument:
     as they appear, so a session of any length is rendered in the memory of one page."""
 
     def __init__(self, session: Session, archive: Archive, options: MarkdownOptions, output: Output,
-                 on_part: Callable[[MarkdownPart], None] | None = None):
+                 on_part: Callable[[MarkdownPart], None] | None = None, markup: TranscriptMarkup | None = None):
         self.session = session
+        self.markup = markup or default_markup()
         self.archive = archive
         self.options = options
         self.output = output
@@ -364,22 +366,15 @@ class SessionDocument:
             status = "no result"
         else:
             status = "error" if call.result.is_error else "ok"
-        status_class = {"ok": "ok", "error": "error"}.get(status, "other")
-        classes = " ".join(("tool", *view.classes))
-        summary = f'<span class="tool-name">{html_text(view.label)}</span>'
-        if view.target:
-            summary += f" <code>{html_text(view.target)}</code>"
-        summary += f' <span class="status {status_class}">{html_text(status)}</span>'
-        opened = " open" if view.open_by_default or open_checklist else ""
         body = blocks_of(view.body) if view.body else [Prose("*No input or output.*", "sessionsite")]
         media = self._media(call.result.images if call.result else ())
         if media:
             body.append(Prose(media, "sessionsite"))
-        # The permalink stands beside the <summary>, not in it: a link inside the control that folds the
-        # call could not be reached or told apart by keyboard and screen-reader users (axe: nested-interactive).
-        return [Group("tool", f'<div class="tool-call">\n{permalink(call.anchor)}\n'
-                              f'<details class="{classes}" id="{call.anchor}"{opened}>\n<summary>{summary}</summary>',
-                      tuple(body), "</details>\n</div>", call.anchor,
+        opening, closing = self.markup.wrapper(
+            self.markup.rule("tools", call.name, "_default"), call=call, anchor=call.anchor, label=view.label,
+            target=view.target, status=status, status_class={"ok": "ok", "error": "error"}.get(status, "other"),
+            classes=" ".join(("tool", *view.classes)), open=view.open_by_default or open_checklist)
+        return [Group("tool", opening, tuple(body), closing, call.anchor,
                       (("label", view.label), ("target", view.target), ("status", status),
                        ("target-is", "path" if view.target_is_path else "")))]
 
@@ -458,10 +453,7 @@ class SessionDocument:
                               "from an earlier conversation (summary)</summary>", (Prose(prose(event.text)),), "</details>",
                               event.anchor)]
             text = NOTICE_WORDING.get(event.kind) or " ".join(strip_ansi(event.text).split()) or event.kind
-            if event.details or event.related:
-                return [Structure(self._system_message(event, text, hidden), "notice")]
-            return [Structure(f'<div class="notice notice-{event.kind}{hidden}" id="{event.anchor}">{html_text(text)}</div>',
-                              "notice")]
+            return [Structure(self._notice(event, text, hidden), "notice")]
         if isinstance(event, Unknown):
             return [Group("unknown", f'<details class="unknown" id="{event.anchor}">\n<summary>Unrecognised entry '
                           f"<code>{html_text(event.name)}</code></summary>", (json_block(event.raw),), "</details>",
@@ -520,17 +512,15 @@ class SessionDocument:
         return (f'<p class="meta"><span class="who">Task</span> <span class="from">from the calling agent</span>'
                 f'{call}{time} {permalink(prompt.anchor)}</p>')
 
-    def _system_message(self, notice: Notice, text: str, hidden: str) -> str:
-        """A message Claude Code wrote into the conversation (a background task ended): what it says, its
-        facts, and a link to the call it is about."""
+    def _notice(self, notice: Notice, text: str, hidden: str) -> str:
+        """A one-line notice, or a message Claude Code wrote into the conversation (a background task
+        ended): what it says, its facts, and a link to the call it is about."""
         # The outcome first: it is what a reader looks for.
         details = sorted(notice.details, key=lambda item: item[0] != "status")
-        facts = "".join(f' <span class="fact"><span class="fact-name">{html_text(name.replace("-", " ").capitalize())}</span> '
-                        f"<code>{html_text(' '.join(value.split()))}</code></span>"
-                        for name, value in details)
-        related = f' <a href="#{html_text(notice.related)}">the call that started it</a>' if notice.related else ""
-        return (f'<div class="notice notice-system-message notice-{html_text(notice.kind)}{hidden}" id="{notice.anchor}">'
-                f'<span class="who">Claude Code</span> {html_text(text)}{facts}{related}</div>')
+        facts = [(name.replace("-", " ").capitalize(), " ".join(value.split())) for name, value in details]
+        return self.markup.element(self.markup.rule("events", f"notice-{notice.kind}", "notice"), notice=notice,
+                                   kind=notice.kind, anchor=notice.anchor, hidden=hidden, text=text, facts=facts,
+                                   related=notice.related, system_message=bool(notice.details or notice.related))
 
 
 def _without_title(plan_text: str, page_title: str) -> str:
@@ -549,11 +539,6 @@ def _in_reply(event: Event) -> bool:
     if isinstance(event, Plan):
         return event.how != PLAN_CONTENT_HOW
     return isinstance(event, (AssistantText, Thinking, ToolCall))
-
-
-def permalink(anchor: str) -> str:
-    """A small link to this very message; anchors come from entry uuids, so they survive rebuilds."""
-    return f'<a class="permalink" href="#{html_text(anchor)}" title="Link to this" aria-label="Link to this">#</a>'
 
 
 def _meta_line(who: str, timestamp: str, model: str = "", anchor: str = "") -> str:
