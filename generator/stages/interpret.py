@@ -32,6 +32,12 @@ from ..core.model import (
     Event,
     Media,
     Notice,
+    NoticeKind,
+    PermissionMode,
+    PlanDecision,
+    PlanStatus,
+    PromptLabel,
+    notice_kind,
     Prompt,
     Session,
     SlashCommand,
@@ -46,7 +52,7 @@ from ..core.text import strip_ansi
 from .discover import SessionFile
 from .read import ReadResult
 from .redact import identifier
-from .summarize import PLAN_PREAMBLE, PLAN_STARTED_SESSION, UNKNOWN_TOOL, Summary, uuid_digest
+from .summarize import PLAN_PREAMBLE, UNKNOWN_TOOL, Summary, uuid_digest
 
 # Entry types that carry no conversation and are deliberately not shown.
 BOOKKEEPING_TYPES = frozenset(
@@ -101,7 +107,7 @@ TOOL_USE_ERROR = re.compile(r"<tool_use_error>(.*?)</tool_use_error>", re.S)
 SYSTEM_MESSAGE = re.compile(r"\A<([a-z][a-z0-9]*(?:-[a-z0-9]+)+)>(.*)</\1>(.*)\Z", re.S)
 SYSTEM_MESSAGE_FIELD = re.compile(r"<([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)>(.*?)</\1>", re.S)
 # The system messages this stage knows, and what a reader is told each one is.
-SYSTEM_MESSAGE_KINDS = {"task-notification": "Background task", "bash-notification": "Background command"}
+SYSTEM_MESSAGE_KINDS = {NoticeKind.TASK_NOTIFICATION: "Background task", NoticeKind.BASH_NOTIFICATION: "Background command"}
 # How a background command's result names its task, for linking the notification back to the call.
 BACKGROUND_TASK_ID = re.compile(r"running in background with ID: ([A-Za-z0-9_-]+)")
 BACKGROUND_TASKS_PER_SESSION = 1000
@@ -111,12 +117,13 @@ PLAN_APPROVED = re.compile(r"approved your plan", re.I)
 PLAN_REJECTED = re.compile(r"rejected|doesn't want to proceed", re.I)
 PLAN_FEEDBACK = "the user said:"
 PERMISSION_MODES = {
-    "plan": "Plan mode: Claude researches and proposes, and changes nothing",
-    "default": "Default mode: Claude asks before acting",
-    "acceptEdits": "Accept-edits mode: file edits are approved automatically",
-    "bypassPermissions": "Bypass mode: every action is approved automatically",
-    "auto": "Auto mode",
+    PermissionMode.PLAN: "Plan mode: Claude researches and proposes, and changes nothing",
+    PermissionMode.DEFAULT: "Default mode: Claude asks before acting",
+    PermissionMode.ACCEPT_EDITS: "Accept-edits mode: file edits are approved automatically",
+    PermissionMode.BYPASS_PERMISSIONS: "Bypass mode: every action is approved automatically",
+    PermissionMode.AUTO: "Auto mode",
 }
+PLAN_STARTED_SESSION = "accepted with a fresh context: this session carries it out"
 INTERRUPT_FOR_TOOL = "[Request interrupted by user for tool use]"
 INTERRUPT = "[Request interrupted by user"
 # Times outside this window are a wrong clock or a broken log, not when a session ran (Claude Code came out
@@ -532,7 +539,7 @@ class _SessionBuilder:
                 self.events.append(replace(self._system_message(anchor, timestamp, *system_message.groups()),
                                            hidden=True))
             else:
-                self.events.append(Notice(anchor, timestamp, "queue-removed",
+                self.events.append(Notice(anchor, timestamp, NoticeKind.QUEUE_REMOVED,
                                           f"Withdrawn before Claude read it: {data['content']}"))
         elif kind == "summary":
             summary = data.get("summary")
@@ -548,7 +555,7 @@ class _SessionBuilder:
             self.ai_title = data["aiTitle"]
         elif kind == "pr-link" and data.get("prUrl"):
             self.events.append(
-                Notice(self._next_anchor(data.get("uuid")), self._time(data), "pr-link",
+                Notice(self._next_anchor(data.get("uuid")), self._time(data), NoticeKind.PR_LINK,
                        f"Pull request #{data.get('prNumber', '')}: {data['prUrl']}")
             )
 
@@ -568,13 +575,13 @@ class _SessionBuilder:
         if isinstance(data.get("planContent"), str) and data["planContent"].strip():
             # New-format "accept and clear context": this session starts from an approved plan. The
             # "Implement the following plan:" message repeats it, so it is kept only for --show-hidden.
-            self.events.append(Plan(self._next_anchor(f"{uuid}-plan"), timestamp, data["planContent"], "approved",
-                                    how=PLAN_STARTED_SESSION))
+            self.events.append(Plan(self._next_anchor(f"{uuid}-plan"), timestamp, data["planContent"],
+                                    PlanStatus.APPROVED, PlanDecision.STARTED_SESSION, how=PLAN_STARTED_SESSION))
             self.events.append(Prompt(self._next_anchor(uuid), timestamp, _text_of(content), (), hidden=True,
-                                      label="plan preamble"))
+                                      label=PromptLabel.PLAN_PREAMBLE))
             return
         if data.get("isCompactSummary") or data.get("isVisibleInTranscriptOnly"):
-            self.events.append(Notice(self._next_anchor(uuid), timestamp, "continuation", _text_of(content)))
+            self.events.append(Notice(self._next_anchor(uuid), timestamp, NoticeKind.CONTINUATION, _text_of(content)))
             return
         if isinstance(content, str):
             self._user_text(uuid, timestamp, content, (), meta=bool(data.get("isMeta")))
@@ -621,10 +628,10 @@ class _SessionBuilder:
             if self.events and isinstance(self.events[-1], SlashCommand) and not self.events[-1].output:
                 self.events[-1] = replace(self.events[-1], output=output)
             else:
-                self.events.append(Notice(anchor, timestamp, "command-output", output, hidden=not output))
+                self.events.append(Notice(anchor, timestamp, NoticeKind.COMMAND_OUTPUT, output, hidden=not output))
             return
         if stripped.startswith("<local-command-caveat>"):
-            self.events.append(Notice(anchor, timestamp, "caveat", stripped, hidden=True))
+            self.events.append(Notice(anchor, timestamp, NoticeKind.CAVEAT, stripped, hidden=True))
             return
         if stripped.startswith("<bash-input>"):
             command = BASH_INPUT.search(stripped)
@@ -647,16 +654,16 @@ class _SessionBuilder:
             self.events.append(self._system_message(anchor, timestamp, *system_message.groups()))
             return
         if stripped == INTERRUPT_FOR_TOOL:
-            self.events.append(Notice(anchor, timestamp, "interrupt", stripped, hidden=True))
+            self.events.append(Notice(anchor, timestamp, NoticeKind.INTERRUPT, stripped, hidden=True))
             return
         if stripped.startswith(INTERRUPT) and stripped.endswith("]") and "\n" not in stripped:
-            self.events.append(Notice(anchor, timestamp, "interrupt", stripped))
+            self.events.append(Notice(anchor, timestamp, NoticeKind.INTERRUPT, stripped))
             return
         if meta:
-            self.events.append(Prompt(anchor, timestamp, text, images, hidden=True, label="meta"))
+            self.events.append(Prompt(anchor, timestamp, text, images, hidden=True, label=PromptLabel.META))
             return
         if not visible.strip() and not images:
-            self.events.append(Prompt(anchor, timestamp, text, (), hidden=True, label="system reminder"))
+            self.events.append(Prompt(anchor, timestamp, text, (), hidden=True, label=PromptLabel.SYSTEM_REMINDER))
             return
         # In a subagent's transcript, the "user" is the agent that started the run: its task is Markdown
         # written by Claude, not something a person typed.
@@ -680,7 +687,7 @@ class _SessionBuilder:
         # The call's id is said by the link to the call, when the call is known here.
         left_out = ("summary", "tool-use-id") if related else ("summary",)
         shown = tuple((name, value) for name, value in details if name not in left_out)
-        return Notice(anchor, timestamp, tag, text or (SYSTEM_MESSAGE_KINDS.get(tag) or tag), details=shown,
+        return Notice(anchor, timestamp, notice_kind(tag), text or (SYSTEM_MESSAGE_KINDS.get(tag) or tag), details=shown,
                       related=related)
 
     def _tool_result(self, data: Mapping[str, Any], part: Mapping[str, Any]) -> None:
@@ -735,7 +742,7 @@ class _SessionBuilder:
         elif call.name in PLAN_TOOLS:
             plan = _plan_of(replace(call, result=result))
             self.events[index] = plan
-            if plan.status == "rejected":
+            if plan.status == PlanStatus.REJECTED:
                 self.awaiting_plan = index
         else:
             self.events[index] = replace(call, result=result)
@@ -774,7 +781,7 @@ class _SessionBuilder:
         self._count_usage(data, message)
         content = message.get("content")
         if data.get("isApiErrorMessage"):
-            self.events.append(Notice(self._next_anchor(data.get("uuid")), timestamp, "api-error", _text_of(content)))
+            self.events.append(Notice(self._next_anchor(data.get("uuid")), timestamp, NoticeKind.API_ERROR, _text_of(content)))
             return
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
@@ -797,7 +804,7 @@ class _SessionBuilder:
                 if text.strip():
                     self.events.append(Thinking(self._next_anchor(part_id), timestamp, text))
             elif part_type == "redacted_thinking":
-                self.events.append(Notice(self._next_anchor(part_id), timestamp, "redacted-thinking",
+                self.events.append(Notice(self._next_anchor(part_id), timestamp, NoticeKind.REDACTED_THINKING,
                                           "Thinking (redacted by the API)"))
             elif part_type == "tool_use":
                 self._tool_use(timestamp, part)
@@ -908,7 +915,7 @@ class _SessionBuilder:
             trigger = metadata.get("trigger", "")
             tokens = metadata.get("preTokens")
             detail = f"{trigger}" + (f", {tokens:,} tokens before" if isinstance(tokens, int) else "")
-            self.events.append(Notice(anchor, timestamp, "compaction",
+            self.events.append(Notice(anchor, timestamp, NoticeKind.COMPACTION,
                                       "Conversation compacted" + (f" ({detail})" if detail else "")))
             return
         milliseconds = 0
@@ -926,12 +933,12 @@ class _SessionBuilder:
             # 1.0.x wrote hook progress as subtype-less system lines; keep other messages visible.
             plain = strip_ansi(text)
             is_hook_chatter = data.get("level") == "info" and HOOK_LINE.search(plain) is not None
-            self.events.append(Notice(anchor, timestamp, "hook" if is_hook_chatter else "system", plain,
+            self.events.append(Notice(anchor, timestamp, NoticeKind.HOOK if is_hook_chatter else NoticeKind.SYSTEM, plain,
                                       hidden=is_hook_chatter or not plain.strip()))
             return
         if subtype not in KNOWN_SYSTEM_SUBTYPES:
             self.unknown[f"system:{subtype}"] += 1
-        self.events.append(Notice(anchor, timestamp, subtype.replace("_", "-") or "system", text,
+        self.events.append(Notice(anchor, timestamp, notice_kind(subtype.replace("_", "-")), text,
                                   hidden=subtype in HIDDEN_SYSTEM_SUBTYPES or not text.strip(),
                                   milliseconds=milliseconds))
 
@@ -939,9 +946,10 @@ class _SessionBuilder:
         if mode == self.permission_mode:
             return
         self.permission_mode = mode
-        wording = PERMISSION_MODES.get(mode, f"Permission mode: {mode}")
+        known = PERMISSION_MODES.get(mode)
         self.events.append(Notice(self._next_anchor(f"{data.get('uuid', '')}-mode"), self._time(data),
-                                  "permission-mode", wording))
+                                  NoticeKind.PERMISSION_MODE, known or f"Permission mode: {mode}",
+                                  mode=PermissionMode(mode) if known else mode))
 
     def _attached_file(self, data: Mapping[str, Any], attachment: Mapping[str, Any]) -> None:
         """A file the person named with @ in a prompt, which Claude Code read and sent along with it: the
@@ -953,7 +961,7 @@ class _SessionBuilder:
         inner = content.get("file") if isinstance(content, dict) else None
         file_text = inner.get("content") if isinstance(inner, dict) else None
         details = (("lines", f"{file_text.count(chr(10)) + 1:,}"),) if isinstance(file_text, str) else ()
-        self.events.append(Notice(self._next_anchor(data.get("uuid")), self._time(data), "attached-file",
+        self.events.append(Notice(self._next_anchor(data.get("uuid")), self._time(data), NoticeKind.ATTACHED_FILE,
                                   f"Sent with the prompt: {name}", details=details))
 
     def _agent_progress(self, data: Mapping[str, Any], progress: Mapping[str, Any], line: int = 0) -> None:
@@ -1000,10 +1008,11 @@ class _SessionBuilder:
             wanted = " ".join(plan.text.split())
             body = " ".join(event.text[len(PLAN_PREAMBLE):].split())
             if wanted and body.startswith(wanted):
-                self.events[self.awaiting_plan] = replace(plan, status="approved", how="accepted with a fresh context",
+                self.events[self.awaiting_plan] = replace(plan, status=PlanStatus.APPROVED, decision=PlanDecision.FRESH_CONTEXT,
+                                                          how="accepted with a fresh context",
                                                           feedback="")
                 self.awaiting_plan = None
-                return replace(event, hidden=True, label="plan preamble")
+                return replace(event, hidden=True, label=PromptLabel.PLAN_PREAMBLE)
         elif isinstance(event, (Prompt, AssistantText)) and not getattr(event, "hidden", False):
             self.awaiting_plan = None
         return event
@@ -1099,7 +1108,7 @@ def _tool_input(part: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 # Events that do not make a file worth a page on their own: Claude Code's bookkeeping about the session.
-NOT_CONTENT_NOTICES = frozenset({"permission-mode", "queue-removed"})
+NOT_CONTENT_NOTICES = frozenset({NoticeKind.PERMISSION_MODE, NoticeKind.QUEUE_REMOVED})
 
 
 def _is_content(event: Event) -> bool:
@@ -1114,18 +1123,18 @@ def _plan_of(call: ToolCall) -> Plan:
     """An ExitPlanMode call as the plan it proposed, with its outcome."""
     plan_text = str(call.input.get("plan", ""))
     result = call.result.text if call.result else ""
-    status, how, feedback = "pending", "", ""
+    status, decision, how, feedback = PlanStatus.PENDING, PlanDecision.ANSWERED, "", ""
     if call.result is None:
-        how = "no answer in this session"
+        decision, how = PlanDecision.NO_ANSWER, "no answer in this session"
     elif PLAN_APPROVED.search(result):
-        status, how = "approved", "approved by the user"
+        status, how = PlanStatus.APPROVED, "approved by the user"
     elif PLAN_REJECTED.search(result):
-        status, how = "rejected", "rejected by the user"
+        status, how = PlanStatus.REJECTED, "rejected by the user"
         said = result.split(PLAN_FEEDBACK, 1)
         feedback = said[1].strip() if len(said) == 2 else ""
     else:
         how = "answered: " + " ".join(result.split())[:200]
-    return Plan(call.anchor, call.timestamp, plan_text, status, how, feedback)
+    return Plan(call.anchor, call.timestamp, plan_text, status, decision, how, feedback)
 
 
 def _usage(counted: Counter[str]) -> Usage:
