@@ -23,7 +23,6 @@ from typing import Any, Callable, Collection, Iterable, Mapping
 from ..core.model import (
     AssistantText,
     Plan,
-    TaskItem,
     BashMode,
     BrokenLine,
     Diagnostic,
@@ -46,13 +45,13 @@ from ..core.model import (
     ToolResult,
     Unknown,
     Unreadable,
-    Usage,
 )
 from ..core.text import strip_ansi
 from .discover import SessionFile
 from .read import ReadResult
 from .redact import identifier
-from .summarize import PLAN_PREAMBLE, UNKNOWN_TOOL, Summary, uuid_digest
+from .summarize import UNKNOWN_TOOL, Summary, uuid_digest
+from .tracking import PLAN_TOOLS, TASK_TOOLS, BackgroundTasks, PlanApproval, TaskTracker, UsageCounter, plan_of
 
 # Entry types that carry no conversation and are deliberately not shown.
 BOOKKEEPING_TYPES = frozenset(
@@ -78,14 +77,10 @@ KNOWN_SYSTEM_SUBTYPES = frozenset(
      "informational", "api_error", "microcompact_boundary"}
 )
 HIDDEN_SYSTEM_SUBTYPES = frozenset({"turn_duration", "stop_hook_summary"})
-# Messages whose usage is still being counted: a streamed message's lines come together, so older ones
-# are done and only their totals are kept (a session of any length holds this many).
-RECENT_MESSAGES = 64
 # How many events a result written before its call waits for the call (2.1.9x writes it right after).
 EARLY_RESULT_WAIT = 32
 # Replayed calls still waiting for a result: a continuation resumes where a few calls were open.
 REPLAYED_CALLS_KEPT = 256
-USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 # Written into the site as files; anything else (SVG can carry script) is shown as a reference only.
 SAFE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"})
 
@@ -108,14 +103,6 @@ SYSTEM_MESSAGE = re.compile(r"\A<([a-z][a-z0-9]*(?:-[a-z0-9]+)+)>(.*)</\1>(.*)\Z
 SYSTEM_MESSAGE_FIELD = re.compile(r"<([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)>(.*?)</\1>", re.S)
 # The system messages this stage knows, and what a reader is told each one is.
 SYSTEM_MESSAGE_KINDS = {NoticeKind.TASK_NOTIFICATION: "Background task", NoticeKind.BASH_NOTIFICATION: "Background command"}
-# How a background command's result names its task, for linking the notification back to the call.
-BACKGROUND_TASK_ID = re.compile(r"running in background with ID: ([A-Za-z0-9_-]+)")
-BACKGROUND_TASKS_PER_SESSION = 1000
-
-PLAN_TOOLS = frozenset({"ExitPlanMode", "exit_plan_mode"})
-PLAN_APPROVED = re.compile(r"approved your plan", re.I)
-PLAN_REJECTED = re.compile(r"rejected|doesn't want to proceed", re.I)
-PLAN_FEEDBACK = "the user said:"
 PERMISSION_MODES = {
     PermissionMode.PLAN: "Plan mode: Claude researches and proposes, and changes nothing",
     PermissionMode.DEFAULT: "Default mode: Claude asks before acting",
@@ -335,7 +322,7 @@ class _SessionBuilder:
     uuid_digests: bytearray = field(default_factory=bytearray)  # in file order: link needs the latest entry
     replay_digests: bytearray = field(default_factory=bytearray)
     skipped: int = 0
-    usage_by_message: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
+    usage: UsageCounter = field(default_factory=UsageCounter)
     session_id: str = ""
     cwd: str = ""
     slug: str = ""
@@ -350,17 +337,11 @@ class _SessionBuilder:
     has_conversation: bool = False
     counter: int = 0
     permission_mode: str = "default"
-    tasks: dict[str, TaskItem] = field(default_factory=dict)
+    tasks: TaskTracker = field(default_factory=TaskTracker)
     progress_sink: Callable[[str, Entry], None] | None = None
     sink: EventSink | None = None
-    model_of_message: dict[tuple[str, str], str] = field(default_factory=dict)
-    day_of_message: dict[tuple[str, str], str] = field(default_factory=dict)
-    tokens_by_day: Counter[str] = field(default_factory=Counter)
-    usage_by_model: dict[str, Counter[str]] = field(default_factory=dict)
-    """Token counts of the messages that are done, by model."""
     summary: Summary = field(default_factory=Summary)
-    awaiting_plan: int | None = None
-    """Absolute index of a rejected plan that the next prompt may yet show was carried out."""
+    plans: PlanApproval = field(default_factory=PlanApproval)
     early_results: dict[str, int] = field(default_factory=dict)
     """Results written before their call (2.1.9x does this), by tool_use id: the absolute index of the
     stand-in event, held a few events in case the call comes."""
@@ -369,8 +350,7 @@ class _SessionBuilder:
     replayed_calls: dict[str, tuple[str, Mapping[str, Any]]] = field(default_factory=dict)
     """Calls in entries replayed from the session this one continues whose results have not come yet:
     a result written after the resume is paired with them."""
-    background_calls: dict[str, str] = field(default_factory=dict)
-    """Anchor of the call that started each background task, by task id."""
+    background: BackgroundTasks = field(default_factory=BackgroundTasks)
 
     def __post_init__(self) -> None:
         self.agent_id = self.agent_id or self.source.agent_id
@@ -388,7 +368,7 @@ class _SessionBuilder:
 
     def is_held(self, index: int, event: Event) -> bool:
         """An event waits while something later may still change it."""
-        if index == self.awaiting_plan:
+        if self.plans.holds(index):
             return True
         if not isinstance(event, ToolCall):
             return False
@@ -407,14 +387,13 @@ class _SessionBuilder:
     def let_go(self, index: int, event: Event) -> Event:
         """The queue is full: the event goes out as it stands (a call without its result, a plan as
         rejected) and anything that comes for it later is shown on its own."""
-        if index == self.awaiting_plan:
-            self.awaiting_plan = None
+        self.plans.let_go(index)
         if isinstance(event, ToolCall) and self.early_results.get(event.tool_use_id) == index:
             self._give_up_waiting(event)
         if isinstance(event, ToolCall) and self.pending_calls.get(event.tool_use_id) == index:
             del self.pending_calls[event.tool_use_id]
             if event.name in PLAN_TOOLS:
-                return _plan_of(event)
+                return plan_of(event)
         return event
 
     @property
@@ -683,7 +662,7 @@ class _SessionBuilder:
         summary = fields.pop("summary", "")
         text = " ".join(part for part in (summary, rest, after.strip()) if part)
         started_by = fields.get("tool-use-id") or fields.get("task-id") or fields.get("shell-id") or ""
-        related = self.background_calls.get(started_by, "")
+        related = self.background.call_for(started_by)
         # The call's id is said by the link to the call, when the call is known here.
         left_out = ("summary", "tool-use-id") if related else ("summary",)
         shown = tuple((name, value) for name, value in details if name not in left_out)
@@ -736,14 +715,13 @@ class _SessionBuilder:
         return self._next_anchor(None)
 
     def _complete_call(self, index: int, call: ToolCall, result: ToolResult) -> None:
-        self._note_background_task(call, result)
-        if call.name in ("TaskCreate", "TaskUpdate"):
-            self.events[index] = replace(call, result=result, tasks=self._track_task(call, result))
+        self.background.note(call, result)
+        if call.name in TASK_TOOLS:
+            self.events[index] = replace(call, result=result, tasks=self.tasks.track(call, result))
         elif call.name in PLAN_TOOLS:
-            plan = _plan_of(replace(call, result=result))
+            plan = plan_of(replace(call, result=result))
             self.events[index] = plan
-            if plan.status == PlanStatus.REJECTED:
-                self.awaiting_plan = index
+            self.plans.decided(index, plan)
         else:
             self.events[index] = replace(call, result=result)
         self.events.release()
@@ -778,7 +756,7 @@ class _SessionBuilder:
         model = message.get("model") if isinstance(message.get("model"), str) else ""
         if model and model != "<synthetic>":
             self.models.setdefault(model, None)
-        self._count_usage(data, message)
+        self.usage.count(data, message)
         content = message.get("content")
         if data.get("isApiErrorMessage"):
             self.events.append(Notice(self._next_anchor(data.get("uuid")), timestamp, NoticeKind.API_ERROR, _text_of(content)))
@@ -850,55 +828,6 @@ class _SessionBuilder:
                 self.replayed_calls[part["id"]] = (str(part.get("name", "(unnamed tool)")), _tool_input(part))
             elif part.get("type") == "tool_result":
                 self.replayed_calls.pop(str(part.get("tool_use_id", "")), None)
-
-    def _note_background_task(self, call: ToolCall, result: ToolResult) -> None:
-        """A command sent to the background names its task; the notification that it ended names only the
-        task, so the call is found by it."""
-        structured = result.structured if isinstance(result.structured, dict) else {}
-        task_id = structured.get("backgroundTaskId")
-        if not isinstance(task_id, str):
-            found = BACKGROUND_TASK_ID.search(result.text[:2000]) if "background" in result.text[:2000] else None
-            task_id = found.group(1) if found else None
-        if task_id and len(self.background_calls) < BACKGROUND_TASKS_PER_SESSION:
-            self.background_calls[task_id] = call.anchor
-            if call.tool_use_id:
-                self.background_calls[call.tool_use_id] = call.anchor
-
-    def _count_usage(self, data: Mapping[str, Any], message: Mapping[str, Any]) -> None:
-        usage = message.get("usage")
-        if not isinstance(usage, dict):
-            return
-        # Streaming repeats one message's usage on each of its lines, with output_tokens growing as it
-        # goes: keep the largest count per message, and add a message to the totals once it is done
-        # (its lines are together: once many later messages have come, it is done).
-        key = (str(message.get("id", data.get("uuid", ""))), str(data.get("requestId", "")))
-        counted = self.usage_by_message.get(key)
-        if counted is None:
-            counted = self.usage_by_message[key] = Counter()
-            if len(self.usage_by_message) > RECENT_MESSAGES:
-                self._add_up_usage(next(iter(self.usage_by_message)))
-        if isinstance(message.get("model"), str) and message["model"] != "<synthetic>":
-            self.model_of_message[key] = message["model"]
-        timestamp = data.get("timestamp")
-        if isinstance(timestamp, str) and len(timestamp) >= 10 and key not in self.day_of_message:
-            self.day_of_message[key] = timestamp[:10]  # Claude Code writes UTC: the day is the UTC day
-        # 2.x says which cache a write went to; the one-hour cache costs more than the five-minute one.
-        split = usage.get("cache_creation")
-        one_hour = split.get("ephemeral_1h_input_tokens") if isinstance(split, dict) else None
-        for field_name in USAGE_FIELDS:
-            value = usage.get(field_name)
-            # Counts past a trillion tokens in one message are a broken log; they are not added up.
-            if isinstance(value, int) and not isinstance(value, bool) and value < 10**12 and value > counted[field_name]:
-                counted[field_name] = value
-        if isinstance(one_hour, int) and not isinstance(one_hour, bool) and one_hour < 10**12:
-            counted["cache_creation_1h"] = max(counted["cache_creation_1h"], one_hour)
-
-    def _add_up_usage(self, key: tuple[str, str]) -> None:
-        counted = self.usage_by_message.pop(key)
-        self.usage_by_model.setdefault(self.model_of_message.pop(key, "unknown"), Counter()).update(counted)
-        day = self.day_of_message.pop(key, "")
-        if day:
-            self.tokens_by_day[day] += sum(counted[name] for name in USAGE_FIELDS)
 
     def _system(self, entry: Entry) -> None:
         data = entry.data
@@ -977,44 +906,15 @@ class _SessionBuilder:
         if self.progress_sink is not None:
             self.progress_sink(agent_id, Entry(str(self.source.path), line, entry))
 
-    def _track_task(self, call: ToolCall, result: ToolResult) -> tuple[TaskItem, ...]:
-        """TaskCreate/TaskUpdate change one task at a time; the reader wants the whole list after each."""
-        structured = result.structured if isinstance(result.structured, dict) else {}
-        if call.name == "TaskCreate" and not result.is_error:
-            created = structured.get("task") if isinstance(structured.get("task"), dict) else {}
-            task_id = str(created.get("id") or len(self.tasks) + 1)
-            subject = str(call.input.get("subject") or created.get("subject") or "")
-            self.tasks[task_id] = TaskItem(task_id, subject, str(call.input.get("status") or "pending"))
-        elif call.name == "TaskUpdate" and not result.is_error:
-            task_id = str(call.input.get("taskId") or structured.get("taskId") or "")
-            current = self.tasks.get(task_id, TaskItem(task_id, "", "pending"))
-            status = str(call.input.get("status") or current.status)
-            if status == "deleted":
-                self.tasks.pop(task_id, None)
-            else:
-                subject = str(call.input.get("subject") or current.subject)
-                self.tasks[task_id] = TaskItem(task_id, subject, status)
-        return tuple(sorted(self.tasks.values(), key=lambda t: (len(t.id), t.id)))
-
     def before_adding(self, event: Event) -> Event:
-        """A plan rejected in the old format's "accept and clear context" is followed by "Implement the
-        following plan:" with its text: that plan was approved, and the two system messages are hidden.
-        Any other turn first means it was a real rejection."""
-        if self.awaiting_plan is None:
+        if self.plans.waiting is None:
             return event
-        plan = self.events[self.awaiting_plan]
+        index = self.plans.waiting
+        plan = self.events[index]
         assert isinstance(plan, Plan)
-        if isinstance(event, Prompt) and event.text.startswith(PLAN_PREAMBLE):
-            wanted = " ".join(plan.text.split())
-            body = " ".join(event.text[len(PLAN_PREAMBLE):].split())
-            if wanted and body.startswith(wanted):
-                self.events[self.awaiting_plan] = replace(plan, status=PlanStatus.APPROVED, decision=PlanDecision.FRESH_CONTEXT,
-                                                          how="accepted with a fresh context",
-                                                          feedback="")
-                self.awaiting_plan = None
-                return replace(event, hidden=True, label=PromptLabel.PLAN_PREAMBLE)
-        elif isinstance(event, (Prompt, AssistantText)) and not getattr(event, "hidden", False):
-            self.awaiting_plan = None
+        event, settled = self.plans.before_adding(event, plan)
+        if settled is not None:
+            self.events[index] = settled
         return event
 
     def _malformed(self, entry: Entry, reason: str) -> None:
@@ -1027,10 +927,7 @@ class _SessionBuilder:
 
     def build(self, parent_key: str = "") -> Session:
         self.events.release(everything=True)
-        for key in list(self.usage_by_message):
-            self._add_up_usage(key)
-        per_model = self.usage_by_model
-        usage: Counter[str] = sum(per_model.values(), Counter())
+        usage, usage_by_model, tokens_by_day = self.usage.finish()
         return Session(
             key=self.key,
             session_id=self.session_id or self.source.path.stem,
@@ -1044,9 +941,9 @@ class _SessionBuilder:
             versions=tuple(self.versions),
             started=self.started,
             ended=self.ended,
-            usage=_usage(usage),
-            usage_by_model={model: _usage(c) for model, c in sorted(per_model.items())},
-            tokens_by_day=dict(sorted(self.tokens_by_day.items())),
+            usage=usage,
+            usage_by_model=usage_by_model,
+            tokens_by_day=tokens_by_day,
             agent_id=self.agent_id if (self.source.is_subagent or parent_key) else "",
             parent_key=parent_key,
             uuid_digests=bytes(self.uuid_digests),
@@ -1117,34 +1014,6 @@ def _is_content(event: Event) -> bool:
     if getattr(event, "hidden", False):
         return False
     return not (isinstance(event, Notice) and event.kind in NOT_CONTENT_NOTICES)
-
-
-def _plan_of(call: ToolCall) -> Plan:
-    """An ExitPlanMode call as the plan it proposed, with its outcome."""
-    plan_text = str(call.input.get("plan", ""))
-    result = call.result.text if call.result else ""
-    status, decision, how, feedback = PlanStatus.PENDING, PlanDecision.ANSWERED, "", ""
-    if call.result is None:
-        decision, how = PlanDecision.NO_ANSWER, "no answer in this session"
-    elif PLAN_APPROVED.search(result):
-        status, how = PlanStatus.APPROVED, "approved by the user"
-    elif PLAN_REJECTED.search(result):
-        status, how = PlanStatus.REJECTED, "rejected by the user"
-        said = result.split(PLAN_FEEDBACK, 1)
-        feedback = said[1].strip() if len(said) == 2 else ""
-    else:
-        how = "answered: " + " ".join(result.split())[:200]
-    return Plan(call.anchor, call.timestamp, plan_text, status, decision, how, feedback)
-
-
-def _usage(counted: Counter[str]) -> Usage:
-    return Usage(
-        input_tokens=counted["input_tokens"],
-        output_tokens=counted["output_tokens"],
-        cache_read_tokens=counted["cache_read_input_tokens"],
-        cache_creation_tokens=counted["cache_creation_input_tokens"],
-        cache_creation_1h_tokens=min(counted["cache_creation_1h"], counted["cache_creation_input_tokens"]),
-    )
 
 
 _ENTRY_HANDLERS = {

@@ -1,0 +1,136 @@
+"""The collaborators interpretation keeps its state in (generator/stages/tracking.py), each fed what
+`interpret` would feed it, with no session read and no site built."""
+
+from __future__ import annotations
+
+from generator.core.model import AssistantText, Plan, PlanDecision, PlanStatus, Prompt, PromptLabel, TaskItem, ToolCall, ToolResult
+from generator.stages.summarize import PLAN_PREAMBLE
+from generator.stages.tracking import (
+    RECENT_MESSAGES,
+    BackgroundTasks,
+    PlanApproval,
+    TaskTracker,
+    UsageCounter,
+    plan_of,
+)
+
+
+def _assistant(message_id: str, model: str, usage: dict, timestamp: str = "2026-03-01T10:00:00Z") -> tuple[dict, dict]:
+    message = {"id": message_id, "model": model, "usage": usage}
+    return {"uuid": f"u-{message_id}", "requestId": f"r-{message_id}", "timestamp": timestamp}, message
+
+
+def test_a_streamed_message_counts_once_with_its_largest_counts():
+    counter = UsageCounter()
+    for output in (1, 40, 25):  # lines of one streamed message, each repeating its usage so far
+        counter.count(*_assistant("m1", "claude-a", {"input_tokens": 10, "output_tokens": output}))
+    total, by_model, by_day = counter.finish()
+    assert (total.input_tokens, total.output_tokens) == (10, 40)
+    assert by_model == {"claude-a": total}
+    assert by_day == {"2026-03-01": 50}
+
+
+def test_usage_is_split_by_model_and_day_and_old_messages_are_added_up_as_they_go():
+    counter = UsageCounter()
+    messages = RECENT_MESSAGES * 3
+    for number in range(messages):
+        model = "claude-a" if number % 2 else "claude-b"
+        day = "2026-03-01" if number < messages // 2 else "2026-03-02"
+        counter.count(*_assistant(f"m{number}", model, {"input_tokens": 1, "output_tokens": 2}, f"{day}T09:00:00Z"))
+        assert len(counter.recent) <= RECENT_MESSAGES
+    total, by_model, by_day = counter.finish()
+    assert total.input_tokens == messages and total.output_tokens == 2 * messages
+    assert list(by_model) == ["claude-a", "claude-b"]
+    assert by_model["claude-a"].input_tokens == by_model["claude-b"].input_tokens == messages // 2
+    assert by_day == {"2026-03-01": 3 * messages // 2, "2026-03-02": 3 * messages // 2}
+
+
+def test_broken_counts_are_not_added_up():
+    counter = UsageCounter()
+    counter.count(*_assistant("m1", "claude-a", {"input_tokens": True, "output_tokens": 10**13,
+                                                 "cache_creation_input_tokens": 5,
+                                                 "cache_creation": {"ephemeral_1h_input_tokens": 9}}))
+    counter.count({"uuid": "u2"}, {"usage": "not an object"})
+    total, _, _ = counter.finish()
+    assert (total.input_tokens, total.output_tokens) == (0, 0)
+    # The one-hour share of a cache write is never more than the write.
+    assert (total.cache_creation_tokens, total.cache_creation_1h_tokens) == (5, 5)
+
+
+def _call(name: str, **tool_input) -> ToolCall:
+    return ToolCall("e-call", "2026-03-01T10:00:00Z", "toolu_1", name, tool_input)
+
+
+def _result(text: str = "", structured=None, is_error: bool = False) -> ToolResult:
+    return ToolResult("2026-03-01T10:00:01Z", text, is_error, structured)
+
+
+def test_the_task_list_is_whole_after_each_change():
+    tracker = TaskTracker()
+    tracker.track(_call("TaskCreate", subject="Write the parser"), _result(structured={"task": {"id": "1"}}))
+    tracker.track(_call("TaskCreate", subject="Test it"), _result(structured={"task": {"id": "2"}}))
+    tracker.track(_call("TaskCreate", subject="Ship"), _result(structured={"task": {"id": "10"}}))
+    after = tracker.track(_call("TaskUpdate", taskId="1", status="completed"), _result())
+    assert after == (TaskItem("1", "Write the parser", "completed"), TaskItem("2", "Test it", "pending"),
+                     TaskItem("10", "Ship", "pending"))
+    after = tracker.track(_call("TaskUpdate", taskId="2", status="deleted"), _result())
+    assert [item.id for item in after] == ["1", "10"]
+    # A refused change changes nothing.
+    assert tracker.track(_call("TaskUpdate", taskId="10", status="completed"), _result(is_error=True)) == after
+
+
+def _plan_call(result: ToolResult | None) -> ToolCall:
+    call = _call("ExitPlanMode", plan="# Plan\n\n1. Parse\n2. Test")
+    return ToolCall(call.anchor, call.timestamp, call.tool_use_id, call.name, call.input, result)
+
+
+def test_a_plan_call_says_what_became_of_the_plan():
+    approved = plan_of(_plan_call(_result("User has approved your plan. You can now start coding.")))
+    assert (approved.status, approved.decision) == (PlanStatus.APPROVED, PlanDecision.ANSWERED)
+    rejected = plan_of(_plan_call(_result("The user doesn't want to proceed. the user said: smaller steps")))
+    assert (rejected.status, rejected.feedback) == (PlanStatus.REJECTED, "smaller steps")
+    unanswered = plan_of(_plan_call(None))
+    assert (unanswered.status, unanswered.decision) == (PlanStatus.PENDING, PlanDecision.NO_ANSWER)
+    assert unanswered.text.startswith("# Plan")
+
+
+def _rejected_plan() -> Plan:
+    return plan_of(_plan_call(_result("The user doesn't want to proceed with this tool use.")))
+
+
+def test_a_rejected_plan_carried_out_from_the_next_prompt_was_accepted_with_a_fresh_context():
+    approval = PlanApproval()
+    plan = _rejected_plan()
+    approval.decided(7, plan)
+    assert approval.holds(7)
+    preamble = Prompt("e-p", "", f"{PLAN_PREAMBLE}\n\n{plan.text}\n")
+    shown, settled = approval.before_adding(preamble, plan)
+    assert settled is not None and (settled.status, settled.decision) == (PlanStatus.APPROVED, PlanDecision.FRESH_CONTEXT)
+    assert shown.hidden and shown.label == PromptLabel.PLAN_PREAMBLE
+    assert not approval.holds(7)
+
+
+def test_any_other_turn_first_makes_the_rejection_real():
+    approval = PlanApproval()
+    plan = _rejected_plan()
+    approval.decided(3, plan)
+    other = Prompt("e-p", "", f"{PLAN_PREAMBLE}\n\nsome other plan")
+    assert approval.before_adding(other, plan) == (other, None)
+    assert approval.holds(3)  # a preamble of another plan says nothing yet
+    reply = AssistantText("e-a", "", "Understood, I will not do that.")
+    assert approval.before_adding(reply, plan) == (reply, None)
+    assert not approval.holds(3)
+    approval.decided(4, plan_of(_plan_call(_result("User has approved your plan."))))
+    assert not approval.holds(4)
+
+
+def test_a_background_task_is_found_by_its_id_or_its_call():
+    tasks = BackgroundTasks()
+    call = ToolCall("e-toolu_7", "", "toolu_7", "Bash", {"command": "make", "run_in_background": True})
+    tasks.note(call, _result("Command running in background with ID: bash_3"))
+    tasks.note(_call("Bash", command="ls"), _result("README.md"))
+    assert tasks.call_for("bash_3") == tasks.call_for("toolu_7") == "e-toolu_7"
+    assert tasks.call_for("toolu_1") == ""
+    structured = ToolCall("e-toolu_8", "", "toolu_8", "Bash", {})
+    tasks.note(structured, _result("started", structured={"backgroundTaskId": "b9"}))
+    assert tasks.call_for("b9") == "e-toolu_8"
