@@ -53,11 +53,6 @@ from .redact import identifier
 from .summarize import UNKNOWN_TOOL, Summary, uuid_digest
 from .tracking import PLAN_TOOLS, TASK_TOOLS, BackgroundTasks, PlanApproval, TaskTracker, UsageCounter, plan_of
 
-# Entry types that carry no conversation and are deliberately not shown.
-BOOKKEEPING_TYPES = frozenset(
-    {"file-history-snapshot", "queue-operation", "permission-mode", "last-prompt", "ai-title", "agent-name",
-     "progress", "attachment", "summary", "custom-title", "pr-link"}
-)
 # Top-level fields Claude Code is known to write; anything else is counted as unknown in the report.
 KNOWN_FIELDS = frozenset(
     {"type", "sessionId", "timestamp", "parentUuid", "isSidechain", "uuid", "userType", "cwd", "version",
@@ -72,11 +67,6 @@ KNOWN_FIELDS = frozenset(
      "isApiError", "retryInMs", "retryAttempt", "maxRetries", "cause", "data", "fileHistorySnapshot",
      "files", "requestIds", "model", "costUSD", "durationApiMs", "isCompactBoundary", "uuidHistory"}
 )
-KNOWN_SYSTEM_SUBTYPES = frozenset(
-    {"turn_duration", "stop_hook_summary", "local_command", "compact_boundary", "away_summary",
-     "informational", "api_error", "microcompact_boundary"}
-)
-HIDDEN_SYSTEM_SUBTYPES = frozenset({"turn_duration", "stop_hook_summary"})
 # How many events a result written before its call waits for the call (2.1.9x writes it right after).
 EARLY_RESULT_WAIT = 32
 # Replayed calls still waiting for a result: a continuation resumes where a few calls were open.
@@ -117,6 +107,35 @@ INTERRUPT = "[Request interrupted by user"
 # in 2025): they are reported and left out, so that they stretch no chart or duration. A fixed window,
 # never the build's own clock, so that two builds of the same input stay byte-identical.
 PLAUSIBLE_TIMES = (date(2023, 1, 1), date(2100, 1, 1))
+
+# Interpretation is tables of small handlers, as markdown-it-py's rules are: one handler per top-level
+# entry type, per content part type and per system subtype, registered with `handles` and looked up by
+# name. A name with no handler is counted as unknown (the build report says so) and shown as an `Unknown`
+# event, never dropped. To support a new entry type, add one method to `_SessionBuilder` under
+# `@handles(ENTRY_HANDLERS, "<type>")`.
+EntryHandler = Callable[["_SessionBuilder", Entry], None]
+SystemHandler = Callable[["_SessionBuilder", Entry, str, str, str], None]
+AssistantPartHandler = Callable[["_SessionBuilder", Mapping[str, Any], str, str, str], None]
+UserPartHandler = Callable[["_SessionBuilder", Mapping[str, Any], Mapping[str, Any], str, "_UserParts"], None]
+ENTRY_HANDLERS: dict[str, EntryHandler] = {}
+"""By entry `type`: handler(builder, entry)."""
+SYSTEM_HANDLERS: dict[str, SystemHandler] = {}
+"""By system `subtype` ("" for none): handler(builder, entry, anchor, timestamp, text). A subtype with none
+is counted as unknown and shown as a notice of its own name (`_SessionBuilder._system_notice`)."""
+ASSISTANT_PART_HANDLERS: dict[str, AssistantPartHandler] = {}
+"""By the `type` of a part of an assistant message: handler(builder, part, part_id, timestamp, model)."""
+USER_PART_HANDLERS: dict[str, UserPartHandler] = {}
+"""By the `type` of a part of a user message: handler(builder, entry data, part, timestamp, gathered)."""
+
+
+def handles(table: dict[str, Any], *names: str) -> Callable[[Any], Any]:
+    """Register the decorated handler in `table` under each of `names`."""
+    def register(handler: Any) -> Any:
+        for name in names:
+            assert name not in table, f"two handlers for {name!r}"
+            table[name] = handler
+        return handler
+    return register
 
 
 EventSink = Callable[[Event], None]
@@ -303,6 +322,14 @@ def _media(part: Mapping[str, Any]) -> Media | None:
 
 
 @dataclass
+class _UserParts:
+    """What the parts of one user message add up to: its text and its images make one prompt."""
+
+    texts: list[str] = field(default_factory=list)
+    images: list[Media] = field(default_factory=list)
+
+
+@dataclass
 class _SessionBuilder:
     """Mutable while one file is being interpreted; `build()` freezes the result."""
 
@@ -449,11 +476,9 @@ class _SessionBuilder:
                 self.unknown[f"field:{name}"] += 1
         self._metadata(data)
         kind = data.get("type")
-        handler = _ENTRY_HANDLERS.get(kind) if isinstance(kind, str) else None
+        handler = ENTRY_HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is not None:
             handler(self, entry)
-        elif isinstance(kind, str) and kind in BOOKKEEPING_TYPES:
-            self._bookkeeping(entry)
         else:
             name = f"type:{kind}" if isinstance(kind, str) else "type:(missing)"
             self.unknown[name] += 1
@@ -487,59 +512,82 @@ class _SessionBuilder:
         self.counter += 1
         return _anchor(raw_id, f"n{self.counter}")
 
-    # -- bookkeeping entries ---------------------------------------------------------------------------
+    # -- bookkeeping entries: not conversation; what each is for, and so whether it is shown --------------
 
-    def _bookkeeping(self, entry: Entry) -> None:
-        """Entries that are not conversation. What each is for, and so whether it is shown:
+    @handles(ENTRY_HANDLERS, "file-history-snapshot", "last-prompt", "agent-name")
+    def _claude_code_bookkeeping(self, entry: Entry) -> None:
+        """Claude Code's own bookkeeping: not shown."""
 
-        - summary, custom-title, ai-title: titles (summaries may title another file's session);
-        - pr-link: shown, a pull request made from the session is part of its story;
-        - permission-mode: shown when the mode changes (plan mode above all);
-        - queue-operation: a message typed while Claude worked. Once dequeued it arrives as a prompt, so
-          only a withdrawn ("remove") one is shown, since Claude never saw it;
-        - progress: live progress of hooks, bash, MCP and web search is a replay of what the results
-          already hold, and is skipped; agent_progress carries a subagent's messages and is collected to
-          rebuild its transcript when its own file is missing;
-        - attachment (task reminders, edited files, tool lists), file-history-snapshot, last-prompt,
-          agent-name: Claude Code's own bookkeeping, skipped.
-        """
+    @handles(ENTRY_HANDLERS, "progress")
+    def _progress(self, entry: Entry) -> None:
+        """Live progress of hooks, bash, MCP and web search is a replay of what the results already hold,
+        and is skipped; agent_progress carries a subagent's messages and is collected to rebuild its
+        transcript when its own file is missing."""
+        progress = entry.data.get("data")
+        if isinstance(progress, dict) and progress.get("type") == "agent_progress":
+            self._agent_progress(entry.data, progress, entry.line)
+
+    @handles(ENTRY_HANDLERS, "permission-mode")
+    def _permission_mode_entry(self, entry: Entry) -> None:
+        """Shown when the mode changes (plan mode above all)."""
+        if isinstance(entry.data.get("permissionMode"), str):
+            self._permission_mode(entry.data, entry.data["permissionMode"])
+
+    @handles(ENTRY_HANDLERS, "queue-operation")
+    def _queue_operation(self, entry: Entry) -> None:
+        """A message typed while Claude worked. Once dequeued it arrives as a prompt, so only a withdrawn
+        ("remove") one is shown, since Claude never saw it."""
         data = entry.data
-        kind = data["type"]
-        if kind == "progress":
-            progress = data.get("data")
-            if isinstance(progress, dict) and progress.get("type") == "agent_progress":
-                self._agent_progress(data, progress, entry.line)
-        elif kind == "permission-mode" and isinstance(data.get("permissionMode"), str):
-            self._permission_mode(data, data["permissionMode"])
-        elif kind == "queue-operation" and data.get("operation") == "remove" and isinstance(data.get("content"), str):
-            anchor, timestamp = self._next_anchor(data.get("uuid")), self._time(data)
-            system_message = SYSTEM_MESSAGE.match(data["content"].strip())
-            if system_message is not None:  # Claude Code's own message, dropped from the queue: no one's words
-                self.events.append(replace(self._system_message(anchor, timestamp, *system_message.groups()),
-                                           hidden=True))
-            else:
-                self.events.append(Notice(anchor, timestamp, NoticeKind.QUEUE_REMOVED,
-                                          f"Withdrawn before Claude read it: {data['content']}"))
-        elif kind == "summary":
-            summary = data.get("summary")
-            if not isinstance(summary, str) and isinstance(data.get("data"), dict):
-                summary = data["data"].get("summary")
-            if isinstance(summary, str):
-                self.leaf_summaries[str(data.get("leafUuid", ""))] = summary
-        elif kind == "attachment" and isinstance(data.get("attachment"), dict) and data["attachment"].get("type") == "file":
-            self._attached_file(data, data["attachment"])
-        elif kind == "custom-title" and isinstance(data.get("customTitle"), str):
-            self.custom_title = data["customTitle"]
-        elif kind == "ai-title" and isinstance(data.get("aiTitle"), str):
-            self.ai_title = data["aiTitle"]
-        elif kind == "pr-link" and data.get("prUrl"):
-            self.events.append(
-                Notice(self._next_anchor(data.get("uuid")), self._time(data), NoticeKind.PR_LINK,
-                       f"Pull request #{data.get('prNumber', '')}: {data['prUrl']}")
-            )
+        if data.get("operation") != "remove" or not isinstance(data.get("content"), str):
+            return
+        anchor, timestamp = self._next_anchor(data.get("uuid")), self._time(data)
+        system_message = SYSTEM_MESSAGE.match(data["content"].strip())
+        if system_message is not None:  # Claude Code's own message, dropped from the queue: no one's words
+            self.events.append(replace(self._system_message(anchor, timestamp, *system_message.groups()),
+                                       hidden=True))
+        else:
+            self.events.append(Notice(anchor, timestamp, NoticeKind.QUEUE_REMOVED,
+                                      f"Withdrawn before Claude read it: {data['content']}"))
+
+    @handles(ENTRY_HANDLERS, "summary")
+    def _summary(self, entry: Entry) -> None:
+        """A title for a session, which may be another file's (the leaf it names says which)."""
+        data = entry.data
+        summary = data.get("summary")
+        if not isinstance(summary, str) and isinstance(data.get("data"), dict):
+            summary = data["data"].get("summary")
+        if isinstance(summary, str):
+            self.leaf_summaries[str(data.get("leafUuid", ""))] = summary
+
+    @handles(ENTRY_HANDLERS, "attachment")
+    def _attachment(self, entry: Entry) -> None:
+        """A file sent with a prompt is shown; other attachments (task reminders, edited files, tool
+        lists) are Claude Code's own bookkeeping, skipped."""
+        attachment = entry.data.get("attachment")
+        if isinstance(attachment, dict) and attachment.get("type") == "file":
+            self._attached_file(entry.data, attachment)
+
+    @handles(ENTRY_HANDLERS, "custom-title")
+    def _custom_title(self, entry: Entry) -> None:
+        if isinstance(entry.data.get("customTitle"), str):
+            self.custom_title = entry.data["customTitle"]
+
+    @handles(ENTRY_HANDLERS, "ai-title")
+    def _ai_title(self, entry: Entry) -> None:
+        if isinstance(entry.data.get("aiTitle"), str):
+            self.ai_title = entry.data["aiTitle"]
+
+    @handles(ENTRY_HANDLERS, "pr-link")
+    def _pr_link(self, entry: Entry) -> None:
+        """Shown: a pull request made from the session is part of its story."""
+        data = entry.data
+        if data.get("prUrl"):
+            self.events.append(Notice(self._next_anchor(data.get("uuid")), self._time(data), NoticeKind.PR_LINK,
+                                      f"Pull request #{data.get('prNumber', '')}: {data['prUrl']}"))
 
     # -- conversation entries --------------------------------------------------------------------------
 
+    @handles(ENTRY_HANDLERS, "user")
     def _user(self, entry: Entry) -> None:
         data = entry.data
         message = data.get("message")
@@ -568,28 +616,34 @@ class _SessionBuilder:
         if not isinstance(content, list):
             self._malformed(entry, "user message content is neither text nor a list of parts")
             return
-        texts: list[str] = []
-        images: list[Media] = []
+        gathered = _UserParts()
         for part in content:
             if not isinstance(part, dict):
                 self.unknown["part:(not an object)"] += 1
                 self.events.append(Unknown(self._next_anchor(None), timestamp, "part:(not an object)", part))
                 continue
-            part_type = part.get("type")
-            if part_type == "tool_result":
-                self._tool_result(data, part)
-            elif part_type == "text":
-                texts.append(str(part.get("text", "")))
-            elif part_type in ("image", "document"):
-                media = _media(part)
-                if media is not None:
-                    images.append(media)
+            handler = USER_PART_HANDLERS.get(part.get("type"))  # type: ignore[arg-type]
+            if handler is not None:
+                handler(self, data, part, timestamp, gathered)
             else:
-                name = f"part:{part_type}"
+                name = f"part:{part.get('type')}"
                 self.unknown[name] += 1
                 self.events.append(Unknown(self._next_anchor(None), timestamp, name, part))
-        if texts or images:
-            self._user_text(uuid, timestamp, "\n\n".join(texts), tuple(images), meta=bool(data.get("isMeta")))
+        if gathered.texts or gathered.images:
+            self._user_text(uuid, timestamp, "\n\n".join(gathered.texts), tuple(gathered.images),
+                            meta=bool(data.get("isMeta")))
+
+    @handles(USER_PART_HANDLERS, "text")
+    def _user_text_part(self, data: Mapping[str, Any], part: Mapping[str, Any], timestamp: str,
+                        gathered: _UserParts) -> None:
+        gathered.texts.append(str(part.get("text", "")))
+
+    @handles(USER_PART_HANDLERS, "image", "document")
+    def _user_media_part(self, data: Mapping[str, Any], part: Mapping[str, Any], timestamp: str,
+                         gathered: _UserParts) -> None:
+        media = _media(part)
+        if media is not None:
+            gathered.images.append(media)
 
     def _user_text(self, uuid: Any, timestamp: str, text: str, images: tuple[Media, ...], meta: bool) -> None:
         anchor = self._next_anchor(uuid)
@@ -669,7 +723,9 @@ class _SessionBuilder:
         return Notice(anchor, timestamp, notice_kind(tag), text or (SYSTEM_MESSAGE_KINDS.get(tag) or tag), details=shown,
                       related=related)
 
-    def _tool_result(self, data: Mapping[str, Any], part: Mapping[str, Any]) -> None:
+    @handles(USER_PART_HANDLERS, "tool_result")
+    def _tool_result(self, data: Mapping[str, Any], part: Mapping[str, Any], timestamp: str,
+                     gathered: _UserParts) -> None:
         tool_use_id = str(part.get("tool_use_id", ""))
         content = part.get("content")
         images = tuple(
@@ -746,6 +802,7 @@ class _SessionBuilder:
                 pieces.append(json.dumps(part, ensure_ascii=False, sort_keys=True, default=str))
         return "\n".join(pieces)
 
+    @handles(ENTRY_HANDLERS, "assistant")
     def _assistant(self, entry: Entry) -> None:
         data = entry.data
         message = data.get("message")
@@ -771,27 +828,34 @@ class _SessionBuilder:
                 self.unknown["part:(not an object)"] += 1
                 self.events.append(Unknown(self._next_anchor(None), timestamp, "part:(not an object)", part))
                 continue
-            part_type = part.get("type")
             part_id = f"{data.get('uuid', '')}-{index}"
-            if part_type == "text":
-                text = str(part.get("text", ""))
-                if text.strip():
-                    self.events.append(AssistantText(self._next_anchor(part_id), timestamp, text, model))
-            elif part_type == "thinking":
-                text = str(part.get("thinking", ""))
-                if text.strip():
-                    self.events.append(Thinking(self._next_anchor(part_id), timestamp, text))
-            elif part_type == "redacted_thinking":
-                self.events.append(Notice(self._next_anchor(part_id), timestamp, NoticeKind.REDACTED_THINKING,
-                                          "Thinking (redacted by the API)"))
-            elif part_type == "tool_use":
-                self._tool_use(timestamp, part)
+            handler = ASSISTANT_PART_HANDLERS.get(part.get("type"))  # type: ignore[arg-type]
+            if handler is not None:
+                handler(self, part, part_id, timestamp, model)
             else:
-                name = f"part:{part_type}"
+                name = f"part:{part.get('type')}"
                 self.unknown[name] += 1
                 self.events.append(Unknown(self._next_anchor(part_id), timestamp, name, part))
 
-    def _tool_use(self, timestamp: str, part: Mapping[str, Any]) -> None:
+    @handles(ASSISTANT_PART_HANDLERS, "text")
+    def _assistant_text(self, part: Mapping[str, Any], part_id: str, timestamp: str, model: str) -> None:
+        text = str(part.get("text", ""))
+        if text.strip():
+            self.events.append(AssistantText(self._next_anchor(part_id), timestamp, text, model))
+
+    @handles(ASSISTANT_PART_HANDLERS, "thinking")
+    def _thinking(self, part: Mapping[str, Any], part_id: str, timestamp: str, model: str) -> None:
+        text = str(part.get("thinking", ""))
+        if text.strip():
+            self.events.append(Thinking(self._next_anchor(part_id), timestamp, text))
+
+    @handles(ASSISTANT_PART_HANDLERS, "redacted_thinking")
+    def _redacted_thinking(self, part: Mapping[str, Any], part_id: str, timestamp: str, model: str) -> None:
+        self.events.append(Notice(self._next_anchor(part_id), timestamp, NoticeKind.REDACTED_THINKING,
+                                  "Thinking (redacted by the API)"))
+
+    @handles(ASSISTANT_PART_HANDLERS, "tool_use")
+    def _tool_use(self, part: Mapping[str, Any], part_id: str, timestamp: str, model: str) -> None:
         tool_use_id = str(part.get("id", ""))
         if tool_use_id and tool_use_id in self.pending_calls:
             return  # the same block written twice
@@ -829,47 +893,65 @@ class _SessionBuilder:
             elif part.get("type") == "tool_result":
                 self.replayed_calls.pop(str(part.get("tool_use_id", "")), None)
 
+    @handles(ENTRY_HANDLERS, "system")
     def _system(self, entry: Entry) -> None:
         data = entry.data
         subtype = str(data.get("subtype", ""))
         anchor = self._next_anchor(data.get("uuid"))
-        timestamp = self._time(data)
         content = data.get("content")
-        text = content if isinstance(content, str) else ""
-        if subtype == "local_command":  # a slash command or its output, written as a system line
-            self._user_text(data.get("uuid"), timestamp, text, (), meta=False)
-            return
-        if subtype == "compact_boundary":
-            metadata = data.get("compactMetadata") if isinstance(data.get("compactMetadata"), dict) else {}
-            trigger = metadata.get("trigger", "")
-            tokens = metadata.get("preTokens")
-            detail = f"{trigger}" + (f", {tokens:,} tokens before" if isinstance(tokens, int) else "")
-            self.events.append(Notice(anchor, timestamp, NoticeKind.COMPACTION,
-                                      "Conversation compacted" + (f" ({detail})" if detail else "")))
-            return
-        milliseconds = 0
-        if subtype == "turn_duration":
-            duration = data.get("durationMs")
-            # A day at most: anything else (NaN, infinity, a 400-digit number) is a broken log, not a turn.
-            if isinstance(duration, (int, float)) and not isinstance(duration, bool) and 0 <= duration <= 86_400_000:
-                milliseconds = int(duration)
-                text = f"Turn took {duration / 1000:.1f} s"
-            else:
-                text = "Turn ended"
-        elif subtype == "stop_hook_summary":
-            text = f"Stop hooks ran ({data.get('hookCount', 0)})"
-        if not subtype:
-            # 1.0.x wrote hook progress as subtype-less system lines; keep other messages visible.
-            plain = strip_ansi(text)
-            is_hook_chatter = data.get("level") == "info" and HOOK_LINE.search(plain) is not None
-            self.events.append(Notice(anchor, timestamp, NoticeKind.HOOK if is_hook_chatter else NoticeKind.SYSTEM, plain,
-                                      hidden=is_hook_chatter or not plain.strip()))
-            return
-        if subtype not in KNOWN_SYSTEM_SUBTYPES:
+        handler = SYSTEM_HANDLERS.get(subtype)
+        if handler is None:
             self.unknown[f"system:{subtype}"] += 1
+            handler = _SessionBuilder._system_notice
+        handler(self, entry, anchor, self._time(data), content if isinstance(content, str) else "")
+
+    @handles(SYSTEM_HANDLERS, "away_summary", "informational", "api_error", "microcompact_boundary")
+    def _system_notice(self, entry: Entry, anchor: str, timestamp: str, text: str) -> None:
+        """A system line shown as it is, as a notice of its own subtype's name."""
+        subtype = str(entry.data.get("subtype", ""))
         self.events.append(Notice(anchor, timestamp, notice_kind(subtype.replace("_", "-")), text,
-                                  hidden=subtype in HIDDEN_SYSTEM_SUBTYPES or not text.strip(),
+                                  hidden=not text.strip()))
+
+    @handles(SYSTEM_HANDLERS, "local_command")
+    def _local_command(self, entry: Entry, anchor: str, timestamp: str, text: str) -> None:
+        """A slash command or its output, written as a system line."""
+        self._user_text(entry.data.get("uuid"), timestamp, text, (), meta=False)
+
+    @handles(SYSTEM_HANDLERS, "compact_boundary")
+    def _compact_boundary(self, entry: Entry, anchor: str, timestamp: str, text: str) -> None:
+        metadata = entry.data.get("compactMetadata") if isinstance(entry.data.get("compactMetadata"), dict) else {}
+        trigger = metadata.get("trigger", "")
+        tokens = metadata.get("preTokens")
+        detail = f"{trigger}" + (f", {tokens:,} tokens before" if isinstance(tokens, int) else "")
+        self.events.append(Notice(anchor, timestamp, NoticeKind.COMPACTION,
+                                  "Conversation compacted" + (f" ({detail})" if detail else "")))
+
+    @handles(SYSTEM_HANDLERS, "turn_duration")
+    def _turn_duration(self, entry: Entry, anchor: str, timestamp: str, text: str) -> None:
+        """Hidden; the durations add up to how long Claude worked."""
+        duration = entry.data.get("durationMs")
+        milliseconds = 0
+        # A day at most: anything else (NaN, infinity, a 400-digit number) is a broken log, not a turn.
+        if isinstance(duration, (int, float)) and not isinstance(duration, bool) and 0 <= duration <= 86_400_000:
+            milliseconds = int(duration)
+            text = f"Turn took {duration / 1000:.1f} s"
+        else:
+            text = "Turn ended"
+        self.events.append(Notice(anchor, timestamp, NoticeKind.TURN_DURATION, text, hidden=True,
                                   milliseconds=milliseconds))
+
+    @handles(SYSTEM_HANDLERS, "stop_hook_summary")
+    def _stop_hook_summary(self, entry: Entry, anchor: str, timestamp: str, text: str) -> None:
+        self.events.append(Notice(anchor, timestamp, NoticeKind.STOP_HOOK_SUMMARY,
+                                  f"Stop hooks ran ({entry.data.get('hookCount', 0)})", hidden=True))
+
+    @handles(SYSTEM_HANDLERS, "")
+    def _subtypeless_system(self, entry: Entry, anchor: str, timestamp: str, text: str) -> None:
+        """1.0.x wrote hook progress as subtype-less system lines; other messages are kept visible."""
+        plain = strip_ansi(text)
+        is_hook_chatter = entry.data.get("level") == "info" and HOOK_LINE.search(plain) is not None
+        self.events.append(Notice(anchor, timestamp, NoticeKind.HOOK if is_hook_chatter else NoticeKind.SYSTEM, plain,
+                                  hidden=is_hook_chatter or not plain.strip()))
 
     def _permission_mode(self, data: Mapping[str, Any], mode: str) -> None:
         if mode == self.permission_mode:
@@ -1014,10 +1096,3 @@ def _is_content(event: Event) -> bool:
     if getattr(event, "hidden", False):
         return False
     return not (isinstance(event, Notice) and event.kind in NOT_CONTENT_NOTICES)
-
-
-_ENTRY_HANDLERS = {
-    "user": _SessionBuilder._user,
-    "assistant": _SessionBuilder._assistant,
-    "system": _SessionBuilder._system,
-}
