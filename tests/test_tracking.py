@@ -6,8 +6,11 @@ from __future__ import annotations
 from generator.core.model import AssistantText, Plan, PlanDecision, PlanStatus, Prompt, PromptLabel, TaskItem, ToolCall, ToolResult
 from generator.stages.summarize import PLAN_PREAMBLE
 from generator.stages.tracking import (
+    EARLY_RESULT_WAIT,
     RECENT_MESSAGES,
+    REPLAYED_CALLS_KEPT,
     BackgroundTasks,
+    CallPairing,
     PlanApproval,
     TaskTracker,
     UsageCounter,
@@ -134,3 +137,54 @@ def test_a_background_task_is_found_by_its_id_or_its_call():
     structured = ToolCall("e-toolu_8", "", "toolu_8", "Bash", {})
     tasks.note(structured, _result("started", structured={"backgroundTaskId": "b9"}))
     assert tasks.call_for("b9") == "e-toolu_8"
+
+
+def test_a_call_waits_for_its_result_and_is_paired_with_it():
+    pairing = CallPairing()
+    call = ToolCall("e-toolu_1", "", "toolu_1", "Read", {"file_path": "a.py"})
+    pairing.call_made("toolu_1", 4)
+    assert pairing.is_waiting("toolu_1") and pairing.holds(4, call, queued=1000)
+    assert pairing.result_came("toolu_2") is None
+    assert pairing.result_came("toolu_1") == 4
+    assert not pairing.holds(4, call, queued=5) and not pairing.is_waiting("toolu_1")
+
+
+def test_a_result_before_its_call_waits_a_few_events_then_goes_out_alone():
+    pairing = CallPairing()
+    stand_in = ToolCall("e-toolu_9", "", "toolu_9", "(unknown tool)", {})
+    pairing.result_came_first("toolu_9", 10)
+    assert pairing.holds(10, stand_in, queued=10 + EARLY_RESULT_WAIT)
+    assert pairing.anchor_is_free("toolu_9")
+    # Past the wait it goes out as the result of an unknown call; a call that comes later for it needs
+    # an anchor of its own, and finds no stand-in to take the place of.
+    assert not pairing.holds(10, stand_in, queued=11 + EARLY_RESULT_WAIT)
+    assert not pairing.anchor_is_free("toolu_9")
+    assert pairing.stand_in_for("toolu_9") is None
+
+
+def test_a_call_that_comes_in_time_takes_the_place_of_its_results_stand_in():
+    pairing = CallPairing()
+    pairing.result_came_first("toolu_3", 2)
+    pairing.result_came_first("toolu_3", 5)  # the same result written twice: the first stand-in stays
+    assert pairing.stand_in_for("toolu_3") == 2
+    assert pairing.stand_in_for("toolu_3") is None and pairing.anchor_is_free("toolu_3")
+
+
+def test_a_full_queue_lets_a_waiting_call_go_without_its_result():
+    pairing = CallPairing()
+    call = ToolCall("e-toolu_4", "", "toolu_4", "Bash", {})
+    pairing.call_made("toolu_4", 0)
+    assert pairing.let_go(0, call)
+    assert pairing.result_came("toolu_4") is None
+    assert not pairing.let_go(0, call)
+
+
+def test_replayed_calls_wait_for_results_after_the_resume_and_only_so_many_are_kept():
+    pairing = CallPairing()
+    for number in range(REPLAYED_CALLS_KEPT + 1):
+        pairing.call_replayed(f"toolu_{number}", "Bash", {"command": f"echo {number}"})
+    pairing.replayed_result("toolu_5")  # answered before the resume: nothing to pair
+    assert pairing.replayed_call("toolu_0") is None  # the oldest was let go
+    assert pairing.replayed_call("toolu_5") is None
+    assert pairing.replayed_call(f"toolu_{REPLAYED_CALLS_KEPT}") == ("Bash", {"command": f"echo {REPLAYED_CALLS_KEPT}"})
+    assert pairing.replayed_call("") is None

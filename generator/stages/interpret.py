@@ -51,7 +51,8 @@ from .discover import SessionFile
 from .read import ReadResult
 from .redact import identifier
 from .summarize import UNKNOWN_TOOL, Summary, uuid_digest
-from .tracking import PLAN_TOOLS, TASK_TOOLS, BackgroundTasks, PlanApproval, TaskTracker, UsageCounter, plan_of
+from .tracking import (PLAN_TOOLS, TASK_TOOLS, BackgroundTasks, CallPairing, PlanApproval, TaskTracker, UsageCounter,
+                       plan_of)
 
 # Top-level fields Claude Code is known to write; anything else is counted as unknown in the report.
 KNOWN_FIELDS = frozenset(
@@ -67,10 +68,6 @@ KNOWN_FIELDS = frozenset(
      "isApiError", "retryInMs", "retryAttempt", "maxRetries", "cause", "data", "fileHistorySnapshot",
      "files", "requestIds", "model", "costUSD", "durationApiMs", "isCompactBoundary", "uuidHistory"}
 )
-# How many events a result written before its call waits for the call (2.1.9x writes it right after).
-EARLY_RESULT_WAIT = 32
-# Replayed calls still waiting for a result: a continuation resumes where a few calls were open.
-REPLAYED_CALLS_KEPT = 256
 # Written into the site as files; anything else (SVG can carry script) is shown as a reference only.
 SAFE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"})
 
@@ -343,7 +340,7 @@ class _SessionBuilder:
     """Where problems found in the entries go (shared by the sessions of one file)."""
     events: _EventQueue = field(init=False)
     unknown: Counter[str] = field(default_factory=Counter)
-    pending_calls: dict[str, int] = field(default_factory=dict)
+    calls: CallPairing = field(default_factory=CallPairing)
     seen_uuids: set[bytes] = field(default_factory=set)
     """Digests of the uuids seen, and of the uuids with their times (`replay_digest`)."""
     uuid_digests: bytearray = field(default_factory=bytearray)  # in file order: link needs the latest entry
@@ -369,14 +366,6 @@ class _SessionBuilder:
     sink: EventSink | None = None
     summary: Summary = field(default_factory=Summary)
     plans: PlanApproval = field(default_factory=PlanApproval)
-    early_results: dict[str, int] = field(default_factory=dict)
-    """Results written before their call (2.1.9x does this), by tool_use id: the absolute index of the
-    stand-in event, held a few events in case the call comes."""
-    shown_without_call: set[str] = field(default_factory=set)
-    """Ids of results that went out without their call: a call that comes later still needs its own id."""
-    replayed_calls: dict[str, tuple[str, Mapping[str, Any]]] = field(default_factory=dict)
-    """Calls in entries replayed from the session this one continues whose results have not come yet:
-    a result written after the resume is paired with them."""
     background: BackgroundTasks = field(default_factory=BackgroundTasks)
 
     def __post_init__(self) -> None:
@@ -397,30 +386,14 @@ class _SessionBuilder:
         """An event waits while something later may still change it."""
         if self.plans.holds(index):
             return True
-        if not isinstance(event, ToolCall):
-            return False
-        if self.early_results.get(event.tool_use_id) == index:
-            # A result before its call: its call comes within a few entries, or from another file.
-            if len(self.events) - index <= EARLY_RESULT_WAIT:
-                return True
-            self._give_up_waiting(event)
-            return False
-        return self.pending_calls.get(event.tool_use_id) == index
-
-    def _give_up_waiting(self, stand_in: ToolCall) -> None:
-        del self.early_results[stand_in.tool_use_id]
-        self.shown_without_call.add(stand_in.tool_use_id)
+        return isinstance(event, ToolCall) and self.calls.holds(index, event, len(self.events))
 
     def let_go(self, index: int, event: Event) -> Event:
         """The queue is full: the event goes out as it stands (a call without its result, a plan as
         rejected) and anything that comes for it later is shown on its own."""
         self.plans.let_go(index)
-        if isinstance(event, ToolCall) and self.early_results.get(event.tool_use_id) == index:
-            self._give_up_waiting(event)
-        if isinstance(event, ToolCall) and self.pending_calls.get(event.tool_use_id) == index:
-            del self.pending_calls[event.tool_use_id]
-            if event.name in PLAN_TOOLS:
-                return plan_of(event)
+        if isinstance(event, ToolCall) and self.calls.let_go(index, event) and event.name in PLAN_TOOLS:
+            return plan_of(event)
         return event
 
     @property
@@ -740,13 +713,13 @@ class _SessionBuilder:
             structured=data.get("toolUseResult"),
             images=images,
         )
-        index = self.pending_calls.pop(tool_use_id, None)
+        index = self.calls.result_came(tool_use_id)
         if index is not None:
             call = self.events[index]
             assert isinstance(call, ToolCall)
             self._complete_call(index, call, result)
             return
-        replayed = self.replayed_calls.pop(tool_use_id, None) if tool_use_id else None
+        replayed = self.calls.replayed_call(tool_use_id)
         if replayed is not None:
             # Its call was replayed from the session this one continues (shown there, waiting): the
             # result is shown here, with the call it answers.
@@ -759,14 +732,13 @@ class _SessionBuilder:
         # it; a result whose call is in another file is shown as the result of an unknown call.
         stand_in = ToolCall(self._call_anchor(tool_use_id), result.timestamp, tool_use_id, UNKNOWN_TOOL, {},
                             result)
-        if tool_use_id and tool_use_id not in self.early_results:
-            self.early_results[tool_use_id] = len(self.events)
+        self.calls.result_came_first(tool_use_id, len(self.events))
         self.events.append(stand_in)
 
     def _call_anchor(self, tool_use_id: str) -> str:
         """A call's anchor comes from its id; a second event for the same id (a call whose result was
         shown before it came) gets one of its own, so that no two elements share an id."""
-        if tool_use_id and tool_use_id not in self.shown_without_call:
+        if self.calls.anchor_is_free(tool_use_id):
             return _anchor(tool_use_id, "")
         return self._next_anchor(None)
 
@@ -857,11 +829,11 @@ class _SessionBuilder:
     @handles(ASSISTANT_PART_HANDLERS, "tool_use")
     def _tool_use(self, part: Mapping[str, Any], part_id: str, timestamp: str, model: str) -> None:
         tool_use_id = str(part.get("id", ""))
-        if tool_use_id and tool_use_id in self.pending_calls:
+        if tool_use_id and self.calls.is_waiting(tool_use_id):
             return  # the same block written twice
         tool_input = _tool_input(part)
         name = str(part.get("name", "(unnamed tool)"))
-        early = self.early_results.pop(tool_use_id, None) if tool_use_id else None
+        early = self.calls.stand_in_for(tool_use_id)
         if early is not None:
             # Its result came first and waits as a stand-in: the call takes the stand-in's place, which
             # is where it was made (a result cannot come before its call).
@@ -873,7 +845,7 @@ class _SessionBuilder:
         anchor = self._call_anchor(tool_use_id) if tool_use_id else _anchor("", f"tool{self.counter}")
         call = ToolCall(anchor, timestamp, tool_use_id, name, tool_input)
         self.counter += 1
-        self.pending_calls[tool_use_id] = len(self.events)
+        self.calls.call_made(tool_use_id, len(self.events))
         self.events.append(call)
 
     def _remember_replayed_calls(self, data: Mapping[str, Any]) -> None:
@@ -887,11 +859,9 @@ class _SessionBuilder:
             if not isinstance(part, dict):
                 continue
             if part.get("type") == "tool_use" and isinstance(part.get("id"), str):
-                if len(self.replayed_calls) >= REPLAYED_CALLS_KEPT:
-                    del self.replayed_calls[next(iter(self.replayed_calls))]
-                self.replayed_calls[part["id"]] = (str(part.get("name", "(unnamed tool)")), _tool_input(part))
+                self.calls.call_replayed(part["id"], str(part.get("name", "(unnamed tool)")), _tool_input(part))
             elif part.get("type") == "tool_result":
-                self.replayed_calls.pop(str(part.get("tool_use_id", "")), None)
+                self.calls.replayed_result(str(part.get("tool_use_id", "")))
 
     @handles(ENTRY_HANDLERS, "system")
     def _system(self, entry: Entry) -> None:

@@ -1,6 +1,7 @@
 """The state `interpret` keeps across entries, one small collaborator per concern: streamed usage
-(`UsageCounter`), task lists (`TaskTracker`), plan outcomes (`PlanApproval`, `plan_of`) and background
-tasks (`BackgroundTasks`). Each holds only its own state and knows nothing of entries' other parts, so
+(`UsageCounter`), task lists (`TaskTracker`), plan outcomes (`PlanApproval`, `plan_of`), background
+tasks (`BackgroundTasks`) and which tool calls and results wait for each other (`CallPairing`). Each holds
+only its own state and knows nothing of entries' other parts, so
 that each can be tested by feeding it what interpret would and looking at what it says.
 """
 
@@ -221,3 +222,85 @@ class BackgroundTasks:
     def call_for(self, task_id: str) -> str:
         """The anchor of the call that started `task_id` ("" when not known here)."""
         return self.call_of.get(task_id, "")
+
+
+# How many events a result written before its call waits for the call (2.1.9x writes it right after).
+EARLY_RESULT_WAIT = 32
+# Replayed calls still waiting for a result: a continuation resumes where a few calls were open.
+REPLAYED_CALLS_KEPT = 256
+
+
+@dataclass
+class CallPairing:
+    """Which tool calls and results wait for each other, by tool_use id. Events are named by their
+    absolute index in the session: a call waits for its result; a result written before its call
+    (2.1.9x does this) waits as a stand-in call for a few events; a call replayed from the session this
+    one continues waits for a result written after the resume."""
+
+    waiting_calls: dict[str, int] = field(default_factory=dict)
+    early_results: dict[str, int] = field(default_factory=dict)
+    """Stand-ins for results that came before their call, by tool_use id."""
+    shown_without_call: set[str] = field(default_factory=set)
+    """Ids of results that went out without their call: a call that comes later needs an anchor of its own."""
+    replayed: dict[str, tuple[str, Mapping[str, Any]]] = field(default_factory=dict)
+    """Name and input of each replayed call whose result has not come, oldest first."""
+
+    def call_made(self, tool_use_id: str, index: int) -> None:
+        self.waiting_calls[tool_use_id] = index
+
+    def is_waiting(self, tool_use_id: str) -> bool:
+        """Whether a call with this id waits for its result already (the same block written twice)."""
+        return tool_use_id in self.waiting_calls
+
+    def result_came(self, tool_use_id: str) -> int | None:
+        """The index of the call this result answers, if one waits for it."""
+        return self.waiting_calls.pop(tool_use_id, None)
+
+    def result_came_first(self, tool_use_id: str, index: int) -> None:
+        """A result with no call yet waits at `index` as a stand-in."""
+        if tool_use_id and tool_use_id not in self.early_results:
+            self.early_results[tool_use_id] = index
+
+    def stand_in_for(self, tool_use_id: str) -> int | None:
+        """The index of the stand-in for this call's result, which came first, if it still waits."""
+        return self.early_results.pop(tool_use_id, None) if tool_use_id else None
+
+    def call_replayed(self, tool_use_id: str, name: str, tool_input: Mapping[str, Any]) -> None:
+        if len(self.replayed) >= REPLAYED_CALLS_KEPT:
+            del self.replayed[next(iter(self.replayed))]
+        self.replayed[tool_use_id] = (name, tool_input)
+
+    def replayed_result(self, tool_use_id: str) -> None:
+        self.replayed.pop(tool_use_id, None)
+
+    def replayed_call(self, tool_use_id: str) -> tuple[str, Mapping[str, Any]] | None:
+        """The name and input of the replayed call this result answers, if any."""
+        return self.replayed.pop(tool_use_id, None) if tool_use_id else None
+
+    def anchor_is_free(self, tool_use_id: str) -> bool:
+        """Whether an event for this call may take its anchor from the id (no other event has)."""
+        return bool(tool_use_id) and tool_use_id not in self.shown_without_call
+
+    def holds(self, index: int, call: ToolCall, queued: int) -> bool:
+        """Whether the call at `index` still waits, `queued` events having come so far."""
+        if self.early_results.get(call.tool_use_id) == index:
+            # A result before its call: its call comes within a few entries, or from another file.
+            if queued - index <= EARLY_RESULT_WAIT:
+                return True
+            self._give_up(call.tool_use_id)
+            return False
+        return self.waiting_calls.get(call.tool_use_id) == index
+
+    def let_go(self, index: int, call: ToolCall) -> bool:
+        """The call at `index` goes out as it stands; whatever comes for it later is shown on its own.
+        True when it was a call still waiting for its result."""
+        if self.early_results.get(call.tool_use_id) == index:
+            self._give_up(call.tool_use_id)
+        if self.waiting_calls.get(call.tool_use_id) == index:
+            del self.waiting_calls[call.tool_use_id]
+            return True
+        return False
+
+    def _give_up(self, tool_use_id: str) -> None:
+        del self.early_results[tool_use_id]
+        self.shown_without_call.add(tool_use_id)
