@@ -4,7 +4,8 @@ Claude Code writes one JSONL line per content block of a streamed reply, puts to
 entries, and mixes bookkeeping (snapshots, hook progress, queue operations) in with the conversation.
 This stage sorts all of that into events, pairs each tool call with its result, and counts what it does
 not know so that the build report can say so. Anything unknown becomes an `Unknown` event: shown, never
-dropped.
+dropped. Each entry type, message part and system subtype has a handler of its own in the tables below
+(`handles`); what is remembered across entries lives in the collaborators of `tracking`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The state `interpret` keeps across entries, one small collaborator per concern: streamed usage
 (`UsageCounter`), task lists (`TaskTracker`), plan outcomes (`PlanApproval`, `plan_of`), background
 tasks (`BackgroundTasks`) and which tool calls and results wait for each other (`CallPairing`). Each holds
-only its own state and knows nothing of entries' other parts, so
-that each can be tested by feeding it what interpret would and looking at what it says.
+only its own state and knows nothing of entries' other parts, so that each can be tested by feeding it
+what interpret would and looking at what it says.
 """
 
 from __future__ import annotations
