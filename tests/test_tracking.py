@@ -11,6 +11,7 @@ from generator.stages.tracking import (
     REPLAYED_CALLS_KEPT,
     BackgroundTasks,
     CallPairing,
+    SessionMetadata,
     PlanApproval,
     TaskTracker,
     UsageCounter,
@@ -188,3 +189,22 @@ def test_replayed_calls_wait_for_results_after_the_resume_and_only_so_many_are_k
     assert pairing.replayed_call("toolu_5") is None
     assert pairing.replayed_call(f"toolu_{REPLAYED_CALLS_KEPT}") == ("Bash", {"command": f"echo {REPLAYED_CALLS_KEPT}"})
     assert pairing.replayed_call("") is None
+
+
+def test_metadata_keeps_the_first_names_every_version_and_model_and_the_whole_time_span():
+    metadata = SessionMetadata()
+    metadata.note({"timestamp": "2026-03-01T10:05:00Z", "sessionId": "s1", "cwd": "/srv/app", "version": "2.1.3",
+                   "gitBranch": "main"})
+    metadata.note({"timestamp": "2026-03-01T09:59:00Z", "sessionId": "s2", "cwd": "/elsewhere", "version": "2.1.4",
+                   "slug": "quiet-fox"})
+    metadata.note({"timestamp": "2026-03-01T10:30:00Z", "version": "2.1.3", "cwd": 7})
+    for model in ("claude-a", "<synthetic>", "", "claude-b", "claude-a"):
+        metadata.note_model(model)
+    assert (metadata.session_id, metadata.cwd, metadata.slug, metadata.git_branch) == ("s1", "/srv/app", "quiet-fox", "main")
+    assert (metadata.started, metadata.ended) == ("2026-03-01T09:59:00Z", "2026-03-01T10:30:00Z")
+    assert list(metadata.versions) == ["2.1.3", "2.1.4"] and list(metadata.models) == ["claude-a", "claude-b"]
+    assert metadata.title == ""
+    metadata.ai_title = "Made up"
+    assert metadata.title == "Made up"
+    metadata.custom_title = "Given"
+    assert metadata.title == "Given"

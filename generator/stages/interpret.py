@@ -52,8 +52,8 @@ from .discover import SessionFile
 from .read import ReadResult
 from .redact import identifier
 from .summarize import UNKNOWN_TOOL, Summary, uuid_digest
-from .tracking import (PLAN_TOOLS, TASK_TOOLS, BackgroundTasks, CallPairing, PlanApproval, TaskTracker, UsageCounter,
-                       plan_of)
+from .tracking import (PLAN_TOOLS, TASK_TOOLS, BackgroundTasks, CallPairing, PlanApproval, SessionMetadata, TaskTracker,
+                       UsageCounter, plan_of)
 
 # Top-level fields Claude Code is known to write; anything else is counted as unknown in the report.
 KNOWN_FIELDS = frozenset(
@@ -348,17 +348,7 @@ class _SessionBuilder:
     replay_digests: bytearray = field(default_factory=bytearray)
     skipped: int = 0
     usage: UsageCounter = field(default_factory=UsageCounter)
-    session_id: str = ""
-    cwd: str = ""
-    slug: str = ""
-    git_branch: str = ""
-    versions: dict[str, None] = field(default_factory=dict)
-    models: dict[str, None] = field(default_factory=dict)
-    started: str = ""
-    ended: str = ""
-    custom_title: str = ""
-    ai_title: str = ""
-    leaf_summaries: dict[str, str] = field(default_factory=dict)
+    metadata: SessionMetadata = field(default_factory=SessionMetadata)
     has_conversation: bool = False
     counter: int = 0
     permission_mode: str = "default"
@@ -459,22 +449,7 @@ class _SessionBuilder:
             self.events.append(Unknown(self._next_anchor(uuid), self._time(data), name, dict(data)))
 
     def _metadata(self, data: Mapping[str, Any]) -> None:
-        timestamp = data.get("timestamp")
-        if isinstance(timestamp, str) and timestamp:
-            if not self.started or timestamp < self.started:
-                self.started = timestamp
-            if timestamp > self.ended:
-                self.ended = timestamp
-        if not self.session_id and isinstance(data.get("sessionId"), str):
-            self.session_id = data["sessionId"]
-        if not self.cwd and isinstance(data.get("cwd"), str):
-            self.cwd = data["cwd"]
-        if not self.slug and isinstance(data.get("slug"), str):
-            self.slug = data["slug"]
-        if not self.git_branch and isinstance(data.get("gitBranch"), str):
-            self.git_branch = data["gitBranch"]
-        if isinstance(data.get("version"), str):
-            self.versions.setdefault(data["version"], None)
+        self.metadata.note(data)
         if not self.agent_id and isinstance(data.get("agentId"), str) and data.get("isSidechain") is True:
             self.agent_id = data["agentId"]
 
@@ -531,7 +506,7 @@ class _SessionBuilder:
         if not isinstance(summary, str) and isinstance(data.get("data"), dict):
             summary = data["data"].get("summary")
         if isinstance(summary, str):
-            self.leaf_summaries[str(data.get("leafUuid", ""))] = summary
+            self.metadata.leaf_summaries[str(data.get("leafUuid", ""))] = summary
 
     @handles(ENTRY_HANDLERS, "attachment")
     def _attachment(self, entry: Entry) -> None:
@@ -544,12 +519,12 @@ class _SessionBuilder:
     @handles(ENTRY_HANDLERS, "custom-title")
     def _custom_title(self, entry: Entry) -> None:
         if isinstance(entry.data.get("customTitle"), str):
-            self.custom_title = entry.data["customTitle"]
+            self.metadata.custom_title = entry.data["customTitle"]
 
     @handles(ENTRY_HANDLERS, "ai-title")
     def _ai_title(self, entry: Entry) -> None:
         if isinstance(entry.data.get("aiTitle"), str):
-            self.ai_title = entry.data["aiTitle"]
+            self.metadata.ai_title = entry.data["aiTitle"]
 
     @handles(ENTRY_HANDLERS, "pr-link")
     def _pr_link(self, entry: Entry) -> None:
@@ -784,8 +759,7 @@ class _SessionBuilder:
             return
         timestamp = self._time(data)
         model = message.get("model") if isinstance(message.get("model"), str) else ""
-        if model and model != "<synthetic>":
-            self.models.setdefault(model, None)
+        self.metadata.note_model(model)
         self.usage.count(data, message)
         content = message.get("content")
         if data.get("isApiErrorMessage"):
@@ -981,19 +955,20 @@ class _SessionBuilder:
     def build(self, parent_key: str = "") -> Session:
         self.events.release(everything=True)
         usage, usage_by_model, tokens_by_day = self.usage.finish()
+        metadata = self.metadata
         return Session(
             key=self.key,
-            session_id=self.session_id or self.source.path.stem,
+            session_id=metadata.session_id or self.source.path.stem,
             source=str(self.source.path),
             project_dir=self.source.project_dir,
-            cwd=self.cwd,
-            title=self.custom_title or self.ai_title or "",
-            slug=self.slug,
-            git_branch=self.git_branch,
-            models=tuple(self.models),
-            versions=tuple(self.versions),
-            started=self.started,
-            ended=self.ended,
+            cwd=metadata.cwd,
+            title=metadata.title,
+            slug=metadata.slug,
+            git_branch=metadata.git_branch,
+            models=tuple(metadata.models),
+            versions=tuple(metadata.versions),
+            started=metadata.started,
+            ended=metadata.ended,
             usage=usage,
             usage_by_model=usage_by_model,
             tokens_by_day=tokens_by_day,
@@ -1001,8 +976,8 @@ class _SessionBuilder:
             parent_key=parent_key,
             uuid_digests=bytes(self.uuid_digests),
             replay_digests=bytes(self.replay_digests),
-            leaf_summaries=dict(self.leaf_summaries),
-            custom_title=self.custom_title,
+            leaf_summaries=dict(metadata.leaf_summaries),
+            custom_title=metadata.custom_title,
             skipped_entries=self.skipped,
             **self.summary.fields(),
         )

@@ -1,5 +1,5 @@
-"""The state `interpret` keeps across entries, one small collaborator per concern: streamed usage
-(`UsageCounter`), task lists (`TaskTracker`), plan outcomes (`PlanApproval`, `plan_of`), background
+"""The state `interpret` keeps across entries, one small collaborator per concern: what the entries say
+about their session (`SessionMetadata`), streamed usage (`UsageCounter`), task lists (`TaskTracker`), plan outcomes (`PlanApproval`, `plan_of`), background
 tasks (`BackgroundTasks`) and which tool calls and results wait for each other (`CallPairing`). Each holds
 only its own state and knows nothing of entries' other parts, so that each can be tested by feeding it
 what interpret would and looking at what it says.
@@ -304,3 +304,51 @@ class CallPairing:
     def _give_up(self, tool_use_id: str) -> None:
         del self.early_results[tool_use_id]
         self.shown_without_call.add(tool_use_id)
+
+
+@dataclass
+class SessionMetadata:
+    """What a session's entries say about it: the first id, folder, slug and branch any entry names, every
+    Claude Code version and model, the earliest and latest time, and its titles."""
+
+    session_id: str = ""
+    cwd: str = ""
+    slug: str = ""
+    git_branch: str = ""
+    versions: dict[str, None] = field(default_factory=dict)
+    """In the order first seen (a dict keeps it)."""
+    models: dict[str, None] = field(default_factory=dict)
+    started: str = ""
+    ended: str = ""
+    custom_title: str = ""
+    ai_title: str = ""
+    leaf_summaries: dict[str, str] = field(default_factory=dict)
+    """Summaries (titles) by the uuid of the entry they end at, which may be another file's."""
+
+    def note(self, data: Mapping[str, Any]) -> None:
+        """Take in what any entry says (a message's model is `note_model`'s)."""
+        timestamp = data.get("timestamp")
+        if isinstance(timestamp, str) and timestamp:
+            if not self.started or timestamp < self.started:
+                self.started = timestamp
+            if timestamp > self.ended:
+                self.ended = timestamp
+        if not self.session_id and isinstance(data.get("sessionId"), str):
+            self.session_id = data["sessionId"]
+        if not self.cwd and isinstance(data.get("cwd"), str):
+            self.cwd = data["cwd"]
+        if not self.slug and isinstance(data.get("slug"), str):
+            self.slug = data["slug"]
+        if not self.git_branch and isinstance(data.get("gitBranch"), str):
+            self.git_branch = data["gitBranch"]
+        if isinstance(data.get("version"), str):
+            self.versions.setdefault(data["version"], None)
+
+    def note_model(self, model: str) -> None:
+        if model and model != "<synthetic>":
+            self.models.setdefault(model, None)
+
+    @property
+    def title(self) -> str:
+        """The title the session was given, else the one Claude Code made up for it."""
+        return self.custom_title or self.ai_title or ""
