@@ -9,10 +9,95 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from enum import Enum
 from types import MappingProxyType
 from typing import Any, Mapping, Union
 
 EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+class Named(str, Enum):
+    """An enum whose members are their values wherever text is wanted: in an f-string, a CSS class, the
+    manifest's JSON (`enum.StrEnum` does this from Python 3.11; this package still runs on 3.10)."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+
+class NoticeKind(Named):
+    """The notices `interpret` makes. A system line or message Claude Code adds later keeps its own name
+    (a plain str, e.g. a new system subtype), so that a page still shows and classes it."""
+
+    INTERRUPT = "interrupt"
+    COMPACTION = "compaction"
+    API_ERROR = "api-error"
+    TURN_DURATION = "turn-duration"
+    STOP_HOOK_SUMMARY = "stop-hook-summary"
+    AWAY_SUMMARY = "away-summary"
+    INFORMATIONAL = "informational"
+    MICROCOMPACT_BOUNDARY = "microcompact-boundary"
+    HOOK = "hook"
+    SYSTEM = "system"
+    PERMISSION_MODE = "permission-mode"
+    ATTACHED_FILE = "attached-file"
+    QUEUE_REMOVED = "queue-removed"
+    PR_LINK = "pr-link"
+    COMMAND_OUTPUT = "command-output"
+    CAVEAT = "caveat"
+    CONTINUATION = "continuation"
+    REDACTED_THINKING = "redacted-thinking"
+    TASK_NOTIFICATION = "task-notification"
+    BASH_NOTIFICATION = "bash-notification"
+
+
+def notice_kind(name: str) -> NoticeKind | str:
+    """The kind named `name`: one of ours when it is, else the name as Claude Code wrote it."""
+    try:
+        return NoticeKind(name)
+    except ValueError:
+        return name
+
+
+class PermissionMode(Named):
+    """Claude Code's permission modes (`permissionMode`); a mode it adds later is kept as a plain str."""
+
+    DEFAULT = "default"
+    PLAN = "plan"
+    ACCEPT_EDITS = "acceptEdits"
+    BYPASS_PERMISSIONS = "bypassPermissions"
+    AUTO = "auto"
+
+
+class PromptLabel(Named):
+    """Why a prompt is hidden or special (shown after "You ·" with --show-hidden)."""
+
+    NONE = ""
+    META = "meta"
+    SYSTEM_REMINDER = "system reminder"
+    PLAN_PREAMBLE = "plan preamble"
+    """"Implement the following plan:" with the plan a session was started with or accepted in."""
+
+
+class PlanStatus(Named):
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    PENDING = "pending"
+    """No answer in this file."""
+
+
+class PlanDecision(Enum):
+    """How a plan's outcome came to be known (`Plan.how` says it for a reader)."""
+
+    ANSWERED = "answered"
+    """The user answered the ExitPlanMode call (approved, rejected, or something else)."""
+    NO_ANSWER = "no answer"
+    FRESH_CONTEXT = "fresh context"
+    """Rejected in the old format's "accept and clear context", then carried out from the next prompt."""
+    STARTED_SESSION = "started session"
+    """The plan this session was started with (`planContent`): this session carries it out."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +168,8 @@ class Prompt:
     """Images pasted with the prompt."""
     hidden: bool = False
     """True for system-injected text that is shown only with --show-hidden."""
-    label: str = ""
-    """Why it is hidden or special, e.g. 'meta', 'compact summary'."""
+    label: PromptLabel = PromptLabel.NONE
+    """Why it is hidden or special."""
     by_agent: bool = False
     """Written by the agent that started this subagent run (its task, in Markdown), not typed by a person."""
 
@@ -175,8 +260,8 @@ class Plan:
     """ISO 8601 time it was proposed."""
     text: str
     """The plan, Markdown (untrusted)."""
-    status: str
-    """approved, rejected, or pending (no answer in this file)."""
+    status: PlanStatus
+    decision: PlanDecision
     how: str = ""
     """How it was decided, for a reader: e.g. 'accept and clear context', 'started this session'."""
     feedback: str = ""
@@ -223,8 +308,9 @@ class Notice:
     """Stable id for links."""
     timestamp: str
     """ISO 8601 time."""
-    kind: str
-    """What sort of notice, e.g. interrupt, compaction, api-error, turn-duration."""
+    kind: NoticeKind | str
+    """What sort of notice (`NoticeKind`; a plain str only for a system line or message of a kind we do not
+    know, by its own name)."""
     text: str
     """Plain text for a person (untrusted)."""
     hidden: bool = False
@@ -235,6 +321,8 @@ class Notice:
     """Named facts a system message carried (a background task's status, its output file), untrusted."""
     related: str = ""
     """Anchor of the event this notice is about (the call that started a background task), if known."""
+    mode: PermissionMode | str = ""
+    """For a permission-mode notice: the mode the session changed to."""
 
 
 @dataclass(frozen=True, slots=True)

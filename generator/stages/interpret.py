@@ -4,7 +4,8 @@ Claude Code writes one JSONL line per content block of a streamed reply, puts to
 entries, and mixes bookkeeping (snapshots, hook progress, queue operations) in with the conversation.
 This stage sorts all of that into events, pairs each tool call with its result, and counts what it does
 not know so that the build report can say so. Anything unknown becomes an `Unknown` event: shown, never
-dropped.
+dropped. Each entry type, message part and system subtype has a handler of its own in the tables below
+(`handles`); what is remembered across entries lives in the collaborators of `tracking`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from typing import Any, Callable, Collection, Iterable, Mapping
 from ..core.model import (
     AssistantText,
     Plan,
-    TaskItem,
     BashMode,
     BrokenLine,
     Diagnostic,
@@ -32,6 +32,12 @@ from ..core.model import (
     Event,
     Media,
     Notice,
+    NoticeKind,
+    PermissionMode,
+    PlanDecision,
+    PlanStatus,
+    PromptLabel,
+    notice_kind,
     Prompt,
     Session,
     SlashCommand,
@@ -40,19 +46,15 @@ from ..core.model import (
     ToolResult,
     Unknown,
     Unreadable,
-    Usage,
 )
 from ..core.text import strip_ansi
 from .discover import SessionFile
 from .read import ReadResult
 from .redact import identifier
-from .summarize import PLAN_PREAMBLE, PLAN_STARTED_SESSION, UNKNOWN_TOOL, Summary, uuid_digest
+from .summarize import UNKNOWN_TOOL, Summary, uuid_digest
+from .tracking import (PLAN_TOOLS, TASK_TOOLS, BackgroundTasks, CallPairing, PlanApproval, SessionMetadata, TaskTracker,
+                       UsageCounter, plan_of)
 
-# Entry types that carry no conversation and are deliberately not shown.
-BOOKKEEPING_TYPES = frozenset(
-    {"file-history-snapshot", "queue-operation", "permission-mode", "last-prompt", "ai-title", "agent-name",
-     "progress", "attachment", "summary", "custom-title", "pr-link"}
-)
 # Top-level fields Claude Code is known to write; anything else is counted as unknown in the report.
 KNOWN_FIELDS = frozenset(
     {"type", "sessionId", "timestamp", "parentUuid", "isSidechain", "uuid", "userType", "cwd", "version",
@@ -67,19 +69,6 @@ KNOWN_FIELDS = frozenset(
      "isApiError", "retryInMs", "retryAttempt", "maxRetries", "cause", "data", "fileHistorySnapshot",
      "files", "requestIds", "model", "costUSD", "durationApiMs", "isCompactBoundary", "uuidHistory"}
 )
-KNOWN_SYSTEM_SUBTYPES = frozenset(
-    {"turn_duration", "stop_hook_summary", "local_command", "compact_boundary", "away_summary",
-     "informational", "api_error", "microcompact_boundary"}
-)
-HIDDEN_SYSTEM_SUBTYPES = frozenset({"turn_duration", "stop_hook_summary"})
-# Messages whose usage is still being counted: a streamed message's lines come together, so older ones
-# are done and only their totals are kept (a session of any length holds this many).
-RECENT_MESSAGES = 64
-# How many events a result written before its call waits for the call (2.1.9x writes it right after).
-EARLY_RESULT_WAIT = 32
-# Replayed calls still waiting for a result: a continuation resumes where a few calls were open.
-REPLAYED_CALLS_KEPT = 256
-USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 # Written into the site as files; anything else (SVG can carry script) is shown as a reference only.
 SAFE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"})
 
@@ -101,28 +90,50 @@ TOOL_USE_ERROR = re.compile(r"<tool_use_error>(.*?)</tool_use_error>", re.S)
 SYSTEM_MESSAGE = re.compile(r"\A<([a-z][a-z0-9]*(?:-[a-z0-9]+)+)>(.*)</\1>(.*)\Z", re.S)
 SYSTEM_MESSAGE_FIELD = re.compile(r"<([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)>(.*?)</\1>", re.S)
 # The system messages this stage knows, and what a reader is told each one is.
-SYSTEM_MESSAGE_KINDS = {"task-notification": "Background task", "bash-notification": "Background command"}
-# How a background command's result names its task, for linking the notification back to the call.
-BACKGROUND_TASK_ID = re.compile(r"running in background with ID: ([A-Za-z0-9_-]+)")
-BACKGROUND_TASKS_PER_SESSION = 1000
-
-PLAN_TOOLS = frozenset({"ExitPlanMode", "exit_plan_mode"})
-PLAN_APPROVED = re.compile(r"approved your plan", re.I)
-PLAN_REJECTED = re.compile(r"rejected|doesn't want to proceed", re.I)
-PLAN_FEEDBACK = "the user said:"
+SYSTEM_MESSAGE_KINDS = {NoticeKind.TASK_NOTIFICATION: "Background task", NoticeKind.BASH_NOTIFICATION: "Background command"}
 PERMISSION_MODES = {
-    "plan": "Plan mode: Claude researches and proposes, and changes nothing",
-    "default": "Default mode: Claude asks before acting",
-    "acceptEdits": "Accept-edits mode: file edits are approved automatically",
-    "bypassPermissions": "Bypass mode: every action is approved automatically",
-    "auto": "Auto mode",
+    PermissionMode.PLAN: "Plan mode: Claude researches and proposes, and changes nothing",
+    PermissionMode.DEFAULT: "Default mode: Claude asks before acting",
+    PermissionMode.ACCEPT_EDITS: "Accept-edits mode: file edits are approved automatically",
+    PermissionMode.BYPASS_PERMISSIONS: "Bypass mode: every action is approved automatically",
+    PermissionMode.AUTO: "Auto mode",
 }
+PLAN_STARTED_SESSION = "accepted with a fresh context: this session carries it out"
 INTERRUPT_FOR_TOOL = "[Request interrupted by user for tool use]"
 INTERRUPT = "[Request interrupted by user"
 # Times outside this window are a wrong clock or a broken log, not when a session ran (Claude Code came out
 # in 2025): they are reported and left out, so that they stretch no chart or duration. A fixed window,
 # never the build's own clock, so that two builds of the same input stay byte-identical.
 PLAUSIBLE_TIMES = (date(2023, 1, 1), date(2100, 1, 1))
+
+# Interpretation is tables of small handlers, as markdown-it-py's rules are: one handler per top-level
+# entry type, per content part type and per system subtype, registered with `handles` and looked up by
+# name. A name with no handler is counted as unknown (the build report says so) and shown as an `Unknown`
+# event, never dropped. To support a new entry type, add one method to `_SessionBuilder` under
+# `@handles(ENTRY_HANDLERS, "<type>")`.
+EntryHandler = Callable[["_SessionBuilder", Entry], None]
+SystemHandler = Callable[["_SessionBuilder", Entry, str, str, str], None]
+AssistantPartHandler = Callable[["_SessionBuilder", Mapping[str, Any], str, str, str], None]
+UserPartHandler = Callable[["_SessionBuilder", Mapping[str, Any], Mapping[str, Any], str, "_UserParts"], None]
+ENTRY_HANDLERS: dict[str, EntryHandler] = {}
+"""By entry `type`: handler(builder, entry)."""
+SYSTEM_HANDLERS: dict[str, SystemHandler] = {}
+"""By system `subtype` ("" for none): handler(builder, entry, anchor, timestamp, text). A subtype with none
+is counted as unknown and shown as a notice of its own name (`_SessionBuilder._system_notice`)."""
+ASSISTANT_PART_HANDLERS: dict[str, AssistantPartHandler] = {}
+"""By the `type` of a part of an assistant message: handler(builder, part, part_id, timestamp, model)."""
+USER_PART_HANDLERS: dict[str, UserPartHandler] = {}
+"""By the `type` of a part of a user message: handler(builder, entry data, part, timestamp, gathered)."""
+
+
+def handles(table: dict[str, Any], *names: str) -> Callable[[Any], Any]:
+    """Register the decorated handler in `table` under each of `names`."""
+    def register(handler: Any) -> Any:
+        for name in names:
+            assert name not in table, f"two handlers for {name!r}"
+            table[name] = handler
+        return handler
+    return register
 
 
 EventSink = Callable[[Event], None]
@@ -309,6 +320,14 @@ def _media(part: Mapping[str, Any]) -> Media | None:
 
 
 @dataclass
+class _UserParts:
+    """What the parts of one user message add up to: its text and its images make one prompt."""
+
+    texts: list[str] = field(default_factory=list)
+    images: list[Media] = field(default_factory=list)
+
+
+@dataclass
 class _SessionBuilder:
     """Mutable while one file is being interpreted; `build()` freezes the result."""
 
@@ -322,48 +341,23 @@ class _SessionBuilder:
     """Where problems found in the entries go (shared by the sessions of one file)."""
     events: _EventQueue = field(init=False)
     unknown: Counter[str] = field(default_factory=Counter)
-    pending_calls: dict[str, int] = field(default_factory=dict)
+    calls: CallPairing = field(default_factory=CallPairing)
     seen_uuids: set[bytes] = field(default_factory=set)
     """Digests of the uuids seen, and of the uuids with their times (`replay_digest`)."""
     uuid_digests: bytearray = field(default_factory=bytearray)  # in file order: link needs the latest entry
     replay_digests: bytearray = field(default_factory=bytearray)
     skipped: int = 0
-    usage_by_message: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
-    session_id: str = ""
-    cwd: str = ""
-    slug: str = ""
-    git_branch: str = ""
-    versions: dict[str, None] = field(default_factory=dict)
-    models: dict[str, None] = field(default_factory=dict)
-    started: str = ""
-    ended: str = ""
-    custom_title: str = ""
-    ai_title: str = ""
-    leaf_summaries: dict[str, str] = field(default_factory=dict)
+    usage: UsageCounter = field(default_factory=UsageCounter)
+    metadata: SessionMetadata = field(default_factory=SessionMetadata)
     has_conversation: bool = False
     counter: int = 0
     permission_mode: str = "default"
-    tasks: dict[str, TaskItem] = field(default_factory=dict)
+    tasks: TaskTracker = field(default_factory=TaskTracker)
     progress_sink: Callable[[str, Entry], None] | None = None
     sink: EventSink | None = None
-    model_of_message: dict[tuple[str, str], str] = field(default_factory=dict)
-    day_of_message: dict[tuple[str, str], str] = field(default_factory=dict)
-    tokens_by_day: Counter[str] = field(default_factory=Counter)
-    usage_by_model: dict[str, Counter[str]] = field(default_factory=dict)
-    """Token counts of the messages that are done, by model."""
     summary: Summary = field(default_factory=Summary)
-    awaiting_plan: int | None = None
-    """Absolute index of a rejected plan that the next prompt may yet show was carried out."""
-    early_results: dict[str, int] = field(default_factory=dict)
-    """Results written before their call (2.1.9x does this), by tool_use id: the absolute index of the
-    stand-in event, held a few events in case the call comes."""
-    shown_without_call: set[str] = field(default_factory=set)
-    """Ids of results that went out without their call: a call that comes later still needs its own id."""
-    replayed_calls: dict[str, tuple[str, Mapping[str, Any]]] = field(default_factory=dict)
-    """Calls in entries replayed from the session this one continues whose results have not come yet:
-    a result written after the resume is paired with them."""
-    background_calls: dict[str, str] = field(default_factory=dict)
-    """Anchor of the call that started each background task, by task id."""
+    plans: PlanApproval = field(default_factory=PlanApproval)
+    background: BackgroundTasks = field(default_factory=BackgroundTasks)
 
     def __post_init__(self) -> None:
         self.agent_id = self.agent_id or self.source.agent_id
@@ -381,33 +375,16 @@ class _SessionBuilder:
 
     def is_held(self, index: int, event: Event) -> bool:
         """An event waits while something later may still change it."""
-        if index == self.awaiting_plan:
+        if self.plans.holds(index):
             return True
-        if not isinstance(event, ToolCall):
-            return False
-        if self.early_results.get(event.tool_use_id) == index:
-            # A result before its call: its call comes within a few entries, or from another file.
-            if len(self.events) - index <= EARLY_RESULT_WAIT:
-                return True
-            self._give_up_waiting(event)
-            return False
-        return self.pending_calls.get(event.tool_use_id) == index
-
-    def _give_up_waiting(self, stand_in: ToolCall) -> None:
-        del self.early_results[stand_in.tool_use_id]
-        self.shown_without_call.add(stand_in.tool_use_id)
+        return isinstance(event, ToolCall) and self.calls.holds(index, event, len(self.events))
 
     def let_go(self, index: int, event: Event) -> Event:
         """The queue is full: the event goes out as it stands (a call without its result, a plan as
         rejected) and anything that comes for it later is shown on its own."""
-        if index == self.awaiting_plan:
-            self.awaiting_plan = None
-        if isinstance(event, ToolCall) and self.early_results.get(event.tool_use_id) == index:
-            self._give_up_waiting(event)
-        if isinstance(event, ToolCall) and self.pending_calls.get(event.tool_use_id) == index:
-            del self.pending_calls[event.tool_use_id]
-            if event.name in PLAN_TOOLS:
-                return _plan_of(event)
+        self.plans.let_go(index)
+        if isinstance(event, ToolCall) and self.calls.let_go(index, event) and event.name in PLAN_TOOLS:
+            return plan_of(event)
         return event
 
     @property
@@ -463,33 +440,16 @@ class _SessionBuilder:
                 self.unknown[f"field:{name}"] += 1
         self._metadata(data)
         kind = data.get("type")
-        handler = _ENTRY_HANDLERS.get(kind) if isinstance(kind, str) else None
+        handler = ENTRY_HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is not None:
             handler(self, entry)
-        elif isinstance(kind, str) and kind in BOOKKEEPING_TYPES:
-            self._bookkeeping(entry)
         else:
             name = f"type:{kind}" if isinstance(kind, str) else "type:(missing)"
             self.unknown[name] += 1
             self.events.append(Unknown(self._next_anchor(uuid), self._time(data), name, dict(data)))
 
     def _metadata(self, data: Mapping[str, Any]) -> None:
-        timestamp = data.get("timestamp")
-        if isinstance(timestamp, str) and timestamp:
-            if not self.started or timestamp < self.started:
-                self.started = timestamp
-            if timestamp > self.ended:
-                self.ended = timestamp
-        if not self.session_id and isinstance(data.get("sessionId"), str):
-            self.session_id = data["sessionId"]
-        if not self.cwd and isinstance(data.get("cwd"), str):
-            self.cwd = data["cwd"]
-        if not self.slug and isinstance(data.get("slug"), str):
-            self.slug = data["slug"]
-        if not self.git_branch and isinstance(data.get("gitBranch"), str):
-            self.git_branch = data["gitBranch"]
-        if isinstance(data.get("version"), str):
-            self.versions.setdefault(data["version"], None)
+        self.metadata.note(data)
         if not self.agent_id and isinstance(data.get("agentId"), str) and data.get("isSidechain") is True:
             self.agent_id = data["agentId"]
 
@@ -501,59 +461,82 @@ class _SessionBuilder:
         self.counter += 1
         return _anchor(raw_id, f"n{self.counter}")
 
-    # -- bookkeeping entries ---------------------------------------------------------------------------
+    # -- bookkeeping entries: not conversation; what each is for, and so whether it is shown --------------
 
-    def _bookkeeping(self, entry: Entry) -> None:
-        """Entries that are not conversation. What each is for, and so whether it is shown:
+    @handles(ENTRY_HANDLERS, "file-history-snapshot", "last-prompt", "agent-name")
+    def _claude_code_bookkeeping(self, entry: Entry) -> None:
+        """Claude Code's own bookkeeping: not shown."""
 
-        - summary, custom-title, ai-title: titles (summaries may title another file's session);
-        - pr-link: shown, a pull request made from the session is part of its story;
-        - permission-mode: shown when the mode changes (plan mode above all);
-        - queue-operation: a message typed while Claude worked. Once dequeued it arrives as a prompt, so
-          only a withdrawn ("remove") one is shown, since Claude never saw it;
-        - progress: live progress of hooks, bash, MCP and web search is a replay of what the results
-          already hold, and is skipped; agent_progress carries a subagent's messages and is collected to
-          rebuild its transcript when its own file is missing;
-        - attachment (task reminders, edited files, tool lists), file-history-snapshot, last-prompt,
-          agent-name: Claude Code's own bookkeeping, skipped.
-        """
+    @handles(ENTRY_HANDLERS, "progress")
+    def _progress(self, entry: Entry) -> None:
+        """Live progress of hooks, bash, MCP and web search is a replay of what the results already hold,
+        and is skipped; agent_progress carries a subagent's messages and is collected to rebuild its
+        transcript when its own file is missing."""
+        progress = entry.data.get("data")
+        if isinstance(progress, dict) and progress.get("type") == "agent_progress":
+            self._agent_progress(entry.data, progress, entry.line)
+
+    @handles(ENTRY_HANDLERS, "permission-mode")
+    def _permission_mode_entry(self, entry: Entry) -> None:
+        """Shown when the mode changes (plan mode above all)."""
+        if isinstance(entry.data.get("permissionMode"), str):
+            self._permission_mode(entry.data, entry.data["permissionMode"])
+
+    @handles(ENTRY_HANDLERS, "queue-operation")
+    def _queue_operation(self, entry: Entry) -> None:
+        """A message typed while Claude worked. Once dequeued it arrives as a prompt, so only a withdrawn
+        ("remove") one is shown, since Claude never saw it."""
         data = entry.data
-        kind = data["type"]
-        if kind == "progress":
-            progress = data.get("data")
-            if isinstance(progress, dict) and progress.get("type") == "agent_progress":
-                self._agent_progress(data, progress, entry.line)
-        elif kind == "permission-mode" and isinstance(data.get("permissionMode"), str):
-            self._permission_mode(data, data["permissionMode"])
-        elif kind == "queue-operation" and data.get("operation") == "remove" and isinstance(data.get("content"), str):
-            anchor, timestamp = self._next_anchor(data.get("uuid")), self._time(data)
-            system_message = SYSTEM_MESSAGE.match(data["content"].strip())
-            if system_message is not None:  # Claude Code's own message, dropped from the queue: no one's words
-                self.events.append(replace(self._system_message(anchor, timestamp, *system_message.groups()),
-                                           hidden=True))
-            else:
-                self.events.append(Notice(anchor, timestamp, "queue-removed",
-                                          f"Withdrawn before Claude read it: {data['content']}"))
-        elif kind == "summary":
-            summary = data.get("summary")
-            if not isinstance(summary, str) and isinstance(data.get("data"), dict):
-                summary = data["data"].get("summary")
-            if isinstance(summary, str):
-                self.leaf_summaries[str(data.get("leafUuid", ""))] = summary
-        elif kind == "attachment" and isinstance(data.get("attachment"), dict) and data["attachment"].get("type") == "file":
-            self._attached_file(data, data["attachment"])
-        elif kind == "custom-title" and isinstance(data.get("customTitle"), str):
-            self.custom_title = data["customTitle"]
-        elif kind == "ai-title" and isinstance(data.get("aiTitle"), str):
-            self.ai_title = data["aiTitle"]
-        elif kind == "pr-link" and data.get("prUrl"):
-            self.events.append(
-                Notice(self._next_anchor(data.get("uuid")), self._time(data), "pr-link",
-                       f"Pull request #{data.get('prNumber', '')}: {data['prUrl']}")
-            )
+        if data.get("operation") != "remove" or not isinstance(data.get("content"), str):
+            return
+        anchor, timestamp = self._next_anchor(data.get("uuid")), self._time(data)
+        system_message = SYSTEM_MESSAGE.match(data["content"].strip())
+        if system_message is not None:  # Claude Code's own message, dropped from the queue: no one's words
+            self.events.append(replace(self._system_message(anchor, timestamp, *system_message.groups()),
+                                       hidden=True))
+        else:
+            self.events.append(Notice(anchor, timestamp, NoticeKind.QUEUE_REMOVED,
+                                      f"Withdrawn before Claude read it: {data['content']}"))
+
+    @handles(ENTRY_HANDLERS, "summary")
+    def _summary(self, entry: Entry) -> None:
+        """A title for a session, which may be another file's (the leaf it names says which)."""
+        data = entry.data
+        summary = data.get("summary")
+        if not isinstance(summary, str) and isinstance(data.get("data"), dict):
+            summary = data["data"].get("summary")
+        if isinstance(summary, str):
+            self.metadata.leaf_summaries[str(data.get("leafUuid", ""))] = summary
+
+    @handles(ENTRY_HANDLERS, "attachment")
+    def _attachment(self, entry: Entry) -> None:
+        """A file sent with a prompt is shown; other attachments (task reminders, edited files, tool
+        lists) are Claude Code's own bookkeeping, skipped."""
+        attachment = entry.data.get("attachment")
+        if isinstance(attachment, dict) and attachment.get("type") == "file":
+            self._attached_file(entry.data, attachment)
+
+    @handles(ENTRY_HANDLERS, "custom-title")
+    def _custom_title(self, entry: Entry) -> None:
+        if isinstance(entry.data.get("customTitle"), str):
+            self.metadata.custom_title = entry.data["customTitle"]
+
+    @handles(ENTRY_HANDLERS, "ai-title")
+    def _ai_title(self, entry: Entry) -> None:
+        if isinstance(entry.data.get("aiTitle"), str):
+            self.metadata.ai_title = entry.data["aiTitle"]
+
+    @handles(ENTRY_HANDLERS, "pr-link")
+    def _pr_link(self, entry: Entry) -> None:
+        """Shown: a pull request made from the session is part of its story."""
+        data = entry.data
+        if data.get("prUrl"):
+            self.events.append(Notice(self._next_anchor(data.get("uuid")), self._time(data), NoticeKind.PR_LINK,
+                                      f"Pull request #{data.get('prNumber', '')}: {data['prUrl']}"))
 
     # -- conversation entries --------------------------------------------------------------------------
 
+    @handles(ENTRY_HANDLERS, "user")
     def _user(self, entry: Entry) -> None:
         data = entry.data
         message = data.get("message")
@@ -568,13 +551,13 @@ class _SessionBuilder:
         if isinstance(data.get("planContent"), str) and data["planContent"].strip():
             # New-format "accept and clear context": this session starts from an approved plan. The
             # "Implement the following plan:" message repeats it, so it is kept only for --show-hidden.
-            self.events.append(Plan(self._next_anchor(f"{uuid}-plan"), timestamp, data["planContent"], "approved",
-                                    how=PLAN_STARTED_SESSION))
+            self.events.append(Plan(self._next_anchor(f"{uuid}-plan"), timestamp, data["planContent"],
+                                    PlanStatus.APPROVED, PlanDecision.STARTED_SESSION, how=PLAN_STARTED_SESSION))
             self.events.append(Prompt(self._next_anchor(uuid), timestamp, _text_of(content), (), hidden=True,
-                                      label="plan preamble"))
+                                      label=PromptLabel.PLAN_PREAMBLE))
             return
         if data.get("isCompactSummary") or data.get("isVisibleInTranscriptOnly"):
-            self.events.append(Notice(self._next_anchor(uuid), timestamp, "continuation", _text_of(content)))
+            self.events.append(Notice(self._next_anchor(uuid), timestamp, NoticeKind.CONTINUATION, _text_of(content)))
             return
         if isinstance(content, str):
             self._user_text(uuid, timestamp, content, (), meta=bool(data.get("isMeta")))
@@ -582,28 +565,34 @@ class _SessionBuilder:
         if not isinstance(content, list):
             self._malformed(entry, "user message content is neither text nor a list of parts")
             return
-        texts: list[str] = []
-        images: list[Media] = []
+        gathered = _UserParts()
         for part in content:
             if not isinstance(part, dict):
                 self.unknown["part:(not an object)"] += 1
                 self.events.append(Unknown(self._next_anchor(None), timestamp, "part:(not an object)", part))
                 continue
-            part_type = part.get("type")
-            if part_type == "tool_result":
-                self._tool_result(data, part)
-            elif part_type == "text":
-                texts.append(str(part.get("text", "")))
-            elif part_type in ("image", "document"):
-                media = _media(part)
-                if media is not None:
-                    images.append(media)
+            handler = USER_PART_HANDLERS.get(part.get("type"))  # type: ignore[arg-type]
+            if handler is not None:
+                handler(self, data, part, timestamp, gathered)
             else:
-                name = f"part:{part_type}"
+                name = f"part:{part.get('type')}"
                 self.unknown[name] += 1
                 self.events.append(Unknown(self._next_anchor(None), timestamp, name, part))
-        if texts or images:
-            self._user_text(uuid, timestamp, "\n\n".join(texts), tuple(images), meta=bool(data.get("isMeta")))
+        if gathered.texts or gathered.images:
+            self._user_text(uuid, timestamp, "\n\n".join(gathered.texts), tuple(gathered.images),
+                            meta=bool(data.get("isMeta")))
+
+    @handles(USER_PART_HANDLERS, "text")
+    def _user_text_part(self, data: Mapping[str, Any], part: Mapping[str, Any], timestamp: str,
+                        gathered: _UserParts) -> None:
+        gathered.texts.append(str(part.get("text", "")))
+
+    @handles(USER_PART_HANDLERS, "image", "document")
+    def _user_media_part(self, data: Mapping[str, Any], part: Mapping[str, Any], timestamp: str,
+                         gathered: _UserParts) -> None:
+        media = _media(part)
+        if media is not None:
+            gathered.images.append(media)
 
     def _user_text(self, uuid: Any, timestamp: str, text: str, images: tuple[Media, ...], meta: bool) -> None:
         anchor = self._next_anchor(uuid)
@@ -621,10 +610,10 @@ class _SessionBuilder:
             if self.events and isinstance(self.events[-1], SlashCommand) and not self.events[-1].output:
                 self.events[-1] = replace(self.events[-1], output=output)
             else:
-                self.events.append(Notice(anchor, timestamp, "command-output", output, hidden=not output))
+                self.events.append(Notice(anchor, timestamp, NoticeKind.COMMAND_OUTPUT, output, hidden=not output))
             return
         if stripped.startswith("<local-command-caveat>"):
-            self.events.append(Notice(anchor, timestamp, "caveat", stripped, hidden=True))
+            self.events.append(Notice(anchor, timestamp, NoticeKind.CAVEAT, stripped, hidden=True))
             return
         if stripped.startswith("<bash-input>"):
             command = BASH_INPUT.search(stripped)
@@ -647,16 +636,16 @@ class _SessionBuilder:
             self.events.append(self._system_message(anchor, timestamp, *system_message.groups()))
             return
         if stripped == INTERRUPT_FOR_TOOL:
-            self.events.append(Notice(anchor, timestamp, "interrupt", stripped, hidden=True))
+            self.events.append(Notice(anchor, timestamp, NoticeKind.INTERRUPT, stripped, hidden=True))
             return
         if stripped.startswith(INTERRUPT) and stripped.endswith("]") and "\n" not in stripped:
-            self.events.append(Notice(anchor, timestamp, "interrupt", stripped))
+            self.events.append(Notice(anchor, timestamp, NoticeKind.INTERRUPT, stripped))
             return
         if meta:
-            self.events.append(Prompt(anchor, timestamp, text, images, hidden=True, label="meta"))
+            self.events.append(Prompt(anchor, timestamp, text, images, hidden=True, label=PromptLabel.META))
             return
         if not visible.strip() and not images:
-            self.events.append(Prompt(anchor, timestamp, text, (), hidden=True, label="system reminder"))
+            self.events.append(Prompt(anchor, timestamp, text, (), hidden=True, label=PromptLabel.SYSTEM_REMINDER))
             return
         # In a subagent's transcript, the "user" is the agent that started the run: its task is Markdown
         # written by Claude, not something a person typed.
@@ -676,14 +665,16 @@ class _SessionBuilder:
         summary = fields.pop("summary", "")
         text = " ".join(part for part in (summary, rest, after.strip()) if part)
         started_by = fields.get("tool-use-id") or fields.get("task-id") or fields.get("shell-id") or ""
-        related = self.background_calls.get(started_by, "")
+        related = self.background.call_for(started_by)
         # The call's id is said by the link to the call, when the call is known here.
         left_out = ("summary", "tool-use-id") if related else ("summary",)
         shown = tuple((name, value) for name, value in details if name not in left_out)
-        return Notice(anchor, timestamp, tag, text or (SYSTEM_MESSAGE_KINDS.get(tag) or tag), details=shown,
+        return Notice(anchor, timestamp, notice_kind(tag), text or (SYSTEM_MESSAGE_KINDS.get(tag) or tag), details=shown,
                       related=related)
 
-    def _tool_result(self, data: Mapping[str, Any], part: Mapping[str, Any]) -> None:
+    @handles(USER_PART_HANDLERS, "tool_result")
+    def _tool_result(self, data: Mapping[str, Any], part: Mapping[str, Any], timestamp: str,
+                     gathered: _UserParts) -> None:
         tool_use_id = str(part.get("tool_use_id", ""))
         content = part.get("content")
         images = tuple(
@@ -698,13 +689,13 @@ class _SessionBuilder:
             structured=data.get("toolUseResult"),
             images=images,
         )
-        index = self.pending_calls.pop(tool_use_id, None)
+        index = self.calls.result_came(tool_use_id)
         if index is not None:
             call = self.events[index]
             assert isinstance(call, ToolCall)
             self._complete_call(index, call, result)
             return
-        replayed = self.replayed_calls.pop(tool_use_id, None) if tool_use_id else None
+        replayed = self.calls.replayed_call(tool_use_id)
         if replayed is not None:
             # Its call was replayed from the session this one continues (shown there, waiting): the
             # result is shown here, with the call it answers.
@@ -717,26 +708,24 @@ class _SessionBuilder:
         # it; a result whose call is in another file is shown as the result of an unknown call.
         stand_in = ToolCall(self._call_anchor(tool_use_id), result.timestamp, tool_use_id, UNKNOWN_TOOL, {},
                             result)
-        if tool_use_id and tool_use_id not in self.early_results:
-            self.early_results[tool_use_id] = len(self.events)
+        self.calls.result_came_first(tool_use_id, len(self.events))
         self.events.append(stand_in)
 
     def _call_anchor(self, tool_use_id: str) -> str:
         """A call's anchor comes from its id; a second event for the same id (a call whose result was
         shown before it came) gets one of its own, so that no two elements share an id."""
-        if tool_use_id and tool_use_id not in self.shown_without_call:
+        if self.calls.anchor_is_free(tool_use_id):
             return _anchor(tool_use_id, "")
         return self._next_anchor(None)
 
     def _complete_call(self, index: int, call: ToolCall, result: ToolResult) -> None:
-        self._note_background_task(call, result)
-        if call.name in ("TaskCreate", "TaskUpdate"):
-            self.events[index] = replace(call, result=result, tasks=self._track_task(call, result))
+        self.background.note(call, result)
+        if call.name in TASK_TOOLS:
+            self.events[index] = replace(call, result=result, tasks=self.tasks.track(call, result))
         elif call.name in PLAN_TOOLS:
-            plan = _plan_of(replace(call, result=result))
+            plan = plan_of(replace(call, result=result))
             self.events[index] = plan
-            if plan.status == "rejected":
-                self.awaiting_plan = index
+            self.plans.decided(index, plan)
         else:
             self.events[index] = replace(call, result=result)
         self.events.release()
@@ -761,6 +750,7 @@ class _SessionBuilder:
                 pieces.append(json.dumps(part, ensure_ascii=False, sort_keys=True, default=str))
         return "\n".join(pieces)
 
+    @handles(ENTRY_HANDLERS, "assistant")
     def _assistant(self, entry: Entry) -> None:
         data = entry.data
         message = data.get("message")
@@ -769,12 +759,11 @@ class _SessionBuilder:
             return
         timestamp = self._time(data)
         model = message.get("model") if isinstance(message.get("model"), str) else ""
-        if model and model != "<synthetic>":
-            self.models.setdefault(model, None)
-        self._count_usage(data, message)
+        self.metadata.note_model(model)
+        self.usage.count(data, message)
         content = message.get("content")
         if data.get("isApiErrorMessage"):
-            self.events.append(Notice(self._next_anchor(data.get("uuid")), timestamp, "api-error", _text_of(content)))
+            self.events.append(Notice(self._next_anchor(data.get("uuid")), timestamp, NoticeKind.API_ERROR, _text_of(content)))
             return
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
@@ -786,33 +775,40 @@ class _SessionBuilder:
                 self.unknown["part:(not an object)"] += 1
                 self.events.append(Unknown(self._next_anchor(None), timestamp, "part:(not an object)", part))
                 continue
-            part_type = part.get("type")
             part_id = f"{data.get('uuid', '')}-{index}"
-            if part_type == "text":
-                text = str(part.get("text", ""))
-                if text.strip():
-                    self.events.append(AssistantText(self._next_anchor(part_id), timestamp, text, model))
-            elif part_type == "thinking":
-                text = str(part.get("thinking", ""))
-                if text.strip():
-                    self.events.append(Thinking(self._next_anchor(part_id), timestamp, text))
-            elif part_type == "redacted_thinking":
-                self.events.append(Notice(self._next_anchor(part_id), timestamp, "redacted-thinking",
-                                          "Thinking (redacted by the API)"))
-            elif part_type == "tool_use":
-                self._tool_use(timestamp, part)
+            handler = ASSISTANT_PART_HANDLERS.get(part.get("type"))  # type: ignore[arg-type]
+            if handler is not None:
+                handler(self, part, part_id, timestamp, model)
             else:
-                name = f"part:{part_type}"
+                name = f"part:{part.get('type')}"
                 self.unknown[name] += 1
                 self.events.append(Unknown(self._next_anchor(part_id), timestamp, name, part))
 
-    def _tool_use(self, timestamp: str, part: Mapping[str, Any]) -> None:
+    @handles(ASSISTANT_PART_HANDLERS, "text")
+    def _assistant_text(self, part: Mapping[str, Any], part_id: str, timestamp: str, model: str) -> None:
+        text = str(part.get("text", ""))
+        if text.strip():
+            self.events.append(AssistantText(self._next_anchor(part_id), timestamp, text, model))
+
+    @handles(ASSISTANT_PART_HANDLERS, "thinking")
+    def _thinking(self, part: Mapping[str, Any], part_id: str, timestamp: str, model: str) -> None:
+        text = str(part.get("thinking", ""))
+        if text.strip():
+            self.events.append(Thinking(self._next_anchor(part_id), timestamp, text))
+
+    @handles(ASSISTANT_PART_HANDLERS, "redacted_thinking")
+    def _redacted_thinking(self, part: Mapping[str, Any], part_id: str, timestamp: str, model: str) -> None:
+        self.events.append(Notice(self._next_anchor(part_id), timestamp, NoticeKind.REDACTED_THINKING,
+                                  "Thinking (redacted by the API)"))
+
+    @handles(ASSISTANT_PART_HANDLERS, "tool_use")
+    def _tool_use(self, part: Mapping[str, Any], part_id: str, timestamp: str, model: str) -> None:
         tool_use_id = str(part.get("id", ""))
-        if tool_use_id and tool_use_id in self.pending_calls:
+        if tool_use_id and self.calls.is_waiting(tool_use_id):
             return  # the same block written twice
         tool_input = _tool_input(part)
         name = str(part.get("name", "(unnamed tool)"))
-        early = self.early_results.pop(tool_use_id, None) if tool_use_id else None
+        early = self.calls.stand_in_for(tool_use_id)
         if early is not None:
             # Its result came first and waits as a stand-in: the call takes the stand-in's place, which
             # is where it was made (a result cannot come before its call).
@@ -824,7 +820,7 @@ class _SessionBuilder:
         anchor = self._call_anchor(tool_use_id) if tool_use_id else _anchor("", f"tool{self.counter}")
         call = ToolCall(anchor, timestamp, tool_use_id, name, tool_input)
         self.counter += 1
-        self.pending_calls[tool_use_id] = len(self.events)
+        self.calls.call_made(tool_use_id, len(self.events))
         self.events.append(call)
 
     def _remember_replayed_calls(self, data: Mapping[str, Any]) -> None:
@@ -838,110 +834,78 @@ class _SessionBuilder:
             if not isinstance(part, dict):
                 continue
             if part.get("type") == "tool_use" and isinstance(part.get("id"), str):
-                if len(self.replayed_calls) >= REPLAYED_CALLS_KEPT:
-                    del self.replayed_calls[next(iter(self.replayed_calls))]
-                self.replayed_calls[part["id"]] = (str(part.get("name", "(unnamed tool)")), _tool_input(part))
+                self.calls.call_replayed(part["id"], str(part.get("name", "(unnamed tool)")), _tool_input(part))
             elif part.get("type") == "tool_result":
-                self.replayed_calls.pop(str(part.get("tool_use_id", "")), None)
+                self.calls.replayed_result(str(part.get("tool_use_id", "")))
 
-    def _note_background_task(self, call: ToolCall, result: ToolResult) -> None:
-        """A command sent to the background names its task; the notification that it ended names only the
-        task, so the call is found by it."""
-        structured = result.structured if isinstance(result.structured, dict) else {}
-        task_id = structured.get("backgroundTaskId")
-        if not isinstance(task_id, str):
-            found = BACKGROUND_TASK_ID.search(result.text[:2000]) if "background" in result.text[:2000] else None
-            task_id = found.group(1) if found else None
-        if task_id and len(self.background_calls) < BACKGROUND_TASKS_PER_SESSION:
-            self.background_calls[task_id] = call.anchor
-            if call.tool_use_id:
-                self.background_calls[call.tool_use_id] = call.anchor
-
-    def _count_usage(self, data: Mapping[str, Any], message: Mapping[str, Any]) -> None:
-        usage = message.get("usage")
-        if not isinstance(usage, dict):
-            return
-        # Streaming repeats one message's usage on each of its lines, with output_tokens growing as it
-        # goes: keep the largest count per message, and add a message to the totals once it is done
-        # (its lines are together: once many later messages have come, it is done).
-        key = (str(message.get("id", data.get("uuid", ""))), str(data.get("requestId", "")))
-        counted = self.usage_by_message.get(key)
-        if counted is None:
-            counted = self.usage_by_message[key] = Counter()
-            if len(self.usage_by_message) > RECENT_MESSAGES:
-                self._add_up_usage(next(iter(self.usage_by_message)))
-        if isinstance(message.get("model"), str) and message["model"] != "<synthetic>":
-            self.model_of_message[key] = message["model"]
-        timestamp = data.get("timestamp")
-        if isinstance(timestamp, str) and len(timestamp) >= 10 and key not in self.day_of_message:
-            self.day_of_message[key] = timestamp[:10]  # Claude Code writes UTC: the day is the UTC day
-        # 2.x says which cache a write went to; the one-hour cache costs more than the five-minute one.
-        split = usage.get("cache_creation")
-        one_hour = split.get("ephemeral_1h_input_tokens") if isinstance(split, dict) else None
-        for field_name in USAGE_FIELDS:
-            value = usage.get(field_name)
-            # Counts past a trillion tokens in one message are a broken log; they are not added up.
-            if isinstance(value, int) and not isinstance(value, bool) and value < 10**12 and value > counted[field_name]:
-                counted[field_name] = value
-        if isinstance(one_hour, int) and not isinstance(one_hour, bool) and one_hour < 10**12:
-            counted["cache_creation_1h"] = max(counted["cache_creation_1h"], one_hour)
-
-    def _add_up_usage(self, key: tuple[str, str]) -> None:
-        counted = self.usage_by_message.pop(key)
-        self.usage_by_model.setdefault(self.model_of_message.pop(key, "unknown"), Counter()).update(counted)
-        day = self.day_of_message.pop(key, "")
-        if day:
-            self.tokens_by_day[day] += sum(counted[name] for name in USAGE_FIELDS)
-
+    @handles(ENTRY_HANDLERS, "system")
     def _system(self, entry: Entry) -> None:
         data = entry.data
         subtype = str(data.get("subtype", ""))
         anchor = self._next_anchor(data.get("uuid"))
-        timestamp = self._time(data)
         content = data.get("content")
-        text = content if isinstance(content, str) else ""
-        if subtype == "local_command":  # a slash command or its output, written as a system line
-            self._user_text(data.get("uuid"), timestamp, text, (), meta=False)
-            return
-        if subtype == "compact_boundary":
-            metadata = data.get("compactMetadata") if isinstance(data.get("compactMetadata"), dict) else {}
-            trigger = metadata.get("trigger", "")
-            tokens = metadata.get("preTokens")
-            detail = f"{trigger}" + (f", {tokens:,} tokens before" if isinstance(tokens, int) else "")
-            self.events.append(Notice(anchor, timestamp, "compaction",
-                                      "Conversation compacted" + (f" ({detail})" if detail else "")))
-            return
-        milliseconds = 0
-        if subtype == "turn_duration":
-            duration = data.get("durationMs")
-            # A day at most: anything else (NaN, infinity, a 400-digit number) is a broken log, not a turn.
-            if isinstance(duration, (int, float)) and not isinstance(duration, bool) and 0 <= duration <= 86_400_000:
-                milliseconds = int(duration)
-                text = f"Turn took {duration / 1000:.1f} s"
-            else:
-                text = "Turn ended"
-        elif subtype == "stop_hook_summary":
-            text = f"Stop hooks ran ({data.get('hookCount', 0)})"
-        if not subtype:
-            # 1.0.x wrote hook progress as subtype-less system lines; keep other messages visible.
-            plain = strip_ansi(text)
-            is_hook_chatter = data.get("level") == "info" and HOOK_LINE.search(plain) is not None
-            self.events.append(Notice(anchor, timestamp, "hook" if is_hook_chatter else "system", plain,
-                                      hidden=is_hook_chatter or not plain.strip()))
-            return
-        if subtype not in KNOWN_SYSTEM_SUBTYPES:
+        handler = SYSTEM_HANDLERS.get(subtype)
+        if handler is None:
             self.unknown[f"system:{subtype}"] += 1
-        self.events.append(Notice(anchor, timestamp, subtype.replace("_", "-") or "system", text,
-                                  hidden=subtype in HIDDEN_SYSTEM_SUBTYPES or not text.strip(),
+            handler = _SessionBuilder._system_notice
+        handler(self, entry, anchor, self._time(data), content if isinstance(content, str) else "")
+
+    @handles(SYSTEM_HANDLERS, "away_summary", "informational", "api_error", "microcompact_boundary")
+    def _system_notice(self, entry: Entry, anchor: str, timestamp: str, text: str) -> None:
+        """A system line shown as it is, as a notice of its own subtype's name."""
+        subtype = str(entry.data.get("subtype", ""))
+        self.events.append(Notice(anchor, timestamp, notice_kind(subtype.replace("_", "-")), text,
+                                  hidden=not text.strip()))
+
+    @handles(SYSTEM_HANDLERS, "local_command")
+    def _local_command(self, entry: Entry, anchor: str, timestamp: str, text: str) -> None:
+        """A slash command or its output, written as a system line."""
+        self._user_text(entry.data.get("uuid"), timestamp, text, (), meta=False)
+
+    @handles(SYSTEM_HANDLERS, "compact_boundary")
+    def _compact_boundary(self, entry: Entry, anchor: str, timestamp: str, text: str) -> None:
+        metadata = entry.data.get("compactMetadata") if isinstance(entry.data.get("compactMetadata"), dict) else {}
+        trigger = metadata.get("trigger", "")
+        tokens = metadata.get("preTokens")
+        detail = f"{trigger}" + (f", {tokens:,} tokens before" if isinstance(tokens, int) else "")
+        self.events.append(Notice(anchor, timestamp, NoticeKind.COMPACTION,
+                                  "Conversation compacted" + (f" ({detail})" if detail else "")))
+
+    @handles(SYSTEM_HANDLERS, "turn_duration")
+    def _turn_duration(self, entry: Entry, anchor: str, timestamp: str, text: str) -> None:
+        """Hidden; the durations add up to how long Claude worked."""
+        duration = entry.data.get("durationMs")
+        milliseconds = 0
+        # A day at most: anything else (NaN, infinity, a 400-digit number) is a broken log, not a turn.
+        if isinstance(duration, (int, float)) and not isinstance(duration, bool) and 0 <= duration <= 86_400_000:
+            milliseconds = int(duration)
+            text = f"Turn took {duration / 1000:.1f} s"
+        else:
+            text = "Turn ended"
+        self.events.append(Notice(anchor, timestamp, NoticeKind.TURN_DURATION, text, hidden=True,
                                   milliseconds=milliseconds))
+
+    @handles(SYSTEM_HANDLERS, "stop_hook_summary")
+    def _stop_hook_summary(self, entry: Entry, anchor: str, timestamp: str, text: str) -> None:
+        self.events.append(Notice(anchor, timestamp, NoticeKind.STOP_HOOK_SUMMARY,
+                                  f"Stop hooks ran ({entry.data.get('hookCount', 0)})", hidden=True))
+
+    @handles(SYSTEM_HANDLERS, "")
+    def _subtypeless_system(self, entry: Entry, anchor: str, timestamp: str, text: str) -> None:
+        """1.0.x wrote hook progress as subtype-less system lines; other messages are kept visible."""
+        plain = strip_ansi(text)
+        is_hook_chatter = entry.data.get("level") == "info" and HOOK_LINE.search(plain) is not None
+        self.events.append(Notice(anchor, timestamp, NoticeKind.HOOK if is_hook_chatter else NoticeKind.SYSTEM, plain,
+                                  hidden=is_hook_chatter or not plain.strip()))
 
     def _permission_mode(self, data: Mapping[str, Any], mode: str) -> None:
         if mode == self.permission_mode:
             return
         self.permission_mode = mode
-        wording = PERMISSION_MODES.get(mode, f"Permission mode: {mode}")
+        known = PERMISSION_MODES.get(mode)
         self.events.append(Notice(self._next_anchor(f"{data.get('uuid', '')}-mode"), self._time(data),
-                                  "permission-mode", wording))
+                                  NoticeKind.PERMISSION_MODE, known or f"Permission mode: {mode}",
+                                  mode=PermissionMode(mode) if known else mode))
 
     def _attached_file(self, data: Mapping[str, Any], attachment: Mapping[str, Any]) -> None:
         """A file the person named with @ in a prompt, which Claude Code read and sent along with it: the
@@ -953,7 +917,7 @@ class _SessionBuilder:
         inner = content.get("file") if isinstance(content, dict) else None
         file_text = inner.get("content") if isinstance(inner, dict) else None
         details = (("lines", f"{file_text.count(chr(10)) + 1:,}"),) if isinstance(file_text, str) else ()
-        self.events.append(Notice(self._next_anchor(data.get("uuid")), self._time(data), "attached-file",
+        self.events.append(Notice(self._next_anchor(data.get("uuid")), self._time(data), NoticeKind.ATTACHED_FILE,
                                   f"Sent with the prompt: {name}", details=details))
 
     def _agent_progress(self, data: Mapping[str, Any], progress: Mapping[str, Any], line: int = 0) -> None:
@@ -969,43 +933,15 @@ class _SessionBuilder:
         if self.progress_sink is not None:
             self.progress_sink(agent_id, Entry(str(self.source.path), line, entry))
 
-    def _track_task(self, call: ToolCall, result: ToolResult) -> tuple[TaskItem, ...]:
-        """TaskCreate/TaskUpdate change one task at a time; the reader wants the whole list after each."""
-        structured = result.structured if isinstance(result.structured, dict) else {}
-        if call.name == "TaskCreate" and not result.is_error:
-            created = structured.get("task") if isinstance(structured.get("task"), dict) else {}
-            task_id = str(created.get("id") or len(self.tasks) + 1)
-            subject = str(call.input.get("subject") or created.get("subject") or "")
-            self.tasks[task_id] = TaskItem(task_id, subject, str(call.input.get("status") or "pending"))
-        elif call.name == "TaskUpdate" and not result.is_error:
-            task_id = str(call.input.get("taskId") or structured.get("taskId") or "")
-            current = self.tasks.get(task_id, TaskItem(task_id, "", "pending"))
-            status = str(call.input.get("status") or current.status)
-            if status == "deleted":
-                self.tasks.pop(task_id, None)
-            else:
-                subject = str(call.input.get("subject") or current.subject)
-                self.tasks[task_id] = TaskItem(task_id, subject, status)
-        return tuple(sorted(self.tasks.values(), key=lambda t: (len(t.id), t.id)))
-
     def before_adding(self, event: Event) -> Event:
-        """A plan rejected in the old format's "accept and clear context" is followed by "Implement the
-        following plan:" with its text: that plan was approved, and the two system messages are hidden.
-        Any other turn first means it was a real rejection."""
-        if self.awaiting_plan is None:
+        if self.plans.waiting is None:
             return event
-        plan = self.events[self.awaiting_plan]
+        index = self.plans.waiting
+        plan = self.events[index]
         assert isinstance(plan, Plan)
-        if isinstance(event, Prompt) and event.text.startswith(PLAN_PREAMBLE):
-            wanted = " ".join(plan.text.split())
-            body = " ".join(event.text[len(PLAN_PREAMBLE):].split())
-            if wanted and body.startswith(wanted):
-                self.events[self.awaiting_plan] = replace(plan, status="approved", how="accepted with a fresh context",
-                                                          feedback="")
-                self.awaiting_plan = None
-                return replace(event, hidden=True, label="plan preamble")
-        elif isinstance(event, (Prompt, AssistantText)) and not getattr(event, "hidden", False):
-            self.awaiting_plan = None
+        event, settled = self.plans.before_adding(event, plan)
+        if settled is not None:
+            self.events[index] = settled
         return event
 
     def _malformed(self, entry: Entry, reason: str) -> None:
@@ -1018,32 +954,30 @@ class _SessionBuilder:
 
     def build(self, parent_key: str = "") -> Session:
         self.events.release(everything=True)
-        for key in list(self.usage_by_message):
-            self._add_up_usage(key)
-        per_model = self.usage_by_model
-        usage: Counter[str] = sum(per_model.values(), Counter())
+        usage, usage_by_model, tokens_by_day = self.usage.finish()
+        metadata = self.metadata
         return Session(
             key=self.key,
-            session_id=self.session_id or self.source.path.stem,
+            session_id=metadata.session_id or self.source.path.stem,
             source=str(self.source.path),
             project_dir=self.source.project_dir,
-            cwd=self.cwd,
-            title=self.custom_title or self.ai_title or "",
-            slug=self.slug,
-            git_branch=self.git_branch,
-            models=tuple(self.models),
-            versions=tuple(self.versions),
-            started=self.started,
-            ended=self.ended,
-            usage=_usage(usage),
-            usage_by_model={model: _usage(c) for model, c in sorted(per_model.items())},
-            tokens_by_day=dict(sorted(self.tokens_by_day.items())),
+            cwd=metadata.cwd,
+            title=metadata.title,
+            slug=metadata.slug,
+            git_branch=metadata.git_branch,
+            models=tuple(metadata.models),
+            versions=tuple(metadata.versions),
+            started=metadata.started,
+            ended=metadata.ended,
+            usage=usage,
+            usage_by_model=usage_by_model,
+            tokens_by_day=tokens_by_day,
             agent_id=self.agent_id if (self.source.is_subagent or parent_key) else "",
             parent_key=parent_key,
             uuid_digests=bytes(self.uuid_digests),
             replay_digests=bytes(self.replay_digests),
-            leaf_summaries=dict(self.leaf_summaries),
-            custom_title=self.custom_title,
+            leaf_summaries=dict(metadata.leaf_summaries),
+            custom_title=metadata.custom_title,
             skipped_entries=self.skipped,
             **self.summary.fields(),
         )
@@ -1099,7 +1033,7 @@ def _tool_input(part: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 # Events that do not make a file worth a page on their own: Claude Code's bookkeeping about the session.
-NOT_CONTENT_NOTICES = frozenset({"permission-mode", "queue-removed"})
+NOT_CONTENT_NOTICES = frozenset({NoticeKind.PERMISSION_MODE, NoticeKind.QUEUE_REMOVED})
 
 
 def _is_content(event: Event) -> bool:
@@ -1108,38 +1042,3 @@ def _is_content(event: Event) -> bool:
     if getattr(event, "hidden", False):
         return False
     return not (isinstance(event, Notice) and event.kind in NOT_CONTENT_NOTICES)
-
-
-def _plan_of(call: ToolCall) -> Plan:
-    """An ExitPlanMode call as the plan it proposed, with its outcome."""
-    plan_text = str(call.input.get("plan", ""))
-    result = call.result.text if call.result else ""
-    status, how, feedback = "pending", "", ""
-    if call.result is None:
-        how = "no answer in this session"
-    elif PLAN_APPROVED.search(result):
-        status, how = "approved", "approved by the user"
-    elif PLAN_REJECTED.search(result):
-        status, how = "rejected", "rejected by the user"
-        said = result.split(PLAN_FEEDBACK, 1)
-        feedback = said[1].strip() if len(said) == 2 else ""
-    else:
-        how = "answered: " + " ".join(result.split())[:200]
-    return Plan(call.anchor, call.timestamp, plan_text, status, how, feedback)
-
-
-def _usage(counted: Counter[str]) -> Usage:
-    return Usage(
-        input_tokens=counted["input_tokens"],
-        output_tokens=counted["output_tokens"],
-        cache_read_tokens=counted["cache_read_input_tokens"],
-        cache_creation_tokens=counted["cache_creation_input_tokens"],
-        cache_creation_1h_tokens=min(counted["cache_creation_1h"], counted["cache_creation_input_tokens"]),
-    )
-
-
-_ENTRY_HANDLERS = {
-    "user": _SessionBuilder._user,
-    "assistant": _SessionBuilder._assistant,
-    "system": _SessionBuilder._system,
-}

@@ -16,6 +16,11 @@ from typing import Any, Callable
 
 from .commits import CommitLog
 from ..core.model import (
+    NoticeKind,
+    PermissionMode,
+    PlanDecision,
+    PlanStatus,
+    PromptLabel,
     AssistantText,
     BashMode,
     Event,
@@ -47,7 +52,6 @@ PATH_LIMIT = 1000
 PLAN_PREAMBLE = "Implement the following plan:"
 # The name a result whose call is in no file read stands under: not a call made in this session.
 UNKNOWN_TOOL = "(unknown tool)"
-PLAN_STARTED_SESSION = "accepted with a fresh context: this session carries it out"
 # "…read the full transcript at: /home/me/.claude/projects/-home-me-app/<session id>.jsonl"
 TRANSCRIPT_PATH = re.compile(r"transcript at:\s*\S*?([^/\\\s]+)\.jsonl")
 # Kept of the first prompt: enough for a title, the index and the quoted "original ask" of a chain.
@@ -180,7 +184,7 @@ class Summary:
                     self.first_prompt = event.text[:FIRST_PROMPT_LIMIT]
                 if event.text.strip():
                     self.outline.append(OutlineItem(anchor, shorten(plain(event.text[:2000]), 70), timestamp, page))
-            elif event.label == "plan preamble" and not self.plan_source_id:
+            elif event.label == PromptLabel.PLAN_PREAMBLE and not self.plan_source_id:
                 found = TRANSCRIPT_PATH.search(event.text)
                 if found:
                     self.plan_source_id = found.group(1)
@@ -198,23 +202,23 @@ class Summary:
                     description=str(event.input.get("description", "")).strip()[:500]))
         elif isinstance(event, Plan):
             if not self.first_plan[0]:
-                self.first_plan = (event.status, event.how)
-            if event.how == PLAN_STARTED_SESSION:
+                self.first_plan = (event.status.value, event.how)
+            if event.decision == PlanDecision.STARTED_SESSION:
                 if not self.started_plan_digest:
                     self.started_plan_digest = text_digest(event.text)
                     self.started_plan_text = event.text[:2000]
                 self.role = "implementation"
             else:
-                if event.status == "pending":
+                if event.status == PlanStatus.PENDING:
                     self.pending_plans.append((anchor, text_digest(event.text)))
                 if self.role != "implementation":
                     self.role = "planning"
         elif isinstance(event, Notice):
-            if event.kind == "turn-duration":
+            if event.kind == NoticeKind.TURN_DURATION:
                 self.active_ms += event.milliseconds
-            elif event.kind == "api-error":
+            elif event.kind == NoticeKind.API_ERROR:
                 self.api_errors += 1
-            elif event.kind == "permission-mode" and event.text.startswith("Plan mode") and self.role != "implementation":
+            elif event.mode == PermissionMode.PLAN and self.role != "implementation":
                 self.role = "planning"
 
     def _count_tool(self, call: ToolCall, anchor: str, page: int) -> None:

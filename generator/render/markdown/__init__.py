@@ -15,6 +15,8 @@ from typing import Any, Callable, Protocol
 from ...core import urls
 from ...stages.commits import commit_url
 from ...core.model import (
+    NoticeKind,
+    PlanDecision,
     Archive,
     AssistantText,
     BashMode,
@@ -33,7 +35,6 @@ from ...core.model import (
 )
 from ...core.text import plain, strip_ansi
 from ...stages.link import linked_event
-from ...stages.summarize import PLAN_STARTED_SESSION
 from .blocks import Block, Code, Group, Prose, Structure, blocks_of, markdown_of, typed_blocks
 from .escape import html_text, inline_code, literal, prose, typed
 from .markup import TranscriptMarkup, default_markup, permalink
@@ -41,10 +42,9 @@ from .pasted import looks_pasted
 from .tools import INLINE_OUTPUT_LIMIT, ToolContext, json_block, previewed, render_tool
 
 # Notices whose raw text is Claude Code's own bookkeeping, said for a reader instead.
-NOTICE_WORDING = {"interrupt": "Interrupted by the user"}
+NOTICE_WORDING = {NoticeKind.INTERRUPT: "Interrupted by the user"}
 MEDIA_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp",
                     "application/pdf": "pdf"}
-PLAN_CONTENT_HOW = PLAN_STARTED_SESSION
 CHECKLIST_TOOLS = frozenset({"TaskCreate", "TaskUpdate", "TodoWrite"})
 
 
@@ -448,7 +448,7 @@ class SessionDocument:
             return [Group("bash-mode", f'<div class="bash-mode" id="{event.anchor}">', tuple(parts), "</div>",
                           event.anchor, (("who", "You ran"), ("time", event.timestamp)))]
         if isinstance(event, Notice):
-            if event.kind == "continuation":
+            if event.kind == NoticeKind.CONTINUATION:
                 return [Group("notice", f'<details class="notice-block{hidden}" id="{event.anchor}">\n<summary>Continued '
                               "from an earlier conversation (summary)</summary>", (Prose(prose(event.text)),), "</details>",
                               event.anchor)]
@@ -537,7 +537,7 @@ def _in_reply(event: Event) -> bool:
     """Part of Claude's reply block. Plans Claude proposed sit in its reply; a plan the session was
     started with (`planContent`) stands on its own at the top."""
     if isinstance(event, Plan):
-        return event.how != PLAN_CONTENT_HOW
+        return event.decision != PlanDecision.STARTED_SESSION
     return isinstance(event, (AssistantText, Thinking, ToolCall))
 
 
