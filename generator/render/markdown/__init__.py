@@ -340,7 +340,9 @@ class SessionDocument:
             body.append(Prose(media, "sessionsite"))
         # The permalink stands beside the <summary>, not in it: a link inside the control that folds the
         # call could not be reached or told apart by keyboard and screen-reader users (axe: nested-interactive).
-        return [Group("tool", f'<div class="tool-call">\n{permalink(call.anchor)}\n'
+        # A call shown only by --show-hidden is marked, so that the page's filter can hide it again.
+        wrapper = "tool-call hidden-event" if view.quiet else "tool-call"
+        return [Group("tool", f'<div class="{wrapper}">\n{permalink(call.anchor)}\n'
                               f'<details class="{classes}" id="{call.anchor}"{opened}>\n<summary>{summary}</summary>',
                       tuple(body), "</details>\n</div>", call.anchor,
                       (("label", view.label), ("target", view.target), ("status", status)))]
