@@ -308,7 +308,7 @@ class _Recording:
         self.staging.write_shared(path, content)
         self.paths[path] = None
 
-    def append(self, path: str, text: str) -> None:
+    def append(self, path: str, text: str | bytes) -> None:
         self.staging.append(path, text)
         self.paths[path] = None
 
@@ -469,6 +469,9 @@ class FileRenderer:
         output = _Recording(self.staging)
         pages_written = 0
         bodies = PageBodies(self.staging.out, previous.page_bodies if previous is not None else {})
+        project = next((p.path for p in self.archive.projects
+                        if p.dir_name == self.archive.sessions[keys[0]].project_dir), "")
+        search = FileSearchRecorder(urls.search_name(path_key(session_file)), output, project) if self.builder else None
 
         def write_page(key: str) -> Callable[[MarkdownPart], None]:
             def on_part(part: MarkdownPart) -> None:
@@ -478,6 +481,9 @@ class FileRenderer:
                 render, made = bodies.render_for(urls.session_part(session.key, part.number), part,
                                                  self.builder.links.answered_by_the_page)
                 path, page = self.builder.session_page(session, part, render)
+                if search is not None:  # the index is a writer over the page's blocks, as the page is
+                    search.add_page(session.title, urls.session_part(session.key, part.number), part.blocks,
+                                    first=part.number == 1, started=session.started)
                 if made(page) is not None:
                     output.keep(path)  # the very page the last build wrote: its file stays as it is
                 else:
@@ -485,10 +491,9 @@ class FileRenderer:
                 pages_written += 1
             return on_part
 
-        search = FileSearchRecorder(urls.search_name(path_key(session_file)), output) if self.builder else None
         documents = {
             key: SessionDocument(self.archive.sessions[key], self.archive, self.options, output,
-                                 write_page(key) if self.builder else None, search)
+                                 write_page(key) if self.builder else None)
             for key in keys
         }
         skip = replayed_in_file(self.archive.sessions, keys)
@@ -538,8 +543,6 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
 
     renderer = FileRenderer(archive, staging, MarkdownOptions(show_hidden=config.show_hidden), theme,
                             Redaction(config.redact, config.redact_paths), config.base_url)
-    if len(plans) > 1:
-        renderer.prepare()
     to_render = []
     for plan in plans:
         old = previous.files.get(plan.record.path)  # keyed by path_key
@@ -552,6 +555,8 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
         plan.record = replace(plan.record, render_digest=render_digest)
         to_render.append(plan)
     started = time.perf_counter()
+    if len(to_render) > 1 and config.jobs > 1:
+        renderer.prepare()  # before the workers are forked: they inherit it (one file renders in this process)
     to_render = _largest_first(to_render)
     rendered_files = in_workers(lambda p: renderer(p.source, previous.files.get(p.record.path)), to_render,
                                 config.jobs)

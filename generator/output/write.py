@@ -38,12 +38,15 @@ class Staging:
         self.root.chmod(0o755)  # mkdtemp makes it private; a site is meant to be read
         (self.root / MARKER).write_bytes(MARKER_TEXT)
         self._appending: set[str] = set()
+        self._folders_made: set[Path] = set()
 
     def _target(self, path: str) -> Path:
         if path.startswith("/") or ".." in path.split("/") or not path:
             raise SessionsiteError(f"internal error: output path escapes the output folder: {path}")
         target = self.root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.parent not in self._folders_made:  # a site has thousands of files in a few folders
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._folders_made.add(target.parent)
         return target
 
     def write(self, path: str, content: str | bytes) -> None:
@@ -64,12 +67,12 @@ class Staging:
         temporary.write_bytes(content)
         os.replace(temporary, target)
 
-    def append(self, path: str, text: str) -> None:
-        """A file one session writes piece by piece (its Markdown)."""
+    def append(self, path: str, text: str | bytes) -> None:
+        """A file one session writes piece by piece (its Markdown, its search word list)."""
         mode = "ab" if path in self._appending else "xb"
         try:
             with self._target(path).open(mode) as handle:
-                handle.write(text.encode("utf-8"))
+                handle.write(text.encode("utf-8") if isinstance(text, str) else text)
         except FileExistsError:
             raise SessionsiteError(f"internal error: two outputs want the path {path}") from None
         self._appending.add(path)
