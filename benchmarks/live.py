@@ -126,7 +126,7 @@ def main() -> None:
             browser.close()
         live.stop()
         watcher.join()
-        print(f"load average before the rounds: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        print(f"load average after the rounds (1 min): {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
         print("\n| round | rebuilt after | shown in the page after | CPU time of the rebuild |\n|---|---:|---:|---:|")
         for number, (rebuilt, shown, seconds) in enumerate(rows, start=1):
             print(f"| {number} | {rebuilt:.2f} s | {shown:.2f} s | {seconds:.2f} s |")
