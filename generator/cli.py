@@ -388,25 +388,73 @@ def markdown_command(inputs, output, report_file, show_hidden, strict, no_redact
 
 
 @main.command("serve")
-@click.argument("site", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("inputs", nargs=-1, type=click.Path(exists=True, path_type=Path), metavar="[INPUT]...")
 @click.option("-p", "--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="Port to listen on (0: any free port).")
-def serve_command(site: Path, port: int) -> None:
-    """Preview a built site on http://127.0.0.1:PORT/ (only this machine can reach it). Ctrl-C stops.
+@click.option("--show-hidden", is_flag=True, help="Logs: also show system noise (meta entries, reminders, bookkeeping).")
+@click.option("--no-redact", "no_redact", is_flag=True,
+              help="Logs: keep secrets (API keys, tokens, passwords) instead of replacing them with [REDACTED:…].")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=lambda: os.cpu_count() or 1,
+              show_default="the number of CPUs", help="Logs: processes rendering pages in parallel.")
+@click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks.")
+@vault_option
+@no_vault_option
+def serve_command(inputs: tuple[Path, ...], port: int, show_hidden: bool, no_redact: bool, jobs: int,
+                  verbose: bool, vault_dir: Path | None, no_vault: bool) -> None:
+    """Show a site on http://127.0.0.1:PORT/ (only this machine can reach it). Ctrl-C stops.
+
+    INPUT is a built site (a folder or a .zip), or logs (as for build; with none, ~/.claude/projects).
+    Logs are built into a cache folder and watched: open pages show new messages and sessions as
+    they are written.
 
     Example:
 
-        sessionsite serve site
+        sessionsite serve ~/.claude/projects/-home-me-src-app
     """
+    from .serve import LiveSite, is_site, live_config, unzipped
+
+    _configure_logging(verbose)
+    given = _inputs(inputs)
+    with _errors(verbose), _stopped_by_signals():
+        if len(given) == 1 and given[0].is_file() and given[0].suffix.lower() == ".zip":
+            with unzipped(given[0]) as site:
+                _serve_until_stopped(site, port, given[0])
+            return
+        if len(given) == 1 and given[0].is_dir() and is_site(given[0]):
+            _serve_until_stopped(given[0], port, given[0])
+            return
+        from .config import BuildConfig
+        from .stages.discover import find
+
+        if not find(list(given)):
+            raise InputError(f"{', '.join(map(str, given))}: neither a site (no index.html) nor Claude Code logs "
+                             "(no .jsonl session files)")
+        config = live_config(BuildConfig(inputs=given, output=Path(), show_hidden=show_hidden, jobs=jobs,
+                                         redact=not no_redact, vault=_vault(vault_dir, no_vault)))
+        live = LiveSite(config)
+        click.echo(f"Building {', '.join(map(str, given))} into {config.output}", err=True)
+        live.build_once()
+        watcher = threading.Thread(target=live.watch, name="sessionsite-watch", daemon=True)
+        watcher.start()
+        try:
+            _serve_until_stopped(config.output, port, given[0] if len(given) == 1 else config.output,
+                                 live.generation, watching=True)
+        finally:
+            live.stop()
+            watcher.join()  # a rebuild under way finishes (or is cleaned up) before the command ends
+
+
+def _serve_until_stopped(site: Path, port: int, shown_as: Path, generation=None, watching: bool = False) -> None:
     from .serve import serve
 
     try:
-        server = serve(site, port)
+        server = serve(site, port, generation)
     except OSError as error:
         raise click.ClickException(f"cannot listen on 127.0.0.1:{port} ({error.strerror}); "
                                    "choose another with --port, or --port 0 for any free one") from None
     with server:
-        click.echo(f"Serving {site} at {server.url} (Ctrl-C to stop)", err=True)
+        what = "Watching and serving" if watching else "Serving"
+        click.echo(f"{what} {shown_as} at {server.url} (Ctrl-C to stop)", err=True)
         try:
             server.serve_forever()
         except KeyboardInterrupt:

@@ -589,7 +589,12 @@ async ({transcript, firstMessage, lastMessage}) => {
     problems.push(`transcript markup became an element: ${el.outerHTML.slice(0, 200)}`);
   }
   for (const el of document.querySelectorAll('input')) {
+    // Ours: a task list's disabled boxes, the filters, the search box, and the page's view filter (a template's
+    // fieldset outside any transcript message; the sanitiser keeps no data-* attribute of a transcript's input).
+    const viewFilter = el.type === 'checkbox' && el.dataset.show && el.closest('section.view-box > fieldset.view-filter')
+      && !el.closest('article, .message, details');
     const ok = (el.type === 'checkbox' && el.disabled) || (el.type === 'search' && el.classList.contains('filter'))
+      || viewFilter
       || (el.type === 'search' && el.id === 'site-search' && ourSearchBox(el.parentElement));
     if (!ok) problems.push(`foreign input: ${el.outerHTML.slice(0, 200)}`);
   }

@@ -370,10 +370,12 @@ class SessionDocument:
         media = self._media(call.result.images if call.result else ())
         if media:
             body.append(Prose(media, "sessionsite"))
+        # A call shown only by --show-hidden is marked (`hidden`), so that the page's filter can hide it again.
         opening, closing = self.markup.wrapper(
             self.markup.rule("tools", call.name, "_default"), call=call, anchor=call.anchor, label=view.label,
             target=view.target, status=status, status_class={"ok": "ok", "error": "error"}.get(status, "other"),
-            classes=" ".join(("tool", *view.classes)), open=view.open_by_default or open_checklist)
+            classes=" ".join(("tool", *view.classes)), open=view.open_by_default or open_checklist,
+            hidden=view.quiet)
         return [Group("tool", opening, tuple(body), closing, call.anchor,
                       (("label", view.label), ("target", view.target), ("status", status),
                        ("target-is", "path" if view.target_is_path else "")))]
