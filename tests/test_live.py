@@ -251,7 +251,7 @@ PHONE = {"width": 375, "height": 812}
 
 def session_pages(site: Path) -> list[str]:
     return sorted(p.relative_to(site).as_posix() for p in site.glob("projects/*/*.html")
-                  if p.name not in ("index.html", "files.html"))
+                  if p.name not in ("index.html", "files.html", "commits.html"))
 
 
 def test_on_a_phone_the_first_message_is_on_the_first_screen(browser, examples_site):

@@ -395,3 +395,42 @@
     if (asked) { input.value = asked; run(asked); }
   });
 })();
+
+// What a session page shows: tool calls, thinking, subagent calls, hidden entries. The choice is kept like
+// the theme (it applies before the first paint, from the root element) and only hides: with script off,
+// or with every box ticked, the page shows all it holds.
+(function () {
+  "use strict";
+  var KEY = "sessionsite-hide";
+  var KINDS = ["tools", "thinking", "subagents", "hidden"];
+  var root = document.documentElement;
+  var hidden = [];
+  try { hidden = (localStorage.getItem(KEY) || "").split(" "); } catch (e) { /* file:// or privacy mode */ }
+  hidden = hidden.filter(function (kind) { return KINDS.indexOf(kind) >= 0; });
+  if (hidden.length) root.dataset.hide = hidden.join(" ");
+
+  document.addEventListener("DOMContentLoaded", function () {
+    // A bundle holds one box per session: every box is shown, and they all say the same.
+    var viewBoxes = document.querySelectorAll(".view-box");
+    if (!viewBoxes.length) return;
+    viewBoxes.forEach(function (box) {
+      box.hidden = false;
+      box.querySelectorAll("[data-only-with]").forEach(function (label) {
+        label.hidden = !document.querySelector(label.getAttribute("data-only-with"));
+      });
+    });
+    var boxes = document.querySelectorAll(".view-box input[data-show]");
+    boxes.forEach(function (input) {
+      input.checked = hidden.indexOf(input.dataset.show) < 0;
+      input.addEventListener("change", function () {
+        boxes.forEach(function (each) { if (each.dataset.show === input.dataset.show) each.checked = input.checked; });
+        hidden = [];
+        boxes.forEach(function (each) {
+          if (!each.checked && hidden.indexOf(each.dataset.show) < 0) hidden.push(each.dataset.show);
+        });
+        if (hidden.length) root.dataset.hide = hidden.join(" "); else delete root.dataset.hide;
+        try { localStorage.setItem(KEY, hidden.join(" ")); } catch (e) { /* ignore */ }
+      });
+    });
+  });
+})();
