@@ -1,0 +1,73 @@
+"""The two writing stages on their own, with no site build: the markdown stage turns one interpreted
+session into its .md file and page parts; the HTML stage turns a part's blocks into safe markup."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bs4 import BeautifulSoup
+
+from generator.render.html.render import render_blocks
+from generator.render.markdown import MarkdownOptions, MarkdownPart, SessionDocument
+
+from helpers import PROJECT_DIR, SESSION_ID, assistant, build_archive, chain, text, user, write_jsonl
+
+PROMPT = "Why does <script>alert(1)</script> reach the page?"
+REPLY = "Because the **template** skipped escaping."
+
+
+class MemoryOutput:
+    """The staging folder's interface, kept in memory."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+
+    def write(self, path: str, content: bytes) -> None:
+        self.files[path] = content
+
+    def write_shared(self, path: str, content: bytes) -> None:
+        self.files[path] = content
+
+    def append(self, path: str, text: str) -> None:
+        self.files[path] = self.files.get(path, b"") + text.encode()
+
+
+def written_session(tmp_path: Path) -> tuple[MemoryOutput, list[MarkdownPart]]:
+    project = tmp_path / PROJECT_DIR
+    write_jsonl(project / f"{SESSION_ID}.jsonl", chain(user(PROMPT), assistant(text(REPLY))))
+    archive = build_archive(tmp_path)
+    (session,) = archive.sessions.values()
+    output, parts = MemoryOutput(), []
+    document = SessionDocument(session, archive, MarkdownOptions(), output, parts.append)
+    for event in session.events:
+        document(event)
+    document.finish()
+    return output, parts
+
+
+def test_the_markdown_stage_writes_front_matter_then_the_conversation(tmp_path):
+    output, parts = written_session(tmp_path)
+    (markdown,) = [content.decode() for path, content in output.files.items() if path.endswith(".md")]
+    assert markdown.startswith("---\n")
+    front, body = markdown.split("\n---\n", 1)
+    assert f'id: "{SESSION_ID}"' in front.splitlines()
+    assert body.index("Why does") < body.index("Because the **template** skipped escaping.")
+    assert [(part.number, part.total) for part in parts] == [(1, 1)]
+    assert parts[0].text in markdown
+
+
+def test_the_markdown_stage_keeps_markup_in_a_prompt_as_text(tmp_path):
+    _, (part,) = written_session(tmp_path)
+    # The prompt is shown as typed: its tag is escaped in the Markdown, so no renderer makes it an element.
+    assert "<script>" not in part.text
+    shown = BeautifulSoup(render_blocks(part.blocks), "html.parser")
+    assert not shown.find("script")
+    assert PROMPT in shown.get_text()
+
+
+def test_the_html_stage_renders_the_reply_as_markdown(tmp_path):
+    _, (part,) = written_session(tmp_path)
+    shown = BeautifulSoup(render_blocks(part.blocks), "html.parser")
+    assert [strong.get_text() for strong in shown.find_all("strong")] == ["template"]
+    assert "Because the template skipped escaping." in " ".join(shown.get_text().split())
+
