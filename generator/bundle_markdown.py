@@ -25,9 +25,10 @@ from typing import Any, Iterator, Sequence
 
 from . import __version__
 from .bundle_html import role_of, span_of
+from .html.figures import relative_to
 from .html.pages import GENERATOR
 from .markdown import MarkdownPart, time_of
-from .markdown.blocks import Block, Code, Group, Prose, Structure, markdown_of
+from .markdown.blocks import Block, Group, Prose, Structure, markdown_of
 from .markdown.escape import block_parser, inline_code, literal
 from .model import Archive, Session
 from .stats import files_changed, money, totals
@@ -38,8 +39,8 @@ TARGET_CHARS = 100
 """A tool call's target (command, path, pattern) is shortened to this."""
 FILES_LISTED = 40
 """Files changed named in the summary; the rest are counted."""
-SHORTEST_TEXT = 160
-"""A prompt, plan or reply is not cut shorter than this: past it, it is left out instead."""
+SHORTEST_TEXT = 80
+"""A plan or reply is not cut shorter than this: past it, it is left out instead."""
 
 
 def github_length(text: str) -> int:
@@ -139,21 +140,23 @@ DEMOTED_TO = 4
 
 
 def demoted(text: str) -> str:
-    """Transcript Markdown whose headings sit below the document's own: `# Plan` becomes `#### Plan`, a
-    setext heading an ATX one."""
+    """Transcript Markdown whose headings sit below the document's own: its highest heading becomes a
+    `####` and the others keep their places under it (a setext heading becomes an ATX one)."""
     if "#" not in text and "==" not in text and "--" not in text:
         return text
-    lines = text.split("\n")
-    for token in block_parser().parse(text):
-        if token.type != "heading_open" or not token.map:
-            continue
-        level = min(6, int(token.tag[1]) + DEMOTED_TO - 1)
-        first, end = token.map
+    headings = [token for token in block_parser().parse(text) if token.type == "heading_open" and token.map]
+    if not headings:
+        return text
+    shift = max(0, DEMOTED_TO - min(int(token.tag[1]) for token in headings))
+    lines: list[str | None] = list(text.split("\n"))
+    for token in headings:
+        level = min(6, int(token.tag[1]) + shift)
+        first, end = token.map  # type: ignore[misc]
         if token.markup.startswith("#"):
-            lines[first] = _ATX.sub(lambda m: m.group(1) + "#" * level, lines[first], count=1)
+            lines[first] = _ATX.sub(lambda m: m.group(1) + "#" * level, lines[first] or "", count=1)
         elif end - first >= 2 and token.level == 0:
-            title = " ".join(line.strip() for line in lines[first:end - 1])
-            lines[first:end] = ["#" * level + " " + title] + [None] * (end - first - 1)  # type: ignore[list-item]
+            title = " ".join((line or "").strip() for line in lines[first:end - 1])
+            lines[first:end] = ["#" * level + " " + title] + [None] * (end - first - 1)
     return "\n".join(line for line in lines if line is not None)
 
 
@@ -232,19 +235,23 @@ class LeftOut:
     turns: int = 0
     """Whole turns left out at the end (the last resort)."""
 
-    def sentence(self, tools_total: int) -> str:
+    def sentence(self, totals: dict[str, int]) -> str:
+        """What was left out, in one sentence ("" for nothing); `totals`: how many tool calls, replies,
+        plans and prompts there are."""
+        def of(count: int, word: str) -> str:
+            total = totals[word]
+            return f"all {_plural(total, word)}" if count == total and total > 1 else (
+                _plural(count, word) if count == total else f"{count:,} of {_plural(total, word)}")
+
         parts = []
-        if self.tools:
-            parts.append(f"{_plural(self.tools, 'tool call')} of {tools_total:,}")
-        for count, cut_count, word in ((self.replies, self.replies_cut, "final reply"), (self.plans, self.plans_cut, "plan")):
+        for count, word in ((self.tools, "tool call"), (self.replies, "final reply"), (self.plans, "plan")):
             if count:
-                parts.append(f"{_plural(count, word)}")
-            if cut_count:
-                parts.append(f"{_plural(cut_count, word)} shortened".replace("reply shortened", "reply shortened"))
-        if self.prompts_cut:
-            parts.append(f"{_plural(self.prompts_cut, 'prompt')} shortened")
+                parts.append(of(count, word) + " left out")
+        for count, word in ((self.replies_cut, "final reply"), (self.plans_cut, "plan"), (self.prompts_cut, "prompt")):
+            if count:
+                parts.append(of(count, word) + " shortened")
         if self.turns:
-            parts.append(f"the last {_plural(self.turns, 'turn')}")
+            parts.append(f"the last {_plural(self.turns, 'turn')} left out")
         return "; ".join(parts)
 
 
@@ -370,7 +377,7 @@ def compose_markdown(archive: Archive, keys: Sequence[str], spools: ReviewNotes,
     headings = {s.key: _heading(n, s) for n, s in enumerate(main_sessions, start=1)}
 
     sizes = _Sizes(fixed=github_length(head) + sum(github_length(h) + 8 for h in headings.values()) + 700)
-    tools_total = 0
+    counts = {"tool call": 0, "final reply": 0, "plan": 0, "prompt": 0}
     for session in main_sessions:
         for turn in _turns(spools.spool_of(session.key)):
             sizes.prompts.append(github_length(turn["prompt"]))
@@ -378,7 +385,10 @@ def compose_markdown(archive: Archive, keys: Sequence[str], spools: ReviewNotes,
             sizes.replies.append(github_length(turn["reply"]))
             sizes.tool_counts.append(len(turn["tools"]))
             sizes.tool_chars.append(sum(len(tool[0]) + len(tool[1]) + 12 for tool in turn["tools"]))
-            tools_total += len(turn["tools"])
+            counts["tool call"] += len(turn["tools"])
+            counts["final reply"] += bool(turn["reply"])
+            counts["plan"] += len(turn["plans"])
+            counts["prompt"] += bool(turn["prompt"])
 
     caps = _caps(sizes)
     for _ in range(12):
@@ -393,11 +403,11 @@ def compose_markdown(archive: Archive, keys: Sequence[str], spools: ReviewNotes,
         left = LeftOut()
         body = _Body(GITHUB_LIMIT - github_length(head) - 700)
         _render_sessions(main_sessions, headings, spools, caps, left, body, keep_going=True)
-    note = left.sentence(tools_total)
+    note = left.sentence(counts)
     text = head
     if note:
-        text += (f"\n\n> **Left out to fit GitHub's 65,536-character limit:** {note}. Everything is in the HTML "
-                 f"bundle: `sessionsite bundle -o {html_name}` (or `.zip`).")
+        text += (f"\n\n> **Shortened to fit GitHub's 65,536-character limit:** {note}. Everything is in the HTML "
+                 f"bundle, made by the same command with `-o {html_name}`.")
     text += "\n\n" + body.text() + "\n"
     return text, note
 
@@ -523,18 +533,13 @@ def _summary(archive: Archive, sessions: Sequence[Session], branch: str) -> str:
     if changed:
         edits = sum(f.changes for f in changed)
         root = projects[0] if len(projects) == 1 else ""
-        items = [f"- {inline_code(_relative(f.path, root))}: {_plural(f.changes, 'edit')}" for f in changed[:FILES_LISTED]]
+        items = [f"- {inline_code(relative_to(f.path, root))}: {_plural(f.changes, 'edit')}" for f in changed[:FILES_LISTED]]
         if len(changed) > FILES_LISTED:
             items.append(f"- *… and {len(changed) - FILES_LISTED:,} more files*")
         lines += ["", f"<details><summary>{_plural(len(changed), 'file')} changed, {_plural(edits, 'edit')}</summary>",
                   "", *items, "", "</details>"]
     lines += ["", f"*Made with {GENERATOR} {__version__}.*"]
     return "\n".join(lines)
-
-
-def _relative(path: str, root: str) -> str:
-    root = root.rstrip("/")
-    return path[len(root) + 1:] if root and path.startswith(root + "/") else path
 
 
 __all__ = ["GITHUB_LIMIT", "ReviewNotes", "compose_markdown", "cut", "demoted", "github_length"]
