@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from .build import discover_files
 from .bundle_html import HtmlSections, compose_html, page_builder, section_id
 from .bundle_markdown import GITHUB_LIMIT, ReviewNotes, compose_markdown, github_length
 from .discover import default_input

@@ -294,49 +294,74 @@ def _turns(path: Path) -> Iterator[dict[str, Any]]:
             yield json.loads(line)
 
 
-def _render_turn(number: int, turn: dict[str, Any], caps: Caps, left: LeftOut) -> str:
-    parts = []
+def _render_turn(number: int, turn: dict[str, Any], caps: Caps, left: LeftOut, shown_plans: dict[str, str],
+                 where: str) -> str:
+    """One turn: the prompt (`number`), the plans, the tool calls folded, Claude's final reply. A plan the
+    session was started with comes first; one Claude proposed, after the calls that led to it. A plan
+    shown before (the implementation session starts with the plan its planning session proposed) is
+    named, not repeated. `where`: the session, as a later mention of its plans names it."""
+    prompt = []
     when = f" · {time_of(turn['time'])[11:]}" if turn["time"] else ""
     if turn["prompt"]:
-        prompt = turn["prompt"]
-        if caps.prompts is not None and len(prompt) > caps.prompts:
-            prompt = cut(prompt, caps.prompts)
+        text = turn["prompt"]
+        if caps.prompts is not None and len(text) > caps.prompts:
+            text = cut(text, caps.prompts)
             left.prompts_cut += 1
-        parts += [f"**Prompt {number}**{when}", quoted(prompt)]
-    tools = turn["tools"]
-    if tools:
-        shown = len(tools) if caps.tools is None else min(len(tools), caps.tools)
-        left.tools += len(tools) - shown
+        prompt = [f"**Prompt {number}**{when}", quoted(text)]
+    tools = []
+    if turn["tools"]:
+        calls = turn["tools"]
+        shown = len(calls) if caps.tools is None else min(len(calls), caps.tools)
+        left.tools += len(calls) - shown
         if shown:
-            errors = sum(1 for tool in tools if tool[2] == "error")
-            lines = [_tool_line(*tool) for tool in tools[:shown]]
-            if shown < len(tools):
-                lines.append(f"- *… and {len(tools) - shown:,} more*")
-            summary = _plural(len(tools), "tool call") + (f", {_plural(errors, 'error')}" if errors else "")
-            parts.append(f"<details><summary>{summary}</summary>\n\n" + "\n".join(lines) + "\n\n</details>")
+            errors = sum(1 for call in calls if call[2] == "error")
+            lines = [_tool_line(*call) for call in calls[:shown]]
+            if shown < len(calls):
+                lines.append(f"- *… and {len(calls) - shown:,} more*")
+            summary = _plural(len(calls), "tool call") + (f", {_plural(errors, 'error')}" if errors else "")
+            tools = [f"<details><summary>{summary}</summary>\n\n" + "\n".join(lines) + "\n\n</details>"]
+    plans = []
     for plan in turn["plans"]:
-        if caps.plans == 0:
+        status = f"**Plan** · {literal(plan['status'] or 'proposed')}"
+        forms = _plan_forms(plan["text"])
+        shown_in = next((shown_plans[form] for form in forms if form in shown_plans), "")
+        if shown_in:
+            plans.append(f"{status}: the plan shown in {shown_in} above.")
+        elif caps.plans == 0:
             left.plans += 1
-            continue
-        text = demoted(plan["text"]) or "*The plan is empty.*"
-        if caps.plans is not None and len(text) > caps.plans:
-            text = cut(text, caps.plans)
-            left.plans_cut += 1
-        parts += [f"**Plan** · {literal(plan['status'] or 'proposed')}", text]
+        else:
+            text = demoted(plan["text"]) or "*The plan is empty.*"
+            if caps.plans is not None and len(text) > caps.plans:
+                text = cut(text, caps.plans)
+                left.plans_cut += 1
+            plans += [status, text]
+            shown_plans.update((form, where) for form in forms)
         if plan["feedback"]:
-            parts += ["**The user said**", plan["feedback"]]
+            plans += ["**The user said**", plan["feedback"]]
+    reply = []
     if turn["reply"]:
-        reply = demoted(turn["reply"])
         if caps.replies == 0:
             left.replies += 1
         else:
-            if caps.replies is not None and len(reply) > caps.replies:
-                reply = cut(reply, caps.replies)
+            text = demoted(turn["reply"])
+            if caps.replies is not None and len(text) > caps.replies:
+                text = cut(text, caps.replies)
                 left.replies_cut += 1
             elif not turn["reply_whole"]:
-                reply += _SHORTENED
-            parts += ["**Claude**", reply]
-    return "\n\n".join(parts)
+                text += _SHORTENED
+            reply = ["**Claude**", text]
+    ordered = [*prompt, *tools, *plans] if prompt else [*plans, *tools]
+    return "\n\n".join([*ordered, *reply])
+
+
+def _plan_forms(text: str) -> tuple[str, ...]:
+    """A plan as a session may show it: whole, or without its first heading (a session named after the
+    plan it carries out leaves out the heading that is its title)."""
+    body = text.lstrip("\n")
+    forms = [" ".join(body.split())]
+    if body.startswith("#"):
+        forms.append(" ".join(body.partition("\n")[2].split()))
+    return tuple(forms)
 
 
 def _tool_line(label: str, target: str, status: str) -> str:
@@ -408,7 +433,7 @@ def compose_markdown(archive: Archive, keys: Sequence[str], spools: ReviewNotes,
     if note:
         text += (f"\n\n> **Shortened to fit GitHub's 65,536-character limit:** {note}. Everything is in the HTML "
                  f"bundle, made by the same command with `-o {html_name}`.")
-    text += "\n\n" + body.text() + "\n"
+    text += "\n\n" + body.text() + f"\n\n---\n\n*Made with {GENERATOR} {__version__}.*\n"
     return text, note
 
 
@@ -417,14 +442,17 @@ def _render_sessions(sessions: Sequence[Session], headings: dict[str, str], spoo
     """Every session's turns into `body`; False as soon as one does not fit (unless `keep_going`, which
     then counts the turns left out)."""
     full = False
-    for session in sessions:
+    shown_plans: dict[str, str] = {}
+    for position, session in enumerate(sessions, start=1):
         if not body.add(headings[session.key]) and not keep_going:
             return False
-        for number, turn in enumerate(_turns(spools.spool_of(session.key)), start=1):
+        prompts = 0
+        for turn in _turns(spools.spool_of(session.key)):
+            prompts += bool(turn["prompt"])
             if full:
                 left.turns += 1
                 continue
-            text = _render_turn(number, turn, caps, left)
+            text = _render_turn(prompts, turn, caps, left, shown_plans, f"session {position}")
             if text and not body.add(text):
                 if not keep_going:
                     return False
@@ -538,7 +566,6 @@ def _summary(archive: Archive, sessions: Sequence[Session], branch: str) -> str:
             items.append(f"- *… and {len(changed) - FILES_LISTED:,} more files*")
         lines += ["", f"<details><summary>{_plural(len(changed), 'file')} changed, {_plural(edits, 'edit')}</summary>",
                   "", *items, "", "</details>"]
-    lines += ["", f"*Made with {GENERATOR} {__version__}.*"]
     return "\n".join(lines)
 
 

@@ -278,6 +278,8 @@ def test_the_markdown_bundle_carries_the_chain(chain_md, examples_archive):
         assert words(examples_archive.sessions[key].title)[:40] in words(heading)
     # Subagent transcripts are counted at the top; they are in the HTML bundle.
     assert "and 2 subagent runs" in chain_md.split("\n---\n", 1)[0]
+    # The plan the implementation started with is the one the planning session proposed: shown once.
+    assert chain_md.count("**Plan** · approved") == 2 and "approved: the plan shown in session 1 above." in chain_md
 
 
 # -- safety ----------------------------------------------------------------------------------------------
