@@ -66,6 +66,13 @@ def _tuples(value: Any) -> Any:
     return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
+@functools.cache
+def _fields_of(cls: type) -> tuple[tuple[str, bool], ...]:
+    """A class's fields, and which are tuples (asked once per class: a large manifest decodes thousands of
+    these objects on every incremental build)."""
+    return tuple((item.name, str(item.type).startswith("tuple")) for item in dataclasses.fields(cls))
+
+
 def decode(value: Any) -> Any:
     """JSON back into our types; tuples come back as tuples (JSON keeps only lists)."""
     if isinstance(value, list):
@@ -79,10 +86,10 @@ def decode(value: Any) -> Any:
         return {k: decode(v) for k, v in value.items()}
     cls = _types()[name]  # a KeyError means a damaged manifest: the build starts afresh
     arguments = {}
-    for item in dataclasses.fields(cls):
-        if item.name in value:
-            decoded = decode(value[item.name])
-            arguments[item.name] = _tuples(decoded) if str(item.type).startswith("tuple") else decoded
+    for field_name, is_tuple in _fields_of(cls):
+        if field_name in value:
+            decoded = decode(value[field_name])
+            arguments[field_name] = _tuples(decoded) if is_tuple else decoded
     if name == "Interpreted":
         arguments["unknown"] = Counter(arguments.get("unknown", {}))
     return cls(**arguments)
@@ -147,6 +154,9 @@ class Manifest:
     files: dict[str, FileRecord] = field(default_factory=dict)
     site: str = ""
     """`site_digest` of the output as the build left it."""
+    index_pages: dict[str, str] = field(default_factory=dict)
+    """Of each project's pages (its session list, its files touched), by path: the digest of what it was
+    made from, so that the next build keeps the pages of projects in which nothing changed."""
 
     def to_bytes(self) -> bytes:
         return encode({
@@ -154,6 +164,7 @@ class Manifest:
             "settings": self.settings,
             "report": self.report,
             "site": self.site,
+            "index_pages": self.index_pages,
             "files": [{item.name: getattr(record, item.name) for item in dataclasses.fields(record)}
                       for _, record in sorted(self.files.items())],
         })
@@ -171,7 +182,11 @@ def load(out: Path) -> Manifest:
             if not all(map(_is_page_body_record, record.page_bodies.values())):
                 return Manifest()
             files[record.path] = record
-        return Manifest(settings=data["settings"], report=data["report"], files=files, site=data["site"])
+        index_pages = data.get("index_pages", {})
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in index_pages.items()):
+            return Manifest()
+        return Manifest(settings=data["settings"], report=data["report"], files=files, site=data["site"],
+                        index_pages=index_pages)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return Manifest()
 

@@ -30,7 +30,7 @@ from .link import find_continuations, link, linked_event
 from .manifest import (MANIFEST, NO_HASH_CACHE, FileRecord, HashCache, Manifest, decode, digest, digest_of_files,
                        new_content_hasher, path_key, site_files, unchanged)
 from .markdown import MarkdownOptions, MarkdownPart, SessionDocument
-from .model import Archive, Diagnostic, Event, Session
+from .model import Archive, Diagnostic, Event, Project, Session
 from .read import stream_file
 from .redact import Redactor
 from .search import FileSearchRecorder, write_index
@@ -439,6 +439,14 @@ class FileRenderer:
                             self.archive.kept.get(key, "")])
         return digest(*context)
 
+    def project_digest(self, project: Project, settings: str) -> str:
+        """Everything a project's pages are made from: the project, and the summaries of the sessions they
+        show. A reply added to one session renders its project's pages again, not the other projects'."""
+        assert self.builder is not None
+        keys = self.builder.project_page_sessions(project)
+        return digest(settings, project, [[key, self._summary_digest(key), self.archive.kept.get(key, "")]
+                                          for key in keys])
+
     def _shown_digest(self, key: str) -> str:
         """What the pages of other sessions show of a session: its line in their chain strip or list of
         subagents, its title and first prompt in their Markdown, the page its call is on. Not its end
@@ -588,8 +596,20 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
     report.pages = sum(plan.record.pages for plan in plans)
     log.info("phase 2: %d of %d files rendered in %.1f s (the rest kept from the previous site)", len(to_render),
              len(plans), time.perf_counter() - started)
+    index_pages: dict[str, str] = {}
     if renderer.builder is not None and theme is not None:
-        indexes = render_indexes(archive, renderer.builder, theme)
+        for project in archive.projects:
+            made_from = renderer.project_digest(project, settings)
+            index_pages[urls.project_page(project.dir_name)] = made_from
+            index_pages[urls.project_files(project.dir_name)] = made_from
+
+        def kept(path: str) -> bool:
+            if previous.index_pages.get(path) == index_pages[path] and staging.take_from_previous(path):
+                report.pages += 1
+                return True
+            return False
+
+        indexes = render_indexes(archive, renderer.builder, theme, kept)
         for path, page in indexes.pages.items():
             staging.write(path, page)
             report.pages += 1
@@ -612,7 +632,7 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
     # paths (each file's record keeps its own, without the path).
     staging.write(MANIFEST, Manifest(settings, replace(report, diagnostics=[]).to_json(),
                                      {plan.record.path: plan.record for plan in plans},
-                                     digest_of_files(files)).to_bytes())
+                                     digest_of_files(files), index_pages).to_bytes())
     return report
 
 

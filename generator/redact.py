@@ -84,8 +84,25 @@ def is_secret_name(name: str) -> bool:
 
 
 # The name a value is given to: the identifier before the `:` or `=`, perhaps quoted (JSON)…
-_NAME_BEFORE_SEPARATOR = re.compile(r"([A-Za-z0-9_.\-]+)[\"']?[ \t]*$")
+_NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 NAME_BEFORE = -1
+
+
+def name_before(text: str, end: int, longest: int = 200) -> str:
+    """The identifier that ends just before `end`, perhaps quoted and followed by spaces or tabs (or by a
+    line break right before `end`), at most `longest` characters back; "" when there is none. Read
+    backwards: a pattern searched over the window tried every start in it, and was a fifth of redaction."""
+    start = max(0, end - longest)
+    if end > start and text[end - 1] == "\n":
+        end -= 1
+    while end > start and text[end - 1] in " \t":
+        end -= 1
+    if end > start and text[end - 1] in "\"'":
+        end -= 1
+    name_end = end
+    while end > start and text[end - 1] in _NAME_CHARACTERS:
+        end -= 1
+    return text[end:name_end]
 # …or all that stands on its line before the separator (`export NAME=`, `NAME:`)…
 _NAME_ON_LINE = re.compile(r"[ \t]*(?:export[ \t]+)?([A-Za-z0-9_.\-]+)")
 NAME_ON_LINE = -2
@@ -94,6 +111,20 @@ NAME_ON_LINE = -2
 _URL_PASSWORD = r"://[^:/?#@\s\"'<>\\]*:([^/?#\s\"'<>\\]+)@"
 # The same, URL-encoded (`postgres%3A%2F%2Fuser%3Apass%40host`, a connection string in a query).
 _ENCODED_URL_PASSWORD = (r"(?i)%3A%2F%2F(?:(?!%3A|%40|%2F)[^\s/?#&\"'<>\\])*%3A((?:(?!%2F|%3F|%23)[^\s/?#&\"'<>\\])+)%40")
+# What a name that says it holds a secret (`_SECRET_NAME`) holds, lower-cased: a rule that checks the name
+# cannot match in text with none of these (most text with a URL in it, which the URL rules are for).
+_SECRET_NAME_WORDS = (
+    "token", "secret", "passw", "passphrase", "pwd", "credential", "auth", "_key", "-key", "apikey", "accesskey",
+    "privatekey", "signingkey", "encryptionkey", "masterkey", "clientkey", "appkey", "licensekey", "cookie",
+)
+# Every context rule needs one of those, a URL, or "aws".
+_CONTEXT_WORDS = (*_SECRET_NAME_WORDS, "://", "%3a%2f%2f", "aws")
+
+
+def _names_a_secret(lower: str) -> bool:
+    return any(word in lower for word in _SECRET_NAME_WORDS)
+
+
 # Secrets found by context: (kind, pattern, groups that may hold the secret, group holding the name, or
 # NAME_BEFORE for the identifier before the match, or None when there is no name to check, marks).
 _GROUP_RULES = [
@@ -104,12 +135,12 @@ _GROUP_RULES = [
     # NAME=value at the start of a line: .env files and shell exports (`$VAR` references are not secrets).
     # Like the rules below, it starts at the separator, which re finds fast, and checks the name after.
     ("secret-assignment", r"=(?:\"([^\"\n$]{3,})\"|'([^'\n$]{3,})'|([^\s\"'$=][^\s]{2,}))", (1, 2, 3), NAME_ON_LINE,
-     ("=",)),
+     ("=", _names_a_secret)),
     # A quoted literal given to a secret-named key: JSON, YAML, code. Identifiers and calls are left alone.
     # The match starts at the `:` or `=`, which re finds fast; the name is the identifier before it.
-    ("secret-assignment", r"[:=][ \t]*(?:\"([^\"\s$]{6,})\"|'([^'\s$]{6,})')", (1, 2), NAME_BEFORE, ()),
+    ("secret-assignment", r"[:=][ \t]*(?:\"([^\"\s$]{6,})\"|'([^'\s$]{6,})')", (1, 2), NAME_BEFORE, (_names_a_secret,)),
     # YAML `password: value` on a line of its own, when the value looks like a secret (has a digit or a symbol).
-    ("secret-assignment", r"(?m):[ \t]+((?=[^\s]*[0-9!@#%^&*+/=_-])[^\s\"'$]{6,})[ \t]*$", (1,), NAME_ON_LINE, (":",)),
+    ("secret-assignment", r"(?m):[ \t]+((?=[^\s]*[0-9!@#%^&*+/=_-])[^\s\"'$]{6,})[ \t]*$", (1,), NAME_ON_LINE, (":", _names_a_secret)),
     # An HTTP header that carries a credential (Authorization, Cookie, X-…-Key/Token/Auth/Secret), quoted
     # or not, after its scheme (Bearer, Basic, token…); a cookie header's every pair. The value has a digit
     # or a symbol: words and `$VAR`s are not secrets. Unlike the rules above it starts at the name: a
@@ -167,6 +198,20 @@ def _holds_home(text: str) -> bool:
     return "-home-" in text or "-Users-" in text or _HOME.search(text) is not None
 
 
+# What every match of a kind's whole-match rules holds (the look that leads to it): a rule runs only on
+# text that holds its kind's needle. A long text with one token's prefix in it went through all thirty
+# rules, and those that start on no literal (Telegram's, Discord's, Stripe's) scan it slowly.
+_KIND_NEEDLES = {
+    "jwt": "eyJ", "anthropic-key": "sk-ant-", "openai-key": r"sk-(?:proj|svcacct|admin)-|T3BlbkFJ",
+    "github-token": r"github_pat_|gh[pousr]_", "google-api-key": "AIza", "stripe-key": r"k_(?:live|test)_",
+    "slack-token": r"xox|hooks\.slack", "slack-webhook": r"hooks\.slack", "private-key": "PRIVATE KEY",
+    "aws-access-key": "A3T|ABIA|ACCA|AKIA|ASIA", "azure-storage-key": "AccountKey=",
+    "discord-token": r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27}", "gitlab-token": r"gl[a-z]+-|GR1348941",
+    "npm-token": "_authToken", "pypi-token": "pypi-", "sendgrid-key": r"SG\.", "square-secret": "sq0csp-",
+    "telegram-token": ":AA",
+}
+
+
 @functools.cache
 def _whole_match_rules() -> list[tuple[str, re.Pattern[str]]]:
     """Compiled on first use: importing detect-secrets takes a tenth of a second, which a build that
@@ -181,6 +226,22 @@ def _whole_match_rules() -> list[tuple[str, re.Pattern[str]]]:
     return rules
 
 
+_NEEDLES = {kind: re.compile(needle) for kind, needle in _KIND_NEEDLES.items()}
+
+
+def _apply_whole_match_rules(text: str, replacement: Callable[[str], Any]) -> str:
+    """Each rule whose kind's needle is in the text, in order. A needle is looked for once: a rule's
+    markers hold none, so what was not there before a replacement is not there after it."""
+    present: dict[str, bool] = {}
+    for kind, pattern in _whole_match_rules():
+        found = present.get(kind)
+        if found is None:
+            found = present[kind] = _NEEDLES[kind].search(text) is not None  # a kind with no needle fails here
+        if found:
+            text = pattern.sub(replacement(kind), text)
+    return text
+
+
 # One pattern at a time: each starts on a literal, which re finds fast; one big alternation was 15x slower.
 _GROUPS = [(kind, re.compile(pattern), groups, name, marks) for kind, pattern, groups, name, marks in _GROUP_RULES]
 # Cheap first looks: most text holds none of these, and then the full patterns need not run. Every token
@@ -189,8 +250,11 @@ _GROUPS = [(kind, re.compile(pattern), groups, name, marks) for kind, pattern, g
 # alternation or a substring test per prefix.
 _TOKEN_LOOK_PATTERNS = (
     r"A(?:KIA|SIA|BIA|CCA|3T|Iza|ccountKey=)", r"gh(?:[pousr]_|ithub_pat_)", r"gl(?:pat|dt|ft|soat|rt|cbt)-",
-    "GR1348941", "sk-", "xox", r"hooks\.slack", r"_(?:live|test)_", "eyJ", "PRIVATE KEY", r"SG\.", "sq0csp-",
-    "pypi-", "_authToken",
+    # Not a bare `sk-` or `_test_`: words hold those (`task-`, `risk-`, `run_test_x`), and each such text went
+    # through every rule. Every rule's `sk-` token is one of these (detect-secrets' OpenAI pattern ends in
+    # T3BlbkFJ), and Stripe's keys start sk_, rk_ or pk_ (looked for from the `k_`, which re finds fast).
+    "GR1348941", r"sk-(?:ant|proj|svcacct|admin)-", "T3BlbkFJ", "xox", r"hooks\.slack", r"k_(?:live|test)_",
+    "eyJ", "PRIVATE KEY", r"SG\.", "sq0csp-", "pypi-", "_authToken",
     # Telegram bot tokens (`<bot id>:AA…`) and Discord tokens (`<id>.<6>.<27>`) start with no literal of
     # their own: the part that does is looked for.
     ":AA", r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27}",
@@ -202,20 +266,14 @@ _TOKEN_LOOK = re.compile("|".join(_TOKEN_LOOK_PATTERNS))
 # `-`, `_`, `.`, `:` or a space in it.
 _BASE64 = re.compile(r"[A-Za-z0-9+/=]+")
 _BASE64_LOOKS = (_TOKEN_LOOKS[0], re.compile("GR1348941"))  # the A… family (AWS, Google, Azure), GitLab runners
-# Every context rule needs a name that says "secret" (see _SECRET_NAME: a bare "key" does not), a URL, or
-# "aws", lower-cased.
-_CONTEXT_WORDS = (
-    "token", "secret", "passw", "pwd", "credential", "auth", "_key", "-key", "apikey", "accesskey", "privatekey",
-    "signingkey", "encryptionkey", "masterkey", "clientkey", "appkey", "licensekey", "cookie", "://", "%3a%2f%2f",
-    "aws",
-)
 
 # A line of a file read: Read's `    12→` or `cat -n`'s `    12<tab>`, after the line break.
 _LINE_NUMBER = re.compile(r"\n[ \t]*\d+(?:→|\t)")
 # A token's prefix whose run of token characters reaches the end of a numbered line: where a token may
 # go on on the next line. (The engine finds these; most prefixes, in the middle of a line, cost nothing.)
+# The short prefixes are looked for here too: a token may be wrapped inside its prefix (`sk-a` / `nt-api03…`).
 _WRAP_LOOKS = tuple(re.compile(f"(?:{look})[A-Za-z0-9_\\-+/=.]*(?=\\n[ \\t]*\\d+(?:→|\\t))")
-                    for look in _TOKEN_LOOK_PATTERNS)
+                    for look in (*_TOKEN_LOOK_PATTERNS, "sk-", r"_(?:live|test)_"))
 _TOKEN_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.")
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-+/=.]*")
 # How far back a wrapped token's first part is looked for.
@@ -226,6 +284,14 @@ def _holds_token_prefix(text: str) -> bool:
     if len(text) < 200:
         return _TOKEN_LOOK.search(text) is not None
     return any(look.search(text) for look in _TOKEN_LOOKS)
+
+
+def _may_hold_token(text: str) -> bool:
+    """A token's prefix, or on a numbered line (a file read) the start of a token the line cuts inside the
+    short prefix the looks no longer take alone (`sk-a` / `nt-api03…`)."""
+    if _holds_token_prefix(text):
+        return True
+    return ("sk-" in text or "_live_" in text or "_test_" in text) and any(look.search(text) for look in _WRAP_LOOKS[-2:])
 
 
 def _holds_any(text: str, needles: tuple[str, ...]) -> bool:
@@ -332,9 +398,7 @@ def identifier(text: str) -> str:
     is the same whether the id was redacted before (phase 2) or not (phase 1's outline)."""
     if len(text) < SHORTEST_SECRET or _TOKEN_LOOK.search(text) is None:
         return text
-    for kind, pattern in _whole_match_rules():
-        text = pattern.sub(marker(kind), text)
-    return text
+    return _apply_whole_match_rules(text, marker)
 
 
 # -- the schema of a session's summary --------------------------------------------------------------------
@@ -404,11 +468,10 @@ class Redactor:
         """`tokens`, `context` and `home` may be turned off for text known to hold no token prefix, no
         word that names a secret, or no home folder."""
         if self.secrets and len(value) >= SHORTEST_SECRET:
-            if tokens and _holds_token_prefix(value):
+            if tokens and _may_hold_token(value):
                 if "\n" in value and ("→" in value or "\t" in value):
                     value = self._unwrap(value)
-                for kind, pattern in _whole_match_rules():
-                    value = pattern.sub(lambda m, k=kind: self._whole(k), value)
+                value = _apply_whole_match_rules(value, lambda kind: lambda _match: self._whole(kind))
             if context:
                 value = self._by_context(value)
         if self.home and home:
@@ -468,8 +531,8 @@ class Redactor:
         if number is None:
             return match.group(0)
         if name == NAME_BEFORE:
-            before = _NAME_BEFORE_SEPARATOR.search(match.string, max(0, match.start() - 200), match.start())
-            if before is None or not is_secret_name(before.group(1)):
+            before_name = name_before(match.string, match.start())
+            if not before_name or not is_secret_name(before_name):
                 return match.group(0)
         elif name == NAME_ON_LINE:
             line_start = match.string.rfind("\n", 0, match.start()) + 1
@@ -546,7 +609,7 @@ class Redactor:
         joined = "\n".join(look.texts)
         families = {
             "tokens": self.secrets and (
-                bool(look.keys & _TOKEN_KEY) or _holds_token_prefix(joined)
+                bool(look.keys & _TOKEN_KEY) or _may_hold_token(joined)
                 or (bool(look.ids) and _TOKEN_LOOK.search("\n".join(look.ids)) is not None)  # short: one pattern
                 or any(pattern.search(encoded) for encoded in look.encoded for pattern in _BASE64_LOOKS)),
             "context": self.secrets and (bool(look.keys & _SECRET_KEY) or _holds_any(joined.lower(), _CONTEXT_WORDS)),

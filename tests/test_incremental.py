@@ -104,6 +104,35 @@ def test_one_changed_session_is_rendered_again_and_the_rest_is_kept(archive, tmp
     assert_same_as_fresh_build(archive, site, tmp_path)
 
 
+def test_a_reply_added_in_one_project_renders_only_that_projects_pages(archive, tmp_path):
+    from generator import urls
+    site = tmp_path / "site"
+    build(BuildConfig(inputs=(archive,), output=site))
+    projects = sorted(path.name for path in archive.iterdir() if path.is_dir())
+    assert TIDEWATCH in projects and len(projects) > 1, "the examples have more than one project"
+    before = inodes(site)
+    changed = session_files(archive)[0]
+    last = [entry for entry in read_entries(changed) if isinstance(entry.get("uuid"), str)][-1]
+    with changed.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(assistant(text("One more reply."), parentUuid=last["uuid"])) + "\n")
+
+    build(BuildConfig(inputs=(archive,), output=site))
+
+    after = inodes(site)
+    project_pages = {name: [p for p in before if p.startswith("projects/") and p.count("/") == 2
+                            and p.endswith(("/index.html", "/files.html")) and name.strip("-") in p]
+                     for name in projects}
+    assert all(project_pages.values())
+    for name, pages in project_pages.items():
+        for page in pages:
+            if name == TIDEWATCH:
+                assert after[page] != before[page], f"{page}: its project's session grew"
+            else:
+                assert after[page] == before[page], f"{page}: nothing of its project changed"
+    assert after[urls.INDEX] != before[urls.INDEX]
+    assert_same_as_fresh_build(archive, site, tmp_path)
+
+
 def test_an_added_session_appears_and_a_removed_one_goes(archive, tmp_path):
     site = tmp_path / "site"
     build(BuildConfig(inputs=(archive,), output=site))

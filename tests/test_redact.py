@@ -249,6 +249,30 @@ def test_a_token_wrapped_over_two_numbered_lines_is_redacted_whole(numbered):
     assert len(redacted.split("\n")) == len(numbered.split("\n"))  # the lines and their numbers stay
 
 
+def test_a_token_cut_inside_its_prefix_by_a_numbered_line_is_redacted_whole():
+    # `sk-a` alone is no token's prefix any more (words hold `sk-`), but a file read may cut a key there.
+    numbered = '11\tkey = "sk-a\n12\tnt-api03-N0tAR3alK3yN0tAR3alK3yN0tAR3alK3y"\n'
+    redacted = Redactor().text(numbered)
+    assert "[REDACTED:anthropic-key]" in redacted and "N0tAR3al" not in redacted
+
+
+@pytest.mark.parametrize("kind", sorted(SECRETS))
+def test_each_kind_is_found_among_words_that_hold_a_short_prefix(kind):
+    # Only the rules of the kinds whose needle a text holds run on it: a key among `task-` and `_test_`
+    # words (which hold `sk-` and `_test_`) is still found, and the words are left as they are.
+    words = "run task-list and risk-free my_test_case for desk-top, then "
+    redactor = Redactor()
+    assert redactor.text(words + SECRETS[kind] + " done") == words + f"[REDACTED:{kind}] done"
+    assert redactor.counts == Counter({kind: 1})
+
+
+@pytest.mark.parametrize("line", ["export GPG_PASSPHRASE=Tr0ub4dor3xyz", 'signing: {passphrase: "Tr0ub4dor3xyz"}'])
+def test_a_passphrase_is_a_secret_too(line):
+    # The rules by context run only on text that holds a word a secret's name holds: "passphrase" was
+    # missing from those words, so a passphrase was kept though its name says what it is.
+    assert "Tr0ub4dor3xyz" not in Redactor().text(line)
+
+
 def test_the_line_after_a_whole_token_stays():
     numbered = f"     1→API_KEY={SECRETS['anthropic-key']}\n     2→DEBUG=true\n     3→LOG=info"
     assert Redactor().text(numbered) == "     1→API_KEY=[REDACTED:anthropic-key]\n     2→DEBUG=true\n     3→LOG=info"

@@ -173,6 +173,15 @@ class PageBuilder:
         return self._render("project.html", page, project=project, sessions=sessions, groups=groups,
                             overview=overview, files_url=urls.relative(page, urls.project_files(project.dir_name)))
 
+    def project_page_sessions(self, project: Project) -> list[str]:
+        """The sessions a project's pages show anything of: its own, the subagent runs they started and
+        the members of their chains."""
+        keys = {session.key for session in self._project_sessions(project)}
+        for key in list(keys):
+            chain = self.archive.chains.get(self.archive.sessions[key].chain_key)
+            keys.update(k for k in (chain.session_keys if chain else ()) if k in self.archive.sessions)
+        return sorted(keys)
+
     def _project_sessions(self, project: Project) -> list[Session]:
         """The project's sessions and the subagent runs they started."""
         if self._sessions_by_project is None:
@@ -411,12 +420,16 @@ def short_model(model: str) -> str:
     return re.sub(r"-\d{8}$", "", name)
 
 
-def render_indexes(archive: Archive, builder: PageBuilder, theme: Theme) -> HtmlOutput:
-    """The index and project pages, and the theme's assets: everything but the session pages."""
+def render_indexes(archive: Archive, builder: PageBuilder, theme: Theme,
+                   kept: Callable[[str], bool] = lambda path: False) -> HtmlOutput:
+    """The index and project pages, and the theme's assets: everything but the session pages. A project
+    page for which `kept(path)` says the last build's page stays is not rendered (and not in the result)."""
     pages: dict[str, str] = {urls.INDEX: builder.index()}
     for project in archive.projects:
-        pages[urls.project_page(project.dir_name)] = builder.project(project)
-        pages[urls.project_files(project.dir_name)] = builder.files(project)
+        for path, render in ((urls.project_page(project.dir_name), builder.project),
+                             (urls.project_files(project.dir_name), builder.files)):
+            if not kept(path):
+                pages[path] = render(project)
     assets = {urls.asset(name): path.read_bytes() for name, path in theme.static_files().items()}
     assets[urls.asset("pygments.css")] = pygments_css().encode("utf-8")
     return HtmlOutput(pages=pages, assets=assets)

@@ -25,6 +25,14 @@ _PYTHON_KEYWORDS = (
     "from global if import in is lambda nonlocal not or pass raise return try while with yield match case self"
 )
 _SHELL_KEYWORDS = "case do done elif else esac export fi for function if in local readonly return then until while"
+_ELIXIR_KEYWORDS = (
+    "after alias and case catch cond def defmacro defmodule defp defstruct defimpl defprotocol do else end false fn "
+    "for if import in nil not or quote raise receive require rescue true try unless unquote use when with"
+)
+_POWERSHELL_KEYWORDS = (
+    "begin break catch class continue do else elseif end exit filter finally for foreach function if in param "
+    "process return switch throw trap try until while"
+)
 
 _NUMBER = r"\b(?:0[xX][0-9a-fA-F_]+|\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?)\b"
 
@@ -43,6 +51,11 @@ _FAMILIES = {
                        _PYTHON_KEYWORDS),
     "c": _pattern([r"//[^\n]*", r"/\*[\s\S]*?(?:\*/|$)"], [r"`(?:\\.|[^`\\])*`", _DOUBLE, _SINGLE], _C_LIKE_KEYWORDS),
     "shell": _pattern([r"(?:^|(?<=\s))#[^\n]*"], [_DOUBLE, _SINGLE], _SHELL_KEYWORDS),
+    "elixir": _pattern([r"#[^\n]*"], [r'"""[\s\S]*?(?:"""|$)', _DOUBLE, _SINGLE], _ELIXIR_KEYWORDS),
+    "powershell": _pattern([r"(?:^|(?<=\s))#[^\n]*"], [_DOUBLE, _SINGLE], _POWERSHELL_KEYWORDS),
+    # Markdown (a README or a plan read whole): headings, fence lines and code spans, which is what Pygments
+    # marks in it too, without lexing the code inside the fences.
+    "markdown": re.compile(r"(?m)(?P<gh>^#{1,6}[ \t][^\n]*)|(?P<s>^[ \t]*(?:```|~~~)[^\n]*|`[^`\n]+`)"),
 }
 _FAMILY_OF = {
     **dict.fromkeys(("python", "py", "python3", "pycon", "cython"), "python"),
@@ -51,6 +64,9 @@ _FAMILY_OF = {
                      "less", "json", "jsonc", "groovy", "zig"), "c"),
     **dict.fromkeys(("bash", "sh", "shell", "zsh", "console", "yaml", "yml", "toml", "ini", "dockerfile",
                      "makefile", "make", "ruby", "rb", "perl", "r"), "shell"),
+    **dict.fromkeys(("elixir", "ex", "exs"), "elixir"),
+    **dict.fromkeys(("powershell", "pwsh", "ps1", "posh"), "powershell"),
+    **dict.fromkeys(("markdown", "md"), "markdown"),
 }
 
 

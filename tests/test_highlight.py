@@ -1,0 +1,56 @@
+"""Highlighting of code blocks: Pygments for small blocks, `quick_highlight` past PYGMENTS_LIMIT. Whichever
+path a block takes, the page shows exactly its text, a span never crosses a line (line numbers are added
+per line), and the words a reader expects coloured are."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from bs4 import BeautifulSoup
+
+from generator.html.quick_highlight import supports
+from generator.html.render import PYGMENTS_LIMIT, highlight
+
+SAMPLES = {
+    "python": ('def greet(name):\n    # say hello\n    return f"hi {name}" if name else None\n', {"k", "c", "s"}),
+    "typescript": ('export function add(a: number): number {\n  // sum\n  return a + 1; /* done */\n}\n',
+                   {"k", "c"}),
+    "bash": ('if [ -f "$FILE" ]; then\n  echo \'found\'  # note\nfi\n', {"k", "c", "s"}),
+    "elixir": ('defmodule Greeter do\n  # greets\n  def hello(name), do: "Hello #{name}"\nend\n', {"k", "c", "s"}),
+    "powershell": ('function Get-Thing {\n  param($Name)  # the name\n  return "x $Name"\n}\n', {"k", "c", "s"}),
+    "markdown": ('# Plan\n\nRun `make test` first.\n\n```python\nprint("<b>")\n```\n', {"gh", "s"}),
+}
+HOSTILE = '</code></pre><script>alert(1)</script> & "quotes" \'single\' <!-- x -->\n'
+
+
+def _large(sample: str) -> str:
+    code = (sample + HOSTILE) * (PYGMENTS_LIMIT // len(sample + HOSTILE) + 2)
+    assert len(code) > PYGMENTS_LIMIT
+    return code
+
+
+@pytest.mark.parametrize("language", sorted(SAMPLES))
+@pytest.mark.parametrize("size", ["small", "large"])
+def test_a_block_shows_its_text_exactly_with_its_words_coloured(language, size):
+    sample, classes = SAMPLES[language]
+    code = sample + HOSTILE if size == "small" else _large(sample)
+    markup = highlight(code, language, "")
+    page = BeautifulSoup(markup, "html.parser")
+    assert page.get_text() == code
+    assert page.find("script") is None and "<script>" not in markup
+    shown = {name for span in page.find_all("span") for name in span.get("class", [])}
+    # Pygments splits classes finer (kd, s2, c1…): the first letters name the family.
+    assert all(any(name == wanted or (wanted != "gh" and name.startswith(wanted)) for name in shown)
+               for wanted in classes), (language, size, shown)
+
+
+@pytest.mark.parametrize("language", sorted(SAMPLES))
+def test_large_blocks_take_the_quick_path_and_no_span_crosses_a_line(language):
+    assert supports(language)
+    markup = highlight(_large(SAMPLES[language][0]), language, "startline=7")
+    body = markup[markup.index("<code>") + len("<code>"):markup.rindex("</code>")]
+    numbers = [int(found) for found in re.findall(r'<span class="linenos">(\d+)</span>', body)]
+    assert numbers == list(range(7, 7 + len(numbers)))
+    for line in body.split("\n"):
+        assert line.count("<span") == line.count("</span>"), line
