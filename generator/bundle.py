@@ -27,7 +27,7 @@ from typing import Any, Iterable, Sequence
 from .bundle_html import HtmlSections, compose_html, page_builder, section_id
 from .bundle_markdown import GITHUB_LIMIT, ReviewNotes, compose_markdown, github_length
 from .discover import default_input
-from .errors import InputError, UsageProblem
+from .errors import InputError, StrictModeError, UsageProblem
 from .html.theme import Theme
 from .markdown import MarkdownOptions
 from .model import Archive
@@ -237,13 +237,7 @@ def bundle(config: BundleConfig) -> BundleReport:
         check_vault_location(config.output, config.vault)
         saved = Vault(config.vault).save(find(folders))
     redactor = Redactor(secrets=config.redact, home=config.redact_paths)
-    archive, report, plans = collect(folders, redactor=redactor, jobs=config.jobs)
-    for diagnostic in report.diagnostics:
-        log.warning("%s:%d: %s", diagnostic.file, diagnostic.line, diagnostic.message)
-    if config.strict and report.diagnostics:
-        from .errors import StrictModeError
-
-        raise StrictModeError(f"{len(report.diagnostics)} problem(s) in the input (--strict)")
+    archive, _, plans = collect(folders, redactor=redactor, jobs=config.jobs)
 
     if work is not None:
         given = branch_sessions(archive, work)
@@ -261,6 +255,12 @@ def bundle(config: BundleConfig) -> BundleReport:
     sources = {archive.sessions[key].source for key in selected}
     files = [plan.source for plan in plans if str(plan.source.path) in sources]
     log.info("bundling %d session(s) from %d file(s)", len(selected), len(files))
+    # The problems of the files bundled: the others of their project folders were read only to link.
+    problems = [d for plan in plans if str(plan.source.path) in sources and plan.result for d in plan.result.diagnostics]
+    for diagnostic in problems:
+        log.warning("%s:%d: %s", diagnostic.file, diagnostic.line, diagnostic.message)
+    if config.strict and problems:
+        raise StrictModeError(f"{len(problems)} problem(s) in the input (--strict)")
 
     theme = Theme.load()
     with OutputLock(config.output), tempfile.TemporaryDirectory(prefix=BUNDLE_PREFIX) as temporary:
@@ -301,7 +301,7 @@ def bundle(config: BundleConfig) -> BundleReport:
             stop_workers()  # before their staging folder goes
             staging.discard()
             release(Path(temporary))
-    return BundleReport(sessions=present, size=size, shortened=shortened, diagnostics=len(report.diagnostics),
+    return BundleReport(sessions=present, size=size, shortened=shortened, diagnostics=len(problems),
                         saved=saved, too_large=_too_large(config.output, kind, size),
                         branch=work.branch if work else "")
 

@@ -180,7 +180,7 @@ def cut(text: str, limit: int) -> str:
             size += len(block) + 2
             continue
         room = limit - size
-        if room >= 80 and token.type in ("fence", "code_block") and token.type == "fence":
+        if room >= 80 and token.type == "fence":
             kept.append(_cut_fence(block, room))
         elif room >= 80 and token.type == "paragraph_open":
             words = block[:room]
@@ -416,11 +416,22 @@ def compose_markdown(archive: Archive, keys: Sequence[str], spools: ReviewNotes,
             counts["prompt"] += bool(turn["prompt"])
 
     caps = _caps(sizes)
+
+    def rendering(caps: Caps) -> tuple[LeftOut, _Body] | None:
+        left, body = LeftOut(), _Body(GITHUB_LIMIT - github_length(head) - 700)
+        return (left, body) if _render_sessions(main_sessions, headings, spools, caps, left, body) else None
+
     for _ in range(12):
-        left = LeftOut()
-        body = _Body(GITHUB_LIMIT - github_length(head) - 700)
-        complete = _render_sessions(main_sessions, headings, spools, caps, left, body)
-        if complete:
+        done = rendering(caps)
+        if done is not None:
+            # The estimate errs long: use what it left of the budget, a step at a time.
+            for _ in range(8):
+                looser = _looser(caps, sizes)
+                more = rendering(looser) if looser is not None else None
+                if more is None:
+                    break
+                caps, done = looser, more
+            left, body = done
             break
         caps = _tighter(caps)
     else:
@@ -483,7 +494,7 @@ def _caps(sizes: _Sizes) -> Caps:
     return caps
 
 
-def _with(caps: Caps, name: str, value: int) -> Caps:
+def _with(caps: Caps, name: str, value: int | None) -> Caps:
     changed = Caps(caps.tools, caps.replies, caps.plans, caps.prompts)
     setattr(changed, name, value)
     return changed
@@ -515,6 +526,24 @@ def _tighter(caps: Caps) -> Caps:
         if name != "prompts" and value:
             return _with(caps, name, 0)
     return caps
+
+
+def _looser(caps: Caps, sizes: _Sizes) -> Caps | None:
+    """One step less shortening than `caps`, for the kind that gave up last (the most important one
+    shortened), or None when nothing is."""
+    order = (("tools", sizes.tool_counts), ("replies", sizes.replies), ("plans", sizes.plans), ("prompts", sizes.prompts))
+    active = [(name, lengths) for name, lengths in order if getattr(caps, name) is not None]
+    if not active:
+        return None
+    name, lengths = active[-1]
+    value = getattr(caps, name)
+    if name == "tools":
+        grown = value + 1
+    elif value == 0:
+        grown = SHORTEST_TEXT
+    else:
+        grown = max(value + SHORTEST_TEXT, value * 5 // 4)
+    return _with(caps, name, None if grown >= max(lengths, default=0) else grown)
 
 
 def _heading(number: int, session: Session) -> str:

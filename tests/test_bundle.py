@@ -426,3 +426,6 @@ def test_every_corpus_session_bundles_and_its_markdown_fits(public_corpus, tmp_p
     assert local_targets(markdown) == []
     page = make_bundle(tmp_path, path, name="pr.html")
     assert external_references(page) == []
+    # A side question's transcript holds entries of its parent: each still has an id of its own.
+    ids = [tag["id"] for tag in BeautifulSoup(page, "html.parser").find_all(id=True)]
+    assert len(ids) == len(set(ids))
