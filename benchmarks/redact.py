@@ -21,8 +21,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from generator.interpret import without_repeated_result  # noqa: E402 - the checkout being measured
-from generator.read import stream_file  # noqa: E402
+from generator.stages.interpret import without_repeated_result  # noqa: E402 - the checkout being measured
+from generator.stages.read import stream_file  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "public"
 
@@ -35,6 +35,8 @@ def load_other(checkout: Path) -> tuple[Any, Any]:
     package = importlib.util.module_from_spec(spec)
     sys.modules["other_generator"] = package
     spec.loader.exec_module(package)
+    if (checkout / "generator" / "stages").is_dir():  # the layout with one folder per layer (issue 18)
+        return importlib.import_module("other_generator.stages.redact"), importlib.import_module("other_generator.core.model")
     return importlib.import_module("other_generator.redact"), importlib.import_module("other_generator.model")
 
 
@@ -50,7 +52,7 @@ def main() -> None:
     size = sum(path.stat().st_size for path in files)
     print(f"{len(files)} files, {size / 1e6:.1f} MB, {len(items)} entries")
 
-    from generator import redact
+    from generator.stages import redact
 
     runs: dict[str, tuple[Any, list[Any]]] = {"this checkout": (redact.Redactor, items)}
     if args.against:

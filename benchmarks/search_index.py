@@ -3,7 +3,7 @@ query make the browser load?
 
     python3 benchmarks/search_index.py [--documents 200000] [--files 5000] [--terms-per-document 60]
 
-Writes the per-file word lists a build leaves in `search/words/` (as generator.search writes them) for a
+Writes the per-file word lists a build leaves in `search/words/` (as generator.render.search writes them) for a
 synthetic archive whose words follow Zipf's law over a 300,000-word vocabulary, as prose does; then times
 `write_index` (the step every build runs, incremental ones included) and prints the sizes a reader meets:
 the whole index, the largest term shard, and the bytes loaded to search for a common and for a rare word.
@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from generator import search, urls  # noqa: E402 - the checkout being measured
+from generator.core import urls  # noqa: E402 - the checkout being measured
+from generator.render import search  # noqa: E402
 
 
 def vocabulary(size: int, rng: random.Random) -> list[str]:

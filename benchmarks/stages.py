@@ -31,9 +31,10 @@ OUR_STAGES = {
     "search.py": "search",
     "write.py": "write", "locks.py": "write",
     "manifest.py": "build (manifest, phases)", "phases.py": "build (manifest, phases)",
-    "build.py": "build (manifest, phases)", "workers.py": "build (manifest, phases)",
+    "build.py": "build (manifest, phases)", "config.py": "build (manifest, phases)",
+    "workers.py": "build (manifest, phases)",
     "pages.py": "html: templates", "figures.py": "html: templates", "charts.py": "html: templates",
-    "theme.py": "html: templates", "quick_highlight.py": "html: highlighting",
+    "theme.py": "html: templates", "anchors.py": "html: templates", "quick_highlight.py": "html: highlighting",
     "bundle.py": "bundle",
 }
 LIBRARY_STAGES = {
@@ -58,6 +59,8 @@ def stage_of(function: Function) -> str | None:
     parts = PurePath(filename).parts
     if "generator" in parts:
         inside = parts[parts.index("generator") + 1:]
+        if inside[:1] in (("core",), ("stages",), ("render",), ("output",)):
+            inside = inside[1:]  # the layer folder; the stage is the module (or markdown/, html/) inside it
         if inside[:1] == ("markdown",):
             return "markdown"
         if inside == ("html", "render.py"):

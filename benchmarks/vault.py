@@ -98,8 +98,8 @@ def grow(path: Path, source: Path, size: int) -> int:
 def read_bytes_of_one_save(archive: Path, vault: Path) -> tuple[int, int]:
     """In this process: what a save read, and how many logs it found changed."""
     sys.path.insert(0, str(REPO))
-    from generator.discover import find
-    from generator.vault import Vault
+    from generator.stages.discover import find
+    from generator.output.vault import Vault
 
     report = Vault(vault).save(find([archive]))
     return report.read_bytes, report.saved

@@ -1,11 +1,30 @@
 """sessionsite: Claude Code session logs -> Markdown -> a static HTML archive.
 
-The pipeline runs one way, one module per stage, each importing only from the stages before it:
+The pipeline runs one way, one folder per layer, each importing only from the layers before it
+(`LAYERS`, which tests/test_layers.py checks against every import):
 
-    discover -> read -> redact -> interpret -> link -> markdown -> html -> write
-
-`build.build()` runs it; `cli` is a thin Click layer over that. `model` holds the frozen types the stages
-pass along, and `urls` decides where every output file goes.
+    core/     the frozen model the stages pass along, errors, text helpers, and `urls` (where every file goes)
+    stages/   discover -> read -> redact -> interpret (with summarize) -> link: log files to linked sessions
+    render/   markdown/ (the intermediate), then the writers over it: html/ (pages) and search (the index)
+    output/   write (atomic staging), locks, manifest (what the last build did), vault (logs kept)
+    config, phases, build: the application that runs them; bundle, claude, serve, cli: commands over it
 """
 
 __version__ = "0.1.0"
+
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("foundations", ("generator.__init__", "generator.core")),
+    ("stages: from log files to linked sessions", ("generator.stages",)),
+    ("the Markdown intermediate, and the figures pages show", ("generator.render.__init__", "generator.render.markdown",
+                                                               "generator.render.stats")),
+    ("writers over the Markdown: HTML pages and the search index", ("generator.render.html", "generator.render.search")),
+    ("output: files written safely, the manifest, the vault", ("generator.output",)),
+    ("what a build is asked to do, and the worker processes", ("generator.config", "generator.workers")),
+    ("a build's two phases", ("generator.phases",)),
+    ("the build", ("generator.build",)),
+    ("commands over the build", ("generator.bundle", "generator.claude", "generator.serve")),
+    ("the command line", ("generator.cli", "generator.__main__")),
+)
+"""The layers in order, each named by the packages and modules in it (a package takes in what is below it,
+its `__init__` included). A module may import from its own layer and the ones before it, never from a later
+one, and no imports go round in a circle."""

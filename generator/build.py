@@ -7,112 +7,28 @@ and nothing but that check is loaded. Otherwise `phases` reads and renders what 
 
 from __future__ import annotations
 
-import json
 import logging
 import shutil
 import tempfile
-from collections import Counter
 from contextlib import ExitStack
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from . import __version__
-from .discover import SessionFile, arrange, find, path_in_project
-from .errors import InputError, StrictModeError
-from .html.theme import Theme
-from .manifest import MANIFEST, HashCache, Manifest, decode, load, path_key, settings_digest, site_digest, unchanged
-from .model import Diagnostic
-from .redact import redact_project_dir
-from .locks import OutputLock, claim, release, remove_abandoned
+from .core.errors import StrictModeError
+from .core.model import Diagnostic
+from .stages.discover import SessionFile, find, path_in_project
+from .stages.redact import redact_project_dir
+from .render.html.theme import Theme
+from .output.locks import OutputLock, claim, release, remove_abandoned
+from .output.manifest import MANIFEST, HashCache, Manifest, decode, load, path_key, settings_digest, site_digest, unchanged
+from .output.write import (MARKER, MARKER_TEXT, Staging, check_output_location, check_vault_location, check_zip_target,
+                           is_sessionsite_output, write_zip)
+from .config import BuildConfig, BuildReport, Progress, arranged, discover_files
 from .workers import stop_workers
-from .write import (MARKER, MARKER_TEXT, Staging, check_output_location, check_vault_location, check_zip_target,
-                    is_sessionsite_output, write_zip)
 
 log = logging.getLogger("sessionsite")
-Progress = Callable[[Iterable[Any], int, str], Iterator[Any]]
-"""Shows work going by: given the results as they come, how many there will be, and a label."""
-
-
-@dataclass(frozen=True)
-class BuildConfig:
-    """What to build and how."""
-
-    inputs: tuple[Path, ...]
-    """Session files, project folders or folders of project folders."""
-    output: Path
-    """Folder to write (replaced whole, atomically)."""
-    theme: Path | None = None
-    """A theme folder overriding parts of the default theme."""
-    show_hidden: bool = False
-    """Show system noise for auditing."""
-    markdown_only: bool = False
-    """Write only the Markdown intermediates (and the files they link to)."""
-    strict: bool = False
-    """Fail when there are diagnostics."""
-    redact: bool = True
-    """Replace secrets (keys, tokens, passwords) with visible markers."""
-    redact_paths: bool = False
-    """Replace home directories with ~."""
-    jobs: int = 1
-    """Worker processes; 1 does everything in this process."""
-    base_url: str = ""
-    """Where the site will be published (ending in /): pages get canonical links, and a sitemap is written."""
-    vault: Path | None = None
-    """The vault every log read is saved into, and the logs that are gone are read from (None: none)."""
-    prune: bool = False
-    """Leave out the sessions whose log is gone (the vault still keeps them)."""
-
-
-@dataclass
-class BuildReport:
-    """What a build did: the JSON written by --report."""
-
-    sessions: int = 0
-    """Sessions as the index and the project pages count them (`Session.is_listed`)."""
-    subagent_runs: int = 0
-    """The subagent runs those sessions started, each with a page of its own."""
-    pages: int = 0
-    events: Counter[str] = field(default_factory=Counter)
-    unknown: Counter[str] = field(default_factory=Counter)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    redactions: Counter[str] = field(default_factory=Counter)
-    search_index_bytes: int = 0
-    """The search index's files, against `site_bytes`, the whole site's."""
-    site_bytes: int = 0
-    kept: list[str] = field(default_factory=list)
-    """Logs read from the vault because they are gone from where they were (`<project>/<path in it>`)."""
-    pruned: list[str] = field(default_factory=list)
-    """Logs that are gone and were left out (--prune)."""
-    saved: Any = None
-    """What the vault's save did (a `vault.SaveReport`); not in the JSON, which does not depend on it."""
-
-    def to_json(self) -> str:
-        data: dict[str, Any] = {
-            "sessions": self.sessions,
-            "subagent_runs": self.subagent_runs,
-            "pages": self.pages,
-            "events": dict(sorted(self.events.items())),
-            "unknown": dict(sorted(self.unknown.items())),
-            "redactions": dict(sorted(self.redactions.items())),
-            "search_index_bytes": self.search_index_bytes,
-            "site_bytes": self.site_bytes,
-            "kept": self.kept,
-            "pruned": self.pruned,
-            "diagnostics": [
-                {"file": d.file, "line": d.line, "message": d.message} for d in self.diagnostics
-            ],
-        }
-        return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-
-    @classmethod
-    def from_json(cls, text: str) -> BuildReport:
-        data = json.loads(text)
-        return cls(sessions=data["sessions"], subagent_runs=data.get("subagent_runs", 0), pages=data["pages"], events=Counter(data["events"]),
-                   unknown=Counter(data["unknown"]), redactions=Counter(data["redactions"]),
-                   search_index_bytes=data.get("search_index_bytes", 0), site_bytes=data.get("site_bytes", 0),
-                   kept=data.get("kept", []), pruned=data.get("pruned", []),
-                   diagnostics=[Diagnostic(d["file"], d["line"], d["message"]) for d in data["diagnostics"]])
 
 
 def build(config: BuildConfig, progress: Progress | None = None) -> BuildReport:
@@ -177,7 +93,7 @@ def gather(config: BuildConfig, hashes: HashCache, stack: ExitStack, progress: P
     live = find(list(config.inputs), problems)
     if config.vault is None:
         return arranged(live, config.inputs, config.redact_paths, problems), None, []
-    from .vault import Vault  # loaded only when there is a vault
+    from .output.vault import Vault  # loaded only when there is a vault
 
     vault = Vault(config.vault)
     saved = vault.save(live, progress)
@@ -233,19 +149,6 @@ def _nothing_changed(previous: Manifest, files: list[SessionFile], hashes: HashC
     if set(previous.files) != {path_key(f) for f in files}:
         return False
     return all(unchanged(previous.files[path_key(f)], f, hashes) for f in files)
-
-
-def discover_files(inputs: list[Path], redact_paths: bool,
-                   problems: list[Diagnostic] | None = None) -> list[SessionFile]:
-    return arranged(find(inputs, problems), inputs, redact_paths, problems)
-
-
-def arranged(files: list[SessionFile], inputs: Iterable[Path], redact_paths: bool,
-             problems: list[Diagnostic] | None = None) -> list[SessionFile]:
-    files = arrange(files, problems)
-    if not files:
-        raise InputError("no Claude Code session files (*.jsonl) found in " + ", ".join(map(str, inputs)))
-    return [replace(f, project_dir=redact_project_dir(f.project_dir, redact_paths)) for f in files]
 
 
 __all__ = ["BuildConfig", "BuildReport", "build", "discover_files"]

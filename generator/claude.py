@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .discover import AGENT_FILE, SessionFile, claude_folder, default_input, find
-from .errors import SessionsiteError
-from .text import byte_size
-from .vault import HOOK_LOG, Vault, log_hook_failure, write_atomically
+from .core.errors import SessionsiteError
+from .core.text import byte_size
+from .stages.discover import AGENT_FILE, SessionFile, claude_folder, default_input, find
+from .output.vault import HOOK_LOG, Vault, log_hook_failure, write_atomically
 
 EVENTS = ("SessionEnd", "PreCompact")
 DEFAULT_CLEANUP_DAYS = 30

@@ -17,11 +17,11 @@ import click
 
 from . import __version__
 if TYPE_CHECKING:  # the build is loaded by the commands that build: `save`, run by a hook, stays light
-    from .build import BuildConfig, BuildReport
-    from .vault import SaveReport
-from .discover import default_input
-from .errors import InputError, UsageProblem
-from .text import byte_size
+    from .config import BuildConfig, BuildReport
+    from .output.vault import SaveReport
+from .core.errors import InputError, UsageProblem
+from .core.text import byte_size
+from .stages.discover import default_input
 
 T = TypeVar("T")
 EXAMPLE_COMMAND = "sessionsite build examples -o demo"
@@ -201,7 +201,7 @@ no_vault_option = click.option("--no-vault", is_flag=True,
 def _vault(vault_dir: Path | None, no_vault: bool = False) -> Path | None:
     if no_vault:
         return None
-    from .vault import default_location
+    from .output.vault import default_location
 
     return vault_dir or default_location()
 
@@ -251,7 +251,7 @@ def build_command(inputs, output, report_file, show_hidden, strict, no_redact, r
 
         sessionsite build ~/.claude/projects/-home-me-src-app -o site --report report.json
     """
-    from .build import BuildConfig
+    from .config import BuildConfig
 
     config = BuildConfig(inputs=_inputs(inputs), output=output, theme=theme, show_hidden=show_hidden,
                          strict=strict, jobs=jobs, redact=not no_redact, redact_paths=redact_paths,
@@ -269,7 +269,7 @@ def markdown_command(inputs, output, report_file, show_hidden, strict, no_redact
 
         sessionsite markdown ~/.claude/projects/-home-me-src-app/1f0c….jsonl -o notes
     """
-    from .build import BuildConfig
+    from .config import BuildConfig
 
     config = BuildConfig(inputs=_inputs(inputs), output=output, show_hidden=show_hidden, strict=strict,
                          markdown_only=True, jobs=jobs, redact=not no_redact, redact_paths=redact_paths,
@@ -377,7 +377,7 @@ def save_command(inputs, vault_dir, hook, verbose, quiet) -> None:
 
         sessionsite save ~/.claude/projects
     """
-    from .vault import Vault
+    from .output.vault import Vault
 
     vault = Vault(_vault(vault_dir))
     if hook:
@@ -386,7 +386,7 @@ def save_command(inputs, vault_dir, hook, verbose, quiet) -> None:
         hook_save(vault, sys.stdin.read() if not sys.stdin.isatty() else "")
         return
     _configure_logging(verbose, quiet)
-    from .discover import find
+    from .stages.discover import find
 
     with _errors(verbose):
         report = vault.save(find(list(_inputs(inputs))), None if quiet else _progress)
@@ -414,7 +414,7 @@ def restore_command(session_id, output, number, list_only, vault_dir, verbose) -
 
         sessionsite restore 5c12bdb1-a10b-4b0a-9bc1-2edc1cd3eb90
     """
-    from .vault import Vault, restore
+    from .output.vault import Vault, restore
 
     _configure_logging(verbose)
     with _errors(verbose):
@@ -496,7 +496,7 @@ def doctor_command(settings_file, vault_dir) -> None:
         sessionsite doctor
     """
     from .claude import doctor, settings_path
-    from .vault import Vault
+    from .output.vault import Vault
 
     with _errors(False):
         checkup = doctor(Vault(_vault(vault_dir)), settings_file or settings_path())

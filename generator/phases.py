@@ -18,25 +18,26 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterable, Iterator, Mapping
 
-from . import __version__, urls
-from .build import BuildConfig, BuildReport, Progress, discover_files
-from .discover import SessionFile
-from .errors import SessionsiteError, StrictModeError
-from .html.pages import AnchorMapWriter, PageBuilder, find_anchor_page, render_indexes, sitemaps
-from .html.render import Resolver, markdown_parser, render_blocks, render_markdown
-from .html.theme import Theme
-from .interpret import Interpreted, interpret_stream, without_repeated_result
-from .link import find_continuations, link, linked_event
-from .manifest import (MANIFEST, NO_HASH_CACHE, FileRecord, HashCache, Manifest, decode, digest, digest_of_files,
-                       new_content_hasher, path_key, site_files, unchanged)
-from .markdown import MarkdownOptions, MarkdownPart, SessionDocument
-from .model import Archive, Diagnostic, Event, Project, Session
-from .read import stream_file
-from .redact import Redactor
-from .search import FileSearchRecorder, write_index
+from . import __version__
+from .core import urls
+from .core.errors import SessionsiteError, StrictModeError
+from .core.model import Archive, Diagnostic, Event, Interpreted, Project, Session
+from .stages.discover import SessionFile, readable
+from .stages.interpret import interpret_stream, without_repeated_result
+from .stages.link import find_continuations, link, linked_event
+from .stages.read import stream_file
+from .stages.redact import Redactor
+from .render.markdown import MarkdownOptions, MarkdownPart, SessionDocument
+from .render.html.anchors import AnchorMapWriter, find_anchor_page
+from .render.html.pages import PageBuilder, render_indexes, sitemaps
+from .render.html.render import Resolver, markdown_parser, render_blocks, render_markdown
+from .render.html.theme import Theme
+from .render.search import FileSearchRecorder, write_index
+from .output.manifest import (MANIFEST, NO_HASH_CACHE, FileRecord, HashCache, Manifest, decode, digest, digest_of_files,
+                              new_content_hasher, path_key, site_files, unchanged)
+from .output.write import Staging
+from .config import BuildConfig, BuildReport, Progress, discover_files
 from .workers import in_workers
-from .vault import readable
-from .write import Staging
 
 log = logging.getLogger("sessionsite")
 
@@ -566,8 +567,6 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
 
     renderer = FileRenderer(archive, staging, MarkdownOptions(show_hidden=config.show_hidden), theme,
                             Redaction(config.redact, config.redact_paths), config.base_url)
-    if len(plans) > 1:
-        renderer.prepare()
     to_render = []
     for plan in plans:
         old = previous.files.get(plan.record.path)  # keyed by path_key
@@ -580,6 +579,8 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
         plan.record = replace(plan.record, render_digest=render_digest)
         to_render.append(plan)
     started = time.perf_counter()
+    if len(to_render) > 1 and config.jobs > 1:
+        renderer.prepare()  # before the workers are forked: they inherit it (one file renders in this process)
     to_render = _largest_first(to_render)
     rendered_files = in_workers(lambda p: renderer(p.source, previous.files.get(p.record.path)), to_render,
                                 config.jobs)

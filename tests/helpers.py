@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any, Iterable, TypeVar
 
 from generator.phases import Redaction, collect, linked_events
-from generator.discover import SessionFile
-from generator.interpret import Interpreted, interpret
-from generator.model import Archive, Session
-from generator.read import read_file
-from generator.redact import Redactor
+from generator.stages.discover import SessionFile
+from generator.core.model import Interpreted
+from generator.stages.interpret import interpret
+from generator.core.model import Archive, Session
+from generator.stages.read import read_file
+from generator.stages.redact import Redactor
 
 SESSION_ID = "5b1f0c2e-3a4d-4e6f-8a9b-0c1d2e3f4a5b"
 OTHER_SESSION_ID = "9c8d7e6f-5a4b-4c3d-9e2f-1a0b9c8d7e6f"

@@ -25,7 +25,7 @@ from typing import Any, Iterator
 import pytest
 from bs4 import BeautifulSoup, Comment, Doctype, NavigableString, Tag
 
-from generator import urls
+from generator.core import urls
 from generator.build import BuildConfig, build
 
 from attacks import VECTORS, Vector

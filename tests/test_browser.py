@@ -125,7 +125,7 @@ def test_a_permalink_to_a_later_page_works_from_the_first_page(browser, tmp_path
     import json
 
     from generator.build import BuildConfig, build
-    from generator.summarize import PAGE_BUDGET
+    from generator.stages.summarize import PAGE_BUDGET
 
     project = tmp_path / "in" / "-home-ada-src-tidewatch"
     project.mkdir(parents=True)

@@ -17,9 +17,9 @@ from click.testing import CliRunner
 
 from generator.bundle import GITHUB_LIMIT, BundleConfig, bundle, github_length, section_id
 from generator.cli import main
-from generator.markdown.tools import INLINE_OUTPUT_LIMIT
+from generator.render.markdown.tools import INLINE_OUTPUT_LIMIT
 from generator.phases import collect
-from generator.text import plain
+from generator.core.text import plain
 
 from attacks import VECTORS
 from conftest import corpus_files, each_corpus_file

@@ -17,7 +17,7 @@ from markdown_it import MarkdownIt
 
 import generator.bundle
 from generator.bundle import BundleConfig, bundle, github_length
-from generator.bundle_markdown import GITHUB_LIMIT, cut, demoted
+from generator.bundle.markdown import GITHUB_LIMIT, cut, demoted
 from generator.cli import main
 
 from helpers import assistant, chain, text, tool_result, tool_use, user, write_jsonl

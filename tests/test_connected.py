@@ -9,8 +9,8 @@ from urllib.parse import urlsplit
 from bs4 import BeautifulSoup
 
 from generator.build import BuildConfig, build
-from generator.summarize import PAGE_BUDGET, paginate
-from generator.model import AssistantText, Prompt
+from generator.stages.summarize import PAGE_BUDGET, paginate
+from generator.core.model import AssistantText, Prompt
 
 from helpers import (
     CWD,

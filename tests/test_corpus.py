@@ -37,9 +37,9 @@ from typing import Any
 import pytest
 from bs4 import BeautifulSoup
 
-from generator import urls
+from generator.core import urls
 from generator.build import BuildConfig, build
-from generator.markdown.tools import INLINE_OUTPUT_LIMIT
+from generator.render.markdown.tools import INLINE_OUTPUT_LIMIT
 
 from conftest import PUBLIC_CORPUS, corpus_files, each_corpus_file
 from helpers import build_archive, lines_shown, read_entries, read_numbered_entries
@@ -283,7 +283,7 @@ def _shown_paths(path: str, cwds: tuple[str, ...]) -> list[str]:
     return list(dict.fromkeys(shown)) or [path]
 
 
-# Tool names as generator/markdown/tools.py shows them, where they differ from the name itself (Task and
+# Tool names as generator/render/markdown/tools.py shows them, where they differ from the name itself (Task and
 # Agent show `Task · <subagent_type>`, MCP tools `server · tool`).
 LABELS = {"TodoWrite": "Todo list", "TaskCreate": "New task", "TaskUpdate": "Task update",
           "ExitPlanMode": "Plan", "exit_plan_mode": "Plan", "AskUserQuestion": "Question",

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.discover import discover
-from generator.errors import InputError
+from generator.stages.discover import discover
+from generator.core.errors import InputError
 from helpers import OTHER_SESSION_ID, SESSION_ID, assistant, text, user, write_jsonl
 
 PROJECT = "-home-ada-src-tidewatch"

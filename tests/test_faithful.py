@@ -12,7 +12,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup
 
 from generator.build import BuildConfig, build
-from generator.model import BashMode, Notice, Prompt, Thinking, ToolCall
+from generator.core.model import BashMode, Notice, Prompt, Thinking, ToolCall
 
 from helpers import (
     CWD,

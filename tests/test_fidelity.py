@@ -9,7 +9,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup
 
 from generator.build import BuildConfig, build
-from generator.model import Notice, Plan, Prompt, ToolCall
+from generator.core.model import Notice, Plan, Prompt, ToolCall
 
 from helpers import (
     CWD,

@@ -33,11 +33,11 @@ from hypothesis import strategies as st
 
 from generator.build import BuildConfig, build
 from generator.cli import main
-from generator.discover import SessionFile
-from generator.interpret import interpret
-from generator.link import link
-from generator.model import BrokenLine, Entry
-from generator.read import ReadResult, read_file
+from generator.stages.discover import SessionFile
+from generator.stages.interpret import interpret
+from generator.stages.link import link
+from generator.core.model import BrokenLine, Entry
+from generator.stages.read import ReadResult, read_file
 
 import helpers
 from helpers import (

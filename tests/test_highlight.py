@@ -9,8 +9,8 @@ import re
 import pytest
 from bs4 import BeautifulSoup
 
-from generator.html.quick_highlight import supports
-from generator.html.render import PYGMENTS_LIMIT, highlight
+from generator.render.html.quick_highlight import supports
+from generator.render.html.render import PYGMENTS_LIMIT, highlight
 
 SAMPLES = {
     "python": ('def greet(name):\n    # say hello\n    return f"hi {name}" if name else None\n', {"k", "c", "s"}),
@@ -19,7 +19,8 @@ SAMPLES = {
     "bash": ('if [ -f "$FILE" ]; then\n  echo \'found\'  # note\nfi\n', {"k", "c", "s"}),
     "elixir": ('defmodule Greeter do\n  # greets\n  def hello(name), do: "Hello #{name}"\nend\n', {"k", "c", "s"}),
     "powershell": ('function Get-Thing {\n  param($Name)  # the name\n  return "x $Name"\n}\n', {"k", "c", "s"}),
-    "markdown": ('# Plan\n\nRun `make test` first.\n\n```python\nprint("<b>")\n```\n', {"gh", "s"}),
+    "markdown": ('# Plan\n\n## Steps\n\n- Run `make test` **first**, *then* ship.\n\n```python\nprint("<b>")\n```\n',
+                 {"gh", "gu", "sb", "gs", "ge", "k"}),
 }
 HOSTILE = '</code></pre><script>alert(1)</script> & "quotes" \'single\' <!-- x -->\n'
 
@@ -41,7 +42,7 @@ def test_a_block_shows_its_text_exactly_with_its_words_coloured(language, size):
     assert page.find("script") is None and "<script>" not in markup
     shown = {name for span in page.find_all("span") for name in span.get("class", [])}
     # Pygments splits classes finer (kd, s2, c1…): the first letters name the family.
-    assert all(any(name == wanted or (wanted != "gh" and name.startswith(wanted)) for name in shown)
+    assert all(any(name == wanted or (len(wanted) == 1 and name.startswith(wanted)) for name in shown)
                for wanted in classes), (language, size, shown)
 
 

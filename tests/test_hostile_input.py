@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from generator.build import BuildConfig, build
-from generator.errors import StrictModeError
+from generator.core.errors import StrictModeError
 from helpers import (PROJECT_DIR, SESSION_ID, assistant, build_archive, session_by_source, text, usage_block, user,
                      write_jsonl)
 

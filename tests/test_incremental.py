@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from generator.build import BuildConfig, build
-from generator.manifest import MANIFEST
+from generator.output.manifest import MANIFEST
 
 from conftest import EXAMPLES
 from helpers import assistant, chain, read_entries, text, user, write_jsonl
@@ -105,7 +105,7 @@ def test_one_changed_session_is_rendered_again_and_the_rest_is_kept(archive, tmp
 
 
 def test_a_reply_added_in_one_project_renders_only_that_projects_pages(archive, tmp_path):
-    from generator import urls
+    from generator.core import urls
     site = tmp_path / "site"
     build(BuildConfig(inputs=(archive,), output=site))
     projects = sorted(path.name for path in archive.iterdir() if path.is_dir())
@@ -211,7 +211,7 @@ def rendered_bodies(monkeypatch) -> list[str]:
     """The Markdown of every page body phase 2 renders (the build runs in this process)."""
     import generator.phases
 
-    from generator.markdown.blocks import markdown_of
+    from generator.render.markdown.blocks import markdown_of
 
     rendered: list[str] = []
     render, render_blocks = generator.phases.render_markdown, generator.phases.render_blocks

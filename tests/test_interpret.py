@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.model import (
+from generator.core.model import (
     AssistantText,
     BashMode,
     Media,
@@ -20,8 +20,8 @@ from generator.model import (
     Unknown,
     Unreadable,
 )
-from generator.text import strip_ansi
-from generator.summarize import uuid_digest
+from generator.core.text import strip_ansi
+from generator.stages.summarize import uuid_digest
 from helpers import (
     MODEL,
     PNG_BYTES,

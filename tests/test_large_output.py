@@ -8,8 +8,8 @@ import pytest
 from bs4 import BeautifulSoup
 
 from generator.build import BuildConfig, build
-from generator.markdown.pasted import looks_pasted
-from generator.markdown.tools import INLINE_OUTPUT_LIMIT
+from generator.render.markdown.pasted import looks_pasted
+from generator.render.markdown.tools import INLINE_OUTPUT_LIMIT
 
 
 def test_huge_output_is_previewed_and_linked_in_full(tmp_path):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.link import decode_project_dir
-from generator.model import ToolCall
+from generator.stages.link import decode_project_dir
+from generator.core.model import ToolCall
 from helpers import (
     OTHER_SESSION_ID,
     SESSION_ID,

@@ -21,14 +21,14 @@ def test_wheel_carries_the_default_theme_and_finds_it(tmp_path):
     expected = {f"generator/themes/default/{p.relative_to(REPO / 'themes' / 'default').as_posix()}"
                 for p in theme_files if p.is_file()}
     assert expected and expected <= names
-    assert "generator/prices.json" in names  # the price table the estimated costs come from
+    assert "generator/render/prices.json" in names  # the price table the estimated costs come from
     # Unpacked on its own, away from the source tree, the package finds the theme inside itself.
     unpacked = tmp_path / "site-packages"
     zipfile.ZipFile(wheel).extractall(unpacked)
     probe = subprocess.run(
         [sys.executable, "-I", "-c",
          "import sys; sys.path.insert(0, sys.argv[1]); "
-         "from generator.html.theme import default_theme_dir; print(default_theme_dir())", str(unpacked)],
+         "from generator.render.html.theme import default_theme_dir; print(default_theme_dir())", str(unpacked)],
         capture_output=True, text=True, cwd=tmp_path,
     )
     assert probe.returncode == 0, probe.stderr

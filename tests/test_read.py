@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.model import BrokenLine, Entry
-from generator.read import read_file
+from generator.core.model import BrokenLine, Entry
+from generator.stages.read import read_file
 from helpers import assistant, snapshot, text, tool_result, user, write_jsonl
 
 
@@ -184,7 +184,7 @@ def test_old_mac_line_endings_are_lines_with_their_own_numbers(tmp_path: Path) -
 def test_content_hash_sees_every_byte_of_a_file_with_cr_endings(tmp_path: Path) -> None:
     import hashlib
 
-    from generator.read import stream_file
+    from generator.stages.read import stream_file
 
     path = tmp_path / "s.jsonl"
     path.write_bytes(b"\r".join(json.dumps(e).encode() for e in good_entries()) + b"\r\n\r")

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from generator.cli import main
-from generator.redact import Redactor
+from generator.stages.redact import Redactor
 
 from helpers import PNG_BYTES, PROJECT_DIR, assistant, chain, image, text, tool_result, tool_use, user, write_jsonl
 
@@ -168,7 +168,7 @@ TOOL_INPUT_SECRETS = {
 
 
 def _entry(data):
-    from generator.model import Entry
+    from generator.core.model import Entry
     return Entry("f.jsonl", 1, data)
 
 
@@ -295,8 +295,8 @@ def test_every_field_of_a_session_summary_has_a_redaction_rule():
     import dataclasses
     import typing
 
-    from generator import model
-    from generator.redact import SCHEMA
+    from generator.core import model
+    from generator.stages.redact import SCHEMA
 
     def dataclasses_in(hint) -> set[type]:
         found = set()
@@ -328,7 +328,7 @@ def _filled(cls, secret: str):
     import dataclasses
     import typing
 
-    from generator import model
+    from generator.core import model
 
     def value(hint):
         origin, args = typing.get_origin(hint), typing.get_args(hint)
@@ -356,7 +356,7 @@ def _strings_of(value, rule=None) -> list[tuple[Any, str]]:
     """Every string in a model value, with the schema's rule for where it sits."""
     import dataclasses
 
-    from generator.redact import SCHEMA
+    from generator.stages.redact import SCHEMA
 
     if isinstance(value, str):
         return [(rule, value)]
@@ -372,8 +372,8 @@ def _strings_of(value, rule=None) -> list[tuple[Any, str]]:
 
 
 def test_a_session_summary_full_of_secrets_keeps_none_of_them():
-    from generator.model import Session
-    from generator.redact import OURS
+    from generator.core.model import Session
+    from generator.stages.redact import OURS
 
     session = _filled(Session, SECRETS["github-token"])
     assert sum(SECRETS["github-token"] in text for _, text in _strings_of(session)) > 30
@@ -426,7 +426,7 @@ def _seeded(value, secret: str):
 
 def test_every_string_and_key_of_a_raw_entry_passes_the_redactor():
     """The raw structure is enumerated: a field the redactor skipped would keep the token."""
-    from generator.model import Entry
+    from generator.core.model import Entry
 
     entries = _raw_entries()
     assert len(entries) > 50
@@ -506,7 +506,7 @@ def test_a_user_name_with_a_dot_goes_whole(monkeypatch):
     # The user building: their home is known.
     monkeypatch.setenv("HOME", "/Users/alice.smith")
     assert Redactor(home=True).text("in -Users-alice-smith-src-app now") == "in ~-src-app now"
-    from generator.redact import redact_project_dir
+    from generator.stages.redact import redact_project_dir
     assert redact_project_dir("-Users-alice-smith-src-app", True) == "~-src-app"
     # Another user's, named by the session's working directory.
     entry = _entry(user("see /tmp/claude-1/-home-bob-jones-x/out", cwd="/home/bob.jones/x"))
@@ -561,8 +561,8 @@ def test_phase_1_results_are_redacted_whole():
     the names counted as unknown, the diagnostics): a new part must be added there, and here."""
     import dataclasses
 
-    from generator.interpret import Interpreted
-    from generator.model import Diagnostic, Session
+    from generator.core.model import Interpreted
+    from generator.core.model import Diagnostic, Session
 
     assert {f.name for f in dataclasses.fields(Interpreted)} == {
         "session", "diagnostics", "unknown", "has_conversation", "sidechains"}

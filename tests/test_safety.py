@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from generator import urls
+from generator.core import urls
 from generator.build import BuildConfig, build
 from generator.cli import main
 
@@ -155,7 +155,7 @@ def test_a_killed_build_leaves_the_previous_site_whole(tmp_path):
 
 
 def test_a_failed_build_leaves_no_half_built_site(tmp_path, monkeypatch):
-    from generator import write
+    from generator.output import write
 
     out = tmp_path / "site"
     build(BuildConfig(inputs=(EXAMPLES,), output=out))

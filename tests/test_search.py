@@ -1,4 +1,4 @@
-"""The archive's search: its index (generator/search.py) and the search box (app.js) in a real browser,
+"""The archive's search: its index (generator/render/search.py) and the search box (app.js) in a real browser,
 from file:// (an unzipped archive) as well as over HTTP."""
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from generator import search, urls
+from generator.render import search
+
+from generator.core import urls
 from generator.build import BuildConfig, build
 
 from conftest import EXAMPLES

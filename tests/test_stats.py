@@ -14,10 +14,10 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from bs4 import BeautifulSoup
 
-from generator.html import charts
-from generator.manifest import decode, encode
-from generator.model import FileTouch, Session, Usage
-from generator.stats import PRICES, price_table
+from generator.render.html import charts
+from generator.output.manifest import decode, encode
+from generator.core.model import FileTouch, Session, Usage
+from generator.render.stats import PRICES, price_table
 
 TIDEWATCH = "projects/home-ada-src-tidewatch"
 C41F7D2E = f"{TIDEWATCH}/c41f7d2e-8b3a-4e6f-9d15-2a7b6c0e8f31.html"

@@ -9,8 +9,8 @@ import pytest
 from bs4 import BeautifulSoup
 
 from generator.build import BuildConfig, build
-from generator.html.render import render_markdown
-from generator.markdown.escape import fence, inline_code, prose
+from generator.render.html.render import render_markdown
+from generator.render.markdown.escape import fence, inline_code, prose
 
 HOSTILE = [
     "<script>alert(1)</script>",

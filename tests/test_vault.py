@@ -26,10 +26,10 @@ from click.testing import CliRunner
 from generator.build import BuildConfig, build
 from generator.claude import hook_command, install, is_ours, uninstall
 from generator.cli import main
-from generator.discover import find
-from generator.errors import UsageProblem
-from generator.manifest import MANIFEST
-from generator.vault import DATABASE, HOOK_LOG, Vault
+from generator.stages.discover import find
+from generator.core.errors import UsageProblem
+from generator.output.manifest import MANIFEST
+from generator.output.vault import DATABASE, HOOK_LOG, Vault
 
 from conftest import EXAMPLES, skip_unless_in_ci
 
@@ -595,7 +595,7 @@ def test_a_save_that_finds_its_logs_saved_meanwhile_checks_them_again(archive, v
     no log is saved twice, and no version appears that nobody made."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from generator.vault import Place, SaveReport, _current_of, _prepare, today
+    from generator.output.vault import Place, SaveReport, _current_of, _prepare, today
 
     vault = Vault(vault_dir)
     path = archive / TIDEWATCH / f"{SESSION}.jsonl"

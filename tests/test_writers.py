@@ -14,10 +14,10 @@ import pytest
 from bs4 import BeautifulSoup
 
 from generator.build import BuildConfig, build
-from generator.html import pages
-from generator.html.render import render_blocks, render_markdown
-from generator.markdown import MarkdownPart
-from generator.markdown.blocks import Code, Group, Prose, Structure, markdown_of
+from generator.render.html import pages
+from generator.render.html.render import render_blocks, render_markdown
+from generator.render.markdown import MarkdownPart
+from generator.render.markdown.blocks import Code, Group, Prose, Structure, markdown_of
 
 from conftest import EXAMPLES, corpus_files
 

@@ -67,6 +67,12 @@ def session_part(key: str, page: int) -> str:
     return first if page <= 1 else f"{first[: -len('.html')]}~p{page}.html"
 
 
+def part_number(path: str) -> int:
+    """The page number `session_part` put in a page's path or address (1 for a session's first page)."""
+    base, found, number = path.removesuffix(".html").rpartition("~p")
+    return int(number) if found and number.isdigit() else 1
+
+
 def anchor_map(key: str) -> str:
     """Which page of a long session shows which anchor, as a script the first page can load."""
     return session_page(key, "anchors.js")

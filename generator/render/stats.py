@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from .model import Session, Usage
+from ..core.model import Session, Usage
 
 PRICES = Path(__file__).with_name("prices.json")
 _DATE_SUFFIX = re.compile(r"-\d{8}$")

@@ -23,15 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from . import __version__
-from .bundle_html import role_of, span_of
-from .html.figures import relative_to
-from .html.pages import GENERATOR
-from .markdown import MarkdownPart, time_of
-from .markdown.blocks import Block, Group, Prose, Structure, markdown_of
-from .markdown.escape import block_parser, inline_code, literal
-from .model import Archive, Session
-from .stats import files_changed, money, totals
+from .. import __version__
+from ..core.model import Archive, Session
+from ..render.markdown import MarkdownPart, time_of
+from ..render.markdown.blocks import Block, Group, Prose, Structure, markdown_of
+from ..render.markdown.escape import block_parser, inline_code, literal
+from ..render.stats import files_changed, money, totals
+from ..render.html.figures import relative_to
+from ..render.html.pages import GENERATOR
+from .html import role_of, span_of
 
 GITHUB_LIMIT = 65_536
 """Characters GitHub takes in a pull request's description or a comment."""

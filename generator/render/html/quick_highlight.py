@@ -53,9 +53,13 @@ _FAMILIES = {
     "shell": _pattern([r"(?:^|(?<=\s))#[^\n]*"], [_DOUBLE, _SINGLE], _SHELL_KEYWORDS),
     "elixir": _pattern([r"#[^\n]*"], [r'"""[\s\S]*?(?:"""|$)', _DOUBLE, _SINGLE], _ELIXIR_KEYWORDS),
     "powershell": _pattern([r"(?:^|(?<=\s))#[^\n]*"], [_DOUBLE, _SINGLE], _POWERSHELL_KEYWORDS),
-    # Markdown (a README or a plan read whole): headings, fence lines and code spans, which is what Pygments
-    # marks in it too, without lexing the code inside the fences.
-    "markdown": re.compile(r"(?m)(?P<gh>^#{1,6}[ \t][^\n]*)|(?P<s>^[ \t]*(?:```|~~~)[^\n]*|`[^`\n]+`)"),
+    # Markdown (a README or a plan read whole): headings, fence lines, code spans, strong and emphasis and list
+    # markers, as Pygments marks them, without lexing the code inside the fences.
+    # Pygments' classes for them: gh/gu headings, sb code and fences, gs/ge strong and emphasis, k list markers.
+    "markdown": re.compile(
+        r"(?m)(?P<gh>^#[ \t][^\n]*)|(?P<gu>^#{2,6}[ \t][^\n]*)|(?P<sb>^[ \t]*(?:```|~~~)[^\n]*|`[^`\n]+`)"
+        r"|(?P<gs>\*\*[^*\n]+\*\*)|(?P<ge>(?<![*\w])\*[^*\s][^*\n]*\*(?![*\w]))|^[ \t]*(?P<k>[-*+]|\d+\.)(?=[ \t])"
+    ),
 }
 _FAMILY_OF = {
     **dict.fromkeys(("python", "py", "python3", "pycon", "cython"), "python"),
@@ -87,7 +91,7 @@ def quick_highlight(code: str, language: str) -> str:
     pieces: list[str] = []
     done = 0
     for found in pattern.finditer(text):
-        start, end = found.span()
+        start, end = found.span(found.lastgroup or 0)  # a match may lead with context it does not colour
         if start == end:
             continue
         pieces.append(text[done:start])

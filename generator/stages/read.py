@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator, Union
 
-from .model import BrokenLine, Diagnostic, Entry
+from ..core.model import BrokenLine, Diagnostic, Entry
 
 ReadItem = Union[Entry, BrokenLine]
 

@@ -7,6 +7,7 @@ Session summaries travel between processes, so their mappings are plain dicts, n
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping, Union
@@ -502,3 +503,19 @@ class Archive:
     """Chains of two or more sessions, by key."""
     kept: Mapping[str, str] = field(default_factory=dict)
     """Sessions whose log is gone and was read from the vault, by key: the day the vault last saw it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Interpreted:
+    """What interpreting one file produced (`stages.interpret`): kept in the manifest between builds."""
+
+    session: Session
+    """The session, or a subagent transcript."""
+    diagnostics: tuple[Diagnostic, ...]
+    """Problems found while reading and interpreting it."""
+    unknown: Counter[str]
+    """Names that fell through to the generic fallback, counted."""
+    has_conversation: bool
+    """False for metadata-only files (only summaries or snapshots), which get no page."""
+    sidechains: tuple[Session, ...] = ()
+    """Subagent runs found in the main file (1.x inline `isSidechain` entries, 2.x agent_progress)."""

@@ -25,21 +25,17 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import orjson
 
-from .model import Diagnostic, FileTouch, OutlineItem, Session, SubagentCall, Usage
+from ..core.model import Diagnostic, FileTouch, Interpreted, OutlineItem, Session, SubagentCall, Usage
 
 if TYPE_CHECKING:
-    from .discover import SessionFile
+    from ..stages.discover import SessionFile
 
 MANIFEST = ".sessionsite-manifest.json"
 FORMAT = 1
 
-
-
-@functools.cache
-def _types() -> dict[str, type]:
-    from .interpret import Interpreted  # loaded when summaries are read back, not for an up-to-date check
-
-    return {cls.__name__: cls for cls in (Session, Usage, OutlineItem, SubagentCall, Diagnostic, FileTouch, Interpreted)}
+# The types a manifest may name (`__type`), by name: the model's, never a name looked up in the code.
+_TYPES: dict[str, type] = {cls.__name__: cls for cls in (Session, Usage, OutlineItem, SubagentCall, Diagnostic,
+                                                         FileTouch, Interpreted)}
 
 
 # -- encoding our frozen types as JSON --------------------------------------------------------------------
@@ -84,7 +80,7 @@ def decode(value: Any) -> Any:
     name = value.get("__type")
     if name is None:
         return {k: decode(v) for k, v in value.items()}
-    cls = _types()[name]  # a KeyError means a damaged manifest: the build starts afresh
+    cls = _TYPES[name]  # a KeyError means a damaged manifest: the build starts afresh
     arguments = {}
     for field_name, is_tuple in _fields_of(cls):
         if field_name in value:
@@ -314,7 +310,7 @@ def settings_digest(version: str, settings: Iterable[Any], theme_folders: Iterab
     """The generator's version and code, the settings, and the theme's files: any change renders
     everything. (The code, so that a changed renderer is never mistaken for an up-to-date site, even
     between releases.)"""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # generator/, from generator/output/
     files = []
     for folder in (package, *theme_folders):
         for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 
-from ..errors import ThemeError
+from ...core.errors import ThemeError
 
 if TYPE_CHECKING:
     import jinja2
 
-PACKAGE_DIR = Path(__file__).resolve().parent.parent
+PACKAGE_DIR = Path(__file__).resolve().parents[2]  # generator/, from generator/render/html/
 
 
 def default_theme_dir() -> Path:

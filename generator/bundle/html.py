@@ -24,12 +24,13 @@ from urllib.parse import unquote, urlsplit
 
 from markupsafe import Markup
 
-from . import __version__, urls
-from .html.pages import GENERATOR, PageBuilder, duration
-from .html.render import Resolver, pygments_css, render_blocks
-from .html.theme import Theme
-from .markdown import MarkdownPart
-from .model import Archive, Session
+from .. import __version__
+from ..core import urls
+from ..core.model import Archive, Session
+from ..render.markdown import MarkdownPart
+from ..render.html.pages import GENERATOR, PageBuilder, duration
+from ..render.html.render import Resolver, pygments_css, render_blocks
+from ..render.html.theme import Theme
 
 MEDIA_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
                ".webp": "image/webp", ".pdf": "application/pdf", ".txt": "text/plain;charset=utf-8"}

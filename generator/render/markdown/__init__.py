@@ -12,11 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
-from .. import urls
-from ..link import linked_event
-from ..search import FileSearchRecorder
-from ..summarize import PLAN_STARTED_SESSION
-from ..model import (
+from ...core import urls
+from ...core.model import (
     Archive,
     AssistantText,
     BashMode,
@@ -32,10 +29,12 @@ from ..model import (
     Unknown,
     Unreadable,
 )
+from ...core.text import plain, strip_ansi
+from ...stages.link import linked_event
+from ...stages.summarize import PLAN_STARTED_SESSION
 from .blocks import Block, Code, Group, Prose, Structure, blocks_of, markdown_of, typed_blocks
 from .escape import html_text, inline_code, literal, prose, typed
 from .pasted import looks_pasted
-from ..text import plain, strip_ansi
 from .tools import INLINE_OUTPUT_LIMIT, ToolContext, json_block, previewed, render_tool
 
 # Notices whose raw text is Claude Code's own bookkeeping, said for a reader instead.
@@ -44,6 +43,14 @@ MEDIA_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif",
                     "application/pdf": "pdf"}
 PLAN_CONTENT_HOW = PLAN_STARTED_SESSION
 CHECKLIST_TOOLS = frozenset({"TaskCreate", "TaskUpdate", "TodoWrite"})
+
+
+class SearchSink(Protocol):
+    """Where the searchable passages go as a session is written (`render.search.FileSearchRecorder`,
+    which phase 2 hands in: the search index is a writer over this stage's output, not part of it)."""
+
+    def add(self, title: str, kind: str, page_path: str, anchor: str, timestamp: str, text: str) -> None:
+        """One passage: a prompt, a reply, a plan, or the session itself."""
 
 
 class Output(Protocol):
@@ -142,7 +149,7 @@ class SessionDocument:
     as they appear, so a session of any length is rendered in the memory of one page."""
 
     def __init__(self, session: Session, archive: Archive, options: MarkdownOptions, output: Output,
-                 on_part: Callable[[MarkdownPart], None] | None = None, search: FileSearchRecorder | None = None):
+                 on_part: Callable[[MarkdownPart], None] | None = None, search: SearchSink | None = None):
         self.session = session
         self.search = search
         self.archive = archive

@@ -14,16 +14,27 @@ import re
 import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable, Protocol
 
-from . import urls
-from .errors import InputError
-from .model import Diagnostic
-
-if TYPE_CHECKING:
-    from .vault import KeptLog
+from ..core import urls
+from ..core.errors import InputError
+from ..core.model import Diagnostic
 
 AGENT_FILE = re.compile(r"^agent-(?P<agent>.+)\.jsonl$")
+
+
+class KeptCopy(Protocol):
+    """A log that is gone from where it was, as a store of kept logs holds it (`output.vault.KeptLog`:
+    the vault is written after the stages, so it is named here by what the stages need of it)."""
+
+    size: int
+    content_hash: str
+    last_seen: str
+    """UTC date the live log was last seen."""
+
+    def readable(self) -> Path:
+        """A file with the log's bytes, for the reader."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +53,7 @@ class SessionFile:
     name: str = ""
     """The name the site gives it, when not its file's stem: another file's stem differs from that only in
     case, and the two would share one output file on macOS or Windows (see `_distinct_session_names`)."""
-    kept: "KeptLog | None" = None
+    kept: KeptCopy | None = None
     """For a log that is gone from where it was (`path`) and is read from the vault instead."""
 
     @property
@@ -53,6 +64,11 @@ class SessionFile:
     def stem(self) -> str:
         """Its name in the site: the file's stem, unless `name` replaces it."""
         return self.name or self.path.stem
+
+
+def readable(session_file: SessionFile) -> Path:
+    """The file to read for a session file: the live log, or the kept copy of one that is gone."""
+    return session_file.path if session_file.kept is None else session_file.kept.readable()
 
 
 def claude_folder() -> Path:

@@ -27,7 +27,7 @@ from pathlib import Path
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
-from .model import (BrokenLine, Diagnostic, Entry, FileTouch, OutlineItem, Session, SubagentCall, Usage)
+from ..core.model import (BrokenLine, Diagnostic, Entry, FileTouch, OutlineItem, Session, SubagentCall, Usage)
 
 # Fields that hold identifiers or encoded data: only tokens of a known format are looked for in them.
 UNTOUCHED_FIELDS = frozenset({

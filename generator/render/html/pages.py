@@ -7,8 +7,6 @@ rendered and sanitised HTML.
 
 from __future__ import annotations
 
-import json
-import mmap
 import posixpath
 import re
 from dataclasses import dataclass
@@ -19,11 +17,11 @@ from urllib.parse import quote, unquote, urlsplit
 
 from markupsafe import Markup, escape
 
-from .. import urls
+from ...core import urls
+from ...core.model import Archive, Project, Session, Usage
+from ...core.text import plain, shorten
 from ..markdown import MarkdownPart, time_of
-from ..model import Archive, Project, Session, Usage
 from ..stats import total_tokens, totals
-from ..text import plain, shorten
 from . import figures
 from .render import Resolver, pygments_css, render_blocks, render_markdown
 from .theme import Theme
@@ -352,59 +350,6 @@ class ArchiveLinks:
             return None
 
         return resolve
-
-
-ANCHOR_MAP_PREFIX = "window.sessionsiteAnchorPages = {"
-ANCHOR_MAP_SUFFIX = "};\n"
-_PAGE_NUMBER = re.compile(rb"~p(\d+)\.html\"")
-
-
-class AnchorMapWriter:
-    """For permalinks typed or shared by hand, `<session>.html#anchor` when the anchor is on a later page:
-    the first page loads this script only when its own page lacks the anchor. Written as the session's
-    anchors go by (phase 1), so a long session's map is never held whole; a session of one page gets none.
-    """
-
-    def __init__(self, path: Path, key: str):
-        self.path = path
-        self.key = key
-        self.handle: Any = None
-        self.page_urls: dict[int, str] = {}
-
-    def add(self, anchor: str, page: int) -> None:
-        if page <= 1 or not anchor:
-            return
-        if self.handle is None:
-            self.handle = self.path.open("w", encoding="utf-8")
-            self.handle.write(ANCHOR_MAP_PREFIX)
-        else:
-            self.handle.write(",")
-        if page not in self.page_urls:
-            self.page_urls[page] = json.dumps(urls.relative(urls.session_part(self.key, 1),
-                                                            urls.session_part(self.key, page)))
-        self.handle.write(f"{json.dumps(anchor)}:{self.page_urls[page]}")
-
-    def close(self) -> bool:
-        """True when there is a map (the session has anchors past its first page)."""
-        if self.handle is None:
-            return False
-        self.handle.write(ANCHOR_MAP_SUFFIX)
-        self.handle.close()
-        return True
-
-
-def find_anchor_page(script_path: Path, anchor: str) -> int:
-    """The page an anchor map gives an anchor, found in the file without reading it into memory; 1 when
-    the map does not name it (it is on the first page)."""
-    try:
-        with script_path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-            found = mapped.find(json.dumps(anchor).encode("utf-8") + b":")
-            if found == -1:
-                return 1
-            number = _PAGE_NUMBER.search(mapped, found, found + 4096)
-            return int(number.group(1)) if number else 1
-    except (OSError, ValueError):  # no map (or an empty file, which mmap refuses)
-        return 1
 
 
 def canonical_url(base_url: str, page: str) -> str:

@@ -43,8 +43,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence, TypeVar
 
-from .discover import SessionFile, path_in_project, project_folder_of
-from .errors import SessionsiteError
+from ..core.errors import SessionsiteError
+from ..stages.discover import SessionFile, path_in_project, project_folder_of
 
 DATABASE = "vault.sqlite3"
 HOOK_LOG = "hook.log"
@@ -538,11 +538,6 @@ class KeptLog:
             connection.close()
         os.replace(part, target)
         return target
-
-
-def readable(session_file: SessionFile) -> Path:
-    """The file to read for a session file: the live log, or the vault's copy of one that is gone."""
-    return session_file.path if session_file.kept is None else session_file.kept.readable()
 
 
 def _write_version(connection: sqlite3.Connection, version_id: int, sha1: str, handle: Any) -> int:

@@ -20,8 +20,7 @@ from datetime import date, datetime
 from types import MappingProxyType
 from typing import Any, Callable, Collection, Iterable, Mapping
 
-from .discover import SessionFile
-from .model import (
+from ..core.model import (
     AssistantText,
     Plan,
     TaskItem,
@@ -29,6 +28,7 @@ from .model import (
     BrokenLine,
     Diagnostic,
     Entry,
+    Interpreted,
     Event,
     Media,
     Notice,
@@ -42,10 +42,11 @@ from .model import (
     Unreadable,
     Usage,
 )
+from ..core.text import strip_ansi
+from .discover import SessionFile
 from .read import ReadResult
 from .redact import identifier
 from .summarize import PLAN_PREAMBLE, PLAN_STARTED_SESSION, UNKNOWN_TOOL, Summary, uuid_digest
-from .text import strip_ansi
 
 # Entry types that carry no conversation and are deliberately not shown.
 BOOKKEEPING_TYPES = frozenset(
@@ -122,22 +123,6 @@ INTERRUPT = "[Request interrupted by user"
 # in 2025): they are reported and left out, so that they stretch no chart or duration. A fixed window,
 # never the build's own clock, so that two builds of the same input stay byte-identical.
 PLAUSIBLE_TIMES = (date(2023, 1, 1), date(2100, 1, 1))
-
-
-@dataclass(frozen=True, slots=True)
-class Interpreted:
-    """What interpreting one file produced."""
-
-    session: Session
-    """The session, or a subagent transcript."""
-    diagnostics: tuple[Diagnostic, ...]
-    """Problems found while reading and interpreting it."""
-    unknown: Counter[str]
-    """Names that fell through to the generic fallback, counted."""
-    has_conversation: bool
-    """False for metadata-only files (only summaries or snapshots), which get no page."""
-    sidechains: tuple[Session, ...] = ()
-    """Subagent runs found in the main file (1.x inline `isSidechain` entries, 2.x agent_progress)."""
 
 
 EventSink = Callable[[Event], None]

@@ -33,7 +33,7 @@ try:
 except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
 
-from .errors import UsageProblem
+from ..core.errors import UsageProblem
 
 log = logging.getLogger("sessionsite")
 

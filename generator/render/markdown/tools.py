@@ -19,8 +19,8 @@ from typing import Any, Callable
 from pygments.lexers import find_lexer_class
 from pygments.lexers._mapping import LEXERS
 
-from ..model import TaskItem, ToolCall
-from ..text import strip_ansi
+from ...core.model import TaskItem, ToolCall
+from ...core.text import strip_ansi
 from .blocks import Block, Code, Structure
 from .escape import html_text, inline_code, literal, one_line, prose
 

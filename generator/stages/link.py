@@ -16,10 +16,9 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Iterable, Iterator, Mapping
 
-from .interpret import Interpreted
-from .model import Archive, Chain, Event, Plan, Project, Session, SubagentCall, ToolCall
+from ..core.model import Archive, Chain, Event, Interpreted, Plan, Project, Session, SubagentCall, ToolCall
+from ..core.text import plain, shorten
 from .summarize import PLAN_PREAMBLE, text_digest, uuid_digest
-from .text import plain, shorten
 
 # Agents Claude Code runs for itself, named by the prefix of their agent id.
 INTERNAL_AGENTS = {

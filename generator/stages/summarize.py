@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .model import (
+from ..core.model import (
     AssistantText,
     BashMode,
     Event,
@@ -30,7 +30,7 @@ from .model import (
     Unknown,
     Unreadable,
 )
-from .text import plain, shorten
+from ..core.text import plain, shorten
 
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 # The tools that change files, and the input naming the file each changes.

@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from .errors import SessionsiteError, UsageProblem
+from ..core.errors import SessionsiteError, UsageProblem
 from .locks import MARKER, claim, release, remove_abandoned
 
 MARKER_TEXT = b"This folder was written by sessionsite; the next build replaces it whole.\n"
@@ -38,12 +38,15 @@ class Staging:
         self.root.chmod(0o755)  # mkdtemp makes it private; a site is meant to be read
         (self.root / MARKER).write_bytes(MARKER_TEXT)
         self._appending: set[str] = set()
+        self._folders_made: set[Path] = set()
 
     def _target(self, path: str) -> Path:
         if path.startswith("/") or ".." in path.split("/") or not path:
             raise SessionsiteError(f"internal error: output path escapes the output folder: {path}")
         target = self.root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.parent not in self._folders_made:  # a site has thousands of files in a few folders
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._folders_made.add(target.parent)
         return target
 
     def write(self, path: str, content: str | bytes) -> None:

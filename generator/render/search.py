@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from . import urls
-from .text import plain
+from ..core import urls
+from ..core.text import plain
 
 SNIPPET_CHARACTERS = 600
 """Of each document's text, what its result can show; the whole text is indexed."""

@@ -7,9 +7,9 @@ what `link` sees (chains, continuations, subagents), and picks the sessions that
 runs in (`branch_sessions`). Phase 2 (`phases.render_parts`) then streams just those sessions' blocks, a
 page at a time, to the writer of the format asked for:
 
-- HTML (`bundle_html`): the site's HTML writer and session template, every link made local, the theme's
+- HTML (`bundle.html`): the site's HTML writer and session template, every link made local, the theme's
   CSS and script and every image, PDF and saved output inline. `.zip`: that page, alone in a zip.
-- Markdown (`bundle_markdown`): written for a reviewer, inside GitHub's limit for a comment.
+- Markdown (`bundle.markdown`): written for a reviewer, inside GitHub's limit for a comment.
 
 Nothing reads back what a writer wrote to find its structure: the blocks have it.
 """
@@ -24,17 +24,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from .bundle_html import HtmlSections, compose_html, page_builder, section_id
-from .bundle_markdown import GITHUB_LIMIT, ReviewNotes, compose_markdown, github_length
-from .discover import default_input
-from .errors import InputError, StrictModeError, UsageProblem
-from .html.theme import Theme
-from .markdown import MarkdownOptions
-from .model import Archive
-from .redact import Redactor
-from .locks import BUNDLE_PREFIX, OutputLock, claim, release, remove_abandoned
-from .workers import stop_workers
-from .write import MARKER, MARKER_TEXT, Staging, check_output_location, check_vault_location
+from ..core.errors import InputError, StrictModeError, UsageProblem
+from ..core.model import Archive
+from ..stages.discover import default_input
+from ..stages.redact import Redactor
+from ..render.markdown import MarkdownOptions
+from ..render.html.theme import Theme
+from ..output.locks import BUNDLE_PREFIX, OutputLock, claim, release, remove_abandoned
+from ..output.write import MARKER, MARKER_TEXT, Staging, check_output_location, check_vault_location
+from ..workers import stop_workers
+from .html import HtmlSections, compose_html, page_builder, section_id
+from .markdown import GITHUB_LIMIT, ReviewNotes, compose_markdown, github_length
 
 log = logging.getLogger("sessionsite")
 
@@ -208,7 +208,7 @@ def branch_sessions(archive: Archive, work: BranchWork) -> list[str]:
 
 def bundle(config: BundleConfig) -> BundleReport:
     """Write one file for the pieces of work the inputs belong to (or the current branch's)."""
-    from .phases import Redaction, collect, render_parts  # the pipeline, loaded when there is work
+    from ..phases import Redaction, collect, render_parts  # the pipeline, loaded when there is work
 
     kind = FORMATS.get(config.output.suffix.lower())
     if kind is None:
@@ -231,8 +231,8 @@ def bundle(config: BundleConfig) -> BundleReport:
     check_output_location(config.output, tuple(folders))
     saved = None
     if config.vault is not None:
-        from .discover import find
-        from .vault import Vault
+        from ..stages.discover import find
+        from ..output.vault import Vault
 
         check_vault_location(config.output, config.vault)
         saved = Vault(config.vault).save(find(folders))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-from ..model import Session
+from ...core.model import Session
 from ..stats import Totals, files_changed, money, price_note, total_tokens, totals
 from . import charts
 
