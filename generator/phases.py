@@ -308,7 +308,7 @@ class _Recording:
         self.staging.write_shared(path, content)
         self.paths[path] = None
 
-    def append(self, path: str, text: str) -> None:
+    def append(self, path: str, text: str | bytes) -> None:
         self.staging.append(path, text)
         self.paths[path] = None
 
@@ -475,6 +475,9 @@ class FileRenderer:
         output = _Recording(self.staging)
         pages_written = 0
         bodies = PageBodies(self.staging.out, previous.page_bodies if previous is not None else {})
+        project = next((p.path for p in self.archive.projects
+                        if p.dir_name == self.archive.sessions[keys[0]].project_dir), "")
+        search = FileSearchRecorder(urls.search_name(path_key(session_file)), output, project) if self.builder else None
 
         def write_page(key: str) -> Callable[[MarkdownPart], None]:
             def on_part(part: MarkdownPart) -> None:
@@ -484,6 +487,9 @@ class FileRenderer:
                 render, made = bodies.render_for(urls.session_part(session.key, part.number), part,
                                                  self.builder.links.answered_by_the_page)
                 path, page = self.builder.session_page(session, part, render)
+                if search is not None:  # the index is a writer over the page's blocks, as the page is
+                    search.add_page(session.title, urls.session_part(session.key, part.number), part.blocks,
+                                    first=part.number == 1, started=session.started)
                 if made(page) is not None:
                     output.keep(path)  # the very page the last build wrote: its file stays as it is
                 else:
@@ -497,9 +503,8 @@ class FileRenderer:
                 return lambda part: writer(session, part)
             return write_page(key) if self.builder else None
 
-        search = FileSearchRecorder(urls.search_name(path_key(session_file)), output) if self.builder else None
         documents = {
-            key: SessionDocument(self.archive.sessions[key], self.archive, self.options, output, part_writer(key), search)
+            key: SessionDocument(self.archive.sessions[key], self.archive, self.options, output, part_writer(key))
             for key in keys
         }
         skip = replayed_in_file(self.archive.sessions, keys)

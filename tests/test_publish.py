@@ -129,7 +129,7 @@ def _search_files_exist(base: str) -> list[str]:
     meta = json.loads(body.decode().removeprefix("sessionsiteSearch.index(").rstrip().removesuffix(");"))
     missing = []
     wanted = [f"search/terms/{n}.js" for n in range(meta["shards"])]
-    wanted += [f"search/docs/{name}-{n}.js" for name, count in meta["files"]
+    wanted += [f"search/docs/{name}-{n}.js" for name, count, *_ in meta["files"]
                for n in range(-(-count // meta["per_store"]))]
     for path in wanted:
         if fetch(base + path)[0] != 200:

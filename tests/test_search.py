@@ -16,7 +16,8 @@ from generator.core import urls
 from generator.build import BuildConfig, build
 
 from conftest import EXAMPLES
-from test_browser import open_page
+from helpers import assistant, chain, text, thinking, tool_result, tool_use, user, write_jsonl
+from test_browser import axe, new_context, open_page, serious_violations  # noqa: F401 - axe is a fixture
 
 LONG_SESSION = "projects/home-ada-src-tidewatch/f3a6c1d8-2e95-4b07-8c4d-6a1e9b3f5027"
 
@@ -28,12 +29,130 @@ def load_script(path: Path, call: str):
 
 
 def documents(site: Path) -> list[list]:
+    """Every document of the index as [url, session title, kind, time, excerpt, project], in index order."""
+    meta = json.loads(load_script(site / urls.SEARCH_INDEX, "index"))
     rows = []
-    for store in sorted((site / "search" / "docs").glob("*.js")):
-        body = load_script(store, "docs")
-        data = json.loads(body[body.index(",") + 1:])
-        rows.extend([row[0], data["titles"][row[1]], *row[2:]] for row in data["docs"])
+    for name, count, project, kinds in meta["files"]:
+        for number in range(-(-count // meta["per_store"])):
+            body = load_script(site / urls.search_documents(f"{name}-{number}"), "docs")
+            data = json.loads(body[body.index(",") + 1:])
+            for offset, (page, anchor, title, timestamp, excerpt) in enumerate(data["docs"]):
+                kind = meta["kinds"][int(kinds[number * meta["per_store"] + offset], 36)]
+                rows.append([data["pages"][page] + (f"#{anchor}" if anchor else ""), data["titles"][title], kind,
+                             timestamp, excerpt, meta["projects"][project]])
     return rows
+
+
+# A small archive of coding sessions in two projects: the words searched for sit in a prompt, a reply, a
+# command, a path, a tool output, a long output past where its page stops showing it, and hostile HTML.
+LEDGER_CWD = "/Users/grace/work/ledger"
+LONG_OUTPUT = "".join(f"line {number}: all quiet on gauge {number}\n" for number in range(6000))
+HOSTILE = 'hostilemarker <img src=x onerror="alert(1)"> <script>alert(2)</script> </span><b>bold</b>'
+
+
+def tidewatch_session() -> list[dict]:
+    bash, read, long_run, hostile = "toolu_01Bash", "toolu_01Read", "toolu_01Long", "toolu_01Hostile"
+    return chain(
+        user("Why does the quokkameter import fail when I run the gauge tests?"),
+        assistant(thinking("Probably a missing wheel for the meter."),
+                  text("Let me run the tests."),
+                  tool_use("Bash", {"command": "python -m pytest tests/test_gauge.py -k meter",
+                                    "description": "Run the gauge tests"}, bash)),
+        tool_result(bash, "Traceback (most recent call last):\n  File \"tests/test_gauge.py\", line 3, in <module>\n"
+                          "    import quokkameter\nModuleNotFoundError: No module named 'quokkameter' (zanzibarite)\n"),
+        assistant(tool_use("Read", {"file_path": "/home/ada/src/tidewatch/src/tidewatch/gauge.py"}, read)),
+        tool_result(read, "     1→import quokkameter\n     2→\n     3→def level():\n"),
+        assistant(tool_use("Grep", {"pattern": "flibbertigibbet", "path": "src"}, "toolu_01Grep")),
+        tool_result("toolu_01Grep", "No matches found"),
+        assistant(tool_use("Bash", {"command": "tidewatch replay --all"}, long_run)),
+        tool_result(long_run, LONG_OUTPUT + "Error: deepwombat exploded at the very end\n"),
+        assistant(tool_use("Bash", {"command": "cat notes.html"}, hostile)),
+        tool_result(hostile, HOSTILE),
+        assistant(text("The module quokkameter is missing from the environment: install it and rerun.")),
+    )
+
+
+def ledger_session() -> list[dict]:
+    bash = "toolu_01Ledger"
+    return chain(
+        user("Add the quokkameter dependency to the ledger", cwd=LEDGER_CWD, sessionId="7c1f0c2e-3a4d-4e6f-8a9b-0c1d2e3f4a5b"),
+        assistant(tool_use("Bash", {"command": "pip install quokkameter"}, bash), cwd=LEDGER_CWD,
+                  sessionId="7c1f0c2e-3a4d-4e6f-8a9b-0c1d2e3f4a5b"),
+        tool_result(bash, "Successfully installed quokkameter-2.0", cwd=LEDGER_CWD,
+                    sessionId="7c1f0c2e-3a4d-4e6f-8a9b-0c1d2e3f4a5b"),
+    )
+
+
+@pytest.fixture(scope="module")
+def coding_site(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("coding")
+    write_jsonl(folder / "in" / "-home-ada-src-tidewatch" / "5b1f0c2e-3a4d-4e6f-8a9b-0c1d2e3f4a5b.jsonl",
+                tidewatch_session())
+    write_jsonl(folder / "in" / "-Users-grace-work-ledger" / "7c1f0c2e-3a4d-4e6f-8a9b-0c1d2e3f4a5b.jsonl",
+                ledger_session())
+    build(BuildConfig(inputs=(folder / "in",), output=folder / "site", jobs=1))
+    return folder / "site"
+
+
+def found(site: Path, word: str) -> list[list]:
+    """The documents the index lists for a word (as the browser reads the shard it is in)."""
+    meta = json.loads(load_script(site / urls.SEARCH_INDEX, "index"))
+    shard = json.loads(load_script(site / urls.search_terms(search.shard_of(word, meta["shards"])), "terms")
+                       .split(",", 1)[1])
+    rows = documents(site)
+    first = [sum(file[1] for file in meta["files"][:number]) for number in range(len(meta["files"]))]
+    hits = []
+    for line in shard.split("\n"):
+        term, _, postings = line.partition("\t")
+        if term != word:
+            continue
+        for part in postings.split(";"):
+            file, _, gaps = part.partition(":")
+            number = first[int(file, 36)]
+            for gap in gaps.split(","):
+                number += int(gap, 36)
+                hits.append(rows[number])
+    return hits
+
+
+def test_commands_paths_and_tool_output_are_found_each_as_its_kind(coding_site):
+    kinds = {word: sorted({row[2] for row in found(coding_site, word)})
+             for word in ("zanzibarite", "pytest", "gauge", "quokkameter", "wheel", "flibbertigibbet")}
+    assert kinds["zanzibarite"] == ["output"]  # only in a tool's output
+    assert kinds["pytest"] == ["command"]
+    assert "path" in kinds["gauge"] and "command" in kinds["gauge"]
+    assert {"prompt", "reply", "command", "code", "output"} <= set(kinds["quokkameter"])
+    assert kinds["wheel"] == ["thinking"]
+    assert kinds["flibbertigibbet"] == ["command"]  # a tool's pattern
+    # Each result lands on the call that shows it.
+    soup = BeautifulSoup((coding_site / found(coding_site, "zanzibarite")[0][0].split("#")[0]).read_text(), "html.parser")
+    call = soup.find(id=found(coding_site, "zanzibarite")[0][0].split("#")[1])
+    assert call is not None and call.name == "details" and "zanzibarite" in call.get_text()
+    projects = {row[5] for row in found(coding_site, "quokkameter")}
+    assert projects == {"/home/ada/src/tidewatch", LEDGER_CWD}
+
+
+def test_a_long_output_is_indexed_whole_and_its_excerpt_shows_the_trouble(coding_site):
+    rows = found(coding_site, "deepwombat")
+    assert [row[2] for row in rows] == ["output"]
+    page = (coding_site / rows[0][0].split("#")[0]).read_text(encoding="utf-8")
+    assert "deepwombat" not in page  # the page shows the output's start only; the index has all of it
+    assert "Error: deepwombat exploded" in rows[0][4]
+    assert len(rows[0][4]) < 2 * search.EXCERPT_CHARACTERS
+
+
+def test_excerpts_keep_short_texts_and_the_telling_words_of_long_ones():
+    assert search.excerpt("  a short\n\ntext ") == "a short text"
+    long = " ".join(["filler"] * 2000) + " ZeroDivisionError here " + " ".join(["filler"] * 2000) + " supercalifragilistic"
+    shown = search.excerpt(long)
+    assert shown.startswith("filler filler") and "ZeroDivisionError here" in shown and "supercalifragilistic" in shown
+    assert len(shown) <= search.EXCERPT_CHARACTERS + 20
+
+
+def test_prose_is_indexed_as_it_reads_not_as_escaped(coding_site):
+    """Typed prompts are escaped Markdown in the blocks (`quokkameter\\_x`): the excerpt is the text."""
+    prompt = next(row for row in found(coding_site, "quokkameter") if row[2] == "prompt")
+    assert prompt[4] == "Why does the quokkameter import fail when I run the gauge tests?"
 
 
 def test_terms_split_as_a_reader_types_them():
@@ -48,7 +167,7 @@ def test_every_prompt_and_reply_can_be_found_and_its_result_lands_on_it(examples
     kinds = {row[2] for row in rows}
     assert {"session", "prompt", "reply"} <= kinds
     pages: dict[str, set[str]] = {}
-    for url, title, kind, timestamp, snippet in rows:
+    for url, title, kind, timestamp, snippet, project in rows:
         page, _, anchor = url.partition("#")
         if page not in pages:
             soup = BeautifulSoup((examples_site / page).read_text(encoding="utf-8"), "html.parser")
@@ -72,9 +191,10 @@ def test_every_prompt_and_reply_can_be_found_and_its_result_lands_on_it(examples
 def test_the_index_names_every_document_store_and_shard(examples_site):
     meta = json.loads(load_script(examples_site / urls.SEARCH_INDEX, "index"))
     stores = sorted(p.stem for p in (examples_site / "search" / "docs").glob("*.js"))
-    assert sorted(f"{name}-{n}" for name, count in meta["files"]
+    assert sorted(f"{name}-{n}" for name, count, _, _ in meta["files"]
                   for n in range(-(-count // meta["per_store"]))) == stores
-    assert sum(count for _, count in meta["files"]) == len(documents(examples_site))
+    assert sum(count for _, count, _, _ in meta["files"]) == len(documents(examples_site))
+    assert all(len(kinds) == count for _, count, _, kinds in meta["files"])
     assert len(list((examples_site / "search" / "terms").glob("*.js"))) == meta["shards"]
 
 
@@ -111,6 +231,9 @@ def type_query(page, query: str):
     page.wait_for_selector("#search-results .search-status")
     page.wait_for_function("q => document.querySelector('#search-results .search-status').textContent.includes(q)",
                            arg=query)
+    # The results come once their document stores are loaded, after the status line.
+    page.wait_for_function("() => document.querySelector('#search-results .search-status').textContent.startsWith('No ')"
+                           " || document.querySelectorAll('#search-results .search-list li').length > 0")
     return page.locator("#search-results .search-list a.result")
 
 
@@ -189,3 +312,74 @@ def test_a_large_index_is_cut_into_pieces_and_search_still_finds_every_word(brow
     assert "jabberwock" in prefix.first.inner_text()
     assert events["errors"] == []
     page.context.close()
+
+
+def test_results_rank_prompts_above_tool_output_and_name_kind_and_project(browser, coding_site):
+    page, events = open_page(browser, coding_site, "index.html")
+    results = type_query(page, "zanzibarite")
+    assert results.count() == 1
+    assert "Tool output" in results.first.locator(".result-kind").inner_text()
+    assert results.first.locator("mark").inner_text().lower() == "zanzibarite"
+    results = type_query(page, "quokkameter")
+    kinds = results.locator(".result-kind").all_inner_texts()
+    first_tier = ("Session title", "Prompt", "Reply")
+    assert kinds[0] in first_tier and "Prompt" in kinds and "Tool output" in kinds
+    assert kinds.index("Tool output") > max(i for i, kind in enumerate(kinds) if kind in first_tier)
+    assert set(results.locator(".result-project").all_inner_texts()) == {"tidewatch", "ledger"}
+    prompt = results.filter(has=page.locator(".result-kind", has_text="Prompt")).first
+    assert prompt.locator(".result-snippet mark").first.inner_text().lower() == "quokkameter"
+    results.filter(has_text="Tool output").first.click()
+    page.wait_for_load_state("load")
+    anchor = page.url.split("#", 1)[1]
+    assert page.locator(f"[id='{anchor}']").evaluate("node => node.open")  # the folded call opens
+    assert events["errors"] == []
+    page.context.close()
+
+
+def test_results_filter_by_kind_and_by_project(browser, coding_site):
+    page, events = open_page(browser, coding_site, "index.html")
+    results = type_query(page, "quokkameter")
+    everything = results.count()
+    page.select_option("#search-results select[name=kind]", "output")
+    assert set(results.locator(".result-kind").all_inner_texts()) == {"Tool output"}
+    assert 0 < results.count() < everything
+    assert "filtered from" in page.locator("#search-results .search-status").inner_text()
+    page.select_option("#search-results select[name=kind]", "")
+    page.select_option("#search-results select[name=project]", LEDGER_CWD)
+    assert set(results.locator(".result-project").all_inner_texts()) == {"ledger"}
+    assert results.count() == 4  # its title, its prompt, its command, its output
+    page.select_option("#search-results select[name=kind]", "prompt")
+    assert results.count() == 1 and "Add the" in results.first.inner_text()
+    assert events["errors"] == []
+    page.context.close()
+
+
+def test_hostile_transcript_text_in_a_snippet_stays_text(browser, coding_site):
+    page, events = open_page(browser, coding_site, "index.html")
+    results = type_query(page, "hostilemarker onerror")
+    assert results.count() == 1
+    assert 'onerror="alert(1)"' in results.first.inner_text() and "<script>" in results.first.inner_text()
+    page.wait_for_timeout(100)
+    assert events["dialogs"] == [] and events["errors"] == []
+    assert page.locator("#search-results img, #search-results script, #search-results b").count() == 0
+    page.context.close()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_results_are_reached_by_keyboard_and_pass_axe(browser, axe, coding_site, theme):
+    context = new_context(browser, color_scheme=theme)
+    page = context.new_page()
+    page.goto((coding_site / "index.html").resolve().as_uri())
+    page.focus("#site-search")
+    page.keyboard.type("quokkameter")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.activeElement && document.activeElement.classList.contains('result')")
+    assert page.evaluate("document.querySelector('#search-results .search-status').getAttribute('role')") == "status"
+    assert serious_violations(axe, page) == []
+    # The filters are labelled controls just before the results: Shift+Tab from the first result.
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate("document.activeElement.name") == "project"
+    assert page.evaluate("document.activeElement.labels[0].textContent").startswith("Project")
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate("document.activeElement.name") == "kind"
+    context.close()

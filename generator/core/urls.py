@@ -127,7 +127,7 @@ def search_documents(name: str) -> str:
 
 
 def search_words(name: str) -> str:
-    return f"{SEARCH_WORDS_FOLDER}/{name}.txt"
+    return f"{SEARCH_WORDS_FOLDER}/{name}.txt.gz"
 
 
 def search_terms(number: int) -> str:

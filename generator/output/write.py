@@ -67,12 +67,12 @@ class Staging:
         temporary.write_bytes(content)
         os.replace(temporary, target)
 
-    def append(self, path: str, text: str) -> None:
-        """A file one session writes piece by piece (its Markdown)."""
+    def append(self, path: str, text: str | bytes) -> None:
+        """A file one session writes piece by piece (its Markdown, its search word list)."""
         mode = "ab" if path in self._appending else "xb"
         try:
             with self._target(path).open(mode) as handle:
-                handle.write(text.encode("utf-8"))
+                handle.write(text.encode("utf-8") if isinstance(text, str) else text)
         except FileExistsError:
             raise SessionsiteError(f"internal error: two outputs want the path {path}") from None
         self._appending.add(path)

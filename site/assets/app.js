@@ -87,8 +87,12 @@
 // that hands its data to window.sessionsiteSearch: scripts load from file:// where fetch is refused.
 (function () {
   "use strict";
-  var MAX_RESULTS = 50;
+  var PAGE_SIZE = 20;
   var WORD = /[\p{L}\p{N}]+/gu;
+  // generator.search.KINDS, by the letter index.js gives each document; the first four rank above the rest.
+  var LABEL = { session: "Session title", prompt: "Prompt", reply: "Reply", plan: "Plan", thinking: "Thinking",
+    command: "Command", path: "File path", code: "Code", output: "Tool output" };
+  var FIRST_TIER = 4;
   var form, input, panel, base, index = null, firstDocument = [];
   var shards = {}, stores = {}, waiting = {};
 
@@ -138,19 +142,24 @@
       .map(function (w) { return Array.from(w).slice(0, 32).join(""); });
   }
 
-  // As generator.search.shard_of: a hash of the term's first two letters.
+  // As generator.search.shard_of: a hash of the term's first letters (three, or two for a short term).
   function shardOf(term) {
     var value = 0;
-    Array.from(term).slice(0, 2).forEach(function (c) { value = (Math.imul(value, 31) + c.codePointAt(0)) >>> 0; });
+    Array.from(term).slice(0, index.prefix).forEach(function (c) {
+      value = (Math.imul(value, 31) + c.codePointAt(0)) >>> 0;
+    });
     return value % index.shards;
   }
 
+  // The documents holding the word: as the start of a term, or, for a word shorter than the shard prefix
+  // (whose longer terms are in other shards), as a whole term.
   function documentsFor(word) {
     var found = new Map();
+    var whole = Array.from(word).length < index.prefix;
     (shards[shardOf(word)] || []).forEach(function (line) {
       var tab = line.indexOf("\t");
       var term = line.slice(0, tab);
-      if (term.lastIndexOf(word, 0) !== 0) return;
+      if (whole ? term !== word : term.lastIndexOf(word, 0) !== 0) return;
       var weight = term.length === word.length ? 2 : 1;
       // file:gaps;file:gaps… (generator.search.write_index): a file's place in index.js, then the
       // term's documents in that file as gaps.
@@ -166,24 +175,29 @@
     return found;
   }
 
-  function locate(number) {
-    var first = 0;
-    for (var i = 0; i < index.files.length; i += 1) {
-      var count = index.files[i][1];
-      if (number < first + count) {
-        var row = number - first;
-        return { name: index.files[i][0] + "-" + Math.floor(row / index.per_store), row: row % index.per_store };
-      }
-      first += count;
+  // Which file holds document `number`, by a binary search over the files' first documents.
+  function fileOf(number) {
+    var low = 0, high = firstDocument.length - 1;
+    while (low < high) {
+      var middle = (low + high + 1) >> 1;
+      if (firstDocument[middle] <= number) low = middle; else high = middle - 1;
     }
-    return null;
+    return low;
   }
 
-  var latest = 0;
+  function describe(number, score) {
+    var file = fileOf(number), row = number - firstDocument[file], entry = index.files[file];
+    var kind = parseInt(entry[3].charAt(row), 36);
+    return { number: number, score: score, kind: index.kinds[kind] || "", tier: kind < FIRST_TIER ? 0 : 1,
+      project: index.projects[entry[2]] || "",
+      store: entry[0] + "-" + Math.floor(row / index.per_store), row: row % index.per_store };
+  }
+
+  var latest = 0, current = null, focusWhenShown = false;
   function run(query) {
     var asked = ++latest;
     var terms = words(query);
-    if (!terms.length) { show(query, null); return; }
+    if (!terms.length) { current = null; focusWhenShown = false; show(query, null); return; }
     need("index", function (ok) {
       if (asked !== latest) return;
       if (!ok || !index) { show(query, "error"); return; }
@@ -200,17 +214,13 @@
           });
           scores = next;
         });
-        var ranked = Array.from(scores.keys()).sort(function (a, b) {
-          return scores.get(b) - scores.get(a) || a - b;
-        });
-        var top = ranked.slice(0, MAX_RESULTS).map(locate).filter(Boolean);
-        var files = top.map(function (hit) { return "docs/" + hit.name; })
-          .filter(function (key, i, all) { return all.indexOf(key) === i; });
-        needAll(files, function (ok) {
-          if (asked !== latest) return;
-          if (!ok) { show(query, "error"); return; }
-          show(query, { total: ranked.length, hits: top, terms: terms });
-        });
+        // Prompts, replies, plans and titles first, then commands, paths and tool output; within each,
+        // whole words before beginnings of words, then in the order of the archive.
+        var ranked = [];
+        scores.forEach(function (score, number) { ranked.push(describe(number, score)); });
+        ranked.sort(function (a, b) { return a.tier - b.tier || b.score - a.score || a.number - b.number; });
+        current = { query: query, terms: terms, ranked: ranked, asked: asked };
+        show(query, current);
       });
     });
   }
@@ -222,17 +232,21 @@
     return node;
   }
 
-  // The snippet around the first word found, with the words marked; built from text nodes only, since
-  // it is transcript text.
+  function escapeRegExp(text) { return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
+
+  // Of a result's excerpt, the part around the first word found, with the words found marked. Built
+  // from text nodes only: it is transcript text.
   function snippet(text, terms) {
-    var lower = text.toLowerCase(), at = -1;
-    terms.forEach(function (t) { var i = lower.indexOf(t); if (i >= 0 && (at < 0 || i < at)) at = i; });
-    var start = Math.max(0, at - 60), end = Math.min(text.length, start + 220);
-    var part = (start > 0 ? "…" : "") + text.slice(start, end) + (end < text.length ? "…" : "");
+    var pattern = new RegExp("(?<![\\p{L}\\p{N}])(" + terms.map(escapeRegExp).join("|") + ")", "giu");
+    var first = pattern.exec(text), at = first ? first.index : 0;
+    var start = Math.max(0, at - 90), end = Math.min(text.length, start + 260);
+    if (start > 0) { var space = text.indexOf(" ", start); if (space >= 0 && space < at) start = space + 1; }
+    if (end < text.length) { var back = text.lastIndexOf(" ", end); if (back > at) end = back; }
+    var part = text.slice(start, end);
+    if (start > 0 && part.lastIndexOf("…", 0) !== 0) part = "… " + part;
+    if (end < text.length && part.slice(-1) !== "…") part += " …";
     var node = element("span", "result-snippet");
-    var pattern = new RegExp("(" + terms.map(function (t) {
-      return t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    }).join("|") + ")", "giu");
+    pattern.lastIndex = 0;
     var last = 0, match;
     while ((match = pattern.exec(part)) !== null) {
       node.appendChild(document.createTextNode(part.slice(last, match.index)));
@@ -244,7 +258,31 @@
     return node;
   }
 
-  var KIND = { session: "Session", prompt: "Prompt", reply: "Reply", plan: "Plan" };
+  function projectName(path) {
+    var parts = path.split(/[\\/]/).filter(Boolean);
+    return parts.length ? parts[parts.length - 1] : path || "(no project)";
+  }
+
+  // A <select> of the values the results have, each with its count; "" is all of them.
+  function picker(name, label, values, describeValue) {
+    var wrapper = element("label", "search-filter");
+    wrapper.appendChild(element("span", "", label + " "));
+    var select = element("select");
+    select.name = name;
+    var counts = new Map();
+    values.forEach(function (value) { counts.set(value, (counts.get(value) || 0) + 1); });
+    var all = element("option", "", "All (" + values.length + ")");
+    all.value = "";
+    select.appendChild(all);
+    Array.from(counts.keys()).sort(function (a, b) { return describeValue(a).localeCompare(describeValue(b)); })
+      .forEach(function (value) {
+        var option = element("option", "", describeValue(value) + " (" + counts.get(value) + ")");
+        option.value = value;
+        select.appendChild(option);
+      });
+    wrapper.appendChild(select);
+    return wrapper;
+  }
 
   function show(query, results) {
     panel.textContent = "";
@@ -252,31 +290,79 @@
     panel.hidden = false;
     var head = element("p", "search-status");
     head.setAttribute("role", "status");
-    if (results === "error") {
-      head.textContent = "The search index could not be loaded.";
-      panel.appendChild(head);
+    panel.appendChild(head);
+    if (results === "error" || !results.ranked.length) {
+      focusWhenShown = false;
+      head.textContent = results === "error" ? "The search index could not be loaded." : "No results for “" + query + "”.";
       return;
     }
-    head.textContent = results.total === 0 ? "No results for “" + query + "”."
-      : results.total + (results.total === 1 ? " result" : " results") + " for “" + query + "”"
-        + (results.total > results.hits.length ? ", the best " + results.hits.length + " shown." : ".");
-    panel.appendChild(head);
-    if (!results.total) return;
+    var filters = element("div", "search-filters");
+    filters.appendChild(picker("kind", "Kind", results.ranked.map(function (hit) { return hit.kind; }),
+      function (kind) { return LABEL[kind] || kind; }));
+    filters.appendChild(picker("project", "Project", results.ranked.map(function (hit) { return hit.project; }),
+      projectName));
+    panel.appendChild(filters);
     var list = element("ol", "search-list");
-    results.hits.forEach(function (hit) {
-      var store = stores[hit.name], row = store && store.docs[hit.row];
-      if (!row) return;
-      var item = element("li");
-      var link = element("a", "result");
-      link.href = base + row[0];
-      link.appendChild(element("span", "result-title", store.titles[row[1]]));
-      var time = row[3] ? " · " + row[3].slice(0, 10) + " " + row[3].slice(11, 16) : "";
-      link.appendChild(element("span", "result-kind", (KIND[row[2]] || row[2]) + time));
-      if (row[4]) link.appendChild(snippet(row[4], results.terms));
-      item.appendChild(link);
-      list.appendChild(item);
-    });
     panel.appendChild(list);
+    var more = element("button", "search-more", "Show more results");
+    more.type = "button";
+    more.hidden = true;
+    panel.appendChild(more);
+    var kindSelect = filters.querySelector("select[name=kind]"), projectSelect = filters.querySelector("select[name=project]");
+    var chosen = [], shown = 0;
+
+    function refilter() {
+      chosen = results.ranked.filter(function (hit) {
+        return (!kindSelect.value || hit.kind === kindSelect.value)
+          && (!projectSelect.value || hit.project === projectSelect.value);
+      });
+      list.textContent = "";
+      shown = 0;
+      head.textContent = chosen.length + (chosen.length === 1 ? " result" : " results") + " for “" + query + "”"
+        + (chosen.length < results.ranked.length ? " (filtered from " + results.ranked.length + ")" : "") + ".";
+      grow(false);
+    }
+
+    // The next results: their document stores are loaded for them only.
+    function grow(focusFirst) {
+      var batch = chosen.slice(shown, shown + PAGE_SIZE);
+      shown += batch.length;
+      var keys = batch.map(function (hit) { return "docs/" + hit.store; })
+        .filter(function (key, i, all) { return all.indexOf(key) === i; });
+      needAll(keys, function (ok) {
+        if (results.asked !== latest) return;
+        if (!ok) { head.textContent = "The search index could not be loaded."; return; }
+        var firstLink = null;
+        batch.forEach(function (hit) {
+          var store = stores[hit.store], row = store && store.docs[hit.row];
+          if (!row) return;
+          var item = element("li");
+          var link = element("a", "result");
+          link.href = base + store.pages[row[0]] + (row[1] ? "#" + row[1] : "");
+          link.appendChild(element("span", "result-title", store.titles[row[2]]));
+          var facts = element("span", "result-facts");
+          facts.appendChild(element("span", "result-kind result-kind-" + hit.kind, LABEL[hit.kind] || hit.kind));
+          var project = element("span", "result-project", projectName(hit.project));
+          project.title = hit.project;
+          facts.appendChild(document.createTextNode(" · "));
+          facts.appendChild(project);
+          if (row[3]) facts.appendChild(document.createTextNode(" · " + row[3].slice(0, 10) + " " + row[3].slice(11, 16)));
+          link.appendChild(facts);
+          if (row[4]) link.appendChild(snippet(row[4], results.terms));
+          item.appendChild(link);
+          list.appendChild(item);
+          firstLink = firstLink || link;
+        });
+        more.hidden = shown >= chosen.length;
+        if ((focusFirst || focusWhenShown) && firstLink) firstLink.focus();
+        focusWhenShown = false;
+      });
+    }
+
+    kindSelect.addEventListener("change", refilter);
+    projectSelect.addEventListener("change", refilter);
+    more.addEventListener("click", function () { grow(true); });
+    refilter();
   }
 
   document.addEventListener("DOMContentLoaded", function () {
@@ -299,9 +385,11 @@
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       clearTimeout(timer);
+      var first = current && current.query === input.value && panel.querySelector("a.result");
+      if (first) { first.focus(); return; }
+      // Enter before the results came: the first one takes the focus when it comes.
+      focusWhenShown = true;
       run(input.value);
-      var first = panel.querySelector("a.result");
-      if (first) first.focus();
     });
     var asked = new URLSearchParams(location.search).get("q");
     if (asked) { input.value = asked; run(asked); }

@@ -45,14 +45,6 @@ PLAN_CONTENT_HOW = PLAN_STARTED_SESSION
 CHECKLIST_TOOLS = frozenset({"TaskCreate", "TaskUpdate", "TodoWrite"})
 
 
-class SearchSink(Protocol):
-    """Where the searchable passages go as a session is written (`render.search.FileSearchRecorder`,
-    which phase 2 hands in: the search index is a writer over this stage's output, not part of it)."""
-
-    def add(self, title: str, kind: str, page_path: str, anchor: str, timestamp: str, text: str) -> None:
-        """One passage: a prompt, a reply, a plan, or the session itself."""
-
-
 class Output(Protocol):
     """Where phase 2 puts files: the staging folder of `write`."""
 
@@ -149,9 +141,8 @@ class SessionDocument:
     as they appear, so a session of any length is rendered in the memory of one page."""
 
     def __init__(self, session: Session, archive: Archive, options: MarkdownOptions, output: Output,
-                 on_part: Callable[[MarkdownPart], None] | None = None, search: SearchSink | None = None):
+                 on_part: Callable[[MarkdownPart], None] | None = None):
         self.session = session
-        self.search = search
         self.archive = archive
         self.options = options
         self.output = output
@@ -168,10 +159,8 @@ class SessionDocument:
         self.assistant_run: list[Block] = []
         self.run_first: Event | None = None
         self.run_model = ""
-        self.run_text: list[str] = []
         self.waiting_checklist: ToolCall | None = None
         self.output.append(self.path, front_matter(session, archive) + "\n")
-        self._searchable("session", "", session.started, "")
 
     def __call__(self, event: Event) -> None:
         self.index += 1
@@ -257,13 +246,11 @@ class SessionDocument:
             return
         if isinstance(event, AssistantText):
             self._add_to_run(*self._reply_text(event))
-            self.run_text.append(event.text)
         elif isinstance(event, Thinking):
             self._add_to_run(Group("thinking", f'<details class="thinking" id="{event.anchor}">\n<summary>Thinking</summary>',
                                    (Prose(prose(event.text)),), "</details>", event.anchor))
         elif isinstance(event, Plan):
             self._add_to_run(*self._plan(event))
-            self._searchable("plan", event.anchor, event.timestamp, event.text)
         elif isinstance(event, ToolCall):
             self._add_to_run(*self._tool(event))
 
@@ -285,16 +272,9 @@ class SessionDocument:
             (Structure(_meta_line("Claude", timestamp, self.run_model, anchor=wrapper_id), "meta"), *self.assistant_run),
             "</div>", wrapper_id, (("who", "Claude"), ("time", timestamp), ("model", self.run_model)),
         ))
-        self._searchable("reply", wrapper_id, getattr(first, "timestamp", ""), "\n\n".join(self.run_text))
         self.assistant_run = []
         self.run_first = None
         self.run_model = ""
-        self.run_text = []
-
-    def _searchable(self, kind: str, anchor: str, timestamp: str, text: str) -> None:
-        if self.search is not None:
-            self.search.add(self.session.title, kind, urls.session_part(self.session.key, self.page), anchor,
-                            timestamp, text)
 
     def _plan(self, plan: Plan) -> list[Block]:
         status_class = {"approved": "ok", "rejected": "error"}.get(plan.status, "other")
@@ -343,7 +323,8 @@ class SessionDocument:
         return [Group("tool", f'<div class="tool-call">\n{permalink(call.anchor)}\n'
                               f'<details class="{classes}" id="{call.anchor}"{opened}>\n<summary>{summary}</summary>',
                       tuple(body), "</details>\n</div>", call.anchor,
-                      (("label", view.label), ("target", view.target), ("status", status)))]
+                      (("label", view.label), ("target", view.target), ("status", status),
+                       ("target-is", "path" if view.target_is_path else "")))]
 
     def attach(self, name: str, content: bytes) -> str:
         target = urls.attachment(self.session.key, name)
@@ -387,7 +368,6 @@ class SessionDocument:
                 label = "You" + (f" · {event.label}" if event.label else "")
                 opening = f'<div class="msg user{hidden}" id="{event.anchor}">'
                 parts = [Structure(_meta_line(label, event.timestamp, anchor=event.anchor), "meta")]
-            self._searchable("prompt", event.anchor, event.timestamp, event.text)
             if event.text.strip():
                 parts.extend(self._prompt_text(event))
             media = self._media(event.images)
@@ -396,19 +376,21 @@ class SessionDocument:
             return [Group("prompt", opening, tuple(parts), "</div>", event.anchor,
                           (("who", label), ("time", event.timestamp)))]
         if isinstance(event, Plan):
-            self._searchable("plan", event.anchor, event.timestamp, event.text)
             return self._plan(event)
         if isinstance(event, SlashCommand):
-            line = [Structure(f'<div class="command" id="{event.anchor}"><code>{html_text((event.name + " " + event.args).strip())}</code></div>',
-                              "command")]
+            command = (event.name + " " + event.args).strip()
+            line: list[Block] = [Structure(f'<div class="command" id="{event.anchor}"><code>{html_text(command)}</code></div>',
+                                           "command")]
             if event.output:
+                # The anchor is the command's, just above: the output has no id of its own.
                 line.append(Group("command-output", '<details class="command-output">\n<summary>Output</summary>',
-                                  (Code(strip_ansi(event.output), "text", kind="output"),), "</details>"))
+                                  (Code(strip_ansi(event.output), "text", kind="output"),), "</details>",
+                                  event.anchor, (("command", command),)))
             return line
         if isinstance(event, BashMode):
             output = "\n".join(part for part in (event.stdout, event.stderr) if part.strip())
             parts = [Structure(_meta_line("You ran", event.timestamp, anchor=event.anchor), "meta"),
-                     Code(event.command, "bash")]
+                     Code(event.command, "bash", kind="command")]
             if output.strip():
                 parts.append(Code(strip_ansi(output), "text", kind="output"))
             return [Group("bash-mode", f'<div class="bash-mode" id="{event.anchor}">', tuple(parts), "</div>",
@@ -466,7 +448,7 @@ class SessionDocument:
         if len(text) <= INLINE_OUTPUT_LIMIT:
             return render(text)
         preview, note = previewed(text, self.attach, name, whole)
-        return [*render(preview), Prose(note, "sessionsite")]
+        return [*render(preview), note]
 
     def _task_line(self, prompt: Prompt) -> str:
         """The meta line of a subagent's task: who wrote it (the agent of the calling session), with a link

@@ -30,6 +30,10 @@ class Prose:
     text: str
     by: str = "claude"
     """Who wrote it: "claude" (its Markdown), "person" (typed, line breaks kept) or "sessionsite"."""
+    unshown: str = ""
+    """For our note under the start of a long text (a tool output, a prompt, a reply): the text past that
+    start, which only the linked file shows. Not written by the Markdown or HTML writers; the search index
+    holds it, so that a long text is found by any of its words."""
 
     @property
     def markdown(self) -> str:
@@ -45,7 +49,8 @@ class Code:
     attributes: str = ""
     """Info-string attributes after the language (`startline=12`)."""
     kind: str = "code"
-    """What it is: "code", "diff", "output" (of a tool or command), "pasted" (a log or code in a prompt)."""
+    """What it is: "code", "diff", "command" (run in a shell), "output" (of a tool or command), "pasted" (a
+    log or code in a prompt)."""
 
     @property
     def markdown(self) -> str:

@@ -21,7 +21,7 @@ from pygments.lexers._mapping import LEXERS
 
 from ...core.model import TaskItem, ToolCall
 from ...core.text import strip_ansi
-from .blocks import Block, Code, Structure
+from .blocks import Block, Code, Prose, Structure
 from .escape import html_text, inline_code, literal, one_line, prose
 
 # Past this many characters a tool output is previewed, and linked in full as a text file.
@@ -52,7 +52,8 @@ class ToolView:
     target: str = ""
     """What it acted on: a path, a command, a pattern (plain text)."""
     body: tuple[Block | str, ...] = ()
-    """The blocks of the folded part (a bare string is Markdown prose of ours)."""
+    """The blocks of the folded part (a bare string is Markdown prose of ours; transcript text is a `Prose`
+    of Claude's, which the search index holds)."""
     status: str = ""
     """Overrides the ok/error status when set."""
     open_by_default: bool = False
@@ -61,6 +62,8 @@ class ToolView:
     """Left out of the page unless hidden things are shown (Claude re-reading its own state)."""
     classes: tuple[str, ...] = field(default=())
     """Extra CSS classes for the block."""
+    target_is_path: bool = False
+    """The target is a file or folder the call read or changed (the search index marks it as a path)."""
 
 
 Renderer = Callable[[ToolCall, ToolContext], ToolView]
@@ -133,15 +136,16 @@ def output_block(call: ToolCall, context: ToolContext, language: str = "text") -
     return (heading, Code(preview, language, kind="output"), note)
 
 
-def previewed(text: str, attach: Callable[[str, bytes], str], name: str, link_text: str) -> tuple[str, str]:
+def previewed(text: str, attach: Callable[[str, bytes], str], name: str, link_text: str) -> tuple[str, Prose]:
     """Text over `INLINE_OUTPUT_LIMIT` (a tool output, a pasted prompt, a reply): its start, cut at a line,
-    and a Markdown link to all of it, written to a text file beside the page. No page gets heavy, nothing
-    is cut."""
+    and a note linking to all of it, written to a text file beside the page (the note carries the rest, for
+    the search index). No page gets heavy, nothing is cut."""
     preview = text[:INLINE_OUTPUT_LIMIT].rsplit("\n", 1)[0]
     link = attach(name, text.encode("utf-8"))
     hidden_lines = text.count("\n") - preview.count("\n")
     size = len(text.encode("utf-8")) / 1024
-    return preview, f"[{link_text}]({link}) ({size:,.0f} KB; {hidden_lines:,} more lines than shown here)"
+    note = f"[{link_text}]({link}) ({size:,.0f} KB; {hidden_lines:,} more lines than shown here)"
+    return preview, Prose(note, "sessionsite", unshown=text[len(preview):])
 
 
 def label(text: str) -> Structure:
@@ -168,8 +172,8 @@ def bash(call: ToolCall, context: ToolContext) -> ToolView:
     description = _text(call.input.get("description"))
     blocks: list[Block | str] = []
     if description:
-        blocks.append(f"*{literal(description)}*")
-    blocks.append(Code(command, "powershell" if call.name == "PowerShell" else "bash"))
+        blocks.append(Prose(f"*{literal(description)}*"))
+    blocks.append(Code(command, "powershell" if call.name == "PowerShell" else "bash", kind="command"))
     blocks.extend(output_block(call, context))
     structured = call.result.structured if call.result else None
     status = "interrupted" if isinstance(structured, dict) and structured.get("interrupted") else ""
@@ -181,10 +185,10 @@ def read(call: ToolCall, context: ToolContext) -> ToolView:
     path = _text(call.input.get("file_path"))
     text = result_text(call)
     if call.result is None or call.result.is_error or not text:
-        return ToolView("Read", display_path(path, context.cwd), output_block(call, context))
+        return ToolView("Read", display_path(path, context.cwd), output_block(call, context), target_is_path=True)
     numbered = [READ_LINE.match(line) for line in text.rstrip("\n").split("\n")]
     if not (numbered and all(numbered)):
-        return ToolView("Read", display_path(path, context.cwd), (Code(text, language_for(path)),))
+        return ToolView("Read", display_path(path, context.cwd), (Code(text, language_for(path)),), target_is_path=True)
     # One fence per run of consecutive numbers, so that each line keeps its own number.
     runs: list[list[re.Match[str]]] = []
     for match in numbered:
@@ -197,7 +201,7 @@ def read(call: ToolCall, context: ToolContext) -> ToolView:
         Code("\n".join(m.group(2) for m in run), language_for(path), f"startline={run[0].group(1)}")
         for run in runs
     )
-    return ToolView("Read", display_path(path, context.cwd), body)
+    return ToolView("Read", display_path(path, context.cwd), body, target_is_path=True)
 
 
 def _patch_lines(structured: Any) -> list[str]:
@@ -232,7 +236,7 @@ def _diff_view(call: ToolCall, context: ToolContext, edits: list[tuple[str, str]
             lines.extend(_replacement_diff(old, new))
     blocks: list[Block | str] = [Code(strip_ansi("\n".join(lines)), "diff", kind="diff")] if lines else []
     blocks.extend(output_block(call, context))
-    return ToolView(call.name, display_path(path, context.cwd), tuple(blocks))
+    return ToolView(call.name, display_path(path, context.cwd), tuple(blocks), target_is_path=True)
 
 
 @renders("Edit")
@@ -256,7 +260,7 @@ def write(call: ToolCall, context: ToolContext) -> ToolView:
     path = _text(call.input.get("file_path"))
     blocks: list[Block | str] = [Code(_text(call.input.get("content")), language_for(path))]
     blocks.extend(output_block(call, context))
-    return ToolView("Write", display_path(path, context.cwd), tuple(blocks))
+    return ToolView("Write", display_path(path, context.cwd), tuple(blocks), target_is_path=True)
 
 
 @renders("NotebookEdit")
@@ -267,7 +271,7 @@ def notebook_edit(call: ToolCall, context: ToolContext) -> ToolView:
     language = "markdown" if call.input.get("cell_type") == "markdown" else "python"
     blocks = [f"{mode} cell {inline_code(cell)}" if cell else mode,
               Code(_text(call.input.get("new_source")), language), *output_block(call, context)]
-    return ToolView("NotebookEdit", display_path(path, context.cwd), tuple(blocks))
+    return ToolView("NotebookEdit", display_path(path, context.cwd), tuple(blocks), target_is_path=True)
 
 
 @renders("Glob")
@@ -325,7 +329,7 @@ def task_change(call: ToolCall, context: ToolContext) -> ToolView:
     blocks: list[Block | str] = [checklist(list(call.tasks))] if call.tasks else []
     description = _text(call.input.get("description"))
     if description.strip():
-        blocks.extend([label("Description"), prose(description)])
+        blocks.extend([label("Description"), Prose(prose(description))])
     if call.result and call.result.is_error:
         blocks.extend(output_block(call, context))
     label_text = "New task" if call.name == "TaskCreate" else "Task update"
@@ -345,7 +349,7 @@ def background_output(call: ToolCall, context: ToolContext) -> ToolView:
     task_id = _text(call.input.get("task_id")) or _text(call.input.get("bash_id")) or _text(call.input.get("shell_id"))
     structured = call.result.structured if call.result and isinstance(call.result.structured, dict) else {}
     command = _text(structured.get("command"))
-    blocks: list[Block | str] = [Code(command, "bash")] if command else []
+    blocks: list[Block | str] = [Code(command, "bash", kind="command")] if command else []
     blocks.extend(output_block(call, context))
     status = _text(structured.get("status"))
     return ToolView(call.name, task_id + (f" ({status})" if status else ""), tuple(blocks))
@@ -359,7 +363,8 @@ def kill_shell(call: ToolCall, context: ToolContext) -> ToolView:
 
 @renders("LS")
 def list_directory(call: ToolCall, context: ToolContext) -> ToolView:
-    return ToolView("LS", display_path(_text(call.input.get("path")), context.cwd), output_block(call, context))
+    return ToolView("LS", display_path(_text(call.input.get("path")), context.cwd), output_block(call, context),
+                    target_is_path=True)
 
 
 @renders("ToolSearch")
@@ -381,10 +386,10 @@ def task(call: ToolCall, context: ToolContext) -> ToolView:
         blocks.append(f"[Subagent transcript: {literal(context.subagent_title or description)}]({context.subagent_link})")
     prompt = _text(call.input.get("prompt"))
     if prompt:
-        blocks.extend([label("Prompt"), prose(prompt)])
+        blocks.extend([label("Prompt"), Prose(prose(prompt))])
     text = result_text(call)
     if text.strip():
-        blocks.extend([label("Result"), prose(text)])
+        blocks.extend([label("Result"), Prose(prose(text))])
     name = f"{call.name} · {agent_type}" if agent_type else call.name
     return ToolView(name, description, tuple(blocks), classes=("subagent",))
 
@@ -397,10 +402,10 @@ def web_search(call: ToolCall, context: ToolContext) -> ToolView:
 @renders("WebFetch")
 def web_fetch(call: ToolCall, context: ToolContext) -> ToolView:
     prompt = _text(call.input.get("prompt"))
-    blocks: list[Block | str] = [label("Prompt"), prose(prompt)] if prompt else []
+    blocks: list[Block | str] = [label("Prompt"), Prose(prose(prompt))] if prompt else []
     text = result_text(call)
     if text.strip():
-        blocks.append(prose(text) if not (call.result and call.result.is_error) else Code(text, "text", kind="output"))
+        blocks.append(Prose(prose(text)) if not (call.result and call.result.is_error) else Code(text, "text", kind="output"))
     return ToolView("WebFetch", _text(call.input.get("url")), tuple(blocks))
 
 
@@ -427,7 +432,7 @@ def ask_user_question(call: ToolCall, context: ToolContext) -> ToolView:
         answer = answers.get(asked, "")
         picked = {part.strip() for part in answer.split(",")} | {answer.strip()}
         header = _text(question.get("header"))
-        blocks.append(f"**{literal(asked)}**" + (f" *({literal(header)})*" if header else ""))
+        blocks.append(Prose(f"**{literal(asked)}**" + (f" *({literal(header)})*" if header else "")))
         lines = []
         options = question.get("options")
         for option in options if isinstance(options, list) else []:
@@ -439,11 +444,11 @@ def ask_user_question(call: ToolCall, context: ToolContext) -> ToolView:
             text = f"**{literal(name)}** ✓" if chosen else literal(name)
             lines.append(f"- {text}" + (f" — {one_line(description)}" if description else ""))
         if lines:
-            blocks.append("\n".join(lines))
+            blocks.append(Prose("\n".join(lines)))
         known = {_text(o.get("label")).strip() for o in (options if isinstance(options, list) else [])
                  if isinstance(o, dict)}
         if answer and not picked & known:
-            blocks.append(f"Answer: **{literal(answer)}**")  # typed in, not one of the options
+            blocks.append(Prose(f"Answer: **{literal(answer)}**"))  # typed in, not one of the options
         elif not answer and call.result is not None and not call.result.is_error:
             blocks.append("*No answer recorded for this question.*")
     if call.result is None or call.result.is_error or not answers:
