@@ -462,9 +462,10 @@ def _serve_until_stopped(site: Path, port: int, shown_as: Path, generation=None,
 
 
 @main.command("bundle")
-@click.argument("inputs", nargs=-1, type=click.Path(exists=True, path_type=Path), metavar="SESSION.jsonl...")
+@click.argument("inputs", nargs=-1, type=click.Path(exists=True, path_type=Path), metavar="[SESSION.jsonl]...")
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path),
-              help="File to write: FILE.html (self-contained page) or FILE.md (GitHub-flavoured, fits a PR).")
+              help="File to write: FILE.html (self-contained page), FILE.zip (that page, zipped) or FILE.md "
+                   "(GitHub-flavoured, for a reviewer, fits a PR comment).")
 @click.option("--show-hidden", is_flag=True, help="Also show system noise (meta entries, reminders, bookkeeping).")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) if any input line could not be read.")
 @click.option("--no-redact", "no_redact", is_flag=True,
@@ -487,36 +488,45 @@ def _serve_until_stopped(site: Path, port: int, shown_as: Path, generation=None,
 def bundle_command(inputs, output, show_hidden, strict, no_redact, redact_paths, jobs, verbose, quiet, vault_dir,
                    no_vault, commit_range, repo_url, since, until, projects, excludes, branches, session_ids,
                    redact_patterns, redact_words, theme) -> None:
-    """Write one self-contained file to attach to a pull request: the whole piece of work each SESSION
-    belongs to (its plan chain, the sessions it continues or that continue it, every subagent transcript).
+    """Write one file to attach to a pull request: the whole piece of work each SESSION belongs to (its
+    plan chain, the sessions it continues or that continue it, every subagent transcript).
 
-    FILE.html has its CSS, script and images inline and needs no other file. FILE.md is GitHub-flavoured
-    Markdown with folded tool calls, shortened (and saying so) to fit GitHub's 65,536-character limit.
+    With no SESSION, run in a git repository: the sessions Claude Code ran in that repository on the
+    current branch (or --branch NAME), with their chains and subagents.
+
+    FILE.html has its CSS, script and images inline and needs no other file; FILE.zip holds that page
+    alone (GitHub Enterprise Server takes .zip attachments, not .html). FILE.md is written for a
+    reviewer: a summary, then the prompts, plans and Claude's final replies, with tool calls folded, shortened
+    (saying what was left out) to fit GitHub's 65,536-character limit for a comment.
 
     Example:
 
-        sessionsite bundle ~/.claude/projects/-home-me-src-app/1f0c….jsonl -o pr-notes.html
+        sessionsite bundle -o pr.md && gh pr comment --body-file pr.md
 
         sessionsite bundle --commits main..HEAD -o pr-notes.md
+
+        sessionsite bundle ~/.claude/projects/-home-me-src-app/1f0c….jsonl -o pr-notes.html
     """
     from .bundle import BundleConfig, bundle
 
     _configure_logging(verbose, quiet)
-    if not inputs and not commit_range:
-        raise click.UsageError("give the session file(s) to bundle (.jsonl), or --commits A..B")
     config = BundleConfig(inputs=tuple(inputs), output=output, show_hidden=show_hidden, strict=strict,
                           redact=not no_redact, redact_paths=redact_paths, jobs=jobs, vault=_vault(vault_dir, no_vault),
-                          commits=commit_range or "", repository=Path.cwd(), repo_url=repo_url,
+                          commits=commit_range or "", repo_url=repo_url,
+                          branch=branches[0] if branches and not inputs and not commit_range else "",
                           selection=_selection(since, until, projects, excludes, branches, session_ids),
                           own_redaction=_own_rules(redact_patterns, redact_words), theme=theme)
     with _stopped_by_signals(), _errors(verbose):
         report = bundle(config)
+    if report.too_large:
+        logging.getLogger("sessionsite").warning("%s", report.too_large)
     if not quiet:
         count = len(report.sessions)
-        size = f"{report.size:,} characters" if report.shortened or output.suffix.lower() in (".md", ".markdown") \
+        size = f"{report.size:,} characters" if output.suffix.lower() in (".md", ".markdown") \
             else f"{report.size:,} bytes"
         shortened = f", shortened to fit: {report.shortened}" if report.shortened else ""
-        click.echo(f"{count} session{'s' if count != 1 else ''} ({size}{shortened}) -> {output}", err=True)
+        of_branch = f" of branch {report.branch}" if report.branch else ""
+        click.echo(f"{count} session{'s' if count != 1 else ''}{of_branch} ({size}{shortened}) -> {output}", err=True)
         _say_vault(config.vault, report.saved)
 
 

@@ -21,7 +21,7 @@ from typing import Any, Callable, Collection, Iterable, Iterator, Mapping
 from . import __version__
 from .core import urls
 from .core.errors import InputError, SessionsiteError, StrictModeError
-from .core.model import Archive, Diagnostic, Event, Interpreted, Project
+from .core.model import Archive, Diagnostic, Event, Interpreted, Project, Session
 from .stages.discover import SessionFile, readable
 from .stages.interpret import interpret_stream, without_repeated_result
 from .stages.link import find_continuations, link, linked_event
@@ -417,19 +417,27 @@ class PageBodies:
         return body, page
 
 
+PartWriter = Callable[[Session, MarkdownPart], None]
+"""Takes each page's worth of a session's typed blocks as phase 2 makes them, in place of the site's pages:
+the bundle's writers (`render_parts`)."""
+
+
 class FileRenderer:
     """Phase 2 for one file: read it again and render the sessions it holds as their events stream."""
 
     def __init__(self, archive: Archive, staging: Staging, options: MarkdownOptions, theme: Theme | None,
-                 redaction: Redaction, base_url: str = "", title: str = ""):
+                 redaction: Redaction, base_url: str = "", title: str = "", part_writer: PartWriter | None = None,
+                 markup_theme: Theme | None = None):
         self.archive = archive
         self.staging = staging
         self.options = options
         self.redaction = redaction
+        self.part_writer = part_writer
         self.builder = PageBuilder(archive, theme, __version__, self.anchor_page, base_url, title,
                                    options.repo_url) if theme else None
-        # The markup around transcript parts is the theme's too, in the .md as on the page.
-        self.markup = TranscriptMarkup(theme) if theme else default_markup()
+        # The markup around transcript parts is the theme's too, in the .md as on the page (and in a bundle).
+        markup_from = theme or markup_theme
+        self.markup = TranscriptMarkup(markup_from) if markup_from else default_markup()
         self.keys_by_source: dict[str, list[str]] = {}
         for key, session in archive.sessions.items():
             self.keys_by_source.setdefault(session.source, []).append(key)
@@ -522,9 +530,15 @@ class FileRenderer:
                 pages_written += 1
             return on_part
 
+        def part_writer(key: str) -> Callable[[MarkdownPart], None] | None:
+            if self.part_writer is not None:
+                session, writer = self.archive.sessions[key], self.part_writer
+                return lambda part: writer(session, part)
+            return write_page(key) if self.builder else None
+
         documents = {
-            key: SessionDocument(self.archive.sessions[key], self.archive, self.options, output,
-                                 write_page(key) if self.builder else None, self.markup)
+            key: SessionDocument(self.archive.sessions[key], self.archive, self.options, output, part_writer(key),
+                                 self.markup)
             for key in keys
         }
         skip = replayed_in_file(self.archive.sessions, keys)
@@ -540,6 +554,25 @@ class FileRenderer:
                       bodies.rendered, bodies.reused)
         return Rendered(pages_written if self.builder else len(documents), redactor.counts, tuple(output.paths),
                         bodies.made)
+
+
+def render_parts(archive: Archive, files: list[SessionFile], staging: Staging, options: MarkdownOptions,
+                 redaction: Redaction, part_writer: PartWriter, jobs: int = 1,
+                 theme: Theme | None = None) -> Counter[str]:
+    """Phase 2 for a writer of its own (the bundle): each session of `files` goes to `part_writer` a page
+    of typed blocks at a time, as it streams; the files its Markdown links to (saved outputs, media) go
+    into `staging`. No page, index or manifest is written. Returns the redactions made."""
+    renderer = FileRenderer(archive, staging, options, None, redaction, part_writer=part_writer, markup_theme=theme)
+    if len(files) > 1:
+        renderer.prepare()
+    redactions: Counter[str] = Counter()
+    for rendered in in_workers(renderer, _largest_first_files(files), jobs):
+        redactions.update(rendered.redactions)
+    return redactions
+
+
+def _largest_first_files(files: list[SessionFile]) -> list[SessionFile]:
+    return sorted(files, key=lambda f: (-(f.kept.size if f.kept is not None else f.path.stat().st_size), str(f.path)))
 
 
 def _carry_over(staging: Staging, paths: list[str]) -> bool:
@@ -647,4 +680,5 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
     return report
 
 
-__all__ = ["FileRenderer", "build_site", "collect", "in_workers", "linked_events", "summarise"]
+__all__ = ["FileRenderer", "PartWriter", "build_site", "collect", "in_workers", "linked_events", "render_parts",
+           "summarise"]

@@ -259,6 +259,29 @@ class PageBuilder:
                       pagination: dict[str, Any], anchor_map: str,
                       render: Callable[[str, Resolver], str] | None = None) -> str:
         project = next(p for p in self.archive.projects if p.dir_name == session.project_dir)
+
+        def place_url(anchor: str, number: int) -> str:
+            target = urls.session_part(session.key, number)
+            return ("" if target == page else urls.relative(page, target)) + "#" + anchor
+
+        context = self.session_context(session, page, pagination, place_url)
+        return self._render(
+            "session.html",
+            page,
+            **context,
+            project={"path": project.path, "url": urls.relative(page, urls.project_page(project.dir_name))},
+            anchor_map=anchor_map,
+            markdown_url=urls.relative(page, part.path),
+            content=Markup(render(part.text, resolve) if render is not None else
+                           render_blocks(part.blocks, resolve) if part.blocks else render_markdown(part.text, resolve)),
+        )
+
+    def session_context(self, session: Session, page: str, pagination: dict[str, Any],
+                        place_url: Callable[[str, int], str]) -> dict[str, Any]:
+        """What `_session_main.html` shows of a session beside its transcript, for one of its pages (the
+        bundle passes a single page that holds them all). URLs are relative to `page`; `place_url(anchor,
+        page number)` says where a place in the session is."""
+        project = next(p for p in self.archive.projects if p.dir_name == session.project_dir)
         sessions = self.archive.sessions
         related = {
             name: self.related_summary(sessions[key], page) if key in sessions else None
@@ -276,7 +299,7 @@ class PageBuilder:
         subagents = [self.related_summary(sessions[key], page) for key in session.subagent_keys
                      if key in sessions and (total == 1 or max(1, sessions[key].parent_anchor_page) == number)]
         outline = [
-            {"url": "#" + item.anchor, "text": item.text, "time": item.timestamp, "number": index}
+            {"url": place_url(item.anchor, number), "text": item.text, "time": item.timestamp, "number": index}
             for index, item in enumerate(session.outline, start=1) if total == 1 or item.page == number
         ]
         facts = {
@@ -295,30 +318,19 @@ class PageBuilder:
                          for model, usage in session.usage_by_model.items()],
             "active": duration_of(session.active_ms / 1000) if session.active_ms else "",
         }
-        def place_url(anchor: str, number: int) -> str:
-            target = urls.session_part(session.key, number)
-            return ("" if target == page else urls.relative(page, target)) + "#" + anchor
-
-        return self._render(
-            "session.html",
-            page,
-            session=session,
-            facts=facts,
-            figures=figures.session_figures(session, place_url, project.path),
-            project={"path": project.path, "url": urls.relative(page, urls.project_page(project.dir_name))},
-            related=related,
-            chain=chain_strip,
-            subagents=subagents,
-            subagent_total=len(session.subagent_keys),
-            outline=outline,
-            prompt_total=len(session.outline),
-            pagination=pagination,
-            anchor_map=anchor_map,
-            markdown_url=urls.relative(page, part.path),
-            content=Markup(render(part.text, resolve) if render is not None else
-                           render_blocks(part.blocks, resolve) if part.blocks else render_markdown(part.text, resolve)),
-            kept=self.archive.kept.get(session.key, ""),
-        )
+        return {
+            "session": session,
+            "facts": facts,
+            "figures": figures.session_figures(session, place_url, project.path),
+            "related": related,
+            "chain": chain_strip,
+            "subagents": subagents,
+            "subagent_total": len(session.subagent_keys),
+            "outline": outline,
+            "prompt_total": len(session.outline),
+            "pagination": pagination,
+            "kept": self.archive.kept.get(session.key, ""),
+        }
 
 
 class ArchiveLinks:

@@ -196,11 +196,15 @@ def markdown_parser() -> MarkdownIt:
     return parser
 
 
-def sanitize(markup: str, resolve: Resolver | None = None) -> str:
+def sanitize(markup: str, resolve: Resolver | None = None, rename_id: Callable[[str], str] | None = None) -> str:
+    """`rename_id`: the id an element gets in place of its own (the bundle keeps ids unique across the
+    sessions it holds, and its resolver points links at the new ones)."""
     def keep_links_inside(element: str, attribute: str, value: str) -> str | None:
         # Our own HTML (context lines, saved outputs) links by .md path too; the same resolver applies.
         if resolve is not None and (element, attribute) in (("a", "href"), ("img", "src")):
             return resolve(value)
+        if rename_id is not None and attribute == "id":
+            return rename_id(value)
         return value
 
     # nh3 does not pass on an exception raised in the attribute callback: it hands it to
@@ -253,7 +257,8 @@ def render_markdown(text: str, resolve: Resolver | None = None) -> str:
     return restored
 
 
-def render_blocks(blocks: Sequence[Block], resolve: Resolver | None = None) -> str:
+def render_blocks(blocks: Sequence[Block], resolve: Resolver | None = None,
+                  rename_id: Callable[[str], str] | None = None) -> str:
     """The HTML writer over the markdown stage's blocks: the same page as `render_markdown` makes of their
     Markdown, with markdown-it-py only for prose. Code, diffs and outputs go straight to the highlighter
     (which escapes them), and our own structural HTML passes the same guard as in the Markdown renderer;
@@ -280,7 +285,7 @@ def render_blocks(blocks: Sequence[Block], resolve: Resolver | None = None) -> s
             out.append(_guarded_html(block.html.rstrip("\n") + "\n"))
     if prose:
         out.append(markdown_parser().render("\n\n".join(prose), env))
-    markup = sanitize("".join(out), resolve)
+    markup = sanitize("".join(out), resolve, rename_id)
     if not code_blocks:
         return markup
     pattern = re.compile(f"<p>{re.escape(placeholder)}(\\d+){_PLACEHOLDER_END}</p>")

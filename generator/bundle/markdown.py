@@ -1,0 +1,601 @@
+"""The Markdown bundle: a piece of work written for the reviewer of a pull request, inside GitHub's
+65,536-character limit for a description or a comment.
+
+A writer over the markdown stage's typed blocks. Phase 2 hands each page of blocks to `ReviewNotes` (a
+`phases.PartWriter`), which keeps, per turn of the conversation, what a reviewer reads: the prompt, the
+plans, Claude's final reply, and a one-line summary of each tool call (from the call's facts, not its
+HTML). Turns go to a spool file, one JSON line each, so that a session of any length is never held whole.
+
+`compose_markdown` writes a summary at the top (sessions, dates, models, cost, files changed with their
+number of edits), then each session's turns. When they do not fit, it gives up in reverse order of what
+matters: tool calls first (fewer lines per turn, then none), then Claude's replies (shorter, then none),
+then plans, then prompts are shortened. It says once, at the top, what was left out, with counts. The
+budget goes on words: no wrappers per message, no times or anchors GitHub strips, no link to anything
+this document does not hold, and the headings of plans and replies are demoted below the document's own.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from array import array
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from .. import __version__
+from ..core.model import Archive, Session
+from ..render.markdown import MarkdownPart, time_of
+from ..render.markdown.blocks import Block, Group, Prose, Structure, markdown_of
+from ..render.markdown.escape import block_parser, inline_code, literal
+from ..render.stats import files_changed, money, totals
+from ..render.html.figures import relative_to
+from ..render.html.pages import GENERATOR
+from .html import role_of, span_of
+
+GITHUB_LIMIT = 65_536
+"""Characters GitHub takes in a pull request's description or a comment."""
+TARGET_CHARS = 100
+"""A tool call's target (command, path, pattern) is shortened to this."""
+FILES_LISTED = 40
+"""Files changed named in the summary; the rest are counted."""
+SHORTEST_TEXT = 80
+"""A plan or reply is not cut shorter than this: past it, it is left out instead."""
+
+
+def github_length(text: str) -> int:
+    """Characters as GitHub's limit counts them, erring long: UTF-16 code units (what a browser's text
+    box counts), and each line break twice, since a form sends it as CR LF."""
+    return len(text.encode("utf-16-le")) // 2 + text.count("\n")
+
+
+# -- what a reviewer reads, kept from the blocks ---------------------------------------------------------
+
+
+# Our own Markdown link to a file beside the page (an image, a PDF, the whole of a long prompt): a pull
+# request does not have the file.
+_FILE_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\([^()\s]*\)")
+
+
+class ReviewNotes:
+    """The part writer: each session's turns, one JSON line each, in its spool file (`spool_of`)."""
+
+    def __init__(self, keys: Sequence[str], spool: Path):
+        self.number = {key: n for n, key in enumerate(keys, start=1)}
+        self.spool = spool
+        self.turns: dict[str, dict[str, Any]] = {}
+        """The turn each session is in, until the next prompt (or the session's end) closes it."""
+
+    def spool_of(self, key: str) -> Path:
+        return self.spool / f"{self.number[key]}.jsonl"
+
+    def __call__(self, session: Session, part: MarkdownPart) -> None:
+        key = session.key
+        if key not in self.number or session.is_subagent:
+            return  # subagents are counted in the summary, and are in the HTML bundle
+        with self.spool_of(key).open("a", encoding="utf-8", newline="\n") as spool:
+            for block in part.blocks:
+                if isinstance(block, Group) and block.kind == "prompt":
+                    self._close(key, spool)
+                    self.turns[key] = _turn(prompt=_prompt_text(block), time=block.fact("time"))
+                elif isinstance(block, Group) and block.kind == "message":
+                    self._reply(self.turns.setdefault(key, _turn()), block)
+                elif isinstance(block, Group) and block.kind == "plan":
+                    self.turns.setdefault(key, _turn())["plans"].append(_plan(block))
+            if part.number == part.total:
+                self._close(key, spool)
+
+    def _close(self, key: str, spool: Any) -> None:
+        turn = self.turns.pop(key, None)
+        if turn is not None:
+            spool.write(json.dumps(turn, ensure_ascii=False, sort_keys=True) + "\n")
+
+    @staticmethod
+    def _reply(turn: dict[str, Any], message: Group) -> None:
+        for block in message.children:
+            if isinstance(block, Prose) and block.by == "claude":
+                # Claude's final reply of the turn is its last text; the ones before it led to tool calls.
+                turn["reply"], turn["reply_whole"] = _capped(block.text)
+            elif isinstance(block, Prose) and block.by == "sessionsite" and turn.get("reply"):
+                turn["reply_whole"] = False  # the note that links the whole of a long reply
+            elif isinstance(block, Group) and block.kind == "tool":
+                target = " ".join(block.fact("target").split())
+                turn["tools"].append([block.fact("label") or "Tool", target[:TARGET_CHARS + 1], block.fact("status")])
+            elif isinstance(block, Group) and block.kind == "plan":
+                turn["plans"].append(_plan(block))
+
+
+def _turn(prompt: str = "", time: str = "") -> dict[str, Any]:
+    return {"prompt": prompt, "time": time, "tools": [], "plans": [], "reply": "", "reply_whole": True}
+
+
+def _capped(text: str) -> tuple[str, bool]:
+    """No text longer than the whole document is kept: it could not go in whole anyway."""
+    return (text, True) if len(text) <= GITHUB_LIMIT else (text[:GITHUB_LIMIT], False)
+
+
+def _prompt_text(prompt: Group) -> str:
+    parts: list[Block] = []
+    for block in prompt.children:
+        if isinstance(block, Structure):
+            continue  # the meta line: who and when, said by the bundle its own way
+        if isinstance(block, Prose) and block.by == "sessionsite":
+            block = Prose(_FILE_LINK.sub(lambda m: f"*{m.group(2)} (in the HTML bundle)*", block.text), block.by)
+        parts.append(block)
+    return _capped(markdown_of(parts))[0]
+
+
+def _plan(plan: Group) -> dict[str, Any]:
+    body = [b for b in plan.children if isinstance(b, Prose) and b.by == "claude"]
+    said = [b for b in plan.children if isinstance(b, Prose) and b.by == "person"]
+    return {"status": plan.fact("status"), "text": _capped(markdown_of(body))[0],
+            "feedback": _capped(markdown_of(said))[0]}
+
+
+# -- Markdown of our own, demoted and cut --------------------------------------------------------------
+
+_ATX = re.compile(r"^((?:[ \t]*>)*[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?[ \t]{0,3})(#{1,6})(?=[ \t]|$)")
+DEMOTED_TO = 4
+"""Headings inside a reply or plan start at this level: below the document's title (#), its sessions (##)."""
+
+
+def demoted(text: str) -> str:
+    """Transcript Markdown whose headings sit below the document's own: its highest heading becomes a
+    `####` and the others keep their places under it (a setext heading becomes an ATX one)."""
+    if "#" not in text and "==" not in text and "--" not in text:
+        return text
+    headings = [token for token in block_parser().parse(text) if token.type == "heading_open" and token.map]
+    if not headings:
+        return text
+    shift = max(0, DEMOTED_TO - min(int(token.tag[1]) for token in headings))
+    lines: list[str | None] = list(text.split("\n"))
+    for token in headings:
+        level = min(6, int(token.tag[1]) + shift)
+        first, end = token.map  # type: ignore[misc]
+        if token.markup.startswith("#"):
+            lines[first] = _ATX.sub(lambda m: m.group(1) + "#" * level, lines[first] or "", count=1)
+        elif end - first >= 2 and token.level == 0:
+            title = " ".join((line or "").strip() for line in lines[first:end - 1])
+            lines[first:end] = ["#" * level + " " + title] + [None] * (end - first - 1)
+    return "\n".join(line for line in lines if line is not None)
+
+
+_SHORTENED = " *…(shortened)*"
+
+
+def cut(text: str, limit: int) -> str:
+    """Markdown kept to about `limit` characters: whole blocks while they fit, then the start of a
+    paragraph (at a word) or of a code block (whole lines, the fence closed). Never a block left open."""
+    if len(text) <= limit:
+        return text
+    lines = text.split("\n")
+    kept: list[str] = []
+    size = 0
+    for token in block_parser().parse(text):
+        if token.level != 0 or token.nesting == -1 or not token.map:
+            continue
+        block = "\n".join(lines[token.map[0]:token.map[1]]).rstrip("\n")
+        if size + len(block) + 2 <= limit:
+            kept.append(block)
+            size += len(block) + 2
+            continue
+        room = limit - size
+        if room >= 80 and token.type == "fence":
+            kept.append(_cut_fence(block, room))
+        elif room >= 80 and token.type == "paragraph_open":
+            words = block[:room]
+            kept.append((words[: words.rfind(" ")] if " " in words[room // 2:] else words).rstrip(" \\"))
+        break
+    return ("\n\n".join(kept) + _SHORTENED) if kept else _SHORTENED.strip()
+
+
+def _cut_fence(block: str, room: int) -> str:
+    lines = block.split("\n")
+    opening, closing = lines[0], lines[-1]
+    body = lines[1:-1] if len(lines) > 2 and closing.strip().startswith(opening.strip()[:3]) else lines[1:]
+    kept, size = [], len(opening) + len(closing) + 2
+    for line in body:
+        if size + len(line) + 1 > room:
+            break
+        kept.append(line)
+        size += len(line) + 1
+    fence_marker = re.match(r"\s*(`{3,}|~{3,})", opening)
+    return "\n".join([opening, *kept, fence_marker.group(1) if fence_marker else "```"])
+
+
+def quoted(text: str) -> str:
+    return "\n".join(("> " + line) if line else ">" for line in text.split("\n"))
+
+
+# -- the document ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Caps:
+    """How far each kind of content is shortened; None: not at all."""
+
+    tools: int | None = None
+    """Tool calls listed per turn (0: none)."""
+    replies: int | None = None
+    """Characters kept of each final reply (0: none)."""
+    plans: int | None = None
+    prompts: int | None = None
+
+
+@dataclass
+class LeftOut:
+    """What a rendering left out or shortened, to say once at the top."""
+
+    tools: int = 0
+    replies_cut: int = 0
+    replies: int = 0
+    plans_cut: int = 0
+    plans: int = 0
+    prompts_cut: int = 0
+    turns: int = 0
+    """Whole turns left out at the end (the last resort)."""
+
+    def sentence(self, totals: dict[str, int]) -> str:
+        """What was left out, in one sentence ("" for nothing); `totals`: how many tool calls, replies,
+        plans and prompts there are."""
+        def of(count: int, word: str) -> str:
+            total = totals[word]
+            return f"all {_plural(total, word)}" if count == total and total > 1 else (
+                _plural(count, word) if count == total else f"{count:,} of {_plural(total, word)}")
+
+        parts = []
+        for count, word in ((self.tools, "tool call"), (self.replies, "final reply"), (self.plans, "plan")):
+            if count:
+                parts.append(of(count, word) + " left out")
+        for count, word in ((self.replies_cut, "final reply"), (self.plans_cut, "plan"), (self.prompts_cut, "prompt")):
+            if count:
+                parts.append(of(count, word) + " shortened")
+        if self.turns:
+            parts.append(f"the last {_plural(self.turns, 'turn')} left out")
+        return "; ".join(parts)
+
+
+def _plural(count: int, word: str) -> str:
+    plural = word[:-1] + "ies" if word.endswith("y") else word + "s"
+    return f"{count:,} {word if count == 1 else plural}"
+
+
+@dataclass
+class _Sizes:
+    """Lengths of what the sessions hold, read once, to choose how far to shorten."""
+
+    prompts: array = field(default_factory=lambda: array("q"))
+    plans: array = field(default_factory=lambda: array("q"))
+    replies: array = field(default_factory=lambda: array("q"))
+    tool_counts: array = field(default_factory=lambda: array("q"))
+    tool_chars: array = field(default_factory=lambda: array("q"))
+    fixed: int = 0
+    """What every rendering has: headings, labels."""
+
+    def cost(self, caps: Caps) -> int:
+        def capped(lengths: array, cap: int | None, overhead: int) -> int:
+            return sum(0 if cap == 0 else (n if cap is None else min(n, cap)) + overhead for n in lengths if n)
+
+        tools = 0
+        if caps.tools != 0:
+            for count, chars in zip(self.tool_counts, self.tool_chars):
+                if count:
+                    shown = count if caps.tools is None else min(count, caps.tools)
+                    tools += 70 + chars * shown // count + (30 if shown < count else 0)
+        return (self.fixed + tools + capped(self.replies, caps.replies, 40) + capped(self.plans, caps.plans, 40)
+                + capped(self.prompts, caps.prompts, 40))
+
+
+def _turns(path: Path) -> Iterator[dict[str, Any]]:
+    if not path.is_file():
+        return
+    with path.open(encoding="utf-8") as spool:
+        for line in spool:
+            yield json.loads(line)
+
+
+def _render_turn(number: int, turn: dict[str, Any], caps: Caps, left: LeftOut, shown_plans: dict[str, str],
+                 where: str) -> str:
+    """One turn: the prompt (`number`), the plans, the tool calls folded, Claude's final reply. A plan the
+    session was started with comes first; one Claude proposed, after the calls that led to it. A plan
+    shown before (the implementation session starts with the plan its planning session proposed) is
+    named, not repeated. `where`: the session, as a later mention of its plans names it."""
+    prompt = []
+    when = f" · {time_of(turn['time'])[11:]}" if turn["time"] else ""
+    if turn["prompt"]:
+        text = turn["prompt"]
+        if caps.prompts is not None and len(text) > caps.prompts:
+            text = cut(text, caps.prompts)
+            left.prompts_cut += 1
+        prompt = [f"**Prompt {number}**{when}", quoted(text)]
+    tools = []
+    if turn["tools"]:
+        calls = turn["tools"]
+        shown = len(calls) if caps.tools is None else min(len(calls), caps.tools)
+        left.tools += len(calls) - shown
+        if shown:
+            errors = sum(1 for call in calls if call[2] == "error")
+            lines = [_tool_line(*call) for call in calls[:shown]]
+            if shown < len(calls):
+                lines.append(f"- *… and {len(calls) - shown:,} more*")
+            summary = _plural(len(calls), "tool call") + (f", {_plural(errors, 'error')}" if errors else "")
+            tools = [f"<details><summary>{summary}</summary>\n\n" + "\n".join(lines) + "\n\n</details>"]
+    plans = []
+    for plan in turn["plans"]:
+        status = f"**Plan** · {literal(plan['status'] or 'proposed')}"
+        forms = _plan_forms(plan["text"])
+        shown_in = next((shown_plans[form] for form in forms if form in shown_plans), "")
+        if shown_in:
+            plans.append(f"{status}: the plan shown in {shown_in} above.")
+        elif caps.plans == 0:
+            left.plans += 1
+        else:
+            text = demoted(plan["text"]) or "*The plan is empty.*"
+            if caps.plans is not None and len(text) > caps.plans:
+                text = cut(text, caps.plans)
+                left.plans_cut += 1
+            plans += [status, text]
+            shown_plans.update((form, where) for form in forms)
+        if plan["feedback"]:
+            plans += ["**The user said**", plan["feedback"]]
+    reply = []
+    if turn["reply"]:
+        if caps.replies == 0:
+            left.replies += 1
+        else:
+            text = demoted(turn["reply"])
+            if caps.replies is not None and len(text) > caps.replies:
+                text = cut(text, caps.replies)
+                left.replies_cut += 1
+            elif not turn["reply_whole"]:
+                text += _SHORTENED
+            reply = ["**Claude**", text]
+    ordered = [*prompt, *tools, *plans] if prompt else [*plans, *tools]
+    return "\n\n".join([*ordered, *reply])
+
+
+def _plan_forms(text: str) -> tuple[str, ...]:
+    """A plan as a session may show it: whole, or without its first heading (a session named after the
+    plan it carries out leaves out the heading that is its title)."""
+    body = text.lstrip("\n")
+    forms = [" ".join(body.split())]
+    if body.startswith("#"):
+        forms.append(" ".join(body.partition("\n")[2].split()))
+    return tuple(forms)
+
+
+def _tool_line(label: str, target: str, status: str) -> str:
+    line = f"- **{literal(label)}**"
+    if target:
+        line += " " + inline_code(target if len(target) <= TARGET_CHARS else target[:TARGET_CHARS - 1] + "…")
+    if status and status != "ok":
+        line += f" · {literal(status)}"
+    return line
+
+
+class _Body:
+    """The sessions' text, given up as soon as it passes `limit`."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.parts: list[str] = []
+        self.length = 0
+
+    def add(self, text: str) -> bool:
+        cost = github_length(text) + 4
+        if self.length + cost > self.limit:
+            return False
+        self.parts.append(text)
+        self.length += cost
+        return True
+
+    def text(self) -> str:
+        return "\n\n".join(self.parts)
+
+
+def compose_markdown(archive: Archive, keys: Sequence[str], spools: ReviewNotes, html_name: str,
+                     branch: str = "") -> tuple[str, str]:
+    """The Markdown bundle, and what was left out to fit ("" when nothing)."""
+    sessions = [archive.sessions[key] for key in keys]
+    main_sessions = [s for s in sessions if not s.is_subagent]
+    head = _summary(archive, sessions, branch)
+    headings = {s.key: _heading(n, s) for n, s in enumerate(main_sessions, start=1)}
+
+    sizes = _Sizes(fixed=github_length(head) + sum(github_length(h) + 8 for h in headings.values()) + 700)
+    counts = {"tool call": 0, "final reply": 0, "plan": 0, "prompt": 0}
+    for session in main_sessions:
+        for turn in _turns(spools.spool_of(session.key)):
+            sizes.prompts.append(github_length(turn["prompt"]))
+            sizes.plans.extend(github_length(plan["text"]) for plan in turn["plans"])
+            sizes.replies.append(github_length(turn["reply"]))
+            sizes.tool_counts.append(len(turn["tools"]))
+            sizes.tool_chars.append(sum(len(tool[0]) + len(tool[1]) + 12 for tool in turn["tools"]))
+            counts["tool call"] += len(turn["tools"])
+            counts["final reply"] += bool(turn["reply"])
+            counts["plan"] += len(turn["plans"])
+            counts["prompt"] += bool(turn["prompt"])
+
+    caps = _caps(sizes)
+
+    def rendering(caps: Caps) -> tuple[LeftOut, _Body] | None:
+        left, body = LeftOut(), _Body(GITHUB_LIMIT - github_length(head) - 700)
+        return (left, body) if _render_sessions(main_sessions, headings, spools, caps, left, body) else None
+
+    for _ in range(12):
+        done = rendering(caps)
+        if done is not None:
+            # The estimate errs long: use what it left of the budget, a step at a time.
+            for _ in range(8):
+                looser = _looser(caps, sizes)
+                more = rendering(looser) if looser is not None else None
+                if more is None:
+                    break
+                caps, done = looser, more
+            left, body = done
+            break
+        caps = _tighter(caps)
+    else:
+        # The last resort, for work whose prompts alone pass the limit: turns kept in order while they fit.
+        left = LeftOut()
+        body = _Body(GITHUB_LIMIT - github_length(head) - 700)
+        _render_sessions(main_sessions, headings, spools, caps, left, body, keep_going=True)
+    note = left.sentence(counts)
+    text = head
+    if note:
+        text += (f"\n\n> **Shortened to fit GitHub's 65,536-character limit:** {note}. Everything is in the HTML "
+                 f"bundle, made by the same command with `-o {html_name}`.")
+    text += "\n\n" + body.text() + f"\n\n---\n\n*Made with {GENERATOR} {__version__}.*\n"
+    return text, note
+
+
+def _render_sessions(sessions: Sequence[Session], headings: dict[str, str], spools: ReviewNotes, caps: Caps,
+                     left: LeftOut, body: _Body, keep_going: bool = False) -> bool:
+    """Every session's turns into `body`; False as soon as one does not fit (unless `keep_going`, which
+    then counts the turns left out)."""
+    full = False
+    shown_plans: dict[str, str] = {}
+    for position, session in enumerate(sessions, start=1):
+        if not body.add(headings[session.key]) and not keep_going:
+            return False
+        prompts = 0
+        for turn in _turns(spools.spool_of(session.key)):
+            prompts += bool(turn["prompt"])
+            if full:
+                left.turns += 1
+                continue
+            text = _render_turn(prompts, turn, caps, left, shown_plans, f"session {position}")
+            if text and not body.add(text):
+                if not keep_going:
+                    return False
+                full = True
+                left.turns += 1
+    return True
+
+
+def _caps(sizes: _Sizes) -> Caps:
+    """The least shortening whose estimated size fits, giving up tool calls first, then replies, plans,
+    and prompts last."""
+    budget = GITHUB_LIMIT - 400
+    caps = Caps()
+    if sizes.cost(caps) <= budget:
+        return caps
+    most_tools = max(sizes.tool_counts, default=0)
+    caps.tools = _largest(0, most_tools, lambda k: sizes.cost(Caps(tools=k)) <= budget)
+    if caps.tools:
+        return caps
+    for name, lengths in (("replies", sizes.replies), ("plans", sizes.plans), ("prompts", sizes.prompts)):
+        setattr(caps, name, max(lengths, default=0))
+        found = _largest(0, max(lengths, default=0), lambda n: sizes.cost(_with(caps, name, n)) <= budget)
+        setattr(caps, name, found if found >= SHORTEST_TEXT or name == "prompts" else 0)
+        if sizes.cost(caps) <= budget:
+            if name == "prompts":
+                caps.prompts = max(caps.prompts or 0, SHORTEST_TEXT)
+            return caps
+    return caps
+
+
+def _with(caps: Caps, name: str, value: int | None) -> Caps:
+    changed = Caps(caps.tools, caps.replies, caps.plans, caps.prompts)
+    setattr(changed, name, value)
+    return changed
+
+
+def _largest(low: int, high: int, fits: Any) -> int:
+    """The largest n in [low, high] with fits(n) (fits is monotonic), or low."""
+    if fits(high):
+        return high
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _tighter(caps: Caps) -> Caps:
+    """One step shorter than `caps`, in the same order of giving up."""
+    if caps.tools is None or caps.tools > 0:
+        return _with(caps, "tools", 0 if not caps.tools else caps.tools // 2)
+    for name in ("replies", "plans", "prompts"):
+        value = getattr(caps, name)
+        if value is None:
+            return _with(caps, name, 4000)
+        if value > SHORTEST_TEXT or (name == "prompts" and value > 40):
+            return _with(caps, name, max(SHORTEST_TEXT if name != "prompts" else 40, value * 2 // 3))
+        if name != "prompts" and value:
+            return _with(caps, name, 0)
+    return caps
+
+
+def _looser(caps: Caps, sizes: _Sizes) -> Caps | None:
+    """One step less shortening than `caps`, for the kind that gave up last (the most important one
+    shortened), or None when nothing is."""
+    order = (("tools", sizes.tool_counts), ("replies", sizes.replies), ("plans", sizes.plans), ("prompts", sizes.prompts))
+    active = [(name, lengths) for name, lengths in order if getattr(caps, name) is not None]
+    if not active:
+        return None
+    name, lengths = active[-1]
+    value = getattr(caps, name)
+    if name == "tools":
+        grown = value + 1
+    elif value == 0:
+        grown = SHORTEST_TEXT
+    else:
+        grown = max(value + SHORTEST_TEXT, value * 5 // 4)
+    return _with(caps, name, None if grown >= max(lengths, default=0) else grown)
+
+
+def _heading(number: int, session: Session) -> str:
+    role = role_of(session)
+    label = f"{role.capitalize()}: " if role != "session" else ""
+    facts = [time_of(session.started) + " UTC" if session.started else "",
+             _plural(session.prompt_count, "prompt") if session.prompt_count else "",
+             f"plan {session.first_plan_status}" if session.first_plan_status else "",
+             f"branch {inline_code(session.git_branch)}" if session.git_branch else ""]
+    line = " · ".join(fact for fact in facts if fact)
+    return f"---\n\n## {number}. {literal(label + session.title)}" + (f"\n\n*{line}*" if line else "")
+
+
+def _summary(archive: Archive, sessions: Sequence[Session], branch: str) -> str:
+    main_sessions = [s for s in sessions if not s.is_subagent]
+    subagents = len(sessions) - len(main_sessions)
+    title = (main_sessions or list(sessions))[0].title
+    lead = f"Claude Code session{'s' if len(main_sessions) != 1 else ''}"
+    lines = [f"# {literal(lead + (f' on {branch}' if branch else '') + ': ' + title)}", ""]
+    started, ended = span_of(sessions)
+    roles = [role_of(s) for s in main_sessions]
+    kinds = ", ".join(r for r in roles if r != "session") if any(r != "session" for r in roles) else ""
+    first = _plural(len(main_sessions), "session") + (f" ({literal(kinds)})" if kinds else "")
+    if subagents:
+        first += f" and {_plural(subagents, 'subagent run')}"
+    when = ""
+    if started:
+        when = f"{time_of(started)} to {time_of(ended)} UTC" if ended and ended != started else f"{time_of(started)} UTC"
+    projects = [p.path for p in archive.projects if any(s.project_dir == p.dir_name for s in sessions)]
+    facts = [f"- **Sessions:** {first}" + (f", {when}" if when else "")]
+    if projects:
+        facts.append("- **Project:** " + ", ".join(inline_code(p) for p in projects))
+    found = totals(sessions)
+    models = sorted({model for s in sessions for model in s.models})
+    if models:
+        facts.append("- **Models:** " + ", ".join(inline_code(m) for m in models))
+    work = [_plural(sum(s.prompt_count for s in main_sessions), "prompt"),
+            _plural(sum(s.tool_call_count for s in sessions), "tool call")]
+    if any(f.cost is not None for f in found.models):
+        work.append(f"estimated cost {money(found.cost)}")
+    facts.append("- **Work:** " + ", ".join(work))
+    lines += facts
+    changed = files_changed(sessions)
+    if changed:
+        edits = sum(f.changes for f in changed)
+        root = projects[0] if len(projects) == 1 else ""
+        items = [f"- {inline_code(relative_to(f.path, root))}: {_plural(f.changes, 'edit')}" for f in changed[:FILES_LISTED]]
+        if len(changed) > FILES_LISTED:
+            items.append(f"- *… and {len(changed) - FILES_LISTED:,} more files*")
+        lines += ["", f"<details><summary>{_plural(len(changed), 'file')} changed, {_plural(edits, 'edit')}</summary>",
+                  "", *items, "", "</details>"]
+    return "\n".join(lines)
+
+
+__all__ = ["GITHUB_LIMIT", "ReviewNotes", "compose_markdown", "cut", "demoted", "github_length"]
