@@ -221,5 +221,7 @@ def test_no_repository_or_no_session_on_the_branch_is_one_clear_line(repository,
     assert "Traceback" not in result.output
     monkeypatch.chdir(repository)
     result = CliRunner().invoke(main, ["bundle", "--branch", "nothing-here", "-o", str(tmp_path / "pr.md"), "--no-vault"])
-    assert result.exit_code == 1 and "no session of" in result.stderr and "'nothing-here'" in result.stderr
+    # --branch is the selection's too: the sessions it leaves are none, and the one line says which branch.
+    assert result.exit_code == 1 and "no session of" in result.stderr and "nothing-here" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "pr.md").exists()
