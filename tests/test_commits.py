@@ -439,3 +439,16 @@ def test_commit_lists_read_well_and_lead_to_the_call(browser, axe, site, theme):
         assert page.url.endswith(f"{SESSION_ID}.html#e-toolu_01SecondCommit0001")
         assert page.locator("#e-toolu_01SecondCommit0001").is_visible()
         context.close()
+
+
+def test_the_reviewers_markdown_lists_the_commits_made(tmp_path):
+    # A pull request's reviewer sees, in the summary at the top, what the sessions committed.
+    path = write_jsonl(tmp_path / "in" / PROJECT_DIR / f"{SESSION_ID}.jsonl", session(
+        bash("git commit -am 'Add the tide table parser'", OUTPUT),
+        bash("git push", "To github.com:ada/tidewatch.git\n   9f8e7d6..1a2b3c4  feature/tides -> feature/tides")))
+    out = tmp_path / "pr.md"
+    result = CliRunner().invoke(main, ["bundle", str(path), "-o", str(out), "--no-vault"])
+    assert result.exit_code == 0, result.output
+    summary = out.read_text(encoding="utf-8").split("\n## ", 1)[0]
+    assert "1 commit made" in summary
+    assert "[`1a2b3c4`](https://github.com/ada/tidewatch/commit/1a2b3c4) Add the tide table parser" in summary

@@ -6,7 +6,7 @@ A writer over the markdown stage's typed blocks. Phase 2 hands each page of bloc
 plans, Claude's final reply, and a one-line summary of each tool call (from the call's facts, not its
 HTML). Turns go to a spool file, one JSON line each, so that a session of any length is never held whole.
 
-`compose_markdown` writes a summary at the top (sessions, dates, models, cost, files changed with their
+`compose_markdown` writes a summary at the top (sessions, dates, models, cost, commits made, files changed with their
 number of edits), then each session's turns. When they do not fit, it gives up in reverse order of what
 matters: tool calls first (fewer lines per turn, then none), then Claude's replies (shorter, then none),
 then plans, then prompts are shortened. It says once, at the top, what was left out, with counts. The
@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from .. import __version__
-from ..core.model import Archive, Session
+from ..core.model import Archive, Commit, Session
+from ..stages.commits import commit_url
 from ..render.markdown import MarkdownPart, time_of
 from ..render.markdown.blocks import Block, Group, Prose, Structure, markdown_of
 from ..render.markdown.escape import block_parser, inline_code, literal
@@ -595,7 +596,21 @@ def _summary(archive: Archive, sessions: Sequence[Session], branch: str) -> str:
             items.append(f"- *… and {len(changed) - FILES_LISTED:,} more files*")
         lines += ["", f"<details><summary>{_plural(len(changed), 'file')} changed, {_plural(edits, 'edit')}</summary>",
                   "", *items, "", "</details>"]
+    commits = sorted((commit for s in sessions for commit in s.commits), key=lambda commit: commit.timestamp)
+    if commits:
+        items = [f"- {_commit_hash(commit)} {literal(commit.subject)}" for commit in commits[:FILES_LISTED]]
+        if len(commits) > FILES_LISTED:
+            items.append(f"- *… and {len(commits) - FILES_LISTED:,} more commits*")
+        lines += ["", f"<details><summary>{_plural(len(commits), 'commit')} made</summary>", "", *items, "",
+                  "</details>"]
     return "\n".join(lines)
+
+
+def _commit_hash(commit: Commit) -> str:
+    """The short hash, linked to the forge when the session's own push named it (GitHub links a bare hash in
+    a comment to the pull request's repository only)."""
+    url = commit_url(commit.forge, commit.sha)
+    return f"[{inline_code(commit.sha)}]({url})" if url else inline_code(commit.sha)
 
 
 __all__ = ["GITHUB_LIMIT", "ReviewNotes", "compose_markdown", "cut", "demoted", "github_length"]
