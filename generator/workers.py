@@ -33,7 +33,12 @@ def _run_forked(item: Any) -> Any:
     return _FORKED_TASK(item)
 
 
-def _worker_started(parent: int) -> None:
+def _worker_started(parent: int, task: Callable[[Any], Any]) -> None:
+    # The task is handed to each worker as it starts (inherited by the fork, never pickled), not set in a
+    # global of the build's process: a pool left unfinished and collected later reset that global, and a
+    # worker forked in between failed its items with a bare AssertionError.
+    global _FORKED_TASK
+    _FORKED_TASK = task
     # Inherited from the build's process, whose SIGTERM and SIGHUP handlers stop the build by raising: a
     # worker just ends.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -54,10 +59,8 @@ def in_workers(task: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterato
     if jobs <= 1 or len(items) < 2 or "fork" not in multiprocessing.get_all_start_methods():
         yield from map(task, items)
         return
-    global _FORKED_TASK
-    _FORKED_TASK = task
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=multiprocessing.get_context("fork"),
-                               initializer=_worker_started, initargs=(os.getpid(),))
+                               initializer=_worker_started, initargs=(os.getpid(), task))
     _LIVE_POOLS.add(pool)
     finished = False
     try:
@@ -69,7 +72,6 @@ def in_workers(task: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterato
             yield future.result()
         finished = True
     finally:
-        _FORKED_TASK = None
         if finished:
             _LIVE_POOLS.discard(pool)
             pool.shutdown(wait=True)

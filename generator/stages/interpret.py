@@ -571,7 +571,8 @@ class _SessionBuilder:
                 self.unknown["part:(not an object)"] += 1
                 self.events.append(Unknown(self._next_anchor(None), timestamp, "part:(not an object)", part))
                 continue
-            handler = USER_PART_HANDLERS.get(part.get("type"))  # type: ignore[arg-type]
+            part_type = part.get("type")
+            handler = USER_PART_HANDLERS.get(part_type) if isinstance(part_type, str) else None
             if handler is not None:
                 handler(self, data, part, timestamp, gathered)
             else:
@@ -776,7 +777,8 @@ class _SessionBuilder:
                 self.events.append(Unknown(self._next_anchor(None), timestamp, "part:(not an object)", part))
                 continue
             part_id = f"{data.get('uuid', '')}-{index}"
-            handler = ASSISTANT_PART_HANDLERS.get(part.get("type"))  # type: ignore[arg-type]
+            part_type = part.get("type")
+            handler = ASSISTANT_PART_HANDLERS.get(part_type) if isinstance(part_type, str) else None
             if handler is not None:
                 handler(self, part, part_id, timestamp, model)
             else:

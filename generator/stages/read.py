@@ -60,7 +60,7 @@ def stream_file(path: Path, diagnostics: list[Diagnostic], hasher: Any = None) -
         diagnostics.append(Diagnostic(name, 0, f"cannot open: {error.strerror or error}"))
         return
     with handle:
-        encoding = _utf16_encoding(handle.peek(2)[:2])
+        encoding = _utf16_encoding(handle.peek(4)[:4])
         if encoding:
             diagnostics.append(Diagnostic(name, 0, "written in UTF-16, not UTF-8 as Claude Code writes: read as "
                                                    "UTF-16"))
@@ -92,11 +92,13 @@ def _lines(handle: BinaryIO, hasher: Any, utf16: str = "") -> Iterator[bytes]:
 
 
 def _utf16_encoding(start: bytes) -> str:
-    """The codec of a file written in UTF-16 (by a Windows editor or PowerShell's `>`), from its first two
-    bytes: a byte-order mark, or the NUL beside a JSON object's opening brace; else ""."""
-    if start in (b"\xff\xfe", b"\xfe\xff"):
+    """The codec of a file written in UTF-16 (by a Windows editor or PowerShell's `>`), from its first four
+    bytes: a byte-order mark and then a JSON object's opening brace in that order, or the brace and the NUL
+    beside it; else "". A mark alone is not enough: two bytes FF FE can be a damaged line of a UTF-8 log,
+    which is then reported, not read away as an empty UTF-16 file."""
+    if start[:4] in (b"\xff\xfe{\x00", b"\xfe\xff\x00{"):
         return "utf-16"  # the mark says which order, and is dropped
-    return {b"{\x00": "utf-16-le", b"\x00{": "utf-16-be"}.get(start, "")
+    return {b"{\x00": "utf-16-le", b"\x00{": "utf-16-be"}.get(start[:2], "")
 
 
 class _Hashing(io.RawIOBase):
