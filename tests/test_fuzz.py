@@ -81,10 +81,20 @@ def line_count(data: bytes) -> int:
     return len(re.findall(rb"\r\n|\r|\n", data)) + (0 if data.endswith((b"\n", b"\r")) else 1)
 
 
+def utf16_codec(data: bytes) -> str:
+    """A file the reader takes for UTF-16: `{` and the character after it, each beside its NUL, perhaps after
+    a byte-order mark (two bytes alone can be a damaged line of a UTF-8 log)."""
+    for mark, codec, pattern in ((b"\xff\xfe", "utf-16", rb"\{\x00[^\x00]\x00"), (b"\xfe\xff", "utf-16", rb"\x00\{\x00[^\x00]"),
+                                 (b"", "utf-16-le", rb"\{\x00[^\x00]\x00"), (b"", "utf-16-be", rb"\x00\{\x00[^\x00]")):
+        if data.startswith(mark) and re.match(pattern, data[len(mark):len(mark) + 4]):
+            return codec
+    return ""
+
+
 def check_read_invariants(path: Path, data: bytes, result: ReadResult) -> None:
     """What must hold for any input: right file, 1-based line numbers that exist, file order, and every
     broken line reported."""
-    utf16 = {b"\xff\xfe": "utf-16", b"\xfe\xff": "utf-16", b"{\x00": "utf-16-le", b"\x00{": "utf-16-be"}.get(data[:2])
+    utf16 = utf16_codec(data)
     # A file written in UTF-16 is read as such (and said so once, for the whole file: line 0).
     lines = line_count(data.decode(utf16, errors="replace").encode("utf-8") if utf16 else data)
     name = str(path)

@@ -60,7 +60,7 @@ def stream_file(path: Path, diagnostics: list[Diagnostic], hasher: Any = None) -
         diagnostics.append(Diagnostic(name, 0, f"cannot open: {error.strerror or error}"))
         return
     with handle:
-        encoding = _utf16_encoding(handle.peek(4)[:4])
+        encoding = _utf16_encoding(handle.peek(6)[:6])
         if encoding:
             diagnostics.append(Diagnostic(name, 0, "written in UTF-16, not UTF-8 as Claude Code writes: read as "
                                                    "UTF-16"))
@@ -92,13 +92,21 @@ def _lines(handle: BinaryIO, hasher: Any, utf16: str = "") -> Iterator[bytes]:
 
 
 def _utf16_encoding(start: bytes) -> str:
-    """The codec of a file written in UTF-16 (by a Windows editor or PowerShell's `>`), from its first four
-    bytes: a byte-order mark and then a JSON object's opening brace in that order, or the brace and the NUL
-    beside it; else "". A mark alone is not enough: two bytes FF FE can be a damaged line of a UTF-8 log,
-    which is then reported, not read away as an empty UTF-16 file."""
-    if start[:4] in (b"\xff\xfe{\x00", b"\xfe\xff\x00{"):
-        return "utf-16"  # the mark says which order, and is dropped
-    return {b"{\x00": "utf-16-le", b"\x00{": "utf-16-be"}.get(start[:2], "")
+    """The codec of a file written in UTF-16 (by a Windows editor or PowerShell's `>`), from its first six
+    bytes: a JSON object's brace and the character after it, each beside its NUL, perhaps after a
+    byte-order mark; else "". Fewer bytes are not enough: FF FE or NUL `{` can be the start of a damaged
+    line of a UTF-8 log, which is then reported, not read away as UTF-16."""
+    def ascii_pair(pair: bytes, big_endian: bool) -> bool:
+        char, nul = (pair[1:2], pair[0:1]) if big_endian else (pair[0:1], pair[1:2])
+        return len(pair) == 2 and nul == b"\x00" and char not in (b"", b"\x00")
+
+    for mark, codec, big_endian in ((b"\xff\xfe", "utf-16", False), (b"\xfe\xff", "utf-16", True),
+                                    (b"", "utf-16-le", False), (b"", "utf-16-be", True)):
+        body = start[len(mark):]
+        brace = b"\x00{" if big_endian else b"{\x00"
+        if start.startswith(mark) and body[:2] == brace and ascii_pair(body[2:4], big_endian):
+            return codec  # a mark says which order, and is dropped
+    return ""
 
 
 class _Hashing(io.RawIOBase):
