@@ -102,11 +102,10 @@ def excerpt(text: str, words: set[str] | None = None) -> str:
         words = terms(flat)
     # Only the first few dozen candidates can fit: no need to sort them all, nor to find every word.
     longer = [word for word in words if len(word) >= 3]
-    if _TROUBLE.search(" ".join(longer)) is None:  # most texts name no trouble: no word needs asking
-        candidates = heapq.nsmallest(EXCERPT_CHARACTERS // EXCERPT_CONTEXT, longer, key=_longest_first)
-    else:
-        candidates = heapq.nsmallest(EXCERPT_CHARACTERS // EXCERPT_CONTEXT, longer,
-                                     key=lambda word: (_trouble_rank(word), -len(word), word))
+    # Most texts name no trouble: then no word needs asking, and the longest come first.
+    trouble = _TROUBLE.search(" ".join(longer)) is not None
+    candidates = heapq.nsmallest(EXCERPT_CHARACTERS // EXCERPT_CONTEXT, longer,
+                                 key=_trouble_first if trouble else _longest_first)
     spans = [(0, EXCERPT_START)]
     budget = EXCERPT_CHARACTERS - EXCERPT_START
     for word in candidates:
@@ -138,6 +137,10 @@ def excerpt(text: str, words: set[str] | None = None) -> str:
 
 def _longest_first(word: str) -> tuple[int, str]:
     return -len(word), word
+
+
+def _trouble_first(word: str) -> tuple[int, int, str]:
+    return _trouble_rank(word), -len(word), word
 
 
 def _trouble_rank(word: str) -> int:

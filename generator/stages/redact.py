@@ -276,6 +276,8 @@ _LINE_NUMBER = re.compile(r"\n[ \t]*\d+(?:→|\t)")
 # The short prefixes are looked for here too: a token may be wrapped inside its prefix (`sk-a` / `nt-api03…`).
 _WRAP_LOOKS = tuple(re.compile(f"(?:{look})[A-Za-z0-9_\\-+/=.]*(?=\\n[ \\t]*\\d+(?:→|\\t))")
                     for look in (*_TOKEN_LOOK_PATTERNS, "sk-", r"_(?:live|test)_"))
+_SHORT_WRAP_LOOKS = _WRAP_LOOKS[len(_TOKEN_LOOK_PATTERNS):]
+"""The two short prefixes' wrap looks, which no token look covers."""
 _TOKEN_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.")
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-+/=.]*")
 # How far back a wrapped token's first part is looked for.
@@ -293,7 +295,7 @@ def _may_hold_token(text: str) -> bool:
     short prefix the looks no longer take alone (`sk-a` / `nt-api03…`)."""
     if _holds_token_prefix(text):
         return True
-    return ("sk-" in text or "_live_" in text or "_test_" in text) and any(look.search(text) for look in _WRAP_LOOKS[-2:])
+    return ("sk-" in text or "_live_" in text or "_test_" in text) and any(look.search(text) for look in _SHORT_WRAP_LOOKS)
 
 
 def _holds_any(text: str, needles: tuple[str, ...]) -> bool:
