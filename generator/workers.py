@@ -33,12 +33,7 @@ def _run_forked(item: Any) -> Any:
     return _FORKED_TASK(item)
 
 
-def _worker_started(parent: int, task: Callable[[Any], Any]) -> None:
-    # The task is handed to each worker as it starts (inherited by the fork, never pickled), not set in a
-    # global of the build's process: a pool left unfinished and collected later reset that global, and a
-    # worker forked in between failed its items with a bare AssertionError.
-    global _FORKED_TASK
-    _FORKED_TASK = task
+def _worker_started(parent: int) -> None:
     # Inherited from the build's process, whose SIGTERM and SIGHUP handlers stop the build by raising: a
     # worker just ends.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -59,8 +54,10 @@ def in_workers(task: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterato
     if jobs <= 1 or len(items) < 2 or "fork" not in multiprocessing.get_all_start_methods():
         yield from map(task, items)
         return
+    global _FORKED_TASK
+    _FORKED_TASK = task
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=multiprocessing.get_context("fork"),
-                               initializer=_worker_started, initargs=(os.getpid(), task))
+                               initializer=_worker_started, initargs=(os.getpid(),))
     _LIVE_POOLS.add(pool)
     finished = False
     try:
@@ -72,6 +69,9 @@ def in_workers(task: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterato
             yield future.result()
         finished = True
     finally:
+        # The task is left set, not reset to None: a pool left unfinished runs this only when it is collected,
+        # which can fall between another `in_workers` setting the task and forking its workers, which then
+        # had no task (a bare AssertionError, seen once on CI in test_cli's build).
         if finished:
             _LIVE_POOLS.discard(pool)
             pool.shutdown(wait=True)
