@@ -61,10 +61,22 @@ def write_word_lists(root: Path, documents: int, files: int, per_document: int, 
         for document in range(per_file):
             for word in set(rng.choices(words, cum_weights=cumulative, k=per_document)):
                 postings.setdefault(word, []).append(document)
-        text = "".join(f"{w}\t{search._deltas(d)}\n" for w, d in sorted(postings.items()))
-        about = {"count": per_file, "kinds": "2" * per_file, "project": f"/home/user/project{number % 12}"}
-        text += f"{search.FILE_LINE}{json.dumps(about)}\n"
-        (root / urls.search_words(urls.search_name(str(number)))).write_bytes(search._compressed(text))
+        # As a build's recorder writes them: its word-list blocks, then what the file brought.
+        recorder = search.FileSearchRecorder(urls.search_name(str(number)), _Folder(root),
+                                             f"/home/user/project{number % 12}")
+        recorder.postings, recorder.count, recorder.kinds = postings, per_file, ["2"] * per_file
+        recorder.finish()
+
+
+class _Folder:
+    """The staging folder's `append`, enough for a recorder's word list."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def append(self, path: str, content: bytes) -> None:
+        with (self.root / path).open("ab") as handle:
+            handle.write(content)
 
 
 def synthetic(args: argparse.Namespace) -> None:
@@ -94,10 +106,10 @@ def synthetic(args: argparse.Namespace) -> None:
         lines = gzip.decompress((root / urls.search_words(urls.search_name("0"))).read_bytes()).decode().splitlines()[:-1]
         by_frequency = sorted(lines, key=lambda line: -len(line.split("\t")[1].split(",")))
         common, rare = by_frequency[0].split("\t")[0], by_frequency[-1].split("\t")[0]
-        print(f"| documents | terms | merge time | merge memory | term shards | largest shard | median shard "
+        print(f"| documents | term lines | merge time | merge memory | term shards | largest shard | median shard "
               f"| word lists | query '{common}' (most common) | query '{rare}' (rare) |")
         print("|---|---|---|---|---|---|---|---|---|---|")
-        print(f"| {size.documents:,} | {size.terms:,} | {seconds:.1f} s | +{(memory_after - memory_before) / 1024:.0f} MB "
+        print(f"| {size.documents:,} | {size.term_lines:,} | {seconds:.1f} s | +{(memory_after - memory_before) / 1024:.0f} MB "
               f"| {len(shards):,} | {shard_bytes[-1] / 1024:.0f} KB | {shard_bytes[len(shard_bytes) // 2] / 1024:.0f} KB "
               f"| {words_bytes / 2**20:.1f} MB | {query_bytes(common) / 1024:.0f} KB | {query_bytes(rare) / 1024:.0f} KB |")
 

@@ -661,7 +661,7 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
             staging.write(path, content)
         started = time.perf_counter()
         index = write_index(staging.root, staging.write)
-        log.info("search: %d documents, %d terms, merged in %.1f s", index.documents, index.terms,
+        log.info("search: %d documents, %d term lines, merged in %.1f s", index.documents, index.term_lines,
                  time.perf_counter() - started)
         # GitHub Pages would otherwise run the site through Jekyll, which hides files and folders whose
         # names start with an underscore or a dot.

@@ -3,6 +3,7 @@ from file:// (an unzipped archive) as well as over HTTP."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import zipfile
 from pathlib import Path
@@ -102,16 +103,18 @@ def found(site: Path, word: str) -> list[list]:
     rows = documents(site)
     first = [sum(file[1] for file in meta["files"][:number]) for number in range(len(meta["files"]))]
     hits = []
+    number_of_first = 0
     for line in shard.split("\n"):
-        term, _, postings = line.partition("\t")
+        if line.startswith(":"):  # the file whose lines follow
+            number_of_first = first[int(line[1:], 36)]
+            continue
+        term, _, gaps = line.partition("\t")
         if term != word:
             continue
-        for part in postings.split(";"):
-            file, _, gaps = part.partition(":")
-            number = first[int(file, 36)]
-            for gap in gaps.split(","):
-                number += int(gap, 36)
-                hits.append(rows[number])
+        number = number_of_first
+        for gap in gaps.split(","):
+            number += int(gap, 36)
+            hits.append(rows[number])
     return hits
 
 
@@ -198,6 +201,26 @@ def test_the_index_names_every_document_store_and_shard(examples_site):
     assert len(list((examples_site / "search" / "terms").glob("*.js"))) == meta["shards"]
 
 
+def test_a_word_list_in_many_blocks_finds_the_same_documents(coding_site, tmp_path, monkeypatch):
+    """A long session writes its word list in several blocks, a term in each of them a line of its own:
+    a query must find the same documents as from one block."""
+    monkeypatch.setattr(search, "POSTINGS_PER_BLOCK", 3)
+    write_jsonl(tmp_path / "in" / "-home-ada-src-tidewatch" / "5b1f0c2e-3a4d-4e6f-8a9b-0c1d2e3f4a5b.jsonl",
+                tidewatch_session())
+    write_jsonl(tmp_path / "in" / "-Users-grace-work-ledger" / "7c1f0c2e-3a4d-4e6f-8a9b-0c1d2e3f4a5b.jsonl",
+                ledger_session())
+    build(BuildConfig(inputs=(tmp_path / "in",), output=tmp_path / "site", jobs=1))
+    blocks = gzip.decompress(next((tmp_path / "site" / urls.SEARCH_WORDS_FOLDER).glob("*.txt.gz")).read_bytes())
+    assert blocks.count(search.BLOCK_LINE.encode()) > 3
+    def results(site: Path, word: str) -> list[list]:
+        # The test sessions' entry ids (and so the anchors) are new each time they are made.
+        return sorted([row[0].split("#")[0], *row[1:]] for row in found(site, word))
+
+    for word in ("zanzibarite", "pytest", "gauge", "quokkameter", "wheel", "flibbertigibbet", "the"):
+        assert results(tmp_path / "site", word) == results(coding_site, word), word
+        assert results(coding_site, word), word
+
+
 def test_the_merge_gives_the_same_index_however_often_it_spills(examples_site, monkeypatch):
     def merged() -> dict[str, bytes]:
         written: dict[str, bytes] = {}
@@ -205,7 +228,7 @@ def test_the_merge_gives_the_same_index_however_often_it_spills(examples_site, m
         return written
 
     whole = merged()
-    monkeypatch.setattr(search, "SPILL_CHARACTERS", 40)  # out to the scratch files every line or two
+    monkeypatch.setattr(search, "SPILL_BYTES", 40)  # out to the scratch files after every file
     spilled = merged()
     assert spilled == whole
     on_disk = {p.relative_to(examples_site).as_posix(): p.read_bytes()

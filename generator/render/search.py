@@ -9,7 +9,8 @@ gigabytes must not make each page load one huge index, so the index is cut in th
   each, one base-36 digit apiece, and the file's project), so that results are ranked and filtered by kind and
   project before anything else is loaded;
 - `search/terms/<n>.js`: the terms whose first three letters (or two, for a two-letter term) hash to
-  shard n, each with the documents holding it; a query loads one shard per word typed;
+  shard n, file by file: a line `:<file>` (its place in index.js) and then that file's terms, each with the
+  documents holding it; a query loads one shard per word typed;
 - `search/docs/<file>-<n>.js`: what a result shows (page, anchor, session title, time, an excerpt), each
   input file's documents in stores of `DOCUMENTS_PER_STORE`, loaded only for the results shown.
 
@@ -17,21 +18,29 @@ A document is one thing a page shows, taken from its blocks (`markdown.blocks`),
 the pages hold and nothing they redact: a session's title, a prompt, a reply, a plan, a thinking block,
 and of each tool call its command (a shell command, a pattern, a query), the path it read or changed,
 code it wrote or changed, and its output. Texts are indexed whole: of a long text the page shows the
-start, and the note linking the rest carries it (`Prose.unshown`). Each input file also leaves
-`search/words/<file>.txt.gz`, its own inverted index: the term shards are merged from these on every
-build, so files kept from the previous site (an incremental build) need not be read again. Only the build
-reads them, so they are compressed (each block written is a gzip member of its own: gzip reads them as
-one stream).
+start, and the note linking the rest carries it (`Prose.unshown`).
+
+Each input file also leaves `search/words/<file>.txt.gz`, its own inverted index, already in the shards'
+encoding and cut by shard: the term shards are put together from these on every build, so files kept from
+the previous site (an incremental build) need not be read again, and the merge only joins byte ranges (it
+was a second of every build, incremental ones included, when it went term by term). A term's place among
+a file's lines is the low `FINE_SHARD_BITS` bits of its shard hash, read backwards: whatever the number of
+shards (a power of two), the terms of one shard are then one run of lines. Only the build reads these
+lists, so they are compressed (each block written is a gzip member of its own: gzip reads them as one
+stream).
 """
 
 from __future__ import annotations
 
+import bisect
 import gzip
 import heapq
 import json
+import operator
 import re
 import tempfile
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -55,15 +64,21 @@ DOCUMENTS_PER_STORE = 64
 few of them, well under a megabyte."""
 SHARD_TARGET_BYTES = 96 * 1024
 """Term shards are made about this size, so a query loads little whatever the archive's size."""
-MAX_SHARDS = 4096
+FINE_SHARD_BITS = 12
+MAX_SHARDS = 1 << FINE_SHARD_BITS
 SHARD_PREFIX = 3
 """A term's shard is chosen by its first three letters: a query word of three letters or more finds every
 term it starts in one shard, and common starts ("co", "re") do not make one shard huge."""
-SPILL_CHARACTERS = 16_000_000
-"""How much of the word lists the merge holds before writing it out to its scratch files."""
+SPILL_BYTES = 16_000_000
+"""How much of the shards the merge holds before writing it out to its scratch files."""
+POSTINGS_PER_BLOCK = 2_000_000
+"""How many (term, document) pairs a file's recorder holds before writing a block of its word list: one
+block for all but the longest sessions (a term in two blocks is two lines of its shard)."""
+BLOCK_LINE = "\tblock\t"
 FILE_LINE = "\tfile\t"
-"""The word list's last line starts so (no term is empty), and says in JSON what the file brought: how many
-documents, their kinds, its project."""
+"""A word list is blocks, each a line starting so (no term is empty) with what the block holds in JSON
+(its size in bytes, its line count, where each run of lines of one fine shard starts), then those lines;
+and a last line saying in JSON what the file brought: how many documents, their kinds, its project."""
 MAX_TERM_LENGTH = 32
 """Longer runs of letters are hashes, base64 and the like: nobody searches for them by hand."""
 _WORD = re.compile(r"[^\W_]+")
@@ -100,12 +115,7 @@ def excerpt(text: str, words: set[str] | None = None) -> str:
     lowered = flat.lower()
     if words is None:
         words = terms(flat)
-    # Only the first few dozen candidates can fit: no need to sort them all, nor to find every word.
-    longer = [word for word in words if len(word) >= 3]
-    # Most texts name no trouble: then no word needs asking, and the longest come first.
-    trouble = _TROUBLE.search(" ".join(longer)) is not None
-    candidates = heapq.nsmallest(EXCERPT_CHARACTERS // EXCERPT_CONTEXT, longer,
-                                 key=_trouble_first if trouble else _longest_first)
+    candidates = _telling_words(words)
     spans = [(0, EXCERPT_START)]
     budget = EXCERPT_CHARACTERS - EXCERPT_START
     for word in candidates:
@@ -135,6 +145,29 @@ def excerpt(text: str, words: set[str] | None = None) -> str:
     return shown + (" …" if merged[-1][1] < len(flat) else "")
 
 
+_MOST_WINDOWS = EXCERPT_CHARACTERS // EXCERPT_CONTEXT
+"""Only the first few dozen candidates can fit: no need to sort them all."""
+
+
+def _telling_words(words: set[str]) -> list[str]:
+    """The words an excerpt shows first: those naming trouble (`traceback`), then those holding such a
+    word (`valueerror`), then the longest; alike, in alphabetical order. Only the few that can fit."""
+    longer = [word for word in words if len(word) >= 3]
+    if len(longer) > _MOST_WINDOWS:
+        # The length the last one that can fit has; longer words than the rest are few, and only they
+        # are sorted (lengths are compared in C: most texts have hundreds of words).
+        shortest = heapq.nlargest(_MOST_WINDOWS, map(len, longer))[-1]
+        chosen = [word for word in longer if len(word) >= shortest]
+    else:
+        chosen = longer
+    # Most texts name no trouble: then no word needs asking.
+    if _TROUBLE.search(" ".join(longer)) is not None:
+        troubled = [word for word in longer if _TROUBLE.search(word)]
+        chosen = set(chosen).union(troubled)
+        return sorted(chosen, key=_trouble_first)[:_MOST_WINDOWS]
+    return sorted(chosen, key=_longest_first)[:_MOST_WINDOWS]
+
+
 def _longest_first(word: str) -> tuple[int, str]:
     return -len(word), word
 
@@ -146,8 +179,6 @@ def _trouble_first(word: str) -> tuple[int, int, str]:
 def _trouble_rank(word: str) -> int:
     """0 for a word that names trouble (`Traceback`), 1 for one that holds such a word (`ValueError`), else 2."""
     return 0 if word in _TROUBLE_WORDS else 1 if _TROUBLE.search(word) else 2
-
-
 @dataclass(frozen=True, slots=True)
 class Document:
     """One thing a page shows, as the index keeps it."""
@@ -225,8 +256,8 @@ def _readable(markdown: str) -> str:
 
 class FileSearchRecorder:
     """The documents of one input file's sessions, recorded page by page as phase 2 renders them: every
-    `DOCUMENTS_PER_STORE` documents, a document store and a block of the file's word list are written.
-    A session of any length costs the memory of one store."""
+    `DOCUMENTS_PER_STORE` documents a document store is written, and every `POSTINGS_PER_BLOCK` postings a
+    block of the file's word list. A session of any length costs the memory of one store and one block."""
 
     def __init__(self, name: str, output: Any, project: str = ""):
         self.name = name
@@ -240,6 +271,7 @@ class FileSearchRecorder:
         self.pages: dict[str, int] = {}
         self.titles: dict[str, int] = {}
         self.postings: dict[str, list[int]] = {}
+        self.postings_held = 0
 
     def add_page(self, title: str, page_path: str, blocks: Iterable[Block], first: bool, started: str = "") -> None:
         """A page's documents; the first page of a session also makes a document of its title."""
@@ -257,29 +289,58 @@ class FileSearchRecorder:
         shown = "" if document.kind == "session" else excerpt(document.text, words)
         self.rows.append([page_number, document.anchor, title_number, document.timestamp[:16], shown])
         self.kinds.append(_base36(KINDS.index(document.kind)))
+        postings, number = self.postings, self.count
         for term in words:
-            self.postings.setdefault(term, []).append(self.count)
+            found = postings.get(term)
+            if found is None:
+                postings[term] = [number]
+            else:
+                found.append(number)
+        self.postings_held += len(words)
         self.count += 1
         if len(self.rows) == DOCUMENTS_PER_STORE:
-            self._write_out()
+            self._write_store()
+        if self.postings_held >= POSTINGS_PER_BLOCK:
+            self._write_words()
 
-    def _write_out(self) -> None:
+    def _write_store(self) -> None:
         name = f"{self.name}-{(self.count - 1) // DOCUMENTS_PER_STORE}"
         store = json.dumps({"pages": list(self.pages), "titles": list(self.titles), "docs": self.rows},
                            ensure_ascii=False, separators=(",", ":"))
         self.output.write(urls.search_documents(name), f"sessionsiteSearch.docs({json.dumps(name)},{store});\n".encode())
-        # A block of the word list: each term's documents as gaps from the file's first document, already
-        # in the shards' encoding, so that merging is putting strings together. A term may have a line in
-        # several blocks; each becomes its own `file:gaps` part in the shard.
-        self.output.append(urls.search_words(self.name), _compressed("".join(
-            f"{term}\t{_deltas(numbers)}\n" for term, numbers in sorted(self.postings.items()))))
-        self.rows, self.pages, self.titles, self.postings = [], {}, {}, {}
+        self.rows, self.pages, self.titles = [], {}, {}
+
+    def _write_words(self) -> None:
+        """A block of the word list: each term's documents as gaps from the file's first document, lines in
+        the shards' encoding (a term holds letters and digits only, so inside the shard's JSON string
+        only the tab and the line's end need escaping), ordered so that each shard's lines are one run."""
+        if not self.postings:
+            return
+        keyed = sorted((_fine_key(term), term) for term in self.postings)
+        keys: list[int] = []
+        starts: list[int] = []
+        body: list[bytes] = []
+        size = 0
+        for key, term in keyed:
+            if not keys or keys[-1] != key:
+                keys.append(key)
+                starts.append(size)
+            line = f"{term}\\t{_deltas(self.postings[term])}\\n".encode()
+            body.append(line)
+            size += len(line)
+        header = json.dumps({"size": size, "lines": len(keyed), "keys": keys, "starts": starts},
+                            separators=(",", ":"))
+        self.output.append(urls.search_words(self.name),
+                           gzip.compress(BLOCK_LINE.encode() + header.encode() + b"\n" + b"".join(body),
+                                         compresslevel=6, mtime=0))
+        self.postings, self.postings_held = {}, 0
 
     def finish(self) -> None:
         """The last documents, and the word list's closing line: what the file brought (some documents
         may hold no word at all)."""
         if self.rows:
-            self._write_out()
+            self._write_store()
+        self._write_words()
         if self.count:
             about = {"count": self.count, "kinds": "".join(self.kinds), "project": self.project}
             self.output.append(urls.search_words(self.name),
@@ -289,96 +350,129 @@ class FileSearchRecorder:
 @dataclass(frozen=True, slots=True)
 class SearchIndexSize:
     documents: int
-    terms: int
+    term_lines: int
+    """A term's line for each file holding it (a term in several files has a line in each)."""
+
+
+@dataclass(slots=True)
+class _WordBlock:
+    keys: list[int]
+    starts: list[int]
+    body: bytes
+
+
+def _read_word_list(path: Path) -> tuple[list[_WordBlock], dict[str, Any], int]:
+    """A word list's blocks, what its file brought, and how many term lines it holds."""
+    data = gzip.decompress(path.read_bytes())
+    blocks: list[_WordBlock] = []
+    about: dict[str, Any] = {"count": 0, "kinds": "", "project": ""}
+    lines = 0
+    position = 0
+    block_line, file_line = BLOCK_LINE.encode(), FILE_LINE.encode()
+    while position < len(data):
+        end = data.index(b"\n", position)
+        line = data[position:end]
+        position = end + 1
+        if line.startswith(block_line):
+            header = json.loads(line[len(block_line):])
+            blocks.append(_WordBlock(header["keys"], header["starts"], data[position:position + header["size"]]))
+            position += header["size"]
+            lines += header["lines"]
+        elif line.startswith(file_line):
+            about = json.loads(line[len(file_line):])
+        else:
+            raise ValueError(f"{path}: not a word list of this version of sessionsite")
+    return blocks, about, lines
 
 
 def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexSize:
-    """Merge the word lists every input file left in the site (at `root`) into the term shards and the
-    index script, through `write(path, bytes)`. A shard line is `term<TAB>file:gaps;file:gaps…`: the
-    numbers of the files holding the term (base 36, by their place in index.js) and, for each, its
-    document numbers in that file as the file's word list gave them.
+    """Put the word lists every input file left in the site (at `root`) together into the term shards and
+    the index script, through `write(path, bytes)`. A shard is, for each file holding its terms (in their
+    order in index.js), a line `:file` (the file's number, base 36) and that file's lines of the shard,
+    `term<TAB>gaps`: the term's document numbers in that file as gaps.
 
-    The word lists are read once and their lines spilled to one scratch file per shard; each shard is
-    then merged on its own, so memory holds one shard, not the whole index."""
+    The word lists are read twice, first for their size (which sets the number of shards), then to cut
+    them into the shards, spilled to one scratch file per shard past `SPILL_BYTES`: memory holds a few
+    megabytes, whatever the archive's size."""
     words_folder = root / urls.SEARCH_WORDS_FOLDER
     lists = sorted(words_folder.glob("*.txt.gz")) if words_folder.is_dir() else []
+    files: list[list[Any]] = []
+    words_bytes = 0
+    term_lines = 0
+    for path in lists:
+        blocks, about, lines = _read_word_list(path)
+        words_bytes += sum(len(block.body) for block in blocks)
+        term_lines += lines
+        files.append([path.name.split(".")[0], about["count"], about["project"], about["kinds"]])
     shards = 1
-    words_bytes = sum(_uncompressed_size(path) for path in lists)
     while words_bytes / shards > SHARD_TARGET_BYTES and shards < MAX_SHARDS:
         shards *= 2
-    files: list[list[Any]] = []
-    distinct_terms = 0
+    shift = FINE_SHARD_BITS - (shards.bit_length() - 1)
     with tempfile.TemporaryDirectory(prefix="sessionsite-search-") as scratch_folder:
         scratch = Path(scratch_folder)
-        pending: list[list[str]] = [[] for _ in range(shards)]
-        pending_characters = 0
+        pending: list[list[bytes]] = [[] for _ in range(shards)]
+        pending_bytes = 0
 
         def spill() -> None:
-            for number, lines in enumerate(pending):
-                if lines:
-                    with (scratch / str(number)).open("a", encoding="utf-8") as handle:
-                        handle.write("".join(lines))
-                    lines.clear()
+            for number, parts in enumerate(pending):
+                if parts:
+                    with (scratch / str(number)).open("ab") as handle:
+                        handle.write(b"".join(parts))
+                    parts.clear()
 
-        # A scratch file holds raw word-list lines, each run of them after a line naming their file
-        # ("\0" and its number): so the lines need no rewriting on the way through.
-        shard_of_prefix: dict[str, int] = {}
         for file_number, path in enumerate(lists):
-            marker = f"\0{_base36(file_number)}:\n"
+            marker = f":{_base36(file_number)}\\n".encode()
             marked: set[int] = set()
-            about: dict[str, Any] = {"count": 0, "kinds": "", "project": ""}
-            with gzip.open(path, "rt", encoding="utf-8") as handle:
-                for line in handle:
-                    if line.startswith(FILE_LINE):
-                        about = json.loads(line[len(FILE_LINE):])
-                        continue
-                    tab = line.index("\t")
-                    start = line[:min(tab, SHARD_PREFIX)]  # every term has two letters or more
-                    number = shard_of_prefix.get(start)
-                    if number is None:
-                        number = shard_of_prefix[start] = shard_of(start, shards)
+            for block in _read_word_list(path)[0]:
+                keys, starts, body = block.keys, block.starts, block.body
+                at = 0
+                while at < len(keys):
+                    # The run of lines whose fine keys share their top bits: one shard's.
+                    top = keys[at] >> shift
+                    after = bisect.bisect_left(keys, (top + 1) << shift, at)
+                    number = _reversed_bits(top, FINE_SHARD_BITS - shift)
+                    chunk = body[starts[at]:starts[after] if after < len(keys) else len(body)]
                     if number not in marked:
                         marked.add(number)
                         pending[number].append(marker)
-                    pending[number].append(line)
-                    pending_characters += len(line)
-                    if pending_characters > SPILL_CHARACTERS:
-                        spill()  # the file's marker stays the last one in each scratch file it wrote to
-                        pending_characters = 0
-            files.append([path.name.split(".")[0], about["count"], about["project"], about["kinds"]])
-        spill()
+                        pending_bytes += len(marker)
+                    pending[number].append(chunk)
+                    pending_bytes += len(chunk)
+                    at = after
+            if pending_bytes > SPILL_BYTES:
+                spill()
+                pending_bytes = 0
         for number in range(shards):
-            postings: dict[str, list[str]] = {}
             source = scratch / str(number)
-            if source.exists():
-                prefix = ""
-                with source.open(encoding="utf-8") as handle:
-                    for line in handle:
-                        if line[0] == "\0":
-                            prefix = line[1:-1]
-                            continue
-                        term, _, gaps = line.partition("\t")
-                        found = postings.get(term)
-                        if found is None:
-                            postings[term] = [prefix + gaps[:-1]]
-                        else:
-                            found.append(prefix + gaps[:-1])
-            distinct_terms += len(postings)
-            payload = json.dumps("\n".join(term + "\t" + ";".join(postings[term]) for term in sorted(postings)),
-                                 ensure_ascii=False)
-            write(urls.search_terms(number), f"sessionsiteSearch.terms({number},{payload});\n".encode("utf-8"))
+            spilled = source.read_bytes() if source.exists() else b""
+            payload = spilled + b"".join(pending[number])
+            write(urls.search_terms(number), b"sessionsiteSearch.terms(%d,\"%s\");\n" % (number, payload))
     projects = sorted({project for _, _, project, _ in files})
     meta = {"shards": shards, "prefix": SHARD_PREFIX, "per_store": DOCUMENTS_PER_STORE, "kinds": KINDS,
             "projects": projects,
             "files": [[name, count, projects.index(project), kinds] for name, count, project, kinds in files]}
     write(urls.SEARCH_INDEX, f"sessionsiteSearch.index({json.dumps(meta, ensure_ascii=False, separators=(',', ':'))});\n"
           .encode("utf-8"))
-    return SearchIndexSize(documents=sum(file[1] for file in files), terms=distinct_terms)
+    return SearchIndexSize(documents=sum(file[1] for file in files), term_lines=term_lines)
 
 
-def _uncompressed_size(path: Path) -> int:
-    with gzip.open(path) as handle:
-        return sum(len(chunk) for chunk in iter(lambda: handle.read(1 << 20), b""))
+def _fine_key(term: str) -> int:
+    """Where a term's line goes among its file's: the low bits of its shard hash, read backwards."""
+    return _fine_key_of_start(term[:SHARD_PREFIX])
+
+
+@lru_cache(maxsize=1 << 16)
+def _fine_key_of_start(start: str) -> int:
+    return _reversed_bits(shard_of(start, MAX_SHARDS), FINE_SHARD_BITS)
+
+
+@lru_cache(maxsize=1 << 16)
+def _reversed_bits(value: int, bits: int) -> int:
+    result = 0
+    for _ in range(bits):
+        result = (result << 1) | (value & 1)
+        value >>= 1
+    return result
 
 
 def _compressed(text: str) -> bytes:
@@ -386,14 +480,11 @@ def _compressed(text: str) -> bytes:
     return gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)
 
 
-def _deltas(numbers: Iterable[int]) -> str:
+def _deltas(numbers: list[int]) -> str:
     """Ascending document numbers as gaps in base 36: the shards are most of the index's bytes."""
-    out = []
-    previous = 0
-    for number in numbers:
-        out.append(_base36(number - previous))
-        previous = number
-    return ",".join(out)
+    small, known = _SMALL_BASE36, len(_SMALL_BASE36)
+    return ",".join([small[gap] if gap < known else _base36_of(gap)
+                     for gap in map(operator.sub, numbers, [0, *numbers[:-1]])])
 
 
 def _base36(number: int) -> str:

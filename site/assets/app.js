@@ -156,20 +156,20 @@
   function documentsFor(word) {
     var found = new Map();
     var whole = Array.from(word).length < index.prefix;
+    // Lines `:file` (a file's place in index.js) and then that file's `term<TAB>gaps` lines
+    // (generator.search.write_index): the term's documents in that file as gaps.
+    var first = 0;
     (shards[shardOf(word)] || []).forEach(function (line) {
+      if (line.charAt(0) === ":") { first = firstDocument[parseInt(line.slice(1), 36)]; return; }
       var tab = line.indexOf("\t");
+      if (tab < 0) return;
       var term = line.slice(0, tab);
       if (whole ? term !== word : term.lastIndexOf(word, 0) !== 0) return;
       var weight = term.length === word.length ? 2 : 1;
-      // file:gaps;file:gaps… (generator.search.write_index): a file's place in index.js, then the
-      // term's documents in that file as gaps.
-      line.slice(tab + 1).split(";").forEach(function (part) {
-        var colon = part.indexOf(":");
-        var number = firstDocument[parseInt(part.slice(0, colon), 36)];
-        part.slice(colon + 1).split(",").forEach(function (gap) {
-          number += parseInt(gap, 36);
-          if ((found.get(number) || 0) < weight) found.set(number, weight);
-        });
+      var number = first;
+      line.slice(tab + 1).split(",").forEach(function (gap) {
+        number += parseInt(gap, 36);
+        if ((found.get(number) || 0) < weight) found.set(number, weight);
       });
     });
     return found;
