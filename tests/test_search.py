@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -219,6 +220,22 @@ def test_a_word_list_in_many_blocks_finds_the_same_documents(coding_site, tmp_pa
     for word in ("zanzibarite", "pytest", "gauge", "quokkameter", "wheel", "flibbertigibbet", "the"):
         assert results(tmp_path / "site", word) == results(coding_site, word), word
         assert results(coding_site, word), word
+
+
+def test_a_damaged_word_list_leaves_out_only_its_own_file(coding_site, tmp_path, caplog):
+    site = tmp_path / "site"
+    shutil.copytree(coding_site, site)
+    lists = sorted((site / urls.SEARCH_WORDS_FOLDER).glob("*.txt.gz"))
+    lists[0].write_bytes(lists[0].read_bytes()[:40])  # cut short, as by a full disk
+    written: dict[str, bytes] = {}
+    search.write_index(site, lambda path, content: written.__setitem__(path, content))
+    for path, content in written.items():
+        (site / path).write_bytes(content)
+    assert lists[0].name in caplog.text and "left out of the search index" in caplog.text
+    meta = json.loads(load_script(site / urls.SEARCH_INDEX, "index"))
+    assert [file[0] for file in meta["files"]] == [path.name.split(".")[0] for path in lists[1:]]
+    projects = {row[-1] for word in ("quokkameter", "pytest", "gauge") for row in found(site, word)}
+    assert len(projects) == 1  # the other file's sessions are still found
 
 
 def test_the_merge_gives_the_same_index_however_often_it_spills(examples_site, monkeypatch):

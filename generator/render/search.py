@@ -36,9 +36,11 @@ import bisect
 import gzip
 import heapq
 import json
+import logging
 import operator
 import re
 import tempfile
+import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -47,6 +49,8 @@ from typing import Any, Callable, Iterable, Iterator
 from ..core import urls
 from ..core.text import plain
 from .markdown.blocks import Block, Code, Group, Prose
+
+log = logging.getLogger("sessionsite")
 
 KINDS = ("session", "prompt", "reply", "plan", "thinking", "command", "path", "code", "output")
 """What a document is, in the order results are ranked in (app.js ranks the first four above the rest);
@@ -399,8 +403,16 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
     files: list[list[Any]] = []
     words_bytes = 0
     term_lines = 0
+    readable = []
     for path in lists:
-        blocks, about, lines = _read_word_list(path)
+        try:
+            blocks, about, lines = _read_word_list(path)
+        except (OSError, EOFError, ValueError, KeyError, TypeError, zlib.error) as error:
+            # Only a damaged site gets here (a word list is ours, and replaced on every build of its
+            # file): the file's sessions are left out of search, and the rest is still found.
+            log.warning("%s: left out of the search index: %s", path, error)
+            continue
+        readable.append(path)
         words_bytes += sum(len(block.body) for block in blocks)
         term_lines += lines
         files.append([path.name.split(".")[0], about["count"], about["project"], about["kinds"]])
@@ -420,7 +432,7 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
                         handle.write(b"".join(parts))
                     parts.clear()
 
-        for file_number, path in enumerate(lists):
+        for file_number, path in enumerate(readable):
             marker = f":{_base36(file_number)}\\n".encode()
             marked: set[int] = set()
             for block in _read_word_list(path)[0]:
