@@ -11,8 +11,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
-import os
-import sys
 import tempfile
 import threading
 import zipfile
@@ -24,6 +22,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .core.errors import InputError
+from .core.places import user_cache_folder
 from .output.write import is_sessionsite_output
 
 LOOPBACK = "127.0.0.1"
@@ -163,14 +162,8 @@ def unzipped(archive: Path) -> Iterator[Path]:
 def cache_folder(inputs: tuple[Path, ...]) -> Path:
     """Where `serve` builds a set of inputs: the user's cache folder, one site per set, so that serving the
     same logs again rebuilds only what changed since."""
-    if sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
-    elif os.name == "nt":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     key = "\n".join(sorted(str(path.resolve()) for path in inputs))
-    return base / "sessionsite" / "serve" / hashlib.sha256(key.encode()).hexdigest()[:16] / "site"
+    return user_cache_folder() / "serve" / hashlib.sha256(key.encode()).hexdigest()[:16] / "site"
 
 
 class LiveSite:

@@ -176,3 +176,30 @@ def test_bundle_command_takes_a_theme(tmp_path):
                                        "-o", str(out), "--theme", str(theme), "--no-vault", "-j", "1"])
     assert result.exit_code == 0, result.output
     assert BeautifulSoup(out.read_text(encoding="utf-8"), "html.parser").select(".shell-call kbd")
+
+
+def test_compiled_templates_are_kept_between_builds_and_never_stale(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    _session(tmp_path / "logs")
+    theme = _theme(tmp_path, {"tools/Bash.html": BASH_TEMPLATE})
+    build(BuildConfig(inputs=(tmp_path / "logs",), output=tmp_path / "first", redact=False, jobs=1, theme=theme))
+    kept = sorted((tmp_path / "cache" / "sessionsite" / "templates").iterdir())
+    assert kept  # the next build loads them instead of compiling
+    # The theme's template edited: the next build must show the edit, not the compiled old one.
+    (theme / "templates" / "tools" / "Bash.html").write_text(BASH_TEMPLATE.replace("prompt-sign", "shell-sign"))
+    build(BuildConfig(inputs=(tmp_path / "logs",), output=tmp_path / "second", redact=False, jobs=1, theme=theme))
+    assert _page(tmp_path / "second").select_one("#e-toolu_bash1 .shell-sign") is not None
+    assert _page(tmp_path / "second").select(".prompt-sign") == []
+    # Damaged entries are compiled again: the page comes out as without any cache.
+    for path in kept:
+        path.write_bytes(path.read_bytes()[:30])
+    build(BuildConfig(inputs=(tmp_path / "logs",), output=tmp_path / "third", redact=False, jobs=1, theme=theme))
+    assert _page(tmp_path / "third").select_one("#e-toolu_bash1 .shell-sign") is not None
+
+
+def test_a_cache_folder_that_cannot_be_made_does_not_stop_a_build(tmp_path, monkeypatch):
+    (tmp_path / "not-a-folder").write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "not-a-folder"))
+    _session(tmp_path / "logs")
+    build(BuildConfig(inputs=(tmp_path / "logs",), output=tmp_path / "site", redact=False, jobs=1))
+    assert _page(tmp_path / "site").select_one("#e-toolu_bash1") is not None
