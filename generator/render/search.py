@@ -32,6 +32,7 @@ stream).
 
 from __future__ import annotations
 
+import array
 import bisect
 import gzip
 import heapq
@@ -39,6 +40,7 @@ import json
 import logging
 import operator
 import re
+import sys
 import tempfile
 import zlib
 from dataclasses import dataclass
@@ -73,8 +75,11 @@ MAX_SHARDS = 1 << FINE_SHARD_BITS
 SHARD_PREFIX = 3
 """A term's shard is chosen by its first three letters: a query word of three letters or more finds every
 term it starts in one shard, and common starts ("co", "re") do not make one shard huge."""
-SPILL_BYTES = 16_000_000
+SPILL_BYTES = 64_000_000
 """How much of the shards the merge holds before writing it out to its scratch files."""
+KEPT_BYTES = 64_000_000
+"""How much of the word lists the merge keeps from reading them for their size to cutting them: the rest is
+read again."""
 POSTINGS_PER_BLOCK = 2_000_000
 """How many (term, document) pairs a file's recorder holds before writing a block of its word list: one
 block for all but the longest sessions (a term in two blocks is two lines of its shard)."""
@@ -332,11 +337,10 @@ class FileSearchRecorder:
             line = f"{term}\\t{_deltas(self.postings[term])}\\n".encode()
             body.append(line)
             size += len(line)
-        header = json.dumps({"size": size, "lines": len(keyed), "keys": keys, "starts": starts},
-                            separators=(",", ":"))
+        header = json.dumps({"size": size, "lines": len(keyed), "keys": len(keys)}, separators=(",", ":"))
         self.output.append(urls.search_words(self.name),
-                           gzip.compress(BLOCK_LINE.encode() + header.encode() + b"\n" + b"".join(body),
-                                         compresslevel=6, mtime=0))
+                           gzip.compress(BLOCK_LINE.encode() + header.encode() + b"\n" + _packed(keys) + _packed(starts)
+                                         + b"".join(body), compresslevel=6, mtime=0))
         self.postings, self.postings_held = {}, 0
 
     def finish(self) -> None:
@@ -360,9 +364,29 @@ class SearchIndexSize:
 
 @dataclass(slots=True)
 class _WordBlock:
-    keys: list[int]
-    starts: list[int]
+    keys: array.array[int]
+    starts: array.array[int]
     body: bytes
+
+
+_UINT32 = next(code for code in "IL" if array.array(code).itemsize == 4)
+
+
+def _packed(numbers: list[int]) -> bytes:
+    """Numbers under 2**32 as 4 bytes each, little-endian: a block's fine keys and where their lines start,
+    read by every build for every file (as JSON, reading them was a fifth of the merge)."""
+    packed = array.array(_UINT32, numbers)
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return packed.tobytes()
+
+
+def _unpacked(data: bytes) -> array.array[int]:
+    numbers = array.array(_UINT32)
+    numbers.frombytes(data[:len(data) - len(data) % numbers.itemsize])
+    if sys.byteorder == "big":
+        numbers.byteswap()
+    return numbers
 
 
 def _read_word_list(path: Path) -> tuple[list[_WordBlock], dict[str, Any], int]:
@@ -379,8 +403,14 @@ def _read_word_list(path: Path) -> tuple[list[_WordBlock], dict[str, Any], int]:
         position = end + 1
         if line.startswith(block_line):
             header = json.loads(line[len(block_line):])
-            blocks.append(_WordBlock(header["keys"], header["starts"], data[position:position + header["size"]]))
-            position += header["size"]
+            count, size = header["keys"], header["size"]
+            keys = _unpacked(data[position:position + 4 * count])
+            starts = _unpacked(data[position + 4 * count:position + 8 * count])
+            position += 8 * count
+            if len(starts) != count or position + size > len(data):
+                raise ValueError("a block cut short")
+            blocks.append(_WordBlock(keys, starts, data[position:position + size]))
+            position += size
             lines += header["lines"]
         elif line.startswith(file_line):
             about = json.loads(line[len(file_line):])
@@ -404,6 +434,8 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
     words_bytes = 0
     term_lines = 0
     readable = []
+    kept: dict[Path, list[_WordBlock]] = {}
+    kept_bytes = 0
     for path in lists:
         try:
             blocks, about, lines = _read_word_list(path)
@@ -413,7 +445,11 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
             log.warning("%s: left out of the search index: %s", path, error)
             continue
         readable.append(path)
-        words_bytes += sum(len(block.body) for block in blocks)
+        size = sum(len(block.body) for block in blocks)
+        words_bytes += size
+        if kept_bytes + size <= KEPT_BYTES:
+            kept[path] = blocks
+            kept_bytes += size
         term_lines += lines
         files.append([path.name.split(".")[0], about["count"], about["project"], about["kinds"]])
     shards = 1
@@ -432,25 +468,25 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
                         handle.write(b"".join(parts))
                     parts.clear()
 
+        # A shard's lines in a block lie between the fine keys that start its run and the next one's.
+        bits = FINE_SHARD_BITS - shift
+        numbers = [_reversed_bits(top, bits) for top in range(shards)]
+        boundaries = [top << shift for top in range(shards + 1)]
         for file_number, path in enumerate(readable):
             marker = f":{_base36(file_number)}\\n".encode()
-            marked: set[int] = set()
-            for block in _read_word_list(path)[0]:
-                keys, starts, body = block.keys, block.starts, block.body
-                at = 0
-                while at < len(keys):
-                    # The run of lines whose fine keys share their top bits: one shard's.
-                    top = keys[at] >> shift
-                    after = bisect.bisect_left(keys, (top + 1) << shift, at)
-                    number = _reversed_bits(top, FINE_SHARD_BITS - shift)
-                    chunk = body[starts[at]:starts[after] if after < len(keys) else len(body)]
-                    if number not in marked:
-                        marked.add(number)
-                        pending[number].append(marker)
-                        pending_bytes += len(marker)
-                    pending[number].append(chunk)
-                    pending_bytes += len(chunk)
-                    at = after
+            for block in kept.pop(path) if path in kept else _read_word_list(path)[0]:
+                # Done for every file and shard (5,000 files into 1,024 shards is five million times): kept to
+                # a comprehension and a loop that does nothing for a shard the block has no line of. A file in
+                # several blocks names itself again in each: the shard reads the same.
+                keys, body = block.keys, block.body
+                starts = [*block.starts, len(body)]
+                offsets = [starts[bisect.bisect_left(keys, boundary)] for boundary in boundaries]
+                for number, low, high in zip(numbers, offsets, offsets[1:]):
+                    if low != high:
+                        parts = pending[number]
+                        parts.append(marker)
+                        parts.append(body[low:high])
+                pending_bytes += len(body) + len(marker) * min(shards, len(keys))
             if pending_bytes > SPILL_BYTES:
                 spill()
                 pending_bytes = 0
