@@ -20,7 +20,6 @@ documents stand for roughly 8 GB of real logs.)
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import random
 import resource
@@ -103,9 +102,11 @@ def synthetic(args: argparse.Namespace) -> None:
         def query_bytes(word: str) -> int:
             return (root / urls.search_terms(search.shard_of(word, len(shards)))).stat().st_size
 
-        lines = gzip.decompress((root / urls.search_words(urls.search_name("0"))).read_bytes()).decode().splitlines()[:-1]
-        by_frequency = sorted(lines, key=lambda line: -len(line.split("\t")[1].split(",")))
-        common, rare = by_frequency[0].split("\t")[0], by_frequency[-1].split("\t")[0]
+        blocks = search._read_word_list(root / urls.search_words(urls.search_name("0")))[0]
+        # A block's lines as the shards hold them: `term\\tgaps\\n`, the tab and line end escaped.
+        lines = [line.split("\\t") for block in blocks for line in block.body.decode().split("\\n") if line]
+        by_frequency = sorted(lines, key=lambda line: -len(line[1].split(",")))
+        common, rare = by_frequency[0][0], by_frequency[-1][0]
         print(f"| documents | term lines | merge time | merge memory | term shards | largest shard | median shard "
               f"| word lists | query '{common}' (most common) | query '{rare}' (rare) |")
         print("|---|---|---|---|---|---|---|---|---|---|")
