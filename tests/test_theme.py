@@ -4,6 +4,7 @@ text printed by a template is escaped whatever the template does with it."""
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 
@@ -239,7 +240,9 @@ def test_each_colour_of_the_palette_is_written_once():
             assert literal.lower() not in python, (name, literal)
 
 
-def test_code_colours_come_from_the_themes_stylesheet(tmp_path, caplog):
+def test_code_colours_come_from_the_themes_stylesheet(tmp_path, caplog, monkeypatch):
+    # The CLI's logging (set up by any earlier test that ran it) keeps warnings from the root logger.
+    monkeypatch.setattr(logging.getLogger("sessionsite"), "propagate", True)
     default_light, default_dark = Theme.load().code_colours()
     assert default_light == CodeColours(background="#f6f7f9", inserted="#e6f4ea", deleted="#fdecec")
     style = DEFAULT_STYLE.read_text(encoding="utf-8")
