@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import jinja2
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]  # generator/, from generator/render/
+log = logging.getLogger("sessionsite")
 
 
 def default_theme_dir() -> Path:
@@ -94,12 +95,12 @@ class Theme:
 
         def colour(name: str) -> tuple[float, ...]:
             if name in own:
-                value = parse_colour(own[name])
+                value = _parse_colour(own[name])
                 if value is not None:
                     return value
                 log.warning("%s: --%s: %r is not a colour this can read (#rgb, #rrggbb, rgb(), rgba()); "
                             "code is coloured for the default theme's", stylesheet, name, own[name])
-            value = parse_colour(default[name])
+            value = _parse_colour(default[name])
             if value is None:
                 raise ThemeError(f"the built-in theme's --{name} is not a colour: reinstall sessionsite")
             return value
@@ -111,9 +112,6 @@ class Theme:
                                deleted=_hex(_over(colour(f"{prefix}diff-del"), background)))
 
         return colours(""), colours("dark-")
-
-
-log = logging.getLogger("sessionsite")
 
 
 @dataclass(frozen=True)
@@ -141,7 +139,7 @@ _HEX_COLOUR = re.compile(r"#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
 _RGB_COLOUR = re.compile(r"rgba?\(\s*([\d.]+)[\s,]+([\d.]+)[\s,]+([\d.]+)(?:\s*[,/]\s*([\d.]+)(%?))?\s*\)")
 
 
-def parse_colour(value: str) -> tuple[float, float, float, float] | None:
+def _parse_colour(value: str) -> tuple[float, float, float, float] | None:
     """#rgb, #rrggbb, rgb() or rgba() (channels 0-255) as red, green, blue and alpha; None for anything else."""
     value = value.strip()
     if found := _HEX_COLOUR.fullmatch(value):

@@ -410,7 +410,7 @@ class _SessionBuilder:
             if seen is Seen.IN_THIS_FILE:
                 return
             if seen in _SHARED_UUID:
-                # Both are kept, and each has an anchor of its own.
+                # Another entry has its uuid: both are kept, and each has an anchor of its own.
                 self.problems.append(Diagnostic(entry.file, entry.line, f"uuid {uuid[:40]!r} is also the uuid of "
                                                 f"{_SHARED_UUID[seen]}: both are shown"))
                 data = {**data, "uuid": f"{re.sub(r'[^A-Za-z0-9_-]', '', uuid)[:24]}-line{entry.line}"}

@@ -372,7 +372,8 @@ class Seen(Enum):
     IN_THIS_FILE = "in this file"
     """The same entry (uuid and time) written again in this file, as a resumed session replays it: left out."""
     UUID_IN_THIS_FILE = "uuid in this file"
-    """Another entry of this file (another time, or the same entry written twice) has its uuid: both shown."""
+    """Another entry of this file has its uuid, at another time (or the same entry written again at another
+    time: it cannot be told apart): both shown."""
     UUID_IN_CONTINUED_SESSION = "uuid in continued session"
     """An entry of the session this one continues has its uuid, at another time: both shown."""
 
