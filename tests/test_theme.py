@@ -4,13 +4,18 @@ text printed by a template is escaped whatever the template does with it."""
 
 from __future__ import annotations
 
+import logging
+import re
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 
+import generator
 from generator.build import BuildConfig, build
 from generator.core.errors import ThemeError
+from generator.render.html.render import pygments_css
+from generator.render.theme import CodeColours, Theme, default_theme_dir
 
 from helpers import (PROJECT_DIR, SESSION_ID, assistant, chain, text, tool_result, tool_use, user,
                      write_jsonl)
@@ -203,3 +208,153 @@ def test_a_cache_folder_that_cannot_be_made_does_not_stop_a_build(tmp_path, monk
     _session(tmp_path / "logs")
     build(BuildConfig(inputs=(tmp_path / "logs",), output=tmp_path / "site", redact=False, jobs=1))
     assert _page(tmp_path / "site").select_one("#e-toolu_bash1") is not None
+
+
+# -- one palette source ---------------------------------------------------------------------------------------
+
+DEFAULT_STYLE = default_theme_dir() / "static" / "style.css"
+COLOUR_LITERAL = re.compile(r"#[0-9a-fA-F]{3,8}\b|rgba?\([^)]*\)")
+DARK_RULES = (('@media (prefers-color-scheme: dark)', ':root:not([data-theme="light"])'),
+              ("", ':root[data-theme="dark"]'))
+
+
+def _css_rules(css: str) -> list[tuple[str, str, dict[str, str]]]:
+    """(the at-rule it sits in or "", selector, declarations) of each style rule: enough of CSS to read
+    our own stylesheet (no braces or semicolons inside strings or urls there)."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.DOTALL)
+    rules, open_preludes, start = [], [], 0
+    for brace in re.finditer(r"[{}]", css):
+        if brace.group() == "{":
+            open_preludes.append(" ".join(css[start:brace.start()].split()))
+        else:
+            prelude = open_preludes.pop()
+            if not prelude.startswith("@"):
+                declarations = dict(
+                    (name.strip(), value.strip()) for name, _, value in
+                    (part.partition(":") for part in css[start:brace.start()].split(";") if part.strip()))
+                rules.append((open_preludes[-1] if open_preludes else "", prelude, declarations))
+        start = brace.end()
+    return rules
+
+
+def test_each_colour_of_the_palette_is_written_once():
+    rules = _css_rules(DEFAULT_STYLE.read_text(encoding="utf-8"))
+    root = next(declarations for at_rule, selector, declarations in rules if (at_rule, selector) == ("", ":root"))
+    palette = {name: value for name, value in root.items() if COLOUR_LITERAL.search(value)}
+    dark_palette = {name.removeprefix("--dark-") for name in root if name.startswith("--dark-")}
+    assert {"code-bg", "diff-add", "diff-del", "bg", "text"} <= dark_palette
+
+    # Outside :root (and print, a palette of its own) no rule gives a custom property a colour of its own.
+    for at_rule, selector, declarations in rules:
+        if (at_rule, selector) != ("", ":root") and at_rule != "@media print":
+            written = {name: value for name, value in declarations.items()
+                       if name.startswith("--") and COLOUR_LITERAL.search(value)}
+            assert written == {}, (at_rule, selector)
+
+    # Dark is in force by two rules (the system's preference, the reader's toggle) that name no colour: each
+    # maps a colour to its --dark- value, both the same, and every dark colour is put in force.
+    dark_rules = [declarations for at_rule, selector, declarations in rules if (at_rule, selector) in DARK_RULES]
+    assert len(dark_rules) == 2 and dark_rules[0] == dark_rules[1]
+    mapped = {name.removeprefix("--"): value for name, value in dark_rules[0].items() if name.startswith("--")}
+    assert {name for name, value in mapped.items() if value == f"var(--dark-{name})"} == dark_palette
+    assert all(f"--{name}" in root for name in dark_palette)  # each has its light value too
+
+    # The code colours the highlighter needs are read from the theme: no palette colour is written in Python.
+    python = "\n".join(path.read_text(encoding="utf-8").lower()
+                       for path in Path(generator.__file__).parent.rglob("*.py"))
+    for name, value in palette.items():
+        for literal in COLOUR_LITERAL.findall(value):
+            assert literal.lower() not in python, (name, literal)
+
+
+def test_code_colours_come_from_the_themes_stylesheet(tmp_path, caplog, monkeypatch):
+    # The CLI's logging (set up by any earlier test that ran it) keeps warnings from the root logger.
+    monkeypatch.setattr(logging.getLogger("sessionsite"), "propagate", True)
+    default_light, default_dark = Theme.load().code_colours()
+    assert default_light == CodeColours(background="#f6f7f9", inserted="#e6f4ea", deleted="#fdecec")
+    style = DEFAULT_STYLE.read_text(encoding="utf-8")
+    assert "--diff-add: #e6f4ea;" in style and "--dark-diff-del: #490202;" in style
+    themed = style.replace("--diff-add: #e6f4ea;", "--diff-add: rgba(0, 127, 1, .5);").replace(
+        "--dark-diff-del: #490202;", "--dark-diff-del: color-mix(in srgb, red 30%, black);")
+    light, dark = Theme.load(_theme(tmp_path, {}, {"style.css": themed})).code_colours()
+    # A translucent colour as it shows over the block's background: half #007f01, half #f6f7f9.
+    assert light == CodeColours(background="#f6f7f9", inserted="#7bbb7d", deleted="#fdecec")
+    # One this cannot read is the default theme's, and said so.
+    assert dark == default_dark and "--dark-diff-del" in caplog.text
+    # A theme with no stylesheet of its own has the default's colours.
+    assert Theme.load(_theme(tmp_path / "bare", {})).code_colours() == (default_light, default_dark)
+
+
+def _wcag_contrast(one: tuple[int, ...], other: tuple[int, ...]) -> float:
+    def luminance(colour: tuple[int, ...]) -> float:
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (v / 255 for v in colour)]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    high, low = sorted((luminance(one), luminance(other)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def _rgb(value: str) -> tuple[int, ...]:
+    if value.startswith("#"):
+        return tuple(int(value[i:i + 2], 16) for i in (1, 3, 5))
+    return tuple(int(float(part)) for part in re.findall(r"[\d.]+", value)[:3])
+
+
+CODE_REPLY = """Here it is:
+
+```python
+# the total, in cents
+def total(payments: list[int]) -> int:
+    return sum(payments) + 0x10  # plus the fee
+print(f"total: {total([1, 2])!r}", 'done', 3.5, None, True)
+```
+"""
+
+
+@pytest.mark.parametrize("mode", ["light", "system dark", "toggle dark"])
+def test_a_theme_that_changes_the_code_background_changes_code_blocks(browser, tmp_path, mode):
+    """A theme's own --code-bg is what code is shown on, and the highlighter's colours are readable on it
+    (the default theme's are not: they are made for the default's background)."""
+    backgrounds = {"light": "#d5dae3", "dark": "#30353f"}
+    style = DEFAULT_STYLE.read_text(encoding="utf-8")
+    assert "--code-bg: #f6f7f9;" in style and "--dark-code-bg: #0b0d12;" in style
+    theme = _theme(tmp_path, {}, {"style.css": style.replace("--code-bg: #f6f7f9;", f"--code-bg: {backgrounds['light']};")
+                                  .replace("--dark-code-bg: #0b0d12;", f"--dark-code-bg: {backgrounds['dark']};")})
+    entries = chain(user("show me"), assistant(text(CODE_REPLY)),
+                    assistant(tool_use("Edit", {"file_path": "/src/a.py", "old_string": "x = 1  # one",
+                                                "new_string": "x = 2  # two"}, "toolu_edit1")),
+                    user([tool_result("toolu_edit1", "The file /src/a.py has been updated.")]))
+    write_jsonl(tmp_path / "logs" / PROJECT_DIR / f"{SESSION_ID}.jsonl", entries)
+    out = tmp_path / "site"
+    build(BuildConfig(inputs=(tmp_path / "logs",), output=out, redact=False, jobs=1, theme=theme))
+
+    scheme = "light" if mode == "light" else "dark"
+    background = backgrounds[scheme]
+    default_colours = pygments_css(*Theme.load().code_colours()).split(':root[data-theme="dark"]')
+    default_tokens = set(re.findall(r"(?<![-\w])color: (#[0-9a-f]{6})\b", default_colours[0 if scheme == "light" else 1], re.I))
+    assert any(_wcag_contrast(_rgb(c), _rgb(background)) < 4.5 for c in default_tokens)
+
+    context = browser.new_context(color_scheme="light" if mode == "toggle dark" else scheme)
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    session_page = (out / "projects" / PROJECT_DIR.lstrip("-") / f"{SESSION_ID}.html").as_uri()
+    if mode == "toggle dark":
+        page.goto(session_page)
+        page.evaluate("localStorage.setItem('sessionsite-theme', 'dark')")
+    page.goto(session_page)
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    shown = page.evaluate("""() => Array.from(document.querySelectorAll('pre.highlight')).map(pre => ({
+        language: pre.className, background: getComputedStyle(pre).backgroundColor,
+        spans: Array.from(pre.querySelectorAll('span')).filter(s => s.textContent.trim()).map(s => ({
+            token: s.className, colour: getComputedStyle(s).color, background: getComputedStyle(s).backgroundColor}))}))""")
+    context.close()
+    assert {"highlight language-python", "highlight language-diff"} <= {block["language"] for block in shown}
+    for block in shown:
+        assert _rgb(block["background"]) == _rgb(background), block["language"]
+        tokens = {span["token"] for span in block["spans"]}
+        assert tokens, block["language"]
+        for span in block["spans"]:
+            # A diff's lines have a background of their own; every other token is on the block's.
+            seen_on = span["background"] if not span["background"].startswith("rgba(0, 0, 0, 0") else block["background"]
+            assert _wcag_contrast(_rgb(span["colour"]), _rgb(seen_on)) >= 4.5, (block["language"], span)
+    python_tokens = next(b for b in shown if b["language"] == "highlight language-python")["spans"]
+    assert {"c1", "k", "s2", "mi"} <= {span["token"] for span in python_tokens}

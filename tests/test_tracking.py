@@ -4,18 +4,21 @@
 from __future__ import annotations
 
 from generator.core.model import AssistantText, Plan, PlanDecision, PlanStatus, Prompt, PromptLabel, TaskItem, ToolCall, ToolResult
-from generator.stages.summarize import PLAN_PREAMBLE
+from generator.stages.summarize import PLAN_PREAMBLE, uuid_digest
 from generator.stages.tracking import (
     EARLY_RESULT_WAIT,
     RECENT_MESSAGES,
     REPLAYED_CALLS_KEPT,
     BackgroundTasks,
     CallPairing,
+    DuplicateEntries,
     SessionMetadata,
     PlanApproval,
+    Seen,
     TaskTracker,
     UsageCounter,
     plan_of,
+    replay_digest,
 )
 
 
@@ -208,3 +211,40 @@ def test_metadata_keeps_the_first_names_every_version_and_model_and_the_whole_ti
     assert metadata.title == "Made up"
     metadata.custom_title = "Given"
     assert metadata.title == "Given"
+
+
+def test_an_entry_written_again_is_seen_once_and_a_shared_uuid_is_another_entry():
+    entries = DuplicateEntries()
+    assert entries.see("u1", "2026-03-01T10:00:00Z") is Seen.NEW
+    assert entries.see("u2", "2026-03-01T10:00:01Z") is Seen.NEW
+    # A resumed session writes the same entry again, uuid and time: it is left out, and not remembered twice.
+    assert entries.see("u1", "2026-03-01T10:00:00Z") is Seen.IN_THIS_FILE
+    # Another entry with the same uuid at another time is shown, as is an entry with no time after one with.
+    assert entries.see("u1", "2026-03-01T11:00:00Z") is Seen.UUID_IN_THIS_FILE
+    assert entries.see("u2", None) is Seen.UUID_IN_THIS_FILE
+    assert entries.see("u2", None) is Seen.IN_THIS_FILE
+    # What is kept, in file order, for link to find continuations by.
+    assert entries.uuid_digests == b"".join(map(uuid_digest, ("u1", "u2", "u1", "u2")))
+    assert entries.replay_digests == b"".join(replay_digest(uuid, time) for uuid, time in (
+        ("u1", "2026-03-01T10:00:00Z"), ("u2", "2026-03-01T10:00:01Z"), ("u1", "2026-03-01T11:00:00Z"), ("u2", None)))
+    assert entries.replayed == 0
+
+
+def test_entries_the_continued_session_shows_are_left_out_and_counted():
+    earlier = DuplicateEntries()
+    for uuid, time in (("a", "2026-03-01T10:00:00Z"), ("b", "2026-03-01T10:00:05Z")):
+        earlier.see(uuid, time)
+    held = bytes(earlier.uuid_digests) + bytes(earlier.replay_digests)
+    continued = frozenset(held[i:i + 8] for i in range(0, len(held), 8))  # as phases.replayed_entries gives it
+
+    entries = DuplicateEntries(continued=continued)
+    assert entries.see("a", "2026-03-01T10:00:00Z") is Seen.IN_CONTINUED_SESSION
+    assert entries.see("b", "2026-03-01T10:00:05Z") is Seen.IN_CONTINUED_SESSION
+    # The same uuid at another time is an entry of this session, which happens to share it.
+    assert entries.see("b", "2026-03-02T09:00:00Z") is Seen.UUID_IN_CONTINUED_SESSION
+    assert entries.see("c", "2026-03-02T09:00:01Z") is Seen.NEW
+    assert entries.replayed == 2
+    # Only the entries this session shows are its own: a session continuing it replays those.
+    assert entries.uuid_digests == uuid_digest("b") + uuid_digest("c")
+    # Written again in this file, the shared-uuid entry is left out like any other.
+    assert entries.see("b", "2026-03-02T09:00:00Z") is Seen.IN_THIS_FILE

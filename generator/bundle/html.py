@@ -188,7 +188,7 @@ def compose_html(sections: HtmlSections, builder: PageBuilder, theme: Theme) -> 
         parent = entries.get(session.parent_key) if session.is_subagent else None
         (parent["children"] if parent else contents).append(entries[session.key])
     static = theme.static_files()
-    style = _inline_safe(static["style.css"].read_text(encoding="utf-8") + "\n" + pygments_css())
+    style = _inline_safe(static["style.css"].read_text(encoding="utf-8") + "\n" + pygments_css(*theme.code_colours()))
     script = _inline_safe(static["app.js"].read_text(encoding="utf-8")) if "app.js" in static else ""
     page = builder.environment.get_template("bundle.html").render(
         generator=GENERATOR,

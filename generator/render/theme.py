@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -86,6 +87,84 @@ class Theme:
                         files[path.relative_to(static).as_posix()] = path
         return dict(sorted(files.items()))
 
+    def code_colours(self) -> tuple["CodeColours", "CodeColours"]:
+        """The light and the dark colours code is read on, from the custom properties of the theme's
+        style.css (its first `:root` rule): the colours are written there only, and the highlighter's token
+        colours are made readable on them. A property the stylesheet does not set, or sets in a form not
+        read here, is the default theme's."""
+        default = _root_properties(default_theme_dir() / "static" / "style.css")
+        stylesheet = self.static_files().get("style.css")
+        own = _root_properties(stylesheet) if stylesheet is not None else {}
+
+        def colour(name: str) -> tuple[float, ...]:
+            if name in own:
+                value = _parse_colour(own[name])
+                if value is not None:
+                    return value
+                log.warning("%s: --%s: %r is not a colour this can read (#rgb, #rrggbb, rgb(), rgba()); "
+                            "code is coloured for the default theme's", stylesheet, name, own[name])
+            value = _parse_colour(default[name])
+            if value is None:
+                raise ThemeError(f"the built-in theme's --{name} is not a colour: reinstall sessionsite")
+            return value
+
+        def colours(prefix: str) -> CodeColours:
+            background = colour(f"{prefix}code-bg")[:3]
+            return CodeColours(background=_hex(background),
+                               inserted=_hex(_over(colour(f"{prefix}diff-add"), background)),
+                               deleted=_hex(_over(colour(f"{prefix}diff-del"), background)))
+
+        return colours(""), colours("dark-")
+
+
+@dataclass(frozen=True)
+class CodeColours:
+    """The backgrounds a code block's text is read on, each an opaque #rrggbb."""
+
+    background: str
+    """The block's own (--code-bg)."""
+    inserted: str
+    """A diff's added line (--diff-add, laid over the block's background)."""
+    deleted: str
+    """A diff's removed line (--diff-del, likewise)."""
+
+
+def _root_properties(stylesheet: Path) -> dict[str, str]:
+    """The custom properties of a stylesheet's first `:root { … }` rule, by name without the dashes."""
+    css = re.sub(r"/\*.*?\*/", "", stylesheet.read_text(encoding="utf-8"), flags=re.DOTALL)
+    rule = re.search(r"(?:^|[;{}\s]):root\s*\{([^{}]*)\}", css)
+    if rule is None:
+        return {}
+    return {name: value.strip() for name, value in re.findall(r"--([\w-]+)\s*:\s*([^;]*)", rule.group(1))}
+
+
+_HEX_COLOUR = re.compile(r"#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
+_RGB_COLOUR = re.compile(r"rgba?\(\s*([\d.]+)[\s,]+([\d.]+)[\s,]+([\d.]+)(?:\s*[,/]\s*([\d.]+)(%?))?\s*\)")
+
+
+def _parse_colour(value: str) -> tuple[float, float, float, float] | None:
+    """#rgb, #rrggbb, rgb() or rgba() (channels 0-255) as red, green, blue and alpha; None for anything else."""
+    value = value.strip()
+    if found := _HEX_COLOUR.fullmatch(value):
+        digits = found.group(1)
+        if len(digits) == 3:
+            digits = "".join(c * 2 for c in digits)
+        return (*(float(int(digits[i:i + 2], 16)) for i in (0, 2, 4)), 1.0)
+    if found := _RGB_COLOUR.fullmatch(value):
+        red, green, blue, alpha, percent = found.groups()
+        opacity = 1.0 if alpha is None else float(alpha) / (100 if percent else 1)
+        return float(red), float(green), float(blue), min(opacity, 1.0)
+    return None
+
+
+def _over(colour: tuple[float, ...], background: tuple[float, ...]) -> tuple[float, ...]:
+    """A colour with some transparency as it shows laid over an opaque background."""
+    alpha = colour[3]
+    return tuple(c * alpha + b * (1 - alpha) for c, b in zip(colour[:3], background))
+
+
+def _hex(colour: tuple[float, ...]) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*(round(c) for c in colour[:3]))
 
 def _template_code_cache() -> "jinja2.BytecodeCache | None":
     """Compiled templates kept between runs, in the user's cache folder: compiling a theme's templates

@@ -51,9 +51,9 @@ from ..core.text import strip_ansi
 from .discover import SessionFile
 from .read import ReadResult
 from .redact import identifier
-from .summarize import UNKNOWN_TOOL, Summary, uuid_digest
-from .tracking import (PLAN_TOOLS, TASK_TOOLS, BackgroundTasks, CallPairing, PlanApproval, SessionMetadata, TaskTracker,
-                       UsageCounter, plan_of)
+from .summarize import UNKNOWN_TOOL, Summary
+from .tracking import (PLAN_TOOLS, TASK_TOOLS, BackgroundTasks, CallPairing, DuplicateEntries, PlanApproval, Seen,
+                       SessionMetadata, TaskTracker, UsageCounter, plan_of)
 
 # Top-level fields Claude Code is known to write; anything else is counted as unknown in the report.
 KNOWN_FIELDS = frozenset(
@@ -190,8 +190,8 @@ class _Dispatcher:
         self.progress_runs: dict[str, _SessionBuilder] = {}
 
     def _builder(self, agent_id: str = "", run_name: str = "") -> _SessionBuilder:
-        builder = _SessionBuilder(self.source, agent_id=agent_id, run_name=run_name, skip=self.skip,
-                                  problems=self.problems)
+        builder = _SessionBuilder(self.source, agent_id=agent_id, run_name=run_name,
+                                  duplicates=DuplicateEntries(continued=self.skip), problems=self.problems)
         builder.start(self.sink_for(builder.key))
         builder.summary.on_later_page = self.anchors_for(builder.key)
         return builder
@@ -233,12 +233,6 @@ class _Dispatcher:
             has_conversation=self.main.has_conversation or bool(sidechains),
             sidechains=tuple(sidechains),
         )
-
-
-def replay_digest(uuid: str, timestamp: Any) -> bytes:
-    """An entry as a resumed session replays it: the same uuid and the same time. An entry that shares only
-    the uuid is another entry."""
-    return uuid_digest(f"{uuid}\0{timestamp}")
 
 
 def _plausible_time(value: Any) -> bool:
@@ -319,6 +313,11 @@ def _media(part: Mapping[str, Any]) -> Media | None:
     return None
 
 
+# Whose uuid an entry shares, as its diagnostic says.
+_SHARED_UUID = {Seen.UUID_IN_THIS_FILE: "an earlier entry of this file",
+                Seen.UUID_IN_CONTINUED_SESSION: "an entry of the session this one continues"}
+
+
 @dataclass
 class _UserParts:
     """What the parts of one user message add up to: its text and its images make one prompt."""
@@ -335,18 +334,12 @@ class _SessionBuilder:
     agent_id: str = ""
     run_name: str = ""
     """For a subagent run found inside the main file (inline sidechain or agent_progress): its name in the key."""
-    skip: Collection[bytes] = frozenset()
-    """Digests of uuids of entries shown in the session this one continues."""
     problems: list[Diagnostic] = field(default_factory=list)
     """Where problems found in the entries go (shared by the sessions of one file)."""
     events: _EventQueue = field(init=False)
     unknown: Counter[str] = field(default_factory=Counter)
     calls: CallPairing = field(default_factory=CallPairing)
-    seen_uuids: set[bytes] = field(default_factory=set)
-    """Digests of the uuids seen, and of the uuids with their times (`replay_digest`)."""
-    uuid_digests: bytearray = field(default_factory=bytearray)  # in file order: link needs the latest entry
-    replay_digests: bytearray = field(default_factory=bytearray)
-    skipped: int = 0
+    duplicates: DuplicateEntries = field(default_factory=DuplicateEntries)
     usage: UsageCounter = field(default_factory=UsageCounter)
     metadata: SessionMetadata = field(default_factory=SessionMetadata)
     has_conversation: bool = False
@@ -410,26 +403,18 @@ class _SessionBuilder:
         data = entry.data
         uuid = data.get("uuid")
         if isinstance(uuid, str):
-            digest = uuid_digest(uuid)
-            replay = replay_digest(uuid, data.get("timestamp"))
-            if digest in self.skip and replay in self.skip:
-                self.skipped += 1  # a replay of an entry the continued session shows
+            seen = self.duplicates.see(uuid, data.get("timestamp"))
+            if seen is Seen.IN_CONTINUED_SESSION:
                 self._remember_replayed_calls(data)
                 return
-            if replay in self.seen_uuids:
-                return  # the same entry (uuid and time) written again, as a resumed session replays it
-            if digest in self.seen_uuids or digest in self.skip:
-                # Another entry (or the same, written twice) has this uuid: both are kept, and each has an
-                # anchor of its own.
-                where = "an earlier entry of this file" if digest in self.seen_uuids else (
-                    "an entry of the session this one continues")
+            if seen is Seen.IN_THIS_FILE:
+                return
+            if seen in _SHARED_UUID:
+                # Another entry has its uuid: both are kept, and each has an anchor of its own.
                 self.problems.append(Diagnostic(entry.file, entry.line, f"uuid {uuid[:40]!r} is also the uuid of "
-                                                f"{where}: both are shown"))
+                                                f"{_SHARED_UUID[seen]}: both are shown"))
                 data = {**data, "uuid": f"{re.sub(r'[^A-Za-z0-9_-]', '', uuid)[:24]}-line{entry.line}"}
                 entry = Entry(entry.file, entry.line, data)
-            self.seen_uuids.update((digest, replay))
-            self.uuid_digests += digest
-            self.replay_digests += replay
         if "timestamp" in data and not _plausible_time(data["timestamp"]):
             self.problems.append(Diagnostic(entry.file, entry.line, f"timestamp {str(data['timestamp'])[:40]!r} is not a time"
                                             " in 2023-2099: shown without it, left out of charts and durations"))
@@ -976,11 +961,11 @@ class _SessionBuilder:
             tokens_by_day=tokens_by_day,
             agent_id=self.agent_id if (self.source.is_subagent or parent_key) else "",
             parent_key=parent_key,
-            uuid_digests=bytes(self.uuid_digests),
-            replay_digests=bytes(self.replay_digests),
+            uuid_digests=bytes(self.duplicates.uuid_digests),
+            replay_digests=bytes(self.duplicates.replay_digests),
             leaf_summaries=dict(metadata.leaf_summaries),
             custom_title=metadata.custom_title,
-            skipped_entries=self.skipped,
+            skipped_entries=self.duplicates.replayed,
             **self.summary.fields(),
         )
 

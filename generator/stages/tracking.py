@@ -1,5 +1,6 @@
-"""The state `interpret` keeps across entries, one small collaborator per concern: what the entries say
-about their session (`SessionMetadata`), streamed usage (`UsageCounter`), task lists (`TaskTracker`), plan outcomes (`PlanApproval`, `plan_of`), background
+"""The state `interpret` keeps across entries, one small collaborator per concern: which entries are seen
+twice (`DuplicateEntries`), what the entries say about their session (`SessionMetadata`), streamed usage
+(`UsageCounter`), task lists (`TaskTracker`), plan outcomes (`PlanApproval`, `plan_of`), background
 tasks (`BackgroundTasks`) and which tool calls and results wait for each other (`CallPairing`). Each holds
 only its own state and knows nothing of entries' other parts, so that each can be tested by feeding it
 what interpret would and looking at what it says.
@@ -10,7 +11,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from enum import Enum
+from typing import Any, Collection, Mapping
 
 from ..core.model import (
     AssistantText,
@@ -25,7 +27,7 @@ from ..core.model import (
     ToolResult,
     Usage,
 )
-from .summarize import PLAN_PREAMBLE
+from .summarize import PLAN_PREAMBLE, uuid_digest
 
 # Messages whose usage is still being counted: a streamed message's lines come together, so older ones
 # are done and only their totals are kept (a session of any length holds this many).
@@ -352,3 +354,62 @@ class SessionMetadata:
     def title(self) -> str:
         """The title the session was given, else the one Claude Code made up for it."""
         return self.custom_title or self.ai_title or ""
+
+
+def replay_digest(uuid: str, timestamp: Any) -> bytes:
+    """An entry as a resumed session replays it: the same uuid and the same time. An entry that shares only
+    the uuid is another entry."""
+    return uuid_digest(f"{uuid}\0{timestamp}")
+
+
+class Seen(Enum):
+    """What an entry's uuid and time say about it (`DuplicateEntries.see`)."""
+
+    NEW = "new"
+    """Not seen before: shown."""
+    IN_CONTINUED_SESSION = "in continued session"
+    """A replay (uuid and time) of an entry of the session this one continues, which shows it: left out."""
+    IN_THIS_FILE = "in this file"
+    """The same entry (uuid and time) written again in this file, as a resumed session replays it: left out."""
+    UUID_IN_THIS_FILE = "uuid in this file"
+    """Another entry of this file has its uuid, at another time (or the same entry written again at another
+    time: it cannot be told apart): both shown."""
+    UUID_IN_CONTINUED_SESSION = "uuid in continued session"
+    """An entry of the session this one continues has its uuid, at another time: both shown."""
+
+
+@dataclass
+class DuplicateEntries:
+    """Which entries of one session were seen before, by uuid and by uuid with time, as 8-byte digests
+    (a session may hold millions). An entry is the same entry when both match: Claude Code writes it again
+    when a session is resumed. A uuid alone that matches is another entry that happens to share it."""
+
+    continued: Collection[bytes] = frozenset()
+    """Digests (`uuid_digest` and `replay_digest`) of the entries of the session this one continues."""
+    seen: set[bytes] = field(default_factory=set)
+    """Digests of the uuids seen, and of the uuids with their times."""
+    uuid_digests: bytearray = field(default_factory=bytearray)
+    """Of each uuid kept, in file order: `link` needs the latest entry."""
+    replay_digests: bytearray = field(default_factory=bytearray)
+    """Of each uuid kept with its time, in the same order."""
+    replayed: int = 0
+    """Entries left out as replays of the continued session's."""
+
+    def see(self, uuid: str, timestamp: Any) -> Seen:
+        """Note an entry; what it is. Every entry not left out is remembered under its own uuid."""
+        digest, replay = uuid_digest(uuid), replay_digest(uuid, timestamp)
+        if digest in self.continued and replay in self.continued:
+            self.replayed += 1
+            return Seen.IN_CONTINUED_SESSION
+        if replay in self.seen:
+            return Seen.IN_THIS_FILE
+        if digest in self.seen:
+            seen = Seen.UUID_IN_THIS_FILE
+        elif digest in self.continued:
+            seen = Seen.UUID_IN_CONTINUED_SESSION
+        else:
+            seen = Seen.NEW
+        self.seen.update((digest, replay))
+        self.uuid_digests += digest
+        self.replay_digests += replay
+        return seen

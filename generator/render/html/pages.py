@@ -412,7 +412,7 @@ def render_indexes(archive: Archive, builder: PageBuilder, theme: Theme,
             if not kept(path):
                 pages[path] = render(project)
     assets = {urls.asset(name): path.read_bytes() for name, path in theme.static_files().items()}
-    assets[urls.asset("pygments.css")] = pygments_css().encode("utf-8")
+    assets[urls.asset("pygments.css")] = pygments_css(*theme.code_colours()).encode("utf-8")
     return HtmlOutput(pages=pages, assets=assets)
 
 

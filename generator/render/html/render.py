@@ -28,6 +28,7 @@ from pygments.util import ClassNotFound
 
 from ..markdown.blocks import Block, Code, Prose, leaves
 from ..markdown.escape import code_info
+from ..theme import CodeColours
 from . import quick_highlight
 
 # Past this size a block is shown plain: highlighting megabytes of log output helps no reader.
@@ -300,27 +301,36 @@ _PLACEHOLDER_START = "\ue000sessionsite-code-"
 _PLACEHOLDER_END = "\ue001"
 
 
-def pygments_css() -> str:
-    """Light and dark code colours; dark follows the system unless the reader picked a theme."""
-    def rules(style: str, selector: str, backgrounds: Sequence[str]) -> str:
-        # Token colours only: the theme's CSS owns the layout of code blocks and line numbers.
-        formatter = HtmlFormatter(style=style)
-        background = formatter.style.background_color
-        defs = "\n".join(formatter.get_token_style_defs(selector))
-        defs = re.sub(r"(?<![-\w])color: (#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3})\b",
-                      lambda found: f"color: {readable_colour(found.group(1), backgrounds)}", defs)
-        return f"{selector} {{ background: {background}; }}\n" + defs
+def pygments_css(light: CodeColours, dark: CodeColours) -> str:
+    """Token colours for light and dark code, each readable on the backgrounds the theme gives code
+    (`Theme.code_colours`); dark follows the system unless the reader picked a theme."""
+    def rules(style: str, selector: str, on: CodeColours) -> str:
+        # Token colours only: the theme's CSS owns code blocks' backgrounds (a diff's lines too) and layout.
+        # Each colour is made readable on what it is shown on: a diff's added and removed lines (the only
+        # text on their backgrounds: the diff lexer nests no token in them) on theirs, the rest on the block's.
+        lines = []
+        for line in HtmlFormatter(style=style).get_token_style_defs(selector):
+            token = _token_class(line, selector)
+            shown_on = {".gi": on.inserted, ".gd": on.deleted}.get(token, on.background)
+            if token in (".gi", ".gd"):
+                line = re.sub(r"; background-color: #[0-9a-fA-F]+", "", line)
+            lines.append(re.sub(r"(?<![-\w])color: (#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3})\b",
+                                lambda found: f"color: {readable_colour(found.group(1), (shown_on,))}", line))
+        return "\n".join(lines)
 
-    # The theme's code backgrounds (style.css: --code-bg, and --diff-add/--diff-del laid over it).
-    light_backgrounds = ("#f6f7f9", "#e6f4ea", "#fdecec")
-    dark_backgrounds = ("#0b0d12", "#13281c", "#311a1c")
-    light = rules("friendly", ".highlight", light_backgrounds)
-    forced_dark = rules("github-dark", ':root[data-theme="dark"] .highlight', dark_backgrounds)
-    system_dark = rules("github-dark", ':root:not([data-theme="light"]) .highlight', dark_backgrounds)
+    forced_dark = rules("github-dark", ':root[data-theme="dark"] .highlight', dark)
+    system_dark = rules("github-dark", ':root:not([data-theme="light"]) .highlight', dark)
     return (
         "/* Generated from Pygments styles: friendly (light) and github-dark (dark). */\n"
-        f"{light}\n{forced_dark}\n@media (prefers-color-scheme: dark) {{\n{system_dark}\n}}\n"
+        f"{rules('friendly', '.highlight', light)}\n{forced_dark}\n"
+        f"@media (prefers-color-scheme: dark) {{\n{system_dark}\n}}\n"
     )
+
+
+def _token_class(rule: str, selector: str) -> str:
+    """`.gi` of `<selector> .gi { … }`; "" for a rule of another shape."""
+    rest = rule[len(selector):] if rule.startswith(selector) else ""
+    return rest.split("{")[0].strip()
 
 
 def _luminance(colour: str) -> float:
