@@ -180,7 +180,10 @@ def collect(inputs: Iterable[Path], progress: Progress | None = None,
     to_read = _largest_first([plan for plan in plans if not plan.reused])
     anchor_folder = staging.root if staging is not None else None
     results = in_workers(lambda p: summarise(p.source, redaction, anchor_folder=anchor_folder), to_read, jobs)
-    for plan, result in zip(to_read, progress(results, len(to_read), "Reading sessions") if progress else results):
+    # Not strict: checking would resume the workers' generator past its last result, which moves the moment
+    # its pool is shut down (workers.py).
+    for plan, result in zip(to_read, progress(results, len(to_read), "Reading sessions") if progress else results,
+                            strict=False):
         plan.result = result
         plan.record = replace(plan.record, content_hash=result.content_hash, summary=_summarised_to(result),
                               resummary=None, skip_digest="")
@@ -628,7 +631,7 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
                                 config.jobs)
     if progress is not None:
         rendered_files = progress(rendered_files, len(to_render), "Writing pages")
-    for plan, rendered in zip(to_render, rendered_files):
+    for plan, rendered in zip(to_render, rendered_files, strict=False):  # not strict: as when reading, above
         report.redactions.update(rendered.redactions)
         plan.record = replace(plan.record, outputs=sorted({*plan.record.outputs, *rendered.outputs}),
                               redactions=dict(rendered.redactions), pages=rendered.pages,

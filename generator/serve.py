@@ -55,7 +55,8 @@ class Generation:
 
 
 class _SiteHandler(SimpleHTTPRequestHandler):
-    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".md": "text/markdown; charset=utf-8",
+    # The base class reads this dict; typeshed declares it an instance attribute, so it cannot be a ClassVar.
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".md": "text/markdown; charset=utf-8",  # noqa: RUF012
                       ".js": "text/javascript; charset=utf-8", ".txt": "text/plain; charset=utf-8"}
     generation: Generation | None = None  # set on live servers only
 

@@ -154,7 +154,7 @@ def demoted(text: str) -> str:
         level = min(6, int(token.tag[1]) + shift)
         first, end = token.map  # type: ignore[misc]
         if token.markup.startswith("#"):
-            lines[first] = _ATX.sub(lambda m: m.group(1) + "#" * level, lines[first] or "", count=1)
+            lines[first] = _ATX.sub(r"\g<1>" + "#" * level, lines[first] or "", count=1)
         elif end - first >= 2 and token.level == 0:
             title = " ".join((line or "").strip() for line in lines[first:end - 1])
             lines[first:end] = ["#" * level + " " + title] + [None] * (end - first - 1)
@@ -279,7 +279,7 @@ class _Sizes:
 
         tools = 0
         if caps.tools != 0:
-            for count, chars in zip(self.tool_counts, self.tool_chars):
+            for count, chars in zip(self.tool_counts, self.tool_chars, strict=True):
                 if count:
                     shown = count if caps.tools is None else min(count, caps.tools)
                     tools += 70 + chars * shown // count + (30 if shown < count else 0)
@@ -486,7 +486,7 @@ def _caps(sizes: _Sizes) -> Caps:
         return caps
     for name, lengths in (("replies", sizes.replies), ("plans", sizes.plans), ("prompts", sizes.prompts)):
         setattr(caps, name, max(lengths, default=0))
-        found = _largest(0, max(lengths, default=0), lambda n: sizes.cost(_with(caps, name, n)) <= budget)
+        found = _largest(0, max(lengths, default=0), lambda n, name=name: sizes.cost(_with(caps, name, n)) <= budget)
         setattr(caps, name, found if found >= SHORTEST_TEXT or name == "prompts" else 0)
         if sizes.cost(caps) <= budget:
             if name == "prompts":

@@ -437,7 +437,7 @@ def first_value(path: Path, key: str, lines: int = 50) -> str:
     session only there, as `sessionId`), or ""."""
     try:
         with path.open("rb") as handle:
-            for _, line in zip(range(lines), handle):
+            for _, line in zip(range(lines), handle, strict=False):
                 try:
                     value = json.loads(line).get(key)
                 except (ValueError, AttributeError):
@@ -917,4 +917,4 @@ def log_hook_failure(folder: Path, message: str) -> None:
             handle.write(f"{_now()} {message}\n")
 
 
-__all__ = ["KeptLog", "SaveReport", "Stored", "Vault", "VaultError", "default_location", "readable", "restore"]
+__all__ = ["KeptLog", "SaveReport", "Stored", "Vault", "VaultError", "default_location", "restore"]

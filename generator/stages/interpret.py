@@ -66,7 +66,7 @@ KNOWN_FIELDS = frozenset(
      "error", "isApiErrorMessage", "apiErrorStatus", "sourceToolUseID", "logicalParentUuid",
      "compactMetadata", "isVisibleInTranscriptOnly", "isCompactSummary", "summary", "customTitle",
      "agentName", "planContent", "origin", "prNumber", "prUrl", "prRepository", "toolUseId", "mode",
-     "isApiError", "retryInMs", "retryAttempt", "maxRetries", "cause", "data", "fileHistorySnapshot",
+     "isApiError", "retryInMs", "retryAttempt", "maxRetries", "cause", "fileHistorySnapshot",
      "files", "requestIds", "model", "costUSD", "durationApiMs", "isCompactBoundary", "uuidHistory"}
 )
 # Written into the site as files; anything else (SVG can carry script) is shown as a reference only.

@@ -145,14 +145,14 @@ _GROUP_RULES = [
     # or not, after its scheme (Bearer, Basic, token…); a cookie header's every pair. The value has a digit
     # or a symbol: words and `$VAR`s are not secrets. Unlike the rules above it starts at the name: a
     # start at every `:` of a JSON text cost nine times as much.
-    ("secret-header", r"(?i)(?<![A-Za-z0-9_-])((?:proxy-)?authorization|(?:set-)?cookie|"
-     r"x-[a-z0-9-]*(?:key|token|auth|secret)[a-z0-9-]*)[\"']?[ \t]*:[ \t]*[\"']?"
-     r"(?:(?:bearer|basic|token|bot|digest|negotiate|apikey)[ \t]+)?"
-     r"((?=[^\s'\"\\]{0,200}[0-9+/=_.~-])[^\s'\"\\$]{6,}(?:;[ \t]*[^\s'\"\\;$]+)*)", (2,), 1,
+    ("secret-header", (r"(?i)(?<![A-Za-z0-9_-])((?:proxy-)?authorization|(?:set-)?cookie|"
+                       r"x-[a-z0-9-]*(?:key|token|auth|secret)[a-z0-9-]*)[\"']?[ \t]*:[ \t]*[\"']?"
+                       r"(?:(?:bearer|basic|token|bot|digest|negotiate|apikey)[ \t]+)?"
+                       r"((?=[^\s'\"\\]{0,200}[0-9+/=_.~-])[^\s'\"\\$]{6,}(?:;[ \t]*[^\s'\"\\;$]+)*)"), (2,), 1,
      (":", lambda lower: "authorization" in lower or "cookie" in lower or ("x-" in lower and (
          "-key" in lower or "-token" in lower or "-auth" in lower or "-secret" in lower)))),
-    ("aws-secret-key", r"(?i)aws.{0,20}?(?:secret|key|pwd|pw|password|pass|token).{0,20}?['\"=:\s]([0-9a-zA-Z/+]{40})"
-     r"(?![0-9a-zA-Z/+])", (1,), None, ("aws",)),
+    ("aws-secret-key", (r"(?i)aws.{0,20}?(?:secret|key|pwd|pw|password|pass|token).{0,20}?['\"=:\s]([0-9a-zA-Z/+]{40})"
+                        r"(?![0-9a-zA-Z/+])"), (1,), None, ("aws",)),
 ]
 # Values of secret-named variables that are plainly not secrets: words, placeholders, references.
 _NOT_A_SECRET = re.compile(
