@@ -167,7 +167,7 @@ def test_every_prompt_and_reply_can_be_found_and_its_result_lands_on_it(examples
     kinds = {row[2] for row in rows}
     assert {"session", "prompt", "reply"} <= kinds
     pages: dict[str, set[str]] = {}
-    for url, title, kind, timestamp, snippet, project in rows:
+    for url, _title, kind, _timestamp, _snippet, _project in rows:
         page, _, anchor = url.partition("#")
         if page not in pages:
             soup = BeautifulSoup((examples_site / page).read_text(encoding="utf-8"), "html.parser")
@@ -366,7 +366,7 @@ def test_hostile_transcript_text_in_a_snippet_stays_text(browser, coding_site):
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
-def test_results_are_reached_by_keyboard_and_pass_axe(browser, axe, coding_site, theme):
+def test_results_are_reached_by_keyboard_and_pass_axe(browser, axe, coding_site, theme):  # noqa: F811 - the fixture
     context = new_context(browser, color_scheme=theme)
     page = context.new_page()
     page.goto((coding_site / "index.html").resolve().as_uri())
