@@ -186,7 +186,9 @@ def _group_documents(group: Group, timestamp: str) -> Iterator[Document]:
 
 def _tool_documents(group: Group, timestamp: str) -> Iterator[Document]:
     """A tool call, or a command the user ran: what it was asked to do, then what it gave."""
-    commands, code, output = [group.fact("command")] if group.fact("command") else [], [], []
+    commands: list[str] = [group.fact("command")] if group.fact("command") else []
+    code: list[str] = []
+    output: list[str] = []
     for child in group.children:
         if isinstance(child, Code):
             {"command": commands, "output": output}.get(child.kind, code).append(child.code)

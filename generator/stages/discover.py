@@ -294,8 +294,9 @@ def _is_readable_file(path: Path, problems: list[Diagnostic]) -> bool:
     try:
         mode = os.stat(path).st_mode
     except OSError as error:
-        reason = {errno.ENOENT: "a symbolic link to a file that does not exist",
-                  errno.ELOOP: "a symbolic link that leads back to itself"}.get(error.errno, error.strerror)
+        links: dict[int | None, str] = {errno.ENOENT: "a symbolic link to a file that does not exist",
+                                        errno.ELOOP: "a symbolic link that leads back to itself"}
+        reason = links.get(error.errno) or error.strerror or str(error)
         problems.append(Diagnostic(str(path), 0, f"cannot be read: {reason}; left out"))
         return False
     if stat.S_ISREG(mode):
