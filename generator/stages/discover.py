@@ -27,10 +27,15 @@ class KeptCopy(Protocol):
     """A log that is gone from where it was, as a store of kept logs holds it (`output.vault.KeptLog`:
     the vault is written after the stages, so it is named here by what the stages need of it)."""
 
-    size: int
-    content_hash: str
-    last_seen: str
-    """UTC date the live log was last seen."""
+    # Properties: a kept log is a frozen dataclass, which the stages only read.
+    @property
+    def size(self) -> int: ...
+    @property
+    def content_hash(self) -> str: ...
+    @property
+    def last_seen(self) -> str:
+        """UTC date the live log was last seen."""
+        ...
 
     def readable(self) -> Path:
         """A file with the log's bytes, for the reader."""

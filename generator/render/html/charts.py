@@ -50,6 +50,7 @@ def by_period(series: Sequence[Mapping[str, int]], max_columns: int = 62) -> tup
         return "day", []
     first, last = _day(days[0]), _day(days[-1])
     assert first and last
+    start_of: Callable[[date], date]
     if (last - first).days < max_columns:
         period, start_of = "day", (lambda d: d)
     elif (last - first).days < max_columns * 7:
