@@ -19,7 +19,7 @@ import re
 import secrets
 from collections import OrderedDict
 from pathlib import Path, PurePosixPath
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 from urllib.parse import unquote, urlsplit
 
 from markupsafe import Markup
@@ -127,7 +127,7 @@ class HtmlSections:
 
         return resolve
 
-    def _inlined(self, found: re.Match, files: list[str]) -> str:
+    def _inlined(self, found: re.Match[str], files: list[str]) -> str:
         attribute, path = found.group(1), files[int(found.group(2))]
         uri = self.data_uri(path)
         if uri is None:
@@ -156,7 +156,7 @@ class HtmlSections:
         """What the site's page shows around a session's transcript (its facts, figures, chain strip, the
         outline of its prompts), with every link made local: the parts before and after the transcript."""
         key = session.key
-        pagination = {"current": 1, "total": 1, "previous": None, "next": None, "pages": []}
+        pagination: dict[str, Any] = {"current": 1, "total": 1, "previous": None, "next": None, "pages": []}
         context = builder.session_context(session, urls.INDEX, pagination,
                                           lambda anchor, number: self.place(key, anchor))
         for name in ("related", "chain", "subagents"):
@@ -178,12 +178,12 @@ def compose_html(sections: HtmlSections, builder: PageBuilder, theme: Theme) -> 
     main_sessions = [s for s in sessions if not s.is_subagent]
     started, ended = span_of(sessions)
     projects = [project.path for project in archive.projects if any(s.project_dir == project.dir_name for s in sessions)]
-    entries = {
+    entries: dict[str, dict[str, Any]] = {
         session.key: {"id": section_id(session.key), "title": session.title, "role": role_of(session),
                       "started": session.started, "prompts": session.prompt_count, "children": []}
         for session in sessions
     }
-    contents = []  # a tree: each subagent under the session that started it
+    contents: list[dict[str, Any]] = []  # a tree: each subagent under the session that started it
     for session in sessions:
         parent = entries.get(session.parent_key) if session.is_subagent else None
         (parent["children"] if parent else contents).append(entries[session.key])

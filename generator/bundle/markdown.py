@@ -265,16 +265,16 @@ def _plural(count: int, word: str) -> str:
 class _Sizes:
     """Lengths of what the sessions hold, read once, to choose how far to shorten."""
 
-    prompts: array = field(default_factory=lambda: array("q"))
-    plans: array = field(default_factory=lambda: array("q"))
-    replies: array = field(default_factory=lambda: array("q"))
-    tool_counts: array = field(default_factory=lambda: array("q"))
-    tool_chars: array = field(default_factory=lambda: array("q"))
+    prompts: array[int] = field(default_factory=lambda: array("q"))
+    plans: array[int] = field(default_factory=lambda: array("q"))
+    replies: array[int] = field(default_factory=lambda: array("q"))
+    tool_counts: array[int] = field(default_factory=lambda: array("q"))
+    tool_chars: array[int] = field(default_factory=lambda: array("q"))
     fixed: int = 0
     """What every rendering has: headings, labels."""
 
     def cost(self, caps: Caps) -> int:
-        def capped(lengths: array, cap: int | None, overhead: int) -> int:
+        def capped(lengths: array[int], cap: int | None, overhead: int) -> int:
             return sum(0 if cap == 0 else (n if cap is None else min(n, cap)) + overhead for n in lengths if n)
 
         tools = 0
@@ -428,7 +428,9 @@ def compose_markdown(archive: Archive, keys: Sequence[str], spools: ReviewNotes,
             # The estimate errs long: use what it left of the budget, a step at a time.
             for _ in range(8):
                 looser = _looser(caps, sizes)
-                more = rendering(looser) if looser is not None else None
+                if looser is None:
+                    break
+                more = rendering(looser)
                 if more is None:
                     break
                 caps, done = looser, more
