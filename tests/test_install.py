@@ -147,7 +147,7 @@ def test_corpus_tests_fail_in_ci_without_the_corpus(tmp_path, in_ci):
 # -- the README's install, on a fresh machine --------------------------------------------------------------
 
 NOT_COPIED = shutil.ignore_patterns(".git", ".venv", "demo", "site", "build", "dist", "__pycache__", "*.egg-info",
-                                    ".pytest_cache", ".hypothesis", ".benchmarks")
+                                    ".pytest_cache", ".hypothesis", ".benchmarks", ".mypy_cache", ".ruff_cache")
 
 
 def copy_of_the_repository(target: Path) -> Path:
