@@ -113,8 +113,13 @@ class ContentPools:
         return "_".join(rng.choices(NAME_PARTS, k=rng.randint(1, 3)))
 
     def _code_file(self, rng: random.Random, index: int) -> tuple[str, list[str]]:
-        ident = lambda: self._identifier(rng)  # local shorthands keep the templates legible
-        cls = lambda: "".join(part.capitalize() for part in ident().split("_"))
+        # Local shorthands keep the templates legible.
+        def ident() -> str:
+            return self._identifier(rng)
+
+        def cls() -> str:
+            return "".join(part.capitalize() for part in ident().split("_"))
+
         if rng.random() < 0.55:
             path = f"src/{rng.choice(NAME_PARTS)}/{ident()}.py"
             templates = [

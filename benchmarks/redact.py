@@ -61,7 +61,7 @@ def main() -> None:
                      else other_model.BrokenLine(i.file, i.line, i.text, i.reason) for i in items]
         runs[str(args.against)] = (other_redact.Redactor, converted)
     times: dict[str, list[float]] = {name: [] for name in runs}
-    for name, (redactor_class, _) in runs.items():
+    for redactor_class, _ in runs.values():
         redactor_class().text("warm up: API_KEY=0123456789 sk-ant-0123456789")  # compile the rules
     for number in range(args.rounds):
         order = list(runs.items()) if number % 2 == 0 else list(reversed(runs.items()))

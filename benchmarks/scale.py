@@ -409,8 +409,8 @@ def seconds_cell(run: Run) -> str:
 
 def ours_table(runs: list[Run]) -> list[str]:
     cold = runs[0] if runs and runs[0].ok else None
-    lines = ["| scenario | seconds | % of cold | CPU s | CPU % of cold | peak RSS MB | tree PSS MB | output MB "
-             "| largest page KB | other CPU s |",
+    lines = [("| scenario | seconds | % of cold | CPU s | CPU % of cold | peak RSS MB | tree PSS MB | output MB "
+              "| largest page KB | other CPU s |"),
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for run in runs:
         share = f"{100 * run.seconds / cold.seconds:.0f}%" if cold and run.ok else "n/a"

@@ -20,7 +20,6 @@ documents stand for roughly 8 GB of real logs.)
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import resource
 import subprocess

@@ -121,11 +121,11 @@ def private_looking(text: str) -> Iterator[tuple[str, str, str]]:
             yield "e-mail", address, address
     for found in IPV4.finditer(text):
         try:
-            address = ipaddress.IPv4Address(found.group())
+            ip = ipaddress.IPv4Address(found.group())
         except ValueError:
             continue
-        if not (address.is_loopback or address.is_unspecified or address.is_multicast or address.is_reserved):
-            yield "ip-address", str(address), str(address)
+        if not (ip.is_loopback or ip.is_unspecified or ip.is_multicast or ip.is_reserved):
+            yield "ip-address", str(ip), str(ip)
     hosts = {m.group(1).lower() for pattern in (URL_HOST, SSH_HOST) for m in pattern.finditer(text)}
     hosts.update(m.group().lower() for m in PRIVATE_HOST.finditer(text))
     web = {m.group(1).lower() for m in WEB_HOST.finditer(text)}

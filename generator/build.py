@@ -21,9 +21,9 @@ from .core.model import Diagnostic
 from .stages.discover import SessionFile, find, path_in_project
 from .stages.redact import redact_project_dir
 from .render.theme import Theme
-from .output.locks import OutputLock, claim, release, remove_abandoned
+from .output.locks import MARKER, OutputLock, claim, release, remove_abandoned
 from .output.manifest import MANIFEST, HashCache, Manifest, decode, load, path_key, settings_digest, site_digest, unchanged
-from .output.write import (MARKER, MARKER_TEXT, Staging, check_output_location, check_vault_location, check_zip_target,
+from .output.write import (MARKER_TEXT, Staging, check_output_location, check_vault_location, check_zip_target,
                            is_sessionsite_output, write_zip)
 from .config import BuildConfig, BuildReport, Progress, arranged, discover_files
 from .workers import stop_workers

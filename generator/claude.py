@@ -113,7 +113,7 @@ def install(path: Path, command: str) -> HookChange:
     for event in EVENTS:
         groups = hooks.setdefault(event, [])
         ours = [(group, hook) for group in groups if isinstance(group, dict)
-                for hook in (group.get("hooks") if isinstance(group.get("hooks"), list) else [])
+                for hook in _list_or_none(group.get("hooks"))
                 if isinstance(hook, dict) and is_ours(hook.get("command"))]
         if len(ours) == 1 and ours[0][1] == {"type": "command", "command": command}:
             continue
@@ -137,6 +137,11 @@ def uninstall(path: Path) -> HookChange:
     if not hooks:
         del data["hooks"]
     return HookChange(True, _write_settings(path, data), changed)
+
+
+def _list_or_none(value: object) -> list[Any]:
+    """`value` if it is a list, else an empty one: the settings file is edited by hand too."""
+    return value if isinstance(value, list) else []
 
 
 def _remove_ours(hooks: dict[str, Any], event: str) -> bool:

@@ -10,7 +10,8 @@ import tempfile
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator, Sequence, TypeVar
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, TypeVar
 from urllib.parse import urlsplit
 
 import click
@@ -19,6 +20,7 @@ from . import __version__
 if TYPE_CHECKING:  # the build is loaded by the commands that build: `save`, run by a hook, stays light
     from .config import BuildConfig, BuildReport
     from .output.vault import SaveReport
+    from .serve import Generation
     from .stages.redact import OwnRules
     from .stages.selection import Selection
 from .core.errors import InputError, UsageProblem
@@ -26,6 +28,7 @@ from .core.text import byte_size
 from .stages.discover import default_input
 
 T = TypeVar("T")
+Command = TypeVar("Command", bound=Callable[..., Any])
 EXAMPLE_COMMAND = "sessionsite build examples -o demo"
 
 
@@ -57,7 +60,7 @@ def _progress(items: Iterable[T], length: int, label: str) -> Iterator[T]:
 
 
 @contextmanager
-def _errors(verbose: bool):
+def _errors(verbose: bool) -> Iterator[None]:
     try:
         yield
     except click.ClickException:
@@ -73,7 +76,7 @@ def _errors(verbose: bool):
 
 
 @contextmanager
-def _stopped_by_signals():
+def _stopped_by_signals() -> Iterator[None]:
     """SIGTERM (a CI runner cancelling, `kill`) and SIGHUP (the terminal closed) stop a command the way
     Ctrl-C does, by an exception, so that its clean-up runs: worker processes stopped, staging and work
     folders removed, nothing swapped in. It then exits with 128 + the signal's number, as a shell reports
@@ -83,7 +86,7 @@ def _stopped_by_signals():
         yield
         return
 
-    def stop(signal_number: int, frame) -> None:
+    def stop(signal_number: int, frame: FrameType | None) -> None:
         for number in wanted:
             signal.signal(number, signal.SIG_IGN)
         raise SystemExit(128 + signal_number)
@@ -200,9 +203,11 @@ no_vault_option = click.option("--no-vault", is_flag=True,
                                help="Neither save the logs read into the vault nor read the logs it keeps.")
 
 
-def _vault(vault_dir: Path | None, no_vault: bool = False) -> Path | None:
-    if no_vault:
-        return None
+def _vault(vault_dir: Path | None, no_vault: bool) -> Path | None:
+    return None if no_vault else _vault_folder(vault_dir)
+
+
+def _vault_folder(vault_dir: Path | None) -> Path:
     from .output.vault import default_location
 
     return vault_dir or default_location()
@@ -283,14 +288,14 @@ def _own_rules(patterns: Sequence[str], words: Sequence[str]) -> OwnRules:
     return rules
 
 
-def _with_choice(function):
+def _with_choice(function: Command) -> Command:
     """The options every command that publishes shares: the config file, the selection, the own redaction."""
     for option in reversed([config_option, *selection_options, *own_redaction_options]):
         function = option(function)
     return function
 
 
-def _with_common(function):
+def _with_common(function: Command) -> Command:
     for option in reversed([*common_options, vault_option, no_vault_option]):
         function = option(function)
     return _with_choice(function)
@@ -346,9 +351,12 @@ repo_url_option = click.option(
                    "links, and a sitemap.xml is written.")
 @repo_url_option
 @click.option("--title", help="The site's title, on its home page and in every page's title [default: sessionsite].")
-def build_command(inputs, output, report_file, show_hidden, strict, no_redact, redact_paths, jobs, verbose,
-                  quiet, prune, vault_dir, no_vault, since, until, projects, excludes, branches, session_ids,
-                  redact_patterns, redact_words, theme, base_url, title, repo_url) -> None:
+def build_command(inputs: tuple[Path, ...], output: Path, report_file: Path | None, show_hidden: bool, strict: bool,
+                  no_redact: bool, redact_paths: bool, jobs: int, verbose: bool, quiet: bool, prune: bool,
+                  vault_dir: Path | None, no_vault: bool, since: str | None, until: str | None,
+                  projects: tuple[str, ...], excludes: tuple[str, ...], branches: tuple[str, ...],
+                  session_ids: tuple[str, ...], redact_patterns: tuple[str, ...], redact_words: tuple[str, ...],
+                  theme: Path | None, base_url: str, title: str | None, repo_url: str) -> None:
     """Build the HTML archive (with its Markdown intermediates) into OUTPUT.
 
     Example:
@@ -368,9 +376,12 @@ def build_command(inputs, output, report_file, show_hidden, strict, no_redact, r
 @main.command("markdown")
 @_with_common
 @repo_url_option
-def markdown_command(inputs, output, report_file, show_hidden, strict, no_redact, redact_paths, jobs,
-                     verbose, quiet, prune, vault_dir, no_vault, since, until, projects, excludes, branches,
-                     session_ids, redact_patterns, redact_words, repo_url) -> None:
+def markdown_command(inputs: tuple[Path, ...], output: Path, report_file: Path | None, show_hidden: bool,
+                     strict: bool, no_redact: bool, redact_paths: bool, jobs: int, verbose: bool, quiet: bool,
+                     prune: bool, vault_dir: Path | None, no_vault: bool, since: str | None, until: str | None,
+                     projects: tuple[str, ...], excludes: tuple[str, ...], branches: tuple[str, ...],
+                     session_ids: tuple[str, ...], redact_patterns: tuple[str, ...], redact_words: tuple[str, ...],
+                     repo_url: str) -> None:
     """Write only the Markdown intermediates: one .md per session, GitHub-flavoured, with front matter.
 
     Example:
@@ -444,7 +455,8 @@ def serve_command(inputs: tuple[Path, ...], port: int, show_hidden: bool, no_red
             watcher.join()  # a rebuild under way finishes (or is cleaned up) before the command ends
 
 
-def _serve_until_stopped(site: Path, port: int, shown_as: Path, generation=None, watching: bool = False) -> None:
+def _serve_until_stopped(site: Path, port: int, shown_as: Path, generation: Generation | None = None,
+                         watching: bool = False) -> None:
     from .serve import serve
 
     try:
@@ -485,9 +497,12 @@ def _serve_until_stopped(site: Path, port: int, shown_as: Path, generation=None,
 @_with_choice
 @click.option("--theme", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Theme folder whose templates/ and static/ override the default theme's (the HTML bundle's look).")
-def bundle_command(inputs, output, show_hidden, strict, no_redact, redact_paths, jobs, verbose, quiet, vault_dir,
-                   no_vault, commit_range, repo_url, since, until, projects, excludes, branches, session_ids,
-                   redact_patterns, redact_words, theme) -> None:
+def bundle_command(inputs: tuple[Path, ...], output: Path, show_hidden: bool, strict: bool, no_redact: bool,
+                   redact_paths: bool, jobs: int, verbose: bool, quiet: bool, vault_dir: Path | None, no_vault: bool,
+                   commit_range: str | None, repo_url: str, since: str | None, until: str | None,
+                   projects: tuple[str, ...], excludes: tuple[str, ...], branches: tuple[str, ...],
+                   session_ids: tuple[str, ...], redact_patterns: tuple[str, ...], redact_words: tuple[str, ...],
+                   theme: Path | None) -> None:
     """Write one file to attach to a pull request: the whole piece of work each SESSION belongs to (its
     plan chain, the sessions it continues or that continue it, every subagent transcript).
 
@@ -557,9 +572,13 @@ def bundle_command(inputs, output, show_hidden, strict, no_redact, redact_paths,
 @vault_option
 @no_vault_option
 @_with_choice
-def gh_deploy_command(inputs, output, remote, deploy_branch, message, no_push, theme, base_url, title, redact_paths,
-                      show_hidden, strict, jobs, verbose, quiet, vault_dir, no_vault, since, until, projects,
-                      excludes, branches, session_ids, redact_patterns, redact_words) -> None:
+def gh_deploy_command(inputs: tuple[Path, ...], output: Path | None, remote: str, deploy_branch: str,
+                      message: str | None, no_push: bool, theme: Path | None, base_url: str, title: str | None,
+                      redact_paths: bool, show_hidden: bool, strict: bool, jobs: int, verbose: bool, quiet: bool,
+                      vault_dir: Path | None, no_vault: bool, since: str | None, until: str | None,
+                      projects: tuple[str, ...], excludes: tuple[str, ...], branches: tuple[str, ...],
+                      session_ids: tuple[str, ...], redact_patterns: tuple[str, ...],
+                      redact_words: tuple[str, ...]) -> None:
     """Build the site (redacted) and commit it, and nothing else, to the gh-pages branch of the git
     repository of the current folder, then push it: GitHub Pages serves it from there. Your working tree,
     index and current branch are not touched, and no session log is ever committed.
@@ -601,8 +620,10 @@ def gh_deploy_command(inputs, output, remote, deploy_branch, message, no_push, t
               show_default="the number of CPUs", help="Processes reading in parallel.")
 @click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks.")
 @_with_choice
-def audit_command(inputs, site, redact_paths, strict, everything, jobs, verbose, since, until, projects, excludes,
-                  branches, session_ids, redact_patterns, redact_words) -> None:
+def audit_command(inputs: tuple[Path, ...], site: Path | None, redact_paths: bool, strict: bool, everything: bool,
+                  jobs: int, verbose: bool, since: str | None, until: str | None, projects: tuple[str, ...],
+                  excludes: tuple[str, ...], branches: tuple[str, ...], session_ids: tuple[str, ...],
+                  redact_patterns: tuple[str, ...], redact_words: tuple[str, ...]) -> None:
     """Before publishing, list what to look at: each redaction made (its kind, session and line, the
     secret masked), and what looks private but was not redacted (e-mail addresses, IP addresses, host
     names, home folders, long random-looking strings), grouped and counted. Takes the same selection and
@@ -638,7 +659,7 @@ def audit_command(inputs, site, redact_paths, strict, everything, jobs, verbose,
                    "visibly: problems go to hook.log in the vault.")
 @click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks.")
 @click.option("-q", "--quiet", is_flag=True, help="Say nothing but errors.")
-def save_command(inputs, vault_dir, hook, verbose, quiet) -> None:
+def save_command(inputs: tuple[Path, ...], vault_dir: Path | None, hook: bool, verbose: bool, quiet: bool) -> None:
     """Save session logs into the vault, and nothing else: each new log whole, a grown one by what it
     gained, one that lost entries as a new version beside the old. INPUT as for build.
 
@@ -648,7 +669,7 @@ def save_command(inputs, vault_dir, hook, verbose, quiet) -> None:
     """
     from .output.vault import Vault
 
-    vault = Vault(_vault(vault_dir))
+    vault = Vault(_vault_folder(vault_dir))
     if hook:
         from .claude import hook_save
 
@@ -675,7 +696,8 @@ def save_command(inputs, vault_dir, hook, verbose, quiet) -> None:
 @click.option("--list", "list_only", is_flag=True, help="List the logs and versions the vault keeps; write nothing.")
 @vault_option
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks.")
-def restore_command(session_id, output, number, list_only, vault_dir, verbose) -> None:
+def restore_command(session_id: str, output: Path | None, number: int | None, list_only: bool,
+                    vault_dir: Path | None, verbose: bool) -> None:
     """Write a session the vault keeps (and its subagents' logs) back as Claude Code wrote it, byte for
     byte, so that `claude --resume` finds it. Never overwrites a log that is there.
 
@@ -687,7 +709,7 @@ def restore_command(session_id, output, number, list_only, vault_dir, verbose) -
 
     _configure_logging(verbose)
     with _errors(verbose):
-        result = restore(Vault(_vault(vault_dir)), session_id, output, default_input(), number, list_only)
+        result = restore(Vault(_vault_folder(vault_dir)), session_id, output, default_input(), number, list_only)
     for line in result.lines:
         click.echo(line, err=not list_only)
 
@@ -711,7 +733,7 @@ settings_option = click.option(
 @hook_group.command("install")
 @settings_option
 @vault_option
-def hook_install_command(settings_file, vault_dir) -> None:
+def hook_install_command(settings_file: Path | None, vault_dir: Path | None) -> None:
     """Add the hooks to Claude Code's settings, beside the hooks already there (a backup of the file is
     kept). Running it again changes nothing.
 
@@ -733,7 +755,7 @@ def hook_install_command(settings_file, vault_dir) -> None:
 
 @hook_group.command("uninstall")
 @settings_option
-def hook_uninstall_command(settings_file) -> None:
+def hook_uninstall_command(settings_file: Path | None) -> None:
     """Take the hooks `hook install` added out of Claude Code's settings, and nothing else.
 
     Example:
@@ -755,7 +777,7 @@ def hook_uninstall_command(settings_file) -> None:
 @main.command("doctor")
 @settings_option
 @vault_option
-def doctor_command(settings_file, vault_dir) -> None:
+def doctor_command(settings_file: Path | None, vault_dir: Path | None) -> None:
     """Check that your sessions are safe: whether the vault is missing logs that are only in
     ~/.claude/projects, what cleanupPeriodDays is set to, and whether the hook is installed. Exits 1 when
     something needs doing.
@@ -768,7 +790,7 @@ def doctor_command(settings_file, vault_dir) -> None:
     from .output.vault import Vault
 
     with _errors(False):
-        checkup = doctor(Vault(_vault(vault_dir)), settings_file or settings_path())
+        checkup = doctor(Vault(_vault_folder(vault_dir)), settings_file or settings_path())
     for line in checkup.lines:
         click.echo(line)
     if checkup.problems:

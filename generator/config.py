@@ -10,7 +10,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Protocol, TypeVar
 
 from .core.errors import InputError
 from .core.model import Diagnostic
@@ -18,8 +18,14 @@ from .stages.discover import SessionFile, arrange, find
 from .stages.redact import OwnRules, redact_project_dir
 from .stages.selection import Selection
 
-Progress = Callable[[Iterable[Any], int, str], Iterator[Any]]
-"""Shows work going by: given the results as they come, how many there will be, and a label."""
+T = TypeVar("T")
+
+
+class Progress(Protocol):
+    """Shows work going by: given the results as they come, how many there will be, and a label; it
+    passes the results on as they come."""
+
+    def __call__(self, items: Iterable[T], length: int, label: str, /) -> Iterator[T]: ...
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from typing import Any, Callable, Collection, Iterable, Iterator, Mapping
 from . import __version__
 from .core import urls
 from .core.errors import InputError, SessionsiteError, StrictModeError
-from .core.model import Archive, Diagnostic, Event, Interpreted, Project, Session
+from .core.model import Archive, BrokenLine, Diagnostic, Entry, Event, Interpreted, Project, Session
 from .stages.discover import SessionFile, readable
 from .stages.interpret import interpret_stream, without_repeated_result
 from .stages.link import find_continuations, link, linked_event
@@ -73,7 +73,8 @@ class Redaction:
         return Redactor(secrets=self.secrets, home=self.home, own=self.own)
 
 
-def stream_entries(session_file: SessionFile, redactor: Redactor, diagnostics: list[Diagnostic]) -> Iterator:
+def stream_entries(session_file: SessionFile, redactor: Redactor, diagnostics: list[Diagnostic]
+                   ) -> Iterator[Entry | BrokenLine]:
     for item in stream_file(readable(session_file), diagnostics):
         yield redactor.item(without_repeated_result(item))
 
@@ -180,7 +181,10 @@ def collect(inputs: Iterable[Path], progress: Progress | None = None,
     to_read = _largest_first([plan for plan in plans if not plan.reused])
     anchor_folder = staging.root if staging is not None else None
     results = in_workers(lambda p: summarise(p.source, redaction, anchor_folder=anchor_folder), to_read, jobs)
-    for plan, result in zip(to_read, progress(results, len(to_read), "Reading sessions") if progress else results):
+    # Not strict: checking would resume the workers' generator past its last result, which moves the moment
+    # its pool is shut down (workers.py).
+    for plan, result in zip(to_read, progress(results, len(to_read), "Reading sessions") if progress else results,
+                            strict=False):
         plan.result = result
         plan.record = replace(plan.record, content_hash=result.content_hash, summary=_summarised_to(result),
                               resummary=None, skip_digest="")
@@ -375,11 +379,11 @@ class PageBodies:
         def render(text: str, resolve: Resolver) -> str:
             if old is not None and old[0] == source_digest:
                 asked = old[1]
-                body = self._previous_body(path, old) if digest([resolve(h) for h in asked]) == old[2] else None
-                if body is not None:
-                    found.update(body=body, asked=asked, answers=old[2])
+                previous_body = self._previous_body(path, old) if digest([resolve(h) for h in asked]) == old[2] else None
+                if previous_body is not None:
+                    found.update(body=previous_body, asked=asked, answers=old[2])
                     self.reused += 1
-                    return body[0]
+                    return previous_body[0]
             asked_now: dict[str, None] = {}
 
             def noting(href: str) -> str | None:
@@ -577,7 +581,7 @@ def _largest_first_files(files: list[SessionFile]) -> list[SessionFile]:
 
 def _carry_over(staging: Staging, paths: list[str]) -> bool:
     """All of a file's outputs from the previous site, or none (it is then rendered again)."""
-    taken = []
+    taken: list[str] = []
     for path in paths:
         if not staging.take_from_previous(path):
             for done in taken:
@@ -628,7 +632,7 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
                                 config.jobs)
     if progress is not None:
         rendered_files = progress(rendered_files, len(to_render), "Writing pages")
-    for plan, rendered in zip(to_render, rendered_files):
+    for plan, rendered in zip(to_render, rendered_files, strict=False):  # not strict: as when reading, above
         report.redactions.update(rendered.redactions)
         plan.record = replace(plan.record, outputs=sorted({*plan.record.outputs, *rendered.outputs}),
                               redactions=dict(rendered.redactions), pages=rendered.pages,
@@ -669,14 +673,14 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
         if config.base_url:
             for path, content in sitemaps(config.base_url, staging.root).items():
                 staging.write(path, content)
-    files = site_files(staging.root)
-    report.site_bytes = sum(size for _, size in files)
-    report.search_index_bytes = sum(size for path, size in files if path.startswith(urls.SEARCH_FOLDER + "/"))
+    published = site_files(staging.root)
+    report.site_bytes = sum(size for _, size in published)
+    report.search_index_bytes = sum(size for path, size in published if path.startswith(urls.SEARCH_FOLDER + "/"))
     # The manifest is published with the site: its report leaves out the problems, which name input
     # paths (each file's record keeps its own, without the path).
     staging.write(MANIFEST, Manifest(settings, replace(report, diagnostics=[]).to_json(),
                                      {plan.record.path: plan.record for plan in plans},
-                                     digest_of_files(files), index_pages).to_bytes())
+                                     digest_of_files(published), index_pages).to_bytes())
     return report
 
 

@@ -19,11 +19,16 @@ from dataclasses import replace
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from .core.errors import InputError
 from .core.places import user_cache_folder
 from .output.write import is_sessionsite_output
+
+if TYPE_CHECKING:
+    import watchfiles
+
+    from .config import BuildConfig
 
 LOOPBACK = "127.0.0.1"
 # Paths only the live server answers; a built site has no folder of this name.
@@ -54,11 +59,12 @@ class Generation:
 
 
 class _SiteHandler(SimpleHTTPRequestHandler):
-    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".md": "text/markdown; charset=utf-8",
+    # The base class reads this dict; typeshed declares it an instance attribute, so it cannot be a ClassVar.
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".md": "text/markdown; charset=utf-8",  # noqa: RUF012
                       ".js": "text/javascript; charset=utf-8", ".txt": "text/plain; charset=utf-8"}
     generation: Generation | None = None  # set on live servers only
 
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         pass  # a request log line per file would bury the one line that says where the site is
 
     def end_headers(self) -> None:
@@ -121,6 +127,7 @@ class SiteServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
+        assert isinstance(host, str)  # as a TCP server's is (the socket module's types allow bytes)
         return f"http://{host}:{port}/"
 
     def server_close(self) -> None:
@@ -169,7 +176,7 @@ def cache_folder(inputs: tuple[Path, ...]) -> Path:
 class LiveSite:
     """Logs built into a site and kept up to date: `build_once()`, then `watch()` in a thread until `stop()`."""
 
-    def __init__(self, config, rebuild: Callable | None = None) -> None:
+    def __init__(self, config: BuildConfig, rebuild: Callable[[BuildConfig], object] | None = None) -> None:
         from .build import build  # the build is loaded only by a live server
 
         self.config = config
@@ -186,7 +193,7 @@ class LiveSite:
         reported, and the pages keep the last good site."""
         import watchfiles
 
-        def is_log(change, path: str) -> bool:
+        def is_log(change: watchfiles.Change, path: str) -> bool:
             return path.endswith(".jsonl")
 
         # step: how long a quiet spell ends a batch of changes; a log written line by line is built
@@ -202,6 +209,6 @@ class LiveSite:
         self.stopping.set()
 
 
-def live_config(config):
+def live_config(config: BuildConfig) -> BuildConfig:
     """The build config `serve` uses for logs: its cache folder as the output."""
     return replace(config, output=cache_folder(config.inputs))

@@ -19,6 +19,7 @@ from generator.bundle import GITHUB_LIMIT, BundleConfig, bundle, github_length, 
 from generator.cli import main
 from generator.render.markdown.tools import INLINE_OUTPUT_LIMIT
 from generator.phases import collect
+from generator.core.errors import InputError
 from generator.core.text import plain
 
 from attacks import VECTORS
@@ -273,7 +274,7 @@ def test_the_markdown_bundle_carries_the_chain(chain_md, examples_archive):
     chain_keys = examples_archive.chains["-home-ada-src-tidewatch/quiet-harbor-tides"].session_keys
     headings = re.findall(r"^## (.*)$", chain_md, re.M)
     assert len(headings) == len(chain_keys)
-    for heading, key, role in zip(headings, chain_keys, ("Planning", "Implementation", "Further work")):
+    for heading, key, role in zip(headings, chain_keys, ("Planning", "Implementation", "Further work"), strict=True):
         assert heading.startswith(f"{chain_keys.index(key) + 1}. {role}: ")
         assert words(examples_archive.sessions[key].title)[:40] in words(heading)
     # Subagent transcripts are counted at the top; they are in the HTML bundle.
@@ -419,7 +420,7 @@ CORPUS_SESSIONS = [p for p in corpus_files("*.jsonl") if not p.name.startswith("
 def test_every_corpus_session_bundles_and_its_markdown_fits(public_corpus, tmp_path, path):
     try:
         markdown = make_bundle(tmp_path, path, name="pr.md")
-    except Exception as error:  # a file with no conversation is refused with a clear message, nothing else
+    except InputError as error:  # a file with no conversation is refused with a clear message, nothing else
         assert "no conversation" in str(error), error
         return
     assert github_length(markdown) <= GITHUB_LIMIT

@@ -20,8 +20,8 @@ from generator.commit_range import encoded_project_name
 from generator.stages.commits import commit_url, repository_url, web_address
 from generator.core.model import Commit
 
-from conftest import PUBLIC_CORPUS, corpus_files, each_corpus_file
-from helpers import CWD, PROJECT_DIR, SESSION_ID, assistant, build_archive, chain, text, tool_result, tool_use, user, \
+from conftest import corpus_files, each_corpus_file
+from helpers import PROJECT_DIR, SESSION_ID, assistant, build_archive, chain, text, tool_result, tool_use, user, \
     write_jsonl
 from test_browser import axe  # noqa: F401  (the fixture)
 from test_redact import SECRETS
@@ -421,7 +421,7 @@ def test_bundle_commits_errors_are_one_clear_line(repository, tmp_path, monkeypa
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
-def test_commit_lists_read_well_and_lead_to_the_call(browser, axe, site, theme):
+def test_commit_lists_read_well_and_lead_to_the_call(browser, axe, site, theme):  # noqa: F811 - the fixture
     """In both themes, on a phone and a desktop: no serious axe finding on the commits page or the session's
     list, no sideways scrolling, and following a commit's subject lands on the call that made it."""
     from test_browser import new_context, serious_violations

@@ -55,7 +55,7 @@ def test_build_with_no_flags_does_what_the_config_says(folder):
 
 
 def test_pyproject_table_is_found_and_paths_are_relative_to_it(folder):
-    write(folder / "pyproject.toml", f'[project]\nname = "x"\n\n[tool.sessionsite]\ninputs = ["sessions"]\n'
+    write(folder / "pyproject.toml", '[project]\nname = "x"\n\n[tool.sessionsite]\ninputs = ["sessions"]\n'
                                      'output = "site"\n')
     (folder / "sessions").symlink_to(EXAMPLES / LEDGER, target_is_directory=True)
     elsewhere = folder / "elsewhere"

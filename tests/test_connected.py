@@ -148,7 +148,7 @@ def test_pagination_breaks_between_turns_and_keeps_pages_bounded():
     starts = paginate(tuple(events))
     assert len(starts) > 3 and starts[0] == 0
     assert all(isinstance(events[s], Prompt) for s in starts)
-    sizes = [sum(len(e.text) for e in events[a:b]) for a, b in zip(starts, starts[1:] + (len(events),))]
+    sizes = [sum(len(e.text) for e in events[a:b]) for a, b in zip(starts, starts[1:] + (len(events),), strict=True)]
     assert max(sizes) <= PAGE_BUDGET * 1.5
 
 

@@ -244,8 +244,8 @@ def test_a_slash_command_and_its_output_become_one_event(tmp_path: Path) -> None
         # 1.x put the message first and had no args tag for commands without arguments.
         ("<command-message>init is analyzing your codebase…</command-message>\n<command-name>/init</command-name>",
          "/init", ""),
-        ("<command-name>/status</command-name>\n            <command-message>status</command-message>\n"
-         "            <command-args></command-args>", "/status", ""),
+        (("<command-name>/status</command-name>\n            <command-message>status</command-message>\n"
+          "            <command-args></command-args>"), "/status", ""),
         ("<command-name>/orchestrator</command-name>\n<command-args>create a tide table app</command-args>",
          "/orchestrator", "create a tide table app"),
     ],

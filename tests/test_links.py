@@ -26,7 +26,7 @@ def broken_links(site: Path) -> list[tuple[str, str, str]]:
         soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
         references = [(a.name, a["href"]) for a in soup.find_all(["a", "link"], href=True)]
         references += [(t.name, t["src"]) for t in soup.find_all(["img", "script"], src=True)]
-        for tag, reference in references:
+        for _tag, reference in references:
             parts = urlsplit(reference)
             if parts.scheme or parts.netloc:
                 continue

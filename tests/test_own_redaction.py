@@ -4,7 +4,6 @@ redact_words), applied wherever the built-in rules are, and counted."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner

@@ -27,8 +27,8 @@ def test_wheel_carries_the_default_theme_and_finds_it(tmp_path):
     zipfile.ZipFile(wheel).extractall(unpacked)
     probe = subprocess.run(
         [sys.executable, "-I", "-c",
-         "import sys; sys.path.insert(0, sys.argv[1]); "
-         "from generator.render.theme import default_theme_dir; print(default_theme_dir())", str(unpacked)],
+         ("import sys; sys.path.insert(0, sys.argv[1]); "
+          "from generator.render.theme import default_theme_dir; print(default_theme_dir())"), str(unpacked)],
         capture_output=True, text=True, cwd=tmp_path,
     )
     assert probe.returncode == 0, probe.stderr

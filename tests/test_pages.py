@@ -54,7 +54,7 @@ def test_project_page_lists_sessions_with_title_start_duration_prompts_and_first
               for body in soup.select("table.sessions tbody")]
     newest = [max(group) for group in groups]
     assert newest == sorted(newest, reverse=True)
-    for body, group in zip(soup.select("table.sessions tbody"), groups):
+    for body, group in zip(soup.select("table.sessions tbody"), groups, strict=True):
         if "chain-group" in (body.get("class") or []):
             assert group == sorted(group) and len(group) >= 2
 

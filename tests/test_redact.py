@@ -18,7 +18,7 @@ from helpers import PNG_BYTES, PROJECT_DIR, assistant, chain, image, text, tool_
 # Invented credentials in the real formats (none of them is live).
 SECRETS = {
     "aws-access-key": "AKIAQX4NOTREALKEY7QZ",
-    "github-token": "ghp_" + "N0tAR3alT0ken" * 2 + "N0tAR3alT0", 
+    "github-token": "ghp_" + "N0tAR3alT0ken" * 2 + "N0tAR3alT0",
     "gitlab-token": "glpat-N0tAR3alT0kenN0tAR3al",
     "anthropic-key": "sk-ant-api03-N0tAR3alK3yN0tAR3alK3yN0tAR3alK3y",
     "openai-key": "sk-proj-N0tAR3alK3yN0tAR3alK3yN0tAR3al",

@@ -230,7 +230,7 @@ def test_prune_is_the_only_way_out_and_says_which(archive, vault_dir, tmp_path):
     pruned = runner.invoke(main, ["build", str(archive), "-o", str(site), "--vault", str(vault_dir), "--prune"])
     assert pruned.exit_code == 0, pruned.output
     assert not page.exists()
-    assert f"--prune left out 1 log that is gone" in pruned.output and f"{TIDEWATCH}/{SESSION}.jsonl" in pruned.output
+    assert "--prune left out 1 log that is gone" in pruned.output and f"{TIDEWATCH}/{SESSION}.jsonl" in pruned.output
     assert Vault(vault_dir).versions_of(SESSION)  # still kept
 
 
@@ -523,7 +523,7 @@ def test_two_saves_at_once_both_succeed(tmp_path):
     hooks = [subprocess.Popen([sys.executable, "-m", "generator", "save", "--hook", "--vault", str(vault_dir)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
              for _ in range(2)]
-    for hook, path in zip(hooks, list(shared)[:2]):
+    for hook, path in zip(hooks, list(shared)[:2], strict=True):
         hook.stdin.write(json.dumps({"transcript_path": str(path), "hook_event_name": "SessionEnd"}).encode())
         hook.stdin.close()
     for process in processes + hooks:

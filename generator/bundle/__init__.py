@@ -31,8 +31,8 @@ from ..stages.redact import OwnRules, Redactor
 from ..stages.selection import Selection
 from ..render.markdown import MarkdownOptions
 from ..render.theme import Theme
-from ..output.locks import BUNDLE_PREFIX, OutputLock, claim, release, remove_abandoned
-from ..output.write import MARKER, MARKER_TEXT, Staging, check_output_location, check_vault_location
+from ..output.locks import BUNDLE_PREFIX, MARKER, OutputLock, claim, release, remove_abandoned
+from ..output.write import MARKER_TEXT, Staging, check_output_location, check_vault_location
 from ..workers import stop_workers
 from .html import HtmlSections, compose_html, page_builder, section_id
 from .markdown import GITHUB_LIMIT, ReviewNotes, compose_markdown, github_length

@@ -154,7 +154,7 @@ def demoted(text: str) -> str:
         level = min(6, int(token.tag[1]) + shift)
         first, end = token.map  # type: ignore[misc]
         if token.markup.startswith("#"):
-            lines[first] = _ATX.sub(lambda m: m.group(1) + "#" * level, lines[first] or "", count=1)
+            lines[first] = _ATX.sub(r"\g<1>" + "#" * level, lines[first] or "", count=1)
         elif end - first >= 2 and token.level == 0:
             title = " ".join((line or "").strip() for line in lines[first:end - 1])
             lines[first:end] = ["#" * level + " " + title] + [None] * (end - first - 1)
@@ -265,21 +265,21 @@ def _plural(count: int, word: str) -> str:
 class _Sizes:
     """Lengths of what the sessions hold, read once, to choose how far to shorten."""
 
-    prompts: array = field(default_factory=lambda: array("q"))
-    plans: array = field(default_factory=lambda: array("q"))
-    replies: array = field(default_factory=lambda: array("q"))
-    tool_counts: array = field(default_factory=lambda: array("q"))
-    tool_chars: array = field(default_factory=lambda: array("q"))
+    prompts: array[int] = field(default_factory=lambda: array("q"))
+    plans: array[int] = field(default_factory=lambda: array("q"))
+    replies: array[int] = field(default_factory=lambda: array("q"))
+    tool_counts: array[int] = field(default_factory=lambda: array("q"))
+    tool_chars: array[int] = field(default_factory=lambda: array("q"))
     fixed: int = 0
     """What every rendering has: headings, labels."""
 
     def cost(self, caps: Caps) -> int:
-        def capped(lengths: array, cap: int | None, overhead: int) -> int:
+        def capped(lengths: array[int], cap: int | None, overhead: int) -> int:
             return sum(0 if cap == 0 else (n if cap is None else min(n, cap)) + overhead for n in lengths if n)
 
         tools = 0
         if caps.tools != 0:
-            for count, chars in zip(self.tool_counts, self.tool_chars):
+            for count, chars in zip(self.tool_counts, self.tool_chars, strict=True):
                 if count:
                     shown = count if caps.tools is None else min(count, caps.tools)
                     tools += 70 + chars * shown // count + (30 if shown < count else 0)
@@ -428,7 +428,9 @@ def compose_markdown(archive: Archive, keys: Sequence[str], spools: ReviewNotes,
             # The estimate errs long: use what it left of the budget, a step at a time.
             for _ in range(8):
                 looser = _looser(caps, sizes)
-                more = rendering(looser) if looser is not None else None
+                if looser is None:
+                    break
+                more = rendering(looser)
                 if more is None:
                     break
                 caps, done = looser, more
@@ -486,7 +488,7 @@ def _caps(sizes: _Sizes) -> Caps:
         return caps
     for name, lengths in (("replies", sizes.replies), ("plans", sizes.plans), ("prompts", sizes.prompts)):
         setattr(caps, name, max(lengths, default=0))
-        found = _largest(0, max(lengths, default=0), lambda n: sizes.cost(_with(caps, name, n)) <= budget)
+        found = _largest(0, max(lengths, default=0), lambda n, name=name: sizes.cost(_with(caps, name, n)) <= budget)
         setattr(caps, name, found if found >= SHORTEST_TEXT or name == "prompts" else 0)
         if sizes.cost(caps) <= budget:
             if name == "prompts":

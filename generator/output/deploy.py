@@ -18,12 +18,13 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, overload
 
 from .. import __version__
 from ..core import urls
 from ..core.errors import SessionsiteError, UsageProblem
 from .manifest import MANIFEST
-from .write import MARKER
+from .locks import MARKER
 
 # The build's bookkeeping, which a published site does not need (a zip leaves them out too).
 LEFT_OUT = (MARKER, MANIFEST)
@@ -118,6 +119,12 @@ def _is_refused(name: str) -> bool:
     return any(fnmatch.fnmatchcase(base, pattern) for pattern in REFUSED)
 
 
+@overload
+def _git(folder: Path, *arguments: str, what: str = "", check: Literal[True] = True, env: dict[str, str] | None = None,
+         stdin: str | None = None, allow_codes: tuple[int, ...] = ()) -> str: ...
+@overload
+def _git(folder: Path, *arguments: str, what: str = "", check: Literal[False], env: dict[str, str] | None = None,
+         stdin: str | None = None, allow_codes: tuple[int, ...] = ()) -> str | None: ...
 def _git(folder: Path, *arguments: str, what: str = "", check: bool = True, env: dict[str, str] | None = None,
          stdin: str | None = None, allow_codes: tuple[int, ...] = ()) -> str | None:
     """git's output; with `check`, a failure is a `DeployError` saying `what` and git's own words;

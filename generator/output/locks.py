@@ -26,12 +26,12 @@ import logging
 import os
 import secrets
 import shutil
+import sys
 from pathlib import Path
 
-try:
+# fcntl is there everywhere but on Windows (asked of sys.platform, which type checkers follow).
+if sys.platform != "win32":
     import fcntl
-except ImportError:  # Windows
-    fcntl = None  # type: ignore[assignment]
 
 from ..core.errors import UsageProblem
 
@@ -46,7 +46,7 @@ BUNDLE_PREFIX = "sessionsite-bundle-"
 
 
 def _try_lock(fd: int) -> bool:
-    if fcntl is None:
+    if sys.platform == "win32":
         return True
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -90,7 +90,7 @@ class OutputLock:
         _register.update()
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         if self.fd is None:
             return
         self.path.unlink(missing_ok=True)  # still held: whoever opened it already finds it gone and retries
@@ -174,7 +174,7 @@ def remove_abandoned(out: Path | None = None) -> None:
     live process holds, and the leftovers beside `out` whose lock is free."""
     registers = _cache_root() / "running"
     try:
-        listed = sorted(registers.glob("*.json")) if fcntl is not None else []
+        listed = sorted(registers.glob("*.json")) if sys.platform != "win32" else []
     except OSError:
         listed = []
     for path in listed:

@@ -28,6 +28,8 @@ import orjson
 from ..core.model import Commit, Diagnostic, FileTouch, Interpreted, OutlineItem, Session, SubagentCall, Usage
 
 if TYPE_CHECKING:
+    from _hashlib import HASH
+
     from ..stages.discover import SessionFile
 
 MANIFEST = ".sessionsite-manifest.json"
@@ -238,7 +240,7 @@ def unchanged(record: FileRecord | None, session_file: "SessionFile", hashes: Ha
         return False
 
 
-def new_content_hasher() -> Any:
+def new_content_hasher() -> HASH:
     """SHA-1, as a change detector (not for security): three times faster here than BLAKE2b, which
     matters when a rebuild hashes every input to see whether anything changed."""
     return hashlib.sha1()

@@ -437,7 +437,7 @@ def first_value(path: Path, key: str, lines: int = 50) -> str:
     session only there, as `sessionId`), or ""."""
     try:
         with path.open("rb") as handle:
-            for _, line in zip(range(lines), handle):
+            for _, line in zip(range(lines), handle, strict=False):
                 try:
                     value = json.loads(line).get(key)
                 except (ValueError, AttributeError):
@@ -475,6 +475,7 @@ def _write(connection: sqlite3.Connection, prepared: _Prepared, seen: str) -> No
             connection.execute("INSERT OR IGNORE INTO chunks (digest, size, data) VALUES (?, ?, ?)", (digest, size, data))
         elif connection.execute("SELECT 1 FROM chunks WHERE digest = ?", (digest,)).fetchone() is None:
             raise _Stale()  # a chunk it counted on went away since: read the log again
+    version_id: int | None  # sqlite3 types a new row's id as optional
     if prepared.kind == "grown":
         assert prepared.base is not None
         version_id = prepared.base[0]
@@ -489,6 +490,7 @@ def _write(connection: sqlite3.Connection, prepared: _Prepared, seen: str) -> No
         version_id = connection.execute(
             "INSERT INTO versions (log_id, number, size, sha1, first_saved, last_saved) VALUES (?, ?, ?, ?, ?, ?)",
             (log_id, number, prepared.size, prepared.sha1, now, now)).lastrowid
+        assert version_id is not None  # the row an INSERT has just made
         if prepared.keep:
             assert prepared.base is not None
             connection.execute(
@@ -623,7 +625,8 @@ class Vault:
         finally:
             connection.close()
 
-    def save(self, files: Iterable[SessionFile], progress: Callable | None = None) -> SaveReport:
+    def save(self, files: Iterable[SessionFile],
+             progress: Callable[[Iterable[Any], int, str], Iterator[Any]] | None = None) -> SaveReport:
         """Save every log that is new or changed since it was last saved. Logs are read and compressed
         before the write lock is taken, in batches of BATCH bytes, each written in one transaction."""
         report = SaveReport()
@@ -842,10 +845,10 @@ def restore(vault: Vault, session_id: str, output: Path | None, projects: Path, 
         if relative.is_absolute() or ".." in relative.parts:
             raise VaultError(f"the vault is damaged: {stored.place.relpath!r} is not a place in a project folder")
         wanted = number if number is not None and stored is main else versions[-1].number
-        version = next((v for v in versions if v.number == wanted), None)
-        if version is None:
+        found = next((v for v in versions if v.number == wanted), None)
+        if found is None:
             raise VaultError(f"the vault keeps versions 1 to {versions[-1].number} of {stored.name}, not {wanted}")
-        plan.append((stored, version, target_folder / stored.place.relpath))
+        plan.append((stored, found, target_folder / stored.place.relpath))
     in_the_way = [target for _, version, target in plan
                   if (target.exists() or target.is_symlink()) and not (target.is_file() and file_hash(target) == version.sha1)]
     if in_the_way:
@@ -917,4 +920,4 @@ def log_hook_failure(folder: Path, message: str) -> None:
             handle.write(f"{_now()} {message}\n")
 
 
-__all__ = ["KeptLog", "SaveReport", "Stored", "Vault", "VaultError", "default_location", "readable", "restore"]
+__all__ = ["KeptLog", "SaveReport", "Stored", "Vault", "VaultError", "default_location", "restore"]

@@ -175,7 +175,7 @@ def _exchange(first: Path, second: Path) -> bool:
     except (OSError, AttributeError):
         return False
     at_current_directory, rename_exchange = -100, 2
-    result = renameat2(at_current_directory, os.fsencode(first), at_current_directory, os.fsencode(second),
+    result: int = renameat2(at_current_directory, os.fsencode(first), at_current_directory, os.fsencode(second),
                        rename_exchange)
     return result == 0
 

@@ -166,13 +166,12 @@ def _telling_words(words: set[str]) -> list[str]:
         # The length the last one that can fit has; longer words than the rest are few, and only they
         # are sorted (lengths are compared in C: most texts have hundreds of words).
         shortest = heapq.nlargest(_MOST_WINDOWS, map(len, longer))[-1]
-        chosen = [word for word in longer if len(word) >= shortest]
+        chosen = {word for word in longer if len(word) >= shortest}
     else:
-        chosen = longer
+        chosen = set(longer)
     # Most texts name no trouble: then no word needs asking.
     if _TROUBLE.search(" ".join(longer)) is not None:
-        troubled = [word for word in longer if _TROUBLE.search(word)]
-        chosen = set(chosen).union(troubled)
+        chosen.update(word for word in longer if _TROUBLE.search(word))
         return sorted(chosen, key=_trouble_first)[:_MOST_WINDOWS]
     return sorted(chosen, key=_longest_first)[:_MOST_WINDOWS]
 
@@ -226,7 +225,9 @@ def _group_documents(group: Group, timestamp: str) -> Iterator[Document]:
 
 def _tool_documents(group: Group, timestamp: str) -> Iterator[Document]:
     """A tool call, or a command the user ran: what it was asked to do, then what it gave."""
-    commands, code, output = [group.fact("command")] if group.fact("command") else [], [], []
+    commands: list[str] = [group.fact("command")] if group.fact("command") else []
+    code: list[str] = []
+    output: list[str] = []
     for child in group.children:
         if isinstance(child, Code):
             {"command": commands, "output": output}.get(child.kind, code).append(child.code)
@@ -481,7 +482,7 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
                 keys, body = block.keys, block.body
                 starts = [*block.starts, len(body)]
                 offsets = [starts[bisect.bisect_left(keys, boundary)] for boundary in boundaries]
-                for number, low, high in zip(numbers, offsets, offsets[1:]):
+                for number, low, high in zip(numbers, offsets, offsets[1:], strict=False):  # one offset more
                     if low != high:
                         parts = pending[number]
                         parts.append(marker)

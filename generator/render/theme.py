@@ -149,7 +149,8 @@ def _parse_colour(value: str) -> tuple[float, float, float, float] | None:
         digits = found.group(1)
         if len(digits) == 3:
             digits = "".join(c * 2 for c in digits)
-        return (*(float(int(digits[i:i + 2], 16)) for i in (0, 2, 4)), 1.0)
+        hex_red, hex_green, hex_blue = (float(int(digits[i:i + 2], 16)) for i in (0, 2, 4))
+        return hex_red, hex_green, hex_blue, 1.0
     if found := _RGB_COLOUR.fullmatch(value):
         red, green, blue, alpha, percent = found.groups()
         opacity = 1.0 if alpha is None else float(alpha) / (100 if percent else 1)
@@ -160,7 +161,7 @@ def _parse_colour(value: str) -> tuple[float, float, float, float] | None:
 def _over(colour: tuple[float, ...], background: tuple[float, ...]) -> tuple[float, ...]:
     """A colour with some transparency as it shows laid over an opaque background."""
     alpha = colour[3]
-    return tuple(c * alpha + b * (1 - alpha) for c, b in zip(colour[:3], background))
+    return tuple(c * alpha + b * (1 - alpha) for c, b in zip(colour[:3], background[:3], strict=True))
 
 
 def _hex(colour: tuple[float, ...]) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from urllib.parse import urlsplit
 
 from ..core.model import Commit, ToolCall
@@ -93,7 +94,7 @@ def _is_quiet(arguments: tuple[str, ...]) -> bool:
 def _is_one_line_log(git: GitCommand) -> bool:
     words = git.arguments
     return git.subcommand == "log" and "--oneline" in words and (
-        "-1" in words or "--max-count=1" in words or any(a == "-n" and b == "1" for a, b in zip(words, words[1:])))
+        "-1" in words or "--max-count=1" in words or any(a == "-n" and b == "1" for a, b in pairwise(words)))
 
 
 # `git log --oneline -1` after a quiet commit names it: `7c2e91f (HEAD -> x) subject`.

@@ -27,10 +27,15 @@ class KeptCopy(Protocol):
     """A log that is gone from where it was, as a store of kept logs holds it (`output.vault.KeptLog`:
     the vault is written after the stages, so it is named here by what the stages need of it)."""
 
-    size: int
-    content_hash: str
-    last_seen: str
-    """UTC date the live log was last seen."""
+    # Properties: a kept log is a frozen dataclass, which the stages only read.
+    @property
+    def size(self) -> int: ...
+    @property
+    def content_hash(self) -> str: ...
+    @property
+    def last_seen(self) -> str:
+        """UTC date the live log was last seen."""
+        ...
 
     def readable(self) -> Path:
         """A file with the log's bytes, for the reader."""
@@ -294,8 +299,9 @@ def _is_readable_file(path: Path, problems: list[Diagnostic]) -> bool:
     try:
         mode = os.stat(path).st_mode
     except OSError as error:
-        reason = {errno.ENOENT: "a symbolic link to a file that does not exist",
-                  errno.ELOOP: "a symbolic link that leads back to itself"}.get(error.errno, error.strerror)
+        links: dict[int | None, str] = {errno.ENOENT: "a symbolic link to a file that does not exist",
+                                        errno.ELOOP: "a symbolic link that leads back to itself"}
+        reason = links.get(error.errno) or error.strerror or str(error)
         problems.append(Diagnostic(str(path), 0, f"cannot be read: {reason}; left out"))
         return False
     if stat.S_ISREG(mode):

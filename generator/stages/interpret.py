@@ -66,7 +66,7 @@ KNOWN_FIELDS = frozenset(
      "error", "isApiErrorMessage", "apiErrorStatus", "sourceToolUseID", "logicalParentUuid",
      "compactMetadata", "isVisibleInTranscriptOnly", "isCompactSummary", "summary", "customTitle",
      "agentName", "planContent", "origin", "prNumber", "prUrl", "prRepository", "toolUseId", "mode",
-     "isApiError", "retryInMs", "retryAttempt", "maxRetries", "cause", "data", "fileHistorySnapshot",
+     "isApiError", "retryInMs", "retryAttempt", "maxRetries", "cause", "fileHistorySnapshot",
      "files", "requestIds", "model", "costUSD", "durationApiMs", "isCompactBoundary", "uuidHistory"}
 )
 # Written into the site as files; anything else (SVG can carry script) is shown as a reference only.
@@ -90,8 +90,8 @@ TOOL_USE_ERROR = re.compile(r"<tool_use_error>(.*?)</tool_use_error>", re.S)
 SYSTEM_MESSAGE = re.compile(r"\A<([a-z][a-z0-9]*(?:-[a-z0-9]+)+)>(.*)</\1>(.*)\Z", re.S)
 SYSTEM_MESSAGE_FIELD = re.compile(r"<([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)>(.*?)</\1>", re.S)
 # The system messages this stage knows, and what a reader is told each one is.
-SYSTEM_MESSAGE_KINDS = {NoticeKind.TASK_NOTIFICATION: "Background task", NoticeKind.BASH_NOTIFICATION: "Background command"}
-PERMISSION_MODES = {
+SYSTEM_MESSAGE_KINDS: dict[str, str] = {NoticeKind.TASK_NOTIFICATION: "Background task", NoticeKind.BASH_NOTIFICATION: "Background command"}
+PERMISSION_MODES: dict[str, str] = {
     PermissionMode.PLAN: "Plan mode: Claude researches and proposes, and changes nothing",
     PermissionMode.DEFAULT: "Default mode: Claude asks before acting",
     PermissionMode.ACCEPT_EDITS: "Accept-edits mode: file edits are approved automatically",
@@ -686,9 +686,9 @@ class _SessionBuilder:
             # Its call was replayed from the session this one continues (shown there, waiting): the
             # result is shown here, with the call it answers.
             name, tool_input = replayed
-            self.events.append(ToolCall(self._call_anchor(tool_use_id), result.timestamp, tool_use_id, name,
-                                        tool_input))
-            self._complete_call(len(self.events) - 1, self.events[-1], result)
+            call = ToolCall(self._call_anchor(tool_use_id), result.timestamp, tool_use_id, name, tool_input)
+            self.events.append(call)
+            self._complete_call(len(self.events) - 1, call, result)
             return
         # No call yet: 2.1.9x may write a result just before its call. A stand-in waits a few events for
         # it; a result whose call is in another file is shown as the result of an unknown call.
@@ -744,7 +744,7 @@ class _SessionBuilder:
             self._malformed(entry, "assistant entry without a message object")
             return
         timestamp = self._time(data)
-        model = message.get("model") if isinstance(message.get("model"), str) else ""
+        model = named if isinstance(named := message.get("model"), str) else ""
         self.metadata.note_model(model)
         self.usage.count(data, message)
         content = message.get("content")
@@ -851,7 +851,7 @@ class _SessionBuilder:
 
     @handles(SYSTEM_HANDLERS, "compact_boundary")
     def _compact_boundary(self, entry: Entry, anchor: str, timestamp: str, text: str) -> None:
-        metadata = entry.data.get("compactMetadata") if isinstance(entry.data.get("compactMetadata"), dict) else {}
+        metadata = found if isinstance(found := entry.data.get("compactMetadata"), dict) else {}
         trigger = metadata.get("trigger", "")
         tokens = metadata.get("preTokens")
         detail = f"{trigger}" + (f", {tokens:,} tokens before" if isinstance(tokens, int) else "")

@@ -16,7 +16,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Iterable, Iterator, Mapping
 
-from ..core.model import Archive, Chain, Event, Interpreted, Plan, Project, Session, SubagentCall, ToolCall
+from ..core.model import Archive, Chain, Event, Interpreted, Plan, PlanStatus, Project, Session, SubagentCall, ToolCall
 from ..core.text import plain, shorten
 from .summarize import PLAN_PREAMBLE, text_digest, uuid_digest
 
@@ -152,8 +152,8 @@ def _link_subagents(sessions: dict[str, Session]) -> dict[str, Session]:
         if session.is_subagent and not session.parent_key:
             # `<project>/<parent>/agent-x` says its parent; flat 1.x agent files only name it in sessionId.
             candidates = [key.rsplit("/", 1)[0], main_by_session_id.get((session.project_dir, session.session_id))]
-            parent = next((c for c in candidates if c in sessions and not sessions[c].is_subagent), "")
-            session = replace(session, parent_key=parent)
+            parent_key = next((c for c in candidates if c in sessions and not sessions[c].is_subagent), "")
+            session = replace(session, parent_key=parent_key)
         if session.parent_key:
             by_parent[session.parent_key].append(session)
         linked[key] = session
@@ -249,7 +249,7 @@ def linked_event(session: Session, event: Event) -> Event:
     if isinstance(event, ToolCall) and event.anchor in session.call_subagents:
         return replace(event, subagent=session.call_subagents[event.anchor])
     if isinstance(event, Plan) and event.anchor == session.accepted_plan_anchor:
-        return replace(event, status="approved", how=PLAN_CARRIED_OUT)
+        return replace(event, status=PlanStatus.APPROVED, how=PLAN_CARRIED_OUT)
     return event
 
 

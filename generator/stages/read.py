@@ -14,7 +14,7 @@ import re
 import orjson
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator, Union
+from typing import Any, Iterator, Union
 
 from ..core.model import BrokenLine, Diagnostic, Entry
 
@@ -72,7 +72,7 @@ def stream_file(path: Path, diagnostics: list[Diagnostic], hasher: Any = None) -
                     yield item
 
 
-def _lines(handle: BinaryIO, hasher: Any, utf16: str = "") -> Iterator[bytes]:
+def _lines(handle: io.BufferedReader, hasher: Any, utf16: str = "") -> Iterator[bytes]:
     """The file's lines as bytes, each with its ending. A line ends at `\n`, `\r\n` or a lone `\r`
     (some editors and old Mac tools save with CR alone, which a split on `\n` would read as one line): a
     raw `\r` cannot be inside a JSON line, since JSON strings escape it. Latin-1 maps each byte to one
@@ -112,7 +112,7 @@ def _utf16_encoding(start: bytes) -> str:
 class _Hashing(io.RawIOBase):
     """A file whose bytes, as they are read, also go to `hasher` (when there is one)."""
 
-    def __init__(self, handle: BinaryIO, hasher: Any):
+    def __init__(self, handle: io.BufferedReader, hasher: Any):
         self.handle = handle
         self.hasher = hasher
 

@@ -25,9 +25,14 @@ import re
 from collections import Counter
 from pathlib import Path
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 
 from ..core.model import (BrokenLine, Commit, Diagnostic, Entry, FileTouch, OutlineItem, Session, SubagentCall, Usage)
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+DataclassT = TypeVar("DataclassT", bound="DataclassInstance")
 
 # Fields that hold identifiers or encoded data: only tokens of a known format are looked for in them.
 UNTOUCHED_FIELDS = frozenset({
@@ -127,7 +132,8 @@ def _names_a_secret(lower: str) -> bool:
 
 # Secrets found by context: (kind, pattern, groups that may hold the secret, group holding the name, or
 # NAME_BEFORE for the identifier before the match, or None when there is no name to check, marks).
-_GROUP_RULES = [
+_GROUP_RULES: list[tuple[str, str | re.Pattern[str], tuple[int, ...], int | None,
+                         tuple[str | Callable[[str], bool], ...]]] = [
     # (kind, pattern, groups, name, marks): a line without all of the marks (a string, or a test of the
     # lower-cased text) cannot hold a match.
     ("password-in-url", _URL_PASSWORD, (1,), None, ("://", "@")),
@@ -145,14 +151,14 @@ _GROUP_RULES = [
     # or not, after its scheme (Bearer, Basic, token…); a cookie header's every pair. The value has a digit
     # or a symbol: words and `$VAR`s are not secrets. Unlike the rules above it starts at the name: a
     # start at every `:` of a JSON text cost nine times as much.
-    ("secret-header", r"(?i)(?<![A-Za-z0-9_-])((?:proxy-)?authorization|(?:set-)?cookie|"
-     r"x-[a-z0-9-]*(?:key|token|auth|secret)[a-z0-9-]*)[\"']?[ \t]*:[ \t]*[\"']?"
-     r"(?:(?:bearer|basic|token|bot|digest|negotiate|apikey)[ \t]+)?"
-     r"((?=[^\s'\"\\]{0,200}[0-9+/=_.~-])[^\s'\"\\$]{6,}(?:;[ \t]*[^\s'\"\\;$]+)*)", (2,), 1,
+    ("secret-header", (r"(?i)(?<![A-Za-z0-9_-])((?:proxy-)?authorization|(?:set-)?cookie|"
+                       r"x-[a-z0-9-]*(?:key|token|auth|secret)[a-z0-9-]*)[\"']?[ \t]*:[ \t]*[\"']?"
+                       r"(?:(?:bearer|basic|token|bot|digest|negotiate|apikey)[ \t]+)?"
+                       r"((?=[^\s'\"\\]{0,200}[0-9+/=_.~-])[^\s'\"\\$]{6,}(?:;[ \t]*[^\s'\"\\;$]+)*)"), (2,), 1,
      (":", lambda lower: "authorization" in lower or "cookie" in lower or ("x-" in lower and (
          "-key" in lower or "-token" in lower or "-auth" in lower or "-secret" in lower)))),
-    ("aws-secret-key", r"(?i)aws.{0,20}?(?:secret|key|pwd|pw|password|pass|token).{0,20}?['\"=:\s]([0-9a-zA-Z/+]{40})"
-     r"(?![0-9a-zA-Z/+])", (1,), None, ("aws",)),
+    ("aws-secret-key", (r"(?i)aws.{0,20}?(?:secret|key|pwd|pw|password|pass|token).{0,20}?['\"=:\s]([0-9a-zA-Z/+]{40})"
+                        r"(?![0-9a-zA-Z/+])"), (1,), None, ("aws",)),
 ]
 # Values of secret-named variables that are plainly not secrets: words, placeholders, references.
 _NOT_A_SECRET = re.compile(
@@ -548,7 +554,7 @@ class Redactor:
                 value = _encoded_homes(self.homes).sub(self._home, value)
         if own and self.own:
             for kind, pattern in self.own.compiled():
-                value = pattern.sub(lambda m, k=kind: self._whole(k, m.group()) if m.group() else "", value)
+                value = pattern.sub(functools.partial(self._own, kind), value)
         return value
 
     def _unwrap(self, value: str) -> str:
@@ -569,7 +575,9 @@ class Redactor:
                 start -= 1
             if start < position:
                 continue
-            tail, head = value[start:end], value[head_start:_TOKEN_RUN.match(value, head_start).end()]
+            run = _TOKEN_RUN.match(value, head_start)
+            assert run is not None  # it matches the empty string too
+            tail, head = value[start:end], value[head_start:run.end()]
             joined = tail + head
             for kind, pattern in _whole_match_rules():
                 across = next((m for m in pattern.finditer(joined) if m.start() < len(tail) < m.end()), None)
@@ -590,8 +598,11 @@ class Redactor:
             return value
         for kind, pattern, groups, name, marks in _GROUPS:
             if _has_marks(lower, marks):
-                value = pattern.sub(lambda m, k=kind, g=groups, n=name: self._group(m, k, g, n), value)
+                value = pattern.sub(functools.partial(self._group, kind=kind, groups=groups, name=name), value)
         return value
+
+    def _own(self, kind: str, match: re.Match[str]) -> str:
+        return self._whole(kind, match.group()) if match.group() else ""
 
     def _whole(self, kind: str, secret: str) -> str:
         self.counts[kind] += 1
@@ -733,7 +744,7 @@ class Redactor:
                        diagnostics=tuple(replace(d, message=self.text(d.message)) if isinstance(d, Diagnostic) else d
                                          for d in result.diagnostics))
 
-    def _dataclass(self, value: Any) -> Any:
+    def _dataclass(self, value: DataclassT) -> DataclassT:
         rules = SCHEMA[type(value)]
         changes = {}
         for item in dataclasses.fields(value):
@@ -751,7 +762,7 @@ class Redactor:
             if rule == IDENTIFIER:
                 return self.text(value, context=False, home=False, own=False)
             return self.text(value)
-        if dataclasses.is_dataclass(value):
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):  # an instance, as fields hold
             return self._dataclass(value)
         if isinstance(value, tuple):
             return tuple(self._field(item, rule) for item in value)

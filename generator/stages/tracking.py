@@ -129,7 +129,7 @@ class TaskTracker:
         """The list after `call` (a TaskCreate or TaskUpdate) got `result`, in task id order."""
         structured = result.structured if isinstance(result.structured, dict) else {}
         if call.name == "TaskCreate" and not result.is_error:
-            created = structured.get("task") if isinstance(structured.get("task"), dict) else {}
+            created = task if isinstance(task := structured.get("task"), dict) else {}
             task_id = str(created.get("id") or len(self.tasks) + 1)
             subject = str(call.input.get("subject") or created.get("subject") or "")
             self.tasks[task_id] = TaskItem(task_id, subject, str(call.input.get("status") or "pending"))

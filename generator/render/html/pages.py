@@ -272,7 +272,7 @@ class PageBuilder:
             project={"path": project.path, "url": urls.relative(page, urls.project_page(project.dir_name))},
             anchor_map=anchor_map,
             markdown_url=urls.relative(page, part.path),
-            content=Markup(render(part.text, resolve) if render is not None else
+            content=Markup(render(part.text, resolve) if render is not None else  # noqa: S704 - the HTML writer's, sanitised by nh3
                            render_blocks(part.blocks, resolve) if part.blocks else render_markdown(part.text, resolve)),
         )
 

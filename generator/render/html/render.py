@@ -17,11 +17,13 @@ from typing import Callable, Sequence
 import nh3
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
+from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.tasklists import tasklists_plugin
 from pygments import highlight as pygments_highlight
 from pygments.formatters import HtmlFormatter
+from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.lexers.special import TextLexer
 from pygments.util import ClassNotFound
@@ -72,7 +74,7 @@ _FORMATTER = HtmlFormatter(nowrap=True)
 
 
 @lru_cache(maxsize=256)
-def _lexer(language: str):
+def _lexer(language: str) -> Lexer:
     try:
         # stripnl off: a file's leading blank lines are lines too, and shift every number after them.
         return get_lexer_by_name(language, stripnl=False) if language else TextLexer()
@@ -156,7 +158,7 @@ def _guarded_html(content: str) -> str:
 Resolver = Callable[[str], "str | None"]
 
 
-def _links_inside_the_archive(state) -> None:
+def _links_inside_the_archive(state: StateCore) -> None:
     """A relative link either points at something in the archive (another session, a saved output, an
     image), which the resolver rewrites to the right page, or into the user's working tree, which is not
     in the archive: that one is shown as the path it is instead of a broken link."""
@@ -186,12 +188,14 @@ def markdown_parser() -> MarkdownIt:
     parser = MarkdownIt("gfm-like", {"html": True, "linkify": True, "highlight": highlight},
                         renderer_cls=_GuardedRenderer)
     # Only links with a scheme or www.: fuzzy matching would turn file names like CLAUDE.md into links.
-    parser.linkify.set({"fuzzy_link": False})
+    linkify = parser.linkify
+    assert linkify is not None  # the "linkify" option needs linkify-it-py, one of our dependencies
+    linkify.set({"fuzzy_link": False})
     # linkify-it's "quick" pretest is one large case-insensitive pattern run on every paragraph, and it
     # was a tenth of a build. Without fuzzy links, a link it can find holds "//" (after a scheme, or
     # protocol-relative), an "@" (an email, mailto:) or "www.", so other text is passed over unasked.
-    full_pretest = parser.linkify.pretest
-    parser.linkify.pretest = lambda text: ("//" in text or "@" in text or "www." in text.lower()) and full_pretest(text)
+    full_pretest = linkify.pretest
+    linkify.pretest = lambda text: ("//" in text or "@" in text or "www." in text.lower()) and full_pretest(text)
     parser.use(tasklists_plugin, label=True)
     parser.core.ruler.push("sessionsite_links", _links_inside_the_archive)
     return parser
@@ -216,7 +220,7 @@ def sanitize(markup: str, resolve: Resolver | None = None, rename_id: Callable[[
     raised: list[BaseException] = []
     previous_hook = sys.unraisablehook
 
-    def keep_callback_errors(unraisable) -> None:
+    def keep_callback_errors(unraisable: sys.UnraisableHookArgs) -> None:
         if isinstance(unraisable.object, tuple) and len(unraisable.object) == 3 and unraisable.exc_value is not None:
             raised.append(unraisable.exc_value)  # nh3 reports the callback's arguments as the object
         else:
@@ -314,8 +318,11 @@ def pygments_css(light: CodeColours, dark: CodeColours) -> str:
             shown_on = {".gi": on.inserted, ".gd": on.deleted}.get(token, on.background)
             if token in (".gi", ".gd"):
                 line = re.sub(r"; background-color: #[0-9a-fA-F]+", "", line)
-            lines.append(re.sub(r"(?<![-\w])color: (#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3})\b",
-                                lambda found: f"color: {readable_colour(found.group(1), (shown_on,))}", line))
+
+            def readable_here(found: re.Match[str], background: str = shown_on) -> str:
+                return f"color: {readable_colour(found.group(1), (background,))}"
+
+            lines.append(re.sub(r"(?<![-\w])color: (#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3})\b", readable_here, line))
         return "\n".join(lines)
 
     forced_dark = rules("github-dark", ':root[data-theme="dark"] .highlight', dark)

@@ -42,7 +42,7 @@ from .pasted import looks_pasted
 from .tools import INLINE_OUTPUT_LIMIT, ToolContext, json_block, previewed, render_tool
 
 # Notices whose raw text is Claude Code's own bookkeeping, said for a reader instead.
-NOTICE_WORDING = {NoticeKind.INTERRUPT: "Interrupted by the user"}
+NOTICE_WORDING: dict[str, str] = {NoticeKind.INTERRUPT: "Interrupted by the user"}
 MEDIA_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp",
                     "application/pdf": "pdf"}
 CHECKLIST_TOOLS = frozenset({"TaskCreate", "TaskUpdate", "TodoWrite"})
@@ -274,6 +274,7 @@ class SessionDocument:
             blocks.append(commits)
         # The header ends in a line break of its own: a wider gap before the first message, as always.
         last = blocks[-1]
+        assert isinstance(last, (Prose, Structure))  # a header holds nothing else
         blocks[-1] = (Prose(last.text + "\n", last.by) if isinstance(last, Prose)
                       else Structure(last.html + "\n", last.kind))
         return blocks

@@ -20,6 +20,7 @@ import re
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 # A backslash escape is already literal text and stays as written; `<` and entity-like `&` get escaped.
 _NEEDS_ESCAPE = re.compile(
@@ -248,7 +249,7 @@ def prose(text: str) -> str:
     return "\n".join(out)
 
 
-def _defuse_html_blocks(lines: list[str]) -> tuple[list[str], list]:
+def _defuse_html_blocks(lines: list[str]) -> tuple[list[str], list[Token]]:
     """Turn every raw HTML block into text by backslash-escaping its opening `<`. An HTML block can hide
     what follows it (an unclosed `<!--` runs to the end), so parse again until none is left."""
     for _ in range(_MAX_PASSES):

@@ -35,8 +35,6 @@ class TranscriptMarkup:
     """Render rules keyed by event type and tool name, backed by a theme's templates."""
 
     def __init__(self, theme: Theme):
-        import jinja2
-
         self.environment = theme.environment()
         # Runs before autoescape: every printed value is escaped our way, and marked safe for jinja.
         self.environment.finalize = _escaped
@@ -62,7 +60,7 @@ class TranscriptMarkup:
         """The opening and closing tags of a group, around `{{ body }}`."""
         import markupsafe
 
-        rendered = template.render(body=markupsafe.Markup(_BODY), **context)
+        rendered = template.render(body=markupsafe.Markup(_BODY), **context)  # noqa: S704 - our marker
         if rendered.count(_BODY) != 1:
             raise ThemeError(f"{template.filename}: must print {{{{ body }}}} exactly once")
         opening, closing = rendered.split(_BODY)
@@ -81,14 +79,14 @@ def _escaped(value: Any) -> Any:
 
     if isinstance(value, markupsafe.Markup) or value is None:
         return value
-    return markupsafe.Markup(html_text(str(value)))
+    return markupsafe.Markup(html_text(str(value)))  # noqa: S704 - escaped just now
 
 
 def permalink(anchor: str) -> Any:
     """A small link to this very message; anchors come from entry uuids, so they survive rebuilds."""
     import markupsafe
 
-    return markupsafe.Markup(f'<a class="permalink" href="#{html_text(anchor)}" title="Link to this" '
+    return markupsafe.Markup(f'<a class="permalink" href="#{html_text(anchor)}" title="Link to this" '  # noqa: S704 - escaped
                              f'aria-label="Link to this">#</a>')
 
 

@@ -98,6 +98,7 @@ def _language_for_suffix(name: str) -> str:
     if len(matches) > 1:
         def rating(match: tuple[str, tuple[str, ...], str]) -> tuple[float, str]:
             lexer = find_lexer_class(match[0])
+            assert lexer is not None  # the name is from Pygments' own table
             return lexer.priority + (0.5 if "*" not in match[2] else 0), lexer.__name__
         matches.sort(key=rating)
     return matches[-1][1][0] if matches and matches[-1][1] else ""
