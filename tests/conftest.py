@@ -61,6 +61,13 @@ def examples_site(examples_build) -> Path:
     return examples_build[0]
 
 
+# Ctrl-C at a terminal reaches a Python whose SIGINT is at its default, which Python turns into
+# KeyboardInterrupt. A test run started as a shell's background job (`pytest &`, no job control) has SIGINT
+# ignored, and an ignored signal stays ignored across exec: its child processes would never see Ctrl-C. A
+# test's script that stands for a command typed at a terminal begins with this line.
+CTRL_C_AS_AT_A_TERMINAL = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
