@@ -15,11 +15,26 @@ PUBLIC_CORPUS = REPO.parent / "shared" / "corpus" / "public"
 IN_CI = bool(os.environ.get("CI"))
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the xdist_group marks
 def pytest_collection_modifyitems(items):
-    """Every test that drives the browser is marked `browser`, so `pytest -m browser` runs them alone."""
+    """Every test that drives the browser is marked `browser`, so `pytest -m browser` runs them alone.
+
+    The tests run on several worker processes (pytest-xdist's loadgroup, pyproject.toml), each test where
+    a worker is free, except for groups that go to one worker together:
+    - the browser tests: one Chromium is started, and only one worker runs it beside forked build workers;
+    - the other tests of a module that share a module-scoped fixture (a build and the pages parsed from
+      it): spread over the workers, each would make it again."""
     for item in items:
         if "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.xdist_group("browser"))
+        elif uses_a_module_scoped_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+
+
+def uses_a_module_scoped_fixture(item) -> bool:
+    fixtures = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    return any(definitions and definitions[-1].scope == "module" for definitions in fixtures.values())
 
 
 def skip_unless_in_ci(reason: str):
@@ -59,6 +74,13 @@ def examples_build(tmp_path_factory) -> tuple[Path, BuildReport]:
 @pytest.fixture(scope="session")
 def examples_site(examples_build) -> Path:
     return examples_build[0]
+
+
+# Ctrl-C at a terminal reaches a Python whose SIGINT is at its default, which Python turns into
+# KeyboardInterrupt. A test run started as a shell's background job (`pytest &`, no job control) has SIGINT
+# ignored, and an ignored signal stays ignored across exec: its child processes would never see Ctrl-C. A
+# test's script that stands for a command typed at a terminal begins with this line.
+CTRL_C_AS_AT_A_TERMINAL = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

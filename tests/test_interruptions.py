@@ -16,7 +16,7 @@ import pytest
 
 from generator.build import BuildConfig, build
 
-from conftest import EXAMPLES, REPO
+from conftest import CTRL_C_AS_AT_A_TERMINAL, EXAMPLES, REPO
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -26,7 +26,8 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 def python(script: str, *args: str, **options) -> subprocess.Popen:
     """A Python process running `script` with this checkout's sessionsite."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
-    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(script), *args], env=env, text=True,
+    return subprocess.Popen([sys.executable, "-c", CTRL_C_AS_AT_A_TERMINAL + textwrap.dedent(script), *args],
+                            env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, **options)
 
 

@@ -4,29 +4,51 @@ and to an element in it. Run on examples/ and on the whole public corpus."""
 from __future__ import annotations
 
 from functools import lru_cache
+from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
-
-from bs4 import BeautifulSoup
 
 from generator.build import BuildConfig, build
 
 from conftest import corpus_files
 
+REFERENCES = {"a": "href", "link": "href", "img": "src", "script": "src"}
+
+
+class References(HTMLParser):
+    """A page's ids and its references (`href` of <a> and <link>, `src` of <img> and <script>), read by the
+    parser BeautifulSoup's html.parser builds its tree with, the same tags and values, without the tree:
+    the whole corpus's pages are read here."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.ids: set[str] = set()
+        self.references: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {name: value or "" for name, value in attrs}  # a repeated attribute: the last one counts
+        if "id" in values:
+            self.ids.add(values["id"])
+        if tag in REFERENCES and REFERENCES[tag] in values:
+            self.references.append((tag, values[REFERENCES[tag]]))
+
 
 @lru_cache(maxsize=None)
+def read(page: Path) -> References:
+    parser = References()
+    parser.feed(page.read_text(encoding="utf-8"))
+    parser.close()
+    return parser
+
+
 def ids_in(page: Path) -> frozenset[str]:
-    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
-    return frozenset(tag["id"] for tag in soup.find_all(id=True))
+    return frozenset(read(page).ids)
 
 
 def broken_links(site: Path) -> list[tuple[str, str, str]]:
     broken = []
     for page in sorted(site.rglob("*.html")):
-        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
-        references = [(a.name, a["href"]) for a in soup.find_all(["a", "link"], href=True)]
-        references += [(t.name, t["src"]) for t in soup.find_all(["img", "script"], src=True)]
-        for _tag, reference in references:
+        for _tag, reference in read(page).references:
             parts = urlsplit(reference)
             if parts.scheme or parts.netloc:
                 continue

@@ -23,7 +23,7 @@ from generator.serve import LIVE_PREFIX, LiveSite, live_config, serve, unzipped
 from helpers import OTHER_SESSION_ID, PROJECT_DIR, SESSION_ID, assistant, chain, text, user, write_jsonl
 from test_browser import LONG_PAGE, new_context, open_page
 
-from conftest import EXAMPLES
+from conftest import CTRL_C_AS_AT_A_TERMINAL, EXAMPLES
 
 LIVE_SCRIPT_TAG = LIVE_PREFIX.encode() + b"live.js"
 
@@ -125,7 +125,8 @@ def test_a_file_that_is_not_a_zip_gets_one_clear_line(tmp_path):
 def test_ctrl_c_stops_serve_of_logs_cleanly(tmp_path):
     logs = tmp_path / "logs"
     a_session(logs)
-    command = subprocess.Popen([sys.executable, "-m", "generator", "serve", str(logs), "--port", "0", "--no-vault"],
+    as_typed = CTRL_C_AS_AT_A_TERMINAL + "import runpy; runpy.run_module('generator', run_name='__main__', alter_sys=True)"
+    command = subprocess.Popen([sys.executable, "-c", as_typed, "serve", str(logs), "--port", "0", "--no-vault"],
                                stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
         line = ""
