@@ -86,8 +86,9 @@ block for all but the longest sessions (a term in two blocks is two lines of its
 BLOCK_LINE = "\tblock\t"
 FILE_LINE = "\tfile\t"
 """A word list is blocks, each a line starting so (no term is empty) with what the block holds in JSON
-(its size in bytes, its line count, where each run of lines of one fine shard starts), then those lines;
-and a last line saying in JSON what the file brought: how many documents, their kinds, its project."""
+(its size in bytes, its line count, how many runs of lines of one fine shard), then each run's fine key and
+where it starts (`_packed`), then those lines; and a last line saying in JSON what the file brought: how
+many documents, their kinds, its project."""
 MAX_TERM_LENGTH = 32
 """Longer runs of letters are hashes, base64 and the like: nobody searches for them by hand."""
 _WORD = re.compile(r"[^\W_]+")
@@ -187,6 +188,8 @@ def _trouble_first(word: str) -> tuple[int, int, str]:
 def _trouble_rank(word: str) -> int:
     """0 for a word that names trouble (`Traceback`), 1 for one that holds such a word (`ValueError`), else 2."""
     return 0 if word in _TROUBLE_WORDS else 1 if _TROUBLE.search(word) else 2
+
+
 @dataclass(frozen=True, slots=True)
 class Document:
     """One thing a page shows, as the index keeps it."""
@@ -339,9 +342,8 @@ class FileSearchRecorder:
             body.append(line)
             size += len(line)
         header = json.dumps({"size": size, "lines": len(keyed), "keys": len(keys)}, separators=(",", ":"))
-        self.output.append(urls.search_words(self.name),
-                           gzip.compress(BLOCK_LINE.encode() + header.encode() + b"\n" + _packed(keys) + _packed(starts)
-                                         + b"".join(body), compresslevel=6, mtime=0))
+        self.output.append(urls.search_words(self.name), _compressed(
+            f"{BLOCK_LINE}{header}\n".encode() + _packed(keys) + _packed(starts) + b"".join(body)))
         self.postings, self.postings_held = {}, 0
 
     def finish(self) -> None:
@@ -353,7 +355,7 @@ class FileSearchRecorder:
         if self.count:
             about = {"count": self.count, "kinds": "".join(self.kinds), "project": self.project}
             self.output.append(urls.search_words(self.name),
-                               _compressed(FILE_LINE + json.dumps(about, ensure_ascii=False, sort_keys=True) + "\n"))
+                               _compressed(f"{FILE_LINE}{json.dumps(about, ensure_ascii=False, sort_keys=True)}\n".encode()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -426,9 +428,9 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
     order in index.js), a line `:file` (the file's number, base 36) and that file's lines of the shard,
     `term<TAB>gaps`: the term's document numbers in that file as gaps.
 
-    The word lists are read twice, first for their size (which sets the number of shards), then to cut
-    them into the shards, spilled to one scratch file per shard past `SPILL_BYTES`: memory holds a few
-    megabytes, whatever the archive's size."""
+    The word lists are read first for their size (which sets the number of shards), then cut into the
+    shards, spilled to one scratch file per shard past `SPILL_BYTES`; up to `KEPT_BYTES` of them are kept
+    from the first reading, the rest read again: memory stays bounded, whatever the archive's size."""
     words_folder = root / urls.SEARCH_WORDS_FOLDER
     lists = sorted(words_folder.glob("*.txt.gz")) if words_folder.is_dir() else []
     files: list[list[Any]] = []
@@ -515,7 +517,6 @@ def _fine_key_of_start(start: str) -> int:
     return _reversed_bits(shard_of(start, MAX_SHARDS), FINE_SHARD_BITS)
 
 
-@lru_cache(maxsize=1 << 16)
 def _reversed_bits(value: int, bits: int) -> int:
     result = 0
     for _ in range(bits):
@@ -524,13 +525,14 @@ def _reversed_bits(value: int, bits: int) -> int:
     return result
 
 
-def _compressed(text: str) -> bytes:
-    """A gzip member, the same bytes for the same text (no time in its header)."""
-    return gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)
+def _compressed(data: bytes) -> bytes:
+    """A gzip member, the same bytes for the same data (no time in its header)."""
+    return gzip.compress(data, compresslevel=6, mtime=0)
 
 
 def _deltas(numbers: list[int]) -> str:
     """Ascending document numbers as gaps in base 36: the shards are most of the index's bytes."""
+    # `_base36`, inlined: this runs once per posting, and the call was most of its time.
     small, known = _SMALL_BASE36, len(_SMALL_BASE36)
     return ",".join([small[gap] if gap < known else _base36_of(gap)
                      for gap in map(operator.sub, numbers, [0, *numbers[:-1]])])

@@ -167,9 +167,10 @@ def _over(colour: tuple[float, ...], background: tuple[float, ...]) -> tuple[flo
 def _hex(colour: tuple[float, ...]) -> str:
     return "#{:02x}{:02x}{:02x}".format(*(round(c) for c in colour[:3]))
 
+
 def _template_code_cache() -> "jinja2.BytecodeCache | None":
     """Compiled templates kept between runs, in the user's cache folder: compiling a theme's templates
-    took 0.18 s of every build, a fifth of a build after one reply was added. Jinja2 keys each by its
+    took 0.18 s of every build, about a sixth of a build after one reply was added. Jinja2 keys each by its
     file and checks it against the template's source, so an edited theme is compiled again. A cache that
     cannot be made, read or written is no cache, never a failed build."""
     import jinja2
