@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -507,15 +508,60 @@ INLINE_TAGS = frozenset({"a", "abbr", "b", "code", "del", "em", "i", "kbd", "mar
                          "strong", "sub", "sup", "time", "u"})
 
 
+UNSEEN_TAGS = frozenset({"script", "style", "template"})
+VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+                       "track", "wbr"})
+
+
+class _VisibleText(HTMLParser):
+    """The text a reader sees, as one stream (the standard library's tokenizer: a parse tree of every
+    corpus page, as BeautifulSoup made, was most of this module's time)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.unseen_depth = 0
+        self.open_inline: list[tuple[str, bool]] = []
+        """Inline elements open, and whether each stands apart (a line number)."""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in UNSEEN_TAGS:
+            self.unseen_depth += 1
+        elif tag in INLINE_TAGS:
+            apart = "linenos" in (dict(attrs).get("class") or "").split()
+            self.open_inline.append((tag, apart))
+            if apart:
+                self.parts.append(" ")
+        else:
+            self.parts.append(" ")
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in UNSEEN_TAGS and tag not in INLINE_TAGS:
+            self.parts.append(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in UNSEEN_TAGS:
+            self.unseen_depth = max(0, self.unseen_depth - 1)
+        elif tag in INLINE_TAGS:
+            for position in range(len(self.open_inline) - 1, -1, -1):
+                if self.open_inline[position][0] == tag:
+                    if self.open_inline[position][1]:
+                        self.parts.append(" ")
+                    del self.open_inline[position:]
+                    break
+        elif tag not in VOID_TAGS:
+            self.parts.append(" ")
+
+    def handle_data(self, data: str) -> None:
+        if not self.unseen_depth:
+            self.parts.append(data)
+
+
 def visible_words(html: str) -> str:
-    soup = BeautifulSoup(html, "html.parser")
-    for tag in soup.find_all(["script", "style", "template"]):
-        tag.decompose()
-    for tag in soup.find_all(True):
-        if tag.name not in INLINE_TAGS or "linenos" in (tag.get("class") or ()):
-            tag.insert_before(" ")
-            tag.insert_after(" ")
-    return words(soup.get_text())
+    parser = _VisibleText()
+    parser.feed(html)
+    parser.close()
+    return words("".join(parser.parts))
 
 
 @dataclass(frozen=True)

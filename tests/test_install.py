@@ -8,9 +8,9 @@
 - The GitHub Pages workflow (docs/publish-sessions.yml), which publishes a site already built: its shell
   steps run here, in a stand-in for the runner's workspace, with the actions it uses stood in for.
 
-The install tests reach the package registry, as a user does (CI reaches it too). They install the pinned
-versions (PIP_CONSTRAINT), which the README's test command has just fetched: pip takes them from its
-cache, and nothing is built but sessionsite itself.
+The README's install runs with no network: pip takes the pinned versions (PIP_CONSTRAINT) from the
+wheelhouse `.ci/run` fills before the tests (`.wheelhouse/`, PIP_NO_INDEX), and builds nothing but
+sessionsite itself. Without a wheelhouse the test skips (fails in CI): a test never downloads.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from conftest import EXAMPLES, REPO
+from conftest import EXAMPLES, REPO, skip_unless_in_ci
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 CONSTRAINTS = REPO / "constraints.txt"
@@ -146,7 +146,7 @@ def test_corpus_tests_fail_in_ci_without_the_corpus(tmp_path, in_ci):
 
 # -- the README's install, on a fresh machine --------------------------------------------------------------
 
-NOT_COPIED = shutil.ignore_patterns(".git", ".venv", "demo", "site", "build", "dist", "__pycache__", "*.egg-info",
+NOT_COPIED = shutil.ignore_patterns(".git", ".venv", ".wheelhouse", "demo", "site", "build", "dist", "__pycache__", "*.egg-info",
                                     ".pytest_cache", ".hypothesis", ".benchmarks", ".mypy_cache", ".ruff_cache")
 
 
@@ -181,10 +181,25 @@ def run_shell(script: str, cwd: Path, env: dict[str, str]) -> subprocess.Complet
                           capture_output=True, text=True, timeout=600)
 
 
+WHEELHOUSE = REPO / ".wheelhouse"
+FILL_THE_WHEELHOUSE = ".venv/bin/pip download -q -c constraints.txt -d .wheelhouse . hatchling"
+
+
+def test_ci_fills_the_wheelhouse_the_install_test_reads_as_the_readme_says():
+    """The command the install test's skip message gives is the one CI runs and the README shows."""
+    assert FILL_THE_WHEELHOUSE in (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert f"\n{FILL_THE_WHEELHOUSE}\n" in README
+
+
 def test_the_readme_install_and_try_commands_work_as_written(tmp_path):
+    if not any(WHEELHOUSE.glob("*.whl")):
+        skip_unless_in_ci(f"no wheels in {WHEELHOUSE} to install from without the network: run `{FILL_THE_WHEELHOUSE}`")
     commands = readme_commands("## Install and try it")
     clone = copy_of_the_repository(tmp_path / "sessionsite")
-    done = run_shell(commands, clone, fresh_machine_env(tmp_path))
+    env = fresh_machine_env(tmp_path)
+    env["PIP_NO_INDEX"] = "1"  # the wheelhouse or nothing: a package missing from it fails the test
+    env["PIP_FIND_LINKS"] = str(WHEELHOUSE)
+    done = run_shell(commands, clone, env)
     assert done.returncode == 0, f"{commands}\n{done.stdout}\n{done.stderr}"
     assert (clone / "demo" / "index.html").is_file()
     # As the README says: the hostile example's four unreadable lines are reported, and that is all.
