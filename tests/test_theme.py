@@ -1,6 +1,7 @@
 """Transcript markup comes from the theme: a theme restyles one tool, or one kind of notice, by adding one
-template (`tools/Bash.html`, `events/notice-<kind>.html`), looked up before the generic one; transcript
-text printed by a template is escaped whatever the template does with it."""
+template (`tools/Bash.html`, `events/notice-<kind>.html`), looked up before the generic one, and every
+other kind of transcript part by its own (`events/message.html`, `events/prompt.html`, `events/meta.html`…);
+transcript text printed by a template is escaped whatever the template does with it."""
 
 from __future__ import annotations
 
@@ -120,6 +121,63 @@ def test_a_tool_template_that_would_break_the_markdown_is_refused(tmp_path, temp
     theme = _theme(tmp_path, {"tools/Bash.html": template})
     with pytest.raises(ThemeError, match="Bash.html"):
         build(BuildConfig(inputs=(tmp_path / "logs",), output=tmp_path / "site", redact=False, jobs=1, theme=theme))
+
+
+MESSAGE_TEMPLATE = """<div class="reply by-{{ model|replace('.', '-') }} who-{{ who }}" id="{{ anchor }}">
+{{ body }}
+</div>
+"""
+META_TEMPLATE = """<p class="meta"><b class="author">{{ who }}</b>{% if timestamp %} at <time datetime="{{ timestamp }}">{{ time }}</time>{% endif %}{% if anchor %} {{ permalink(anchor) }}{% endif %}</p>
+"""
+
+
+def test_a_theme_restyles_replies_prompts_and_their_meta_lines(tmp_path):
+    """Every kind of transcript part comes from a template (events/<kind>.html): a theme redraws Claude's
+    replies and the line above each message, and the page and the Markdown carry its markup, each reply
+    with its own anchor and time, transcript text still escaped."""
+    _session(tmp_path / "logs", notice=HOSTILE)
+    theme = _theme(tmp_path, {"events/message.html": MESSAGE_TEMPLATE, "events/meta.html": META_TEMPLATE})
+    out = tmp_path / "site"
+    build(BuildConfig(inputs=(tmp_path / "logs",), output=out, redact=False, jobs=1, theme=theme))
+    page = _page(out)
+    replies = page.select("div.reply")
+    assert replies and page.select(".msg.assistant") == []
+    assert len({reply["id"] for reply in replies}) == len(replies)  # each its own, not the first one's
+    assert all("who-Claude" in reply["class"] and reply.select_one("p.meta b.author").get_text() == "Claude"
+               for reply in replies)
+    assert "by-claude-opus-4-6" in replies[-1]["class"]  # a few-valued value, such as the model, can be filtered
+    times = [time["datetime"] for time in page.select("p.meta time")]
+    assert len(times) == len(set(times)) == len(page.select("p.meta"))  # each message's own time
+    assert page.select_one(".msg.user p.meta b.author").get_text() == "You"
+    assert page.select("main script") == [] and page.select("main b:not(.author)") == []
+    assert '<div class="reply by-' in _markdown(out)
+
+
+def test_a_template_that_changes_a_value_it_prints_is_refused(tmp_path):
+    """Values such as anchors and times are put in after the template is rendered once per shape: a filter
+    that would change one is refused with the template's name, rather than printing something wrong."""
+    _session(tmp_path / "logs")
+    theme = _theme(tmp_path, {"events/meta.html": "<p>{{ time|upper }}</p>\n"})
+    with pytest.raises(ThemeError, match="meta.html"):
+        build(BuildConfig(inputs=(tmp_path / "logs",), output=tmp_path / "site", redact=False, jobs=1, theme=theme))
+
+
+def test_a_tool_template_that_reads_the_call_gets_each_call(tmp_path):
+    """A template reading the call itself (BASH_TEMPLATE prints call.input.command) is rendered for every
+    call: two calls with different commands show each their own."""
+    entries = chain(
+        user("look around"),
+        assistant(tool_use("Bash", {"command": "ls one"}, "toolu_one")),
+        user([tool_result("toolu_one", "a")]),
+        assistant(tool_use("Bash", {"command": "ls two"}, "toolu_two")),
+        user([tool_result("toolu_two", "b")]),
+    )
+    write_jsonl(tmp_path / "logs" / PROJECT_DIR / f"{SESSION_ID}.jsonl", entries)
+    theme = _theme(tmp_path, {"tools/Bash.html": BASH_TEMPLATE})
+    out = tmp_path / "site"
+    build(BuildConfig(inputs=(tmp_path / "logs",), output=out, redact=False, jobs=1, theme=theme))
+    page = _page(out)
+    assert [page.select_one(f"#e-toolu_{n} kbd").get_text() for n in ("one", "two")] == ["ls one", "ls two"]
 
 
 EXTRA_LAYOUT = """{% extends "base.html" %}

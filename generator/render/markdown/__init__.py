@@ -37,7 +37,7 @@ from ...core.text import plain, strip_ansi
 from ...stages.link import linked_event
 from .blocks import Block, Code, Group, Prose, Structure, blocks_of, markdown_of, typed_blocks
 from .escape import html_text, inline_code, literal, prose, typed
-from .markup import TranscriptMarkup, default_markup, permalink
+from .markup import TranscriptMarkup, default_markup
 from .pasted import looks_pasted
 from .tools import INLINE_OUTPUT_LIMIT, ToolContext, json_block, previewed, render_tool
 
@@ -307,8 +307,9 @@ class SessionDocument:
         if isinstance(event, AssistantText):
             self._add_to_run(*self._reply_text(event))
         elif isinstance(event, Thinking):
-            self._add_to_run(Group("thinking", f'<details class="thinking" id="{event.anchor}">\n<summary>Thinking</summary>',
-                                   (Prose(prose(event.text)),), "</details>", event.anchor))
+            opening, closing = self.markup.stamp_wrapper(self.markup.template("events/thinking.html"),
+                                                         {"anchor": event.anchor})
+            self._add_to_run(Group("thinking", opening, (Prose(prose(event.text)),), closing, event.anchor))
         elif isinstance(event, Plan):
             self._add_to_run(*self._plan(event))
         elif isinstance(event, ToolCall):
@@ -327,10 +328,12 @@ class SessionDocument:
         # The wrapper gets its own id: the first event inside it keeps the anchor it is linked by.
         wrapper_id = f"m{first.anchor[1:]}"
         timestamp = getattr(first, "timestamp", "")
+        opening, closing = self.markup.stamp_wrapper(self.markup.template("events/message.html"), {"anchor": wrapper_id},
+                                                     who="Claude", model=self.run_model)
         self.blocks.append(Group(
-            "message", f'<div class="msg assistant" id="{wrapper_id}">',
-            (Structure(_meta_line("Claude", timestamp, self.run_model, anchor=wrapper_id), "meta"), *self.assistant_run),
-            "</div>", wrapper_id, (("who", "Claude"), ("time", timestamp), ("model", self.run_model)),
+            "message", opening,
+            (Structure(self._meta_line("Claude", timestamp, self.run_model, anchor=wrapper_id), "meta"), *self.assistant_run),
+            closing, wrapper_id, (("who", "Claude"), ("time", timestamp), ("model", self.run_model)),
         ))
         self.assistant_run = []
         self.run_first = None
@@ -338,17 +341,17 @@ class SessionDocument:
 
     def _plan(self, plan: Plan) -> list[Block]:
         status_class = {"approved": "ok", "rejected": "error"}.get(plan.status, "other")
-        head = (f'<p class="plan-head"><span class="plan-label">Plan</span> '
-                f'<span class="status {status_class}">{html_text(plan.status)}</span>'
-                + (f' <span class="plan-how">{html_text(plan.how)}</span>' if plan.how else "") + "</p>")
+        head = self.markup.stamp(self.markup.template("events/plan-head.html"), {"how": plan.how},
+                                 status=str(plan.status), status_class=status_class)
         body = _without_title(plan.text, self.session.title)
         parts: list[Block] = [Structure(head, "plan-head"),
                               Prose(prose(body)) if body.strip() else Prose("*The plan is empty.*", "sessionsite")]
         if plan.feedback:
             quoted = "\n".join(("> " + line) if line else ">" for line in typed(plan.feedback).split("\n"))
             parts.extend([Structure('<p class="label">The user said</p>', "label"), Prose(quoted, "person")])
-        return [Group("plan", f'<div class="plan plan-{html_text(plan.status)}" id="{plan.anchor}">', tuple(parts),
-                      "</div>", plan.anchor, (("status", plan.status), ("how", plan.how)))]
+        opening, closing = self.markup.stamp_wrapper(self.markup.template("events/plan.html"), {"anchor": plan.anchor},
+                                                     status=str(plan.status))
+        return [Group("plan", opening, tuple(parts), closing, plan.anchor, (("status", plan.status), ("how", plan.how)))]
 
     def _tool(self, call: ToolCall, open_checklist: bool = False) -> list[Block]:
         subagent = self.archive.sessions.get(call.subagent) if call.subagent else None
@@ -372,11 +375,11 @@ class SessionDocument:
         if media:
             body.append(Prose(media, "sessionsite"))
         # A call shown only by --show-hidden is marked (`hidden`), so that the page's filter can hide it again.
-        opening, closing = self.markup.wrapper(
-            self.markup.rule("tools", call.name, "_default"), call=call, anchor=call.anchor, label=view.label,
-            target=view.target, status=status, status_class={"ok": "ok", "error": "error"}.get(status, "other"),
-            classes=" ".join(("tool", *view.classes)), open=view.open_by_default or open_checklist,
-            hidden=view.quiet)
+        opening, closing = self.markup.stamp_wrapper(
+            self.markup.rule("tools", call.name, "_default"), {"anchor": call.anchor, "target": view.target},
+            {"call": call}, label=view.label, status=status,
+            status_class={"ok": "ok", "error": "error"}.get(status, "other"), classes=" ".join(("tool", *view.classes)),
+            open=view.open_by_default or open_checklist, hidden=view.quiet)
         return [Group("tool", opening, tuple(body), closing, call.anchor,
                       (("label", view.label), ("target", view.target), ("status", status),
                        ("target-is", "path" if view.target_is_path else "")))]
@@ -416,51 +419,55 @@ class SessionDocument:
         hidden = " hidden-event" if getattr(event, "hidden", False) else ""
         if isinstance(event, Prompt):
             parts: list[Block]
+            opening, closing = self.markup.stamp_wrapper(self.markup.template("events/prompt.html"),
+                                                         {"anchor": event.anchor}, task=event.by_agent,
+                                                         hidden=bool(hidden))
             if event.by_agent:
-                opening, label = f'<div class="msg user task{hidden}" id="{event.anchor}">', "Task"
+                label = "Task"
                 parts = [Structure(self._task_line(event), "meta")]
             else:
                 label = "You" + (f" · {event.label}" if event.label else "")
-                opening = f'<div class="msg user{hidden}" id="{event.anchor}">'
-                parts = [Structure(_meta_line(label, event.timestamp, anchor=event.anchor), "meta")]
+                parts = [Structure(self._meta_line(label, event.timestamp, anchor=event.anchor), "meta")]
             if event.text.strip():
                 parts.extend(self._prompt_text(event))
             media = self._media(event.images)
             if media:
                 parts.append(Prose(media, "sessionsite"))
-            return [Group("prompt", opening, tuple(parts), "</div>", event.anchor,
+            return [Group("prompt", opening, tuple(parts), closing, event.anchor,
                           (("who", label), ("time", event.timestamp)))]
         if isinstance(event, Plan):
             return self._plan(event)
         if isinstance(event, SlashCommand):
             command = (event.name + " " + event.args).strip()
-            line: list[Block] = [Structure(f'<div class="command" id="{event.anchor}"><code>{html_text(command)}</code></div>',
-                                           "command")]
+            line: list[Block] = [Structure(self.markup.stamp(self.markup.template("events/command.html"),
+                                                             {"anchor": event.anchor, "command": command}), "command")]
             if event.output:
                 # The anchor is the command's, just above: the output has no id of its own.
-                line.append(Group("command-output", '<details class="command-output">\n<summary>Output</summary>',
-                                  (Code(strip_ansi(event.output), "text", kind="output"),), "</details>",
-                                  event.anchor, (("command", command),)))
+                opening, closing = self.markup.stamp_wrapper(self.markup.template("events/command-output.html"), {})
+                line.append(Group("command-output", opening, (Code(strip_ansi(event.output), "text", kind="output"),),
+                                  closing, event.anchor, (("command", command),)))
             return line
         if isinstance(event, BashMode):
             output = "\n".join(part for part in (event.stdout, event.stderr) if part.strip())
-            parts = [Structure(_meta_line("You ran", event.timestamp, anchor=event.anchor), "meta"),
+            parts = [Structure(self._meta_line("You ran", event.timestamp, anchor=event.anchor), "meta"),
                      Code(event.command, "bash", kind="command")]
             if output.strip():
                 parts.append(Code(strip_ansi(output), "text", kind="output"))
-            return [Group("bash-mode", f'<div class="bash-mode" id="{event.anchor}">', tuple(parts), "</div>",
-                          event.anchor, (("who", "You ran"), ("time", event.timestamp)))]
+            opening, closing = self.markup.stamp_wrapper(self.markup.template("events/bash-mode.html"),
+                                                         {"anchor": event.anchor})
+            return [Group("bash-mode", opening, tuple(parts), closing, event.anchor,
+                          (("who", "You ran"), ("time", event.timestamp)))]
         if isinstance(event, Notice):
             if event.kind == NoticeKind.CONTINUATION:
-                return [Group("notice", f'<details class="notice-block{hidden}" id="{event.anchor}">\n<summary>Continued '
-                              "from an earlier conversation (summary)</summary>", (Prose(prose(event.text)),), "</details>",
-                              event.anchor)]
+                opening, closing = self.markup.stamp_wrapper(self.markup.template("events/continuation.html"),
+                                                             {"anchor": event.anchor}, hidden=bool(hidden))
+                return [Group("notice", opening, (Prose(prose(event.text)),), closing, event.anchor)]
             text = NOTICE_WORDING.get(event.kind) or " ".join(strip_ansi(event.text).split()) or event.kind
             return [Structure(self._notice(event, text, hidden), "notice")]
         if isinstance(event, Unknown):
-            return [Group("unknown", f'<details class="unknown" id="{event.anchor}">\n<summary>Unrecognised entry '
-                          f"<code>{html_text(event.name)}</code></summary>", (json_block(event.raw),), "</details>",
-                          event.anchor)]
+            opening, closing = self.markup.stamp_wrapper(self.markup.template("events/unknown.html"),
+                                                         {"anchor": event.anchor, "name": event.name})
+            return [Group("unknown", opening, (json_block(event.raw),), closing, event.anchor)]
         if isinstance(event, Unreadable):
             shown, note = event.text, []
             if len(shown) > INLINE_OUTPUT_LIMIT:  # a broken line of any size: its start, and the whole in a file
@@ -468,9 +475,10 @@ class SessionDocument:
                 shown = shown[:INLINE_OUTPUT_LIMIT]
                 note = [Prose(f"[The whole line]({self.attach(f'{event.anchor}.txt', whole)}) ({len(whole) / 1024:,.0f} KB; "
                               f"its first {INLINE_OUTPUT_LIMIT:,} characters are shown here)", "sessionsite")]
-            return [Group("unreadable", f'<details class="unreadable" id="{event.anchor}">\n<summary>Line {event.line} '
-                          f"could not be read: {html_text(event.reason)}</summary>",
-                          (Code(shown, "text", kind="output"), *note), "</details>", event.anchor)]
+            opening, closing = self.markup.stamp_wrapper(self.markup.template("events/unreadable.html"),
+                                                         {"anchor": event.anchor, "line": str(event.line),
+                                                          "reason": event.reason})
+            return [Group("unreadable", opening, (Code(shown, "text", kind="output"), *note), closing, event.anchor)]
         raise TypeError(f"no Markdown for {type(event).__name__}")
 
 
@@ -502,6 +510,11 @@ class SessionDocument:
         preview, note = previewed(text, self.attach, name, whole)
         return [*render(preview), note]
 
+    def _meta_line(self, who: str, timestamp: str, model: str = "", anchor: str = "") -> str:
+        return self.markup.stamp(self.markup.template("events/meta.html"),
+                                 {"timestamp": timestamp, "time": time_of(timestamp) if timestamp else "",
+                                  "anchor": anchor}, who=who, model=model)
+
     def _task_line(self, prompt: Prompt) -> str:
         """The meta line of a subagent's task: who wrote it (the agent of the calling session), with a link
         to the call that started the run."""
@@ -509,11 +522,13 @@ class SessionDocument:
         call = ""
         if parent is not None:
             anchor = f"#{self.session.parent_anchor}" if self.session.parent_anchor else ""
-            call = " · " + self._link(parent, anchor, "its call" if anchor else "the calling session")
-        time = (f' <time datetime="{html_text(prompt.timestamp)}">{html_text(time_of(prompt.timestamp))}</time>'
-                if prompt.timestamp else "")
-        return (f'<p class="meta"><span class="who">Task</span> <span class="from">from the calling agent</span>'
-                f'{call}{time} {permalink(prompt.anchor)}</p>')
+            call = self._link(parent, anchor, "its call" if anchor else "the calling session")
+        import markupsafe
+
+        # Once a subagent run: rendered whole, the link (ours, escaped) given as markup.
+        return self.markup.element(self.markup.template("events/task-meta.html"), call=markupsafe.Markup(call),  # noqa: S704
+                                   timestamp=prompt.timestamp, time=time_of(prompt.timestamp) if prompt.timestamp else "",
+                                   anchor=prompt.anchor)
 
     def _notice(self, notice: Notice, text: str, hidden: str) -> str:
         """A one-line notice, or a message Claude Code wrote into the conversation (a background task
@@ -544,12 +559,3 @@ def _in_reply(event: Event) -> bool:
     return isinstance(event, (AssistantText, Thinking, ToolCall))
 
 
-def _meta_line(who: str, timestamp: str, model: str = "", anchor: str = "") -> str:
-    parts = [f'<span class="who">{html_text(who)}</span>']
-    if model:
-        parts.append(f'<span class="model">{html_text(model)}</span>')
-    if timestamp:
-        parts.append(f'<time datetime="{html_text(timestamp)}">{html_text(time_of(timestamp))}</time>')
-    if anchor:
-        parts.append(permalink(anchor))
-    return f'<p class="meta">{" ".join(parts)}</p>'

@@ -1,4 +1,6 @@
-"""The HTML of our own around transcript parts (a folded tool call, a notice), from the theme's templates.
+"""The HTML of our own around transcript parts, from the theme's templates: every kind of part has one
+(`events/message.html`, `events/prompt.html`, `events/thinking.html`, `events/plan.html`, `events/meta.html`
+for the line above a message, … `tools/_default.html` for a folded tool call).
 
 A render rule is looked up from the most specific template to the generic, in the theme's search path
 (user theme -> parent -> default): a Bash call is drawn by `tools/Bash.html` if a theme has one, else by
@@ -11,11 +13,20 @@ is the group's opening tags, what comes after its closing tags, so the block mod
 
 Every value a template prints is escaped as `escape.html_text` does (line breaks included, which would end
 the HTML block in Markdown), except our own `Markup`: transcript text can neither break the structure nor run.
+
+Every message, prompt, tool call and line of facts goes through a rule, tens of thousands in an archive, and
+a Jinja2 render costs some 20 µs: a rule is rendered once per *shape* (`stamp`) and its text reused. A
+call's free text (an anchor, a time, a path: `values`) goes into the template as a placeholder, which the
+value, escaped, replaces; the few-valued rest (`shape`: a label, a status, whether the call is hidden) is
+the key of the rendering kept. So a template may test whether a value is empty and must print it as it is
+(a filter that changes a placeholder is an error). A template that reads the event itself (`objects`:
+`call`, `notice`, for a theme that shows a field of its own) is rendered for every call instead.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +40,11 @@ if TYPE_CHECKING:
 # A name from the transcript picks a template file only when it cannot name anything else.
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_-]{1,100}")
 _BODY = "\x00body\x00"
+# A placeholder survives escaping and no transcript text holds it: transcript text is in no template.
+_PLACEHOLDER_START, _PLACEHOLDER_END = "\ue000", "\ue001"
+_PLACEHOLDER = re.compile(f"{_PLACEHOLDER_START}([a-z_]+){_PLACEHOLDER_END}")
+_MOST_SHAPES_KEPT = 4096
+"""Renderings kept, at most (a theme that puts a value in `shape` by mistake cannot grow memory)."""
 
 
 class TranscriptMarkup:
@@ -40,6 +56,8 @@ class TranscriptMarkup:
         self.environment.finalize = _escaped
         self.environment.globals["permalink"] = permalink
         self._templates: dict[tuple[str, ...], jinja2.Template] = {}
+        self._stamps: dict[Hashable, tuple[tuple[tuple[bool, str], ...], ...]] = {}
+        self._names: dict[str, frozenset[str]] = {}
 
     def template(self, *names: str) -> "jinja2.Template":
         """The first of these templates the theme has."""
@@ -61,10 +79,86 @@ class TranscriptMarkup:
         import markupsafe
 
         rendered = template.render(body=markupsafe.Markup(_BODY), **context)  # noqa: S704 - our marker
+        return self._split_at_body(template, rendered)
+
+    def _split_at_body(self, template: "jinja2.Template", rendered: str) -> tuple[str, str]:
         if rendered.count(_BODY) != 1:
             raise ThemeError(f"{template.filename}: must print {{{{ body }}}} exactly once")
         opening, closing = rendered.split(_BODY)
         return _one_block(template, opening.rstrip("\n")), _one_block(template, closing.strip("\n"))
+
+    def stamp(self, template: "jinja2.Template", values: Mapping[str, str], objects: Mapping[str, Any] | None = None,
+              **shape: Hashable) -> str:
+        """A whole element of ours, the template rendered once per shape (see the module docstring)."""
+        return self._stamped(template, False, values, objects or {}, shape)[0]
+
+    def stamp_wrapper(self, template: "jinja2.Template", values: Mapping[str, str],
+                      objects: Mapping[str, Any] | None = None, **shape: Hashable) -> tuple[str, str]:
+        """A group's opening and closing tags, around `{{ body }}`, rendered once per shape."""
+        opening, closing = self._stamped(template, True, values, objects or {}, shape)
+        return opening, closing
+
+    def _stamped(self, template: "jinja2.Template", wraps: bool, values: Mapping[str, str],
+                 objects: Mapping[str, Any], shape: dict[str, Hashable]) -> tuple[str, str]:
+        import markupsafe
+
+        used = self._names_used(template) if objects else frozenset()
+        if "*" in used or not used.isdisjoint(objects):
+            context = {**shape, **values, **objects}
+            if wraps:
+                return self.wrapper(template, **context)
+            return self.element(template, **context), ""
+        key = (template.name, wraps, tuple(shape.items()), tuple((name, not value) for name, value in values.items()))
+        pieces = self._stamps.get(key)
+        if pieces is None:
+            placeholders = {name: f"{_PLACEHOLDER_START}{name}{_PLACEHOLDER_END}" if value else ""
+                            for name, value in values.items()}
+            context = {**shape, **placeholders, **{name: None for name in objects}}
+            if wraps:
+                halves = self._split_at_body(template, template.render(body=markupsafe.Markup(_BODY), **context))  # noqa: S704 - our marker
+            else:
+                halves = (self.element(template, **context), "")
+            pieces = tuple(self._pieces(template, half) for half in halves)
+            if len(self._stamps) >= _MOST_SHAPES_KEPT:
+                self._stamps.clear()
+            self._stamps[key] = pieces
+        escaped = {name: html_text(value) for name, value in values.items()}
+        opening, closing = ("".join(escaped[piece] if odd else piece for odd, piece in half) for half in pieces)
+        return opening, closing
+
+    @staticmethod
+    def _pieces(template: "jinja2.Template", rendered: str) -> tuple[tuple[bool, str], ...]:
+        """The rendering cut at its placeholders: (False, text of the template), (True, a value's name)."""
+        parts = _PLACEHOLDER.split(rendered)
+        if any(_PLACEHOLDER_START in part or _PLACEHOLDER_END in part for part in parts[::2]):
+            raise ThemeError(f"{template.filename}: a filter changed a value it prints (print it as it is)")
+        return tuple((bool(number % 2), part) for number, part in enumerate(parts) if part)
+
+    def _names_used(self, template: "jinja2.Template") -> frozenset[str]:
+        """The variables a template reads, its parents' and includes' too."""
+        name = template.name or ""
+        found = self._names.get(name)
+        if found is None:
+            from jinja2 import meta
+
+            names: set[str] = set()
+            pending, seen = [name], set()
+            while pending:
+                current = pending.pop()
+                if current in seen:
+                    continue
+                seen.add(current)
+                assert self.environment.loader is not None
+                source = self.environment.loader.get_source(self.environment, current)[0]
+                tree = self.environment.parse(source)
+                names |= meta.find_undeclared_variables(tree)
+                for referenced in meta.find_referenced_templates(tree):
+                    if referenced is None:  # a name made while rendering: any variable may be read
+                        names.add("*")
+                    else:
+                        pending.append(referenced)
+            found = self._names[name] = frozenset(names)
+        return found
 
 
 def _one_block(template: "jinja2.Template", html: str) -> str:
