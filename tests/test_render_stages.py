@@ -71,3 +71,45 @@ def test_the_html_stage_renders_the_reply_as_markdown(tmp_path):
     assert [strong.get_text() for strong in shown.find_all("strong")] == ["template"]
     assert "Because the template skipped escaping." in " ".join(shown.get_text().split())
 
+
+
+# -- the theme's markup, rendered once per shape ---------------------------------------------------------
+
+
+def markup_with(tmp_path: Path, templates: dict[str, str]):
+    from generator.render.markdown.markup import TranscriptMarkup
+    from generator.render.theme import Theme
+
+    for name, content in templates.items():
+        (tmp_path / "templates" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "templates" / name).write_text(content, encoding="utf-8")
+    return TranscriptMarkup(Theme.load(tmp_path))
+
+
+def test_a_shape_is_rendered_once_and_each_call_gets_its_own_escaped_values(tmp_path, monkeypatch):
+    markup = markup_with(tmp_path, {"events/x.html": '<div class="x {{ kind }}" id="{{ anchor }}">'
+                                                      '{% if note %}<em>{{ note }}</em>{% endif %}\n{{ body }}\n</div>\n'})
+    template = markup.template("events/x.html")
+    renders = []
+    real_render = type(template).render
+    monkeypatch.setattr(type(template), "render", lambda self, *a, **k: renders.append(k) or real_render(self, *a, **k))
+    first = markup.stamp_wrapper(template, {"anchor": "e-1", "note": 'a "<b>" & \n'}, kind="ok")
+    second = markup.stamp_wrapper(template, {"anchor": "e-2", "note": "plain"}, kind="ok")
+    without_note = markup.stamp_wrapper(template, {"anchor": "e-3", "note": ""}, kind="ok")
+    other_kind = markup.stamp_wrapper(template, {"anchor": "e-4", "note": "n"}, kind="error")
+    assert first == ('<div class="x ok" id="e-1"><em>a &quot;&lt;b&gt;&quot; &amp; &#10;</em>', "</div>")
+    assert second == ('<div class="x ok" id="e-2"><em>plain</em>', "</div>")
+    assert without_note == ('<div class="x ok" id="e-3">', "</div>")
+    assert other_kind == ('<div class="x error" id="e-4"><em>n</em>', "</div>")
+    assert len(renders) == 3  # once per shape: (ok, a note), (ok, no note), (error, a note)
+
+
+def test_a_template_that_reads_the_event_is_rendered_for_each(tmp_path):
+    markup = markup_with(tmp_path, {"tools/Bash.html": '<div id="{{ anchor }}">{{ call.command }}\n{{ body }}\n</div>\n',
+                                    "tools/_default.html": '<div id="{{ anchor }}">\n{{ body }}\n</div>\n'})
+    bash, generic = markup.template("tools/Bash.html"), markup.template("tools/_default.html")
+    calls = [{"command": "ls <one>"}, {"command": "ls two"}]
+    assert [markup.stamp_wrapper(bash, {"anchor": f"t{n}"}, {"call": call})[0] for n, call in enumerate(calls)] == \
+        ['<div id="t0">ls &lt;one&gt;', '<div id="t1">ls two']
+    # One that does not read it never sees it (it is not part of the shape either).
+    assert markup.stamp_wrapper(generic, {"anchor": "t2"}, {"call": calls[0]})[0] == '<div id="t2">'
