@@ -113,3 +113,31 @@ def test_a_template_that_reads_the_event_is_rendered_for_each(tmp_path):
         ['<div id="t0">ls &lt;one&gt;', '<div id="t1">ls two']
     # One that does not read it never sees it (it is not part of the shape either).
     assert markup.stamp_wrapper(generic, {"anchor": "t2"}, {"call": calls[0]})[0] == '<div id="t2">'
+
+
+def test_a_session_header_lists_its_commits_from_the_theme(tmp_path):
+    """The commits a session made (events/commits-made.html): the first COMMITS_IN_HEADER, each with its
+    facts (branch, time, root, amended, the stat), and how many more there are; subjects stay text."""
+    from types import SimpleNamespace
+
+    from generator.core.model import Commit
+    from generator.render.markdown import COMMITS_IN_HEADER, commits_list
+    from generator.render.markdown.markup import default_markup
+
+    commits = [Commit(sha=f"{number:07x}", branch="main" if number == 0 else "", subject="<b>fix</b> & go" if number == 0 else "",
+                      anchor=f"e-{number}", page=1, timestamp="2026-01-02T03:04:05Z", files_changed=2, insertions=5,
+                      deletions=1, root=number == 0, amend=number == 1)
+               for number in range(COMMITS_IN_HEADER + 3)]
+    block = commits_list(SimpleNamespace(commits=commits), "https://forge.example/r", default_markup())
+    assert block is not None and "\n\n" not in block.html
+    soup = BeautifulSoup(block.html, "html.parser")
+    assert soup.select_one("p.label").get_text() == f"{len(commits)} commits made in this session"
+    items = soup.select("li")
+    assert len(items) == COMMITS_IN_HEADER + 1 and items[-1].get_text().startswith("and 3 more")
+    first, second = items[0], items[1]
+    assert first.select_one("a.sha")["href"] == "https://forge.example/r/commit/0000000"
+    assert first.select_one('a[href="#e-0"]').get_text() == "<b>fix</b> & go" and first.select("b") == []
+    assert first.select_one(".commit-meta").get_text() == "main · 2026-01-02 03:04 · root commit · 2 files +5 \u22121"
+    assert second.select_one('a[href="#e-1"]').get_text() == "(no subject)"
+    assert "amended" in second.select_one(".commit-meta").get_text()
+    assert commits_list(SimpleNamespace(commits=[]), "", default_markup()) is None

@@ -158,28 +158,19 @@ def commit_stat(commit: Commit) -> str:
     return " ".join(parts)
 
 
-def commits_list(session: Session, repo_url: str) -> Structure | None:
+def commits_list(session: Session, repo_url: str, markup: TranscriptMarkup) -> Structure | None:
     """The commits a session made, as our own HTML (one block, so that Markdown keeps it whole): each SHA
     links to the forge when its address is known, each subject to the call that made the commit."""
     if not session.commits:
         return None
-    items = []
-    for commit in session.commits[:COMMITS_IN_HEADER]:
-        url = commit_url(repo_url or commit.forge, commit.sha)
-        sha = f"<code>{html_text(commit.sha)}</code>"
-        sha = f'<a class="sha" href="{html_text(url)}">{sha}</a>' if url else f'<span class="sha">{sha}</span>'
-        facts = [f"<code>{html_text(commit.branch)}</code>"] if commit.branch else []
-        facts.append(html_text(time_of(commit.timestamp)))
-        facts += [label for label in ("root commit" if commit.root else "", "amended" if commit.amend else "",
-                                      commit_stat(commit)) if label]
-        items.append(f'<li>{sha} <a href="#{html_text(commit.anchor)}">{html_text(commit.subject) or "(no subject)"}</a> '
-                     f'<span class="commit-meta">{" · ".join(facts)}</span></li>')
-    more = len(session.commits) - COMMITS_IN_HEADER
-    if more > 0:
-        items.append(f"<li>and {more} more (the project's commits page lists them all)</li>")
-    count = len(session.commits)
-    return Structure(f'<div class="commits-made"><p class="label">{count} commit{"s" if count != 1 else ""} made in '
-                     f'this session</p>\n<ul>\n' + "\n".join(items) + "\n</ul></div>", "commits")
+    commits = [{"url": commit_url(repo_url or commit.forge, commit.sha), "sha": commit.sha, "anchor": commit.anchor,
+                "subject": commit.subject, "branch": commit.branch, "time": time_of(commit.timestamp),
+                "labels": [label for label in ("root commit" if commit.root else "", "amended" if commit.amend else "",
+                                               commit_stat(commit)) if label]}
+               for commit in session.commits[:COMMITS_IN_HEADER]]
+    return Structure(markup.element(markup.template("events/commits-made.html"), commits=commits,
+                                    count=len(session.commits), more=len(session.commits) - COMMITS_IN_HEADER),
+                     "commits")
 
 
 def time_of(timestamp: str) -> str:
@@ -256,20 +247,20 @@ class SessionDocument:
         if session.parent_key in sessions:
             parent = sessions[session.parent_key]
             anchor = f"#{session.parent_anchor}" if session.parent_anchor else ""
-            blocks.append(Structure(f'<p class="context-line">Subagent run started from {self._link(parent, anchor, "this call")} '
-                                    f"in {self._link(parent)}.</p>", "context"))
+            links = {"call": self._link(parent, anchor, "this call"), "parent": self._link(parent)}
+            blocks.append(Structure(self._header_element("events/context-line.html", links, kind="subagent"), "context"))
         if session.continues_key in sessions:
             earlier = sessions[session.continues_key]
-            shown = f" ({session.replayed} earlier entries are shown there)" if session.replayed else ""
-            blocks.append(Structure(f'<p class="context-line">Continues {self._link(earlier)}{html_text(shown)}.</p>', "context"))
+            blocks.append(Structure(self._header_element("events/context-line.html", {"earlier": self._link(earlier)},
+                                                         kind="continues", replayed=session.replayed), "context"))
         if session.plan_source_key in sessions or session.role == "implementation" and session.previous_key:
             planning = sessions[session.plan_source_key or session.previous_key]
             if planning.first_prompt:
                 quoted = "\n".join(("> " + line) if line else ">" for line in typed(planning.first_prompt).split("\n"))
-                blocks.append(Structure(f'<p class="label">The original ask, in the planning session {self._link(planning)}</p>',
-                                        "label"))
+                blocks.append(Structure(self._header_element("events/original-ask.html",
+                                                             {"planning": self._link(planning)}), "label"))
                 blocks.append(Prose(quoted, "person"))
-        commits = commits_list(session, self.options.repo_url)
+        commits = commits_list(session, self.options.repo_url, self.markup)
         if commits is not None:
             blocks.append(commits)
         # The header ends in a line break of its own: a wider gap before the first message, as always.
@@ -278,6 +269,13 @@ class SessionDocument:
         blocks[-1] = (Prose(last.text + "\n", last.by) if isinstance(last, Prose)
                       else Structure(last.html + "\n", last.kind))
         return blocks
+
+    def _header_element(self, template: str, links: dict[str, str], **context: Any) -> str:
+        """One of the lines at the top of a session (once a page: rendered whole); `links`: ours (`_link`)."""
+        import markupsafe
+
+        ours = {name: markupsafe.Markup(link) for name, link in links.items()}  # noqa: S704 - made by _link, escaped
+        return self.markup.element(self.markup.template(template), **context, **ours)
 
     def _link(self, target: Session, anchor: str = "", text: str = "") -> str:
         """A link to another session's Markdown (the HTML stage points it at the page), as HTML so that it
@@ -348,7 +346,8 @@ class SessionDocument:
                               Prose(prose(body)) if body.strip() else Prose("*The plan is empty.*", "sessionsite")]
         if plan.feedback:
             quoted = "\n".join(("> " + line) if line else ">" for line in typed(plan.feedback).split("\n"))
-            parts.extend([Structure('<p class="label">The user said</p>', "label"), Prose(quoted, "person")])
+            parts.extend([Structure(self.markup.stamp(self.markup.template("events/user-said.html"), {}), "label"),
+                          Prose(quoted, "person")])
         opening, closing = self.markup.stamp_wrapper(self.markup.template("events/plan.html"), {"anchor": plan.anchor},
                                                      status=str(plan.status))
         return [Group("plan", opening, tuple(parts), closing, plan.anchor, (("status", plan.status), ("how", plan.how)))]
