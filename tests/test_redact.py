@@ -573,3 +573,44 @@ def test_phase_1_results_are_redacted_whole():
     redacted = Redactor().interpreted(result)
     assert token not in repr(redacted.unknown) + repr(redacted.diagnostics)
     assert redacted.session.title == redacted.sidechains[0].title == "see [REDACTED:github-token] here"
+
+
+# -- detect-secrets' patterns, kept between runs ------------------------------------------------------------
+
+KNOWN_TOKENS = "ghp_" + "a" * 36 + " and AKIA" + "B" * 16 + " and xoxb-1234-5678-abcdefghij"
+
+
+def _patterns_in_a_fresh_process(cache_home) -> dict[str, Any]:
+    """detect-secrets' rules as a new build process gets them, and whether it had to import detect-secrets."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("import json, sys\n"
+              "from generator.stages import redact\n"
+              "rules = redact._whole_match_rules()\n"
+              "print(json.dumps({'rules': [[kind, p.pattern, p.flags] for kind, p in rules],\n"
+              "                  'imported': 'detect_secrets' in sys.modules,\n"
+              f"                  'redacted': redact.Redactor(secrets=True).text({KNOWN_TOKENS!r})}}))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                          env={**os.environ, "XDG_CACHE_HOME": str(cache_home)})
+    return json.loads(done.stdout)
+
+
+def test_detect_secrets_patterns_are_kept_and_the_next_build_need_not_import_it(tmp_path):
+    first = _patterns_in_a_fresh_process(tmp_path / "cache")
+    assert first["imported"]
+    kept = list((tmp_path / "cache" / "sessionsite").glob("detect-secrets-patterns-*.json"))
+    assert len(kept) == 1
+    second = _patterns_in_a_fresh_process(tmp_path / "cache")
+    assert not second["imported"]
+    assert second["rules"] == first["rules"] and second["redacted"] == first["redacted"]
+    assert "ghp_" not in first["redacted"] and "AKIA" not in first["redacted"] and "xoxb-" not in first["redacted"]
+    # A damaged file is made again from detect-secrets, and the rules are the same.
+    kept[0].write_text('[["github-token", "ghp_", "not a number"]', encoding="utf-8")
+    third = _patterns_in_a_fresh_process(tmp_path / "cache")
+    assert third["imported"] and third["rules"] == first["rules"]
+    # A cache folder that cannot be made is no cache, never a failed build.
+    (tmp_path / "blocked").write_text("a file where the folder would go", encoding="utf-8")
+    fourth = _patterns_in_a_fresh_process(tmp_path / "blocked")
+    assert fourth["rules"] == first["rules"] and fourth["redacted"] == first["redacted"]

@@ -20,13 +20,18 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import importlib
+import importlib.util
+import json
+import os
 import re
 from collections import Counter
 from pathlib import Path
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 
+from ..core.places import user_cache_folder
 from ..core.model import (BrokenLine, Commit, Diagnostic, Entry, FileTouch, OutlineItem, Session, SubagentCall, Usage)
 
 if TYPE_CHECKING:
@@ -222,16 +227,63 @@ _KIND_NEEDLES = {
 
 @functools.cache
 def _whole_match_rules() -> list[tuple[str, re.Pattern[str]]]:
-    """Compiled on first use: importing detect-secrets takes a tenth of a second, which a build that
-    finds its site up to date should not pay."""
+    """Compiled on first use: a build that finds its site up to date needs none."""
     # Our rules first: where two rules match the same text, the first one names it.
     rules = [(kind, re.compile(pattern)) for kind, pattern in _OWN_RULES]
+    rules += [(kind, re.compile(pattern, flags)) for kind, pattern, flags in _detect_secrets_patterns()]
+    return rules
+
+
+def _detect_secrets_patterns() -> list[tuple[str, str, int]]:
+    """detect-secrets' patterns (kind, pattern, flags), as its installed version has them. Importing it
+    takes 65 ms (it brings requests and more along), a tenth of a build after one reply was added: what it
+    gave is kept in the user's cache folder, keyed by its plugins' files, and read back instead. A cache
+    that cannot be read or written is no cache."""
+    key = _detect_secrets_key()
+    cache = user_cache_folder() / f"detect-secrets-patterns-{key}.json" if key else None
+    if cache is not None:
+        try:
+            kept = json.loads(cache.read_text(encoding="utf-8"))
+            if isinstance(kept, list) and all(isinstance(kind, str) and isinstance(pattern, str) and isinstance(flags, int)
+                                              for kind, pattern, flags in kept):
+                return [(kind, pattern, flags) for kind, pattern, flags in kept]
+        except (OSError, ValueError, TypeError):  # none yet, or damaged: made again below
+            pass
+    patterns = []
     for kind, module, name in _DETECT_SECRETS:
         plugin = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), name)
         for number, pattern in enumerate(plugin().denylist):
             if (name, number) not in _SKIPPED_PLUGIN_PATTERNS:
-                rules.append((kind, pattern))
-    return rules
+                patterns.append((kind, pattern.pattern, pattern.flags))
+    if cache is not None:
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            # Whole or not at all: another build may be reading it.
+            partial = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+            partial.write_text(json.dumps(patterns), encoding="utf-8")
+            os.replace(partial, cache)
+        except OSError:  # a read-only home, a full disk
+            pass
+    return patterns
+
+
+def _detect_secrets_key() -> str:
+    """The installed detect-secrets' plugin files, by path, size and time, without importing it ("" when
+    it cannot be found that way: no cache then)."""
+    try:
+        spec = importlib.util.find_spec("detect_secrets")
+    except (ImportError, ValueError):
+        return ""
+    if spec is None or not spec.submodule_search_locations:
+        return ""
+    plugins = Path(next(iter(spec.submodule_search_locations))) / "plugins"
+    try:
+        facts = [(module, (plugins / f"{module}.py").stat()) for _, module, _ in _DETECT_SECRETS]
+    except OSError:
+        return ""
+    described = repr([str(plugins), _DETECT_SECRETS, sorted(_SKIPPED_PLUGIN_PATTERNS),
+                      [(module, stat.st_size, stat.st_mtime_ns) for module, stat in facts]])
+    return hashlib.sha256(described.encode()).hexdigest()[:20]
 
 
 _NEEDLES = {kind: re.compile(needle) for kind, needle in _KIND_NEEDLES.items()}
