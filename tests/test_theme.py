@@ -416,3 +416,15 @@ def test_a_theme_that_changes_the_code_background_changes_code_blocks(browser, t
             assert _wcag_contrast(_rgb(span["colour"]), _rgb(seen_on)) >= 4.5, (block["language"], span)
     python_tokens = next(b for b in shown if b["language"] == "highlight language-python")["spans"]
     assert {"c1", "k", "s2", "mi"} <= {span["token"] for span in python_tokens}
+
+
+@pytest.mark.parametrize("name", ["Evil\x00body\x00", "Evil\ue000anchor\ue001", "Evil\ue000nothing\ue001x"])
+def test_a_tool_name_holding_our_markers_stays_text(tmp_path, name):
+    """Our templates mark where a group's body and a call's values go with characters no template prints:
+    a tool name (transcript text) holding them is text like any other, not a second body or a value."""
+    _session(tmp_path / "logs", tool_name=name)
+    out = tmp_path / "site"
+    build(BuildConfig(inputs=(tmp_path / "logs",), output=out, redact=False, jobs=1))
+    shown = _page(out).select_one("#e-toolu_grep1 .tool-name").get_text()
+    assert shown == name.replace("\x00", "\ufffd")
+    assert _page(out).select_one("#e-toolu_grep1 pre") is not None  # the call's body is where it belongs

@@ -118,11 +118,17 @@ class TranscriptMarkup:
                 halves = self._split_at_body(template, template.render(body=markupsafe.Markup(_BODY), **context))  # noqa: S704 - our marker
             else:
                 halves = (self.element(template, **context), "")
+            # A placeholder a filter changed is printed neutralised (as transcript text holding our markers
+            # would be): with no such text in the shape, finding one means the template changed a value.
+            from_transcript = any(isinstance(value, str) and (_PLACEHOLDER_START in value or _PLACEHOLDER_END in value)
+                                  for value in shape.values())
+            if not from_transcript and any(_NEUTRALISED_START in half or _NEUTRALISED_END in half for half in halves):
+                raise ThemeError(f"{template.filename}: a filter changed a value it prints (print it as it is)")
             pieces = tuple(self._pieces(template, half) for half in halves)
             if len(self._stamps) >= _MOST_SHAPES_KEPT:
                 self._stamps.clear()
             self._stamps[key] = pieces
-        escaped = {name: html_text(value) for name, value in values.items()}
+        escaped = {name: html_text(value).translate(_NEUTRALISED_MARKERS) for name, value in values.items()}
         opening, closing = ("".join(escaped[piece] if odd else piece for odd, piece in half) for half in pieces)
         return opening, closing
 
@@ -168,19 +174,33 @@ def _one_block(template: "jinja2.Template", html: str) -> str:
     return html
 
 
+_NEUTRALISED_START, _NEUTRALISED_END = f"&#{ord(_PLACEHOLDER_START)};", f"&#{ord(_PLACEHOLDER_END)};"
+_NEUTRALISED_MARKERS = str.maketrans({"\x00": "\ufffd", _PLACEHOLDER_START: _NEUTRALISED_START,
+                                      _PLACEHOLDER_END: _NEUTRALISED_END})
+"""Our markers in text: NUL as a browser shows it, the placeholders' characters as references to
+themselves, so that no text (a tool's name, a value) can be taken for a body or a placeholder."""
+
+
+def _text(value: str) -> str:
+    """A value as our markup prints it: escaped, markers neutralised; our own placeholders pass."""
+    if _PLACEHOLDER_START in value and _PLACEHOLDER.fullmatch(value):
+        return value
+    return html_text(value).translate(_NEUTRALISED_MARKERS)
+
+
 def _escaped(value: Any) -> Any:
     import markupsafe
 
     if isinstance(value, markupsafe.Markup) or value is None:
         return value
-    return markupsafe.Markup(html_text(str(value)))  # noqa: S704 - escaped just now
+    return markupsafe.Markup(_text(str(value)))  # noqa: S704 - escaped just now
 
 
 def permalink(anchor: str) -> Any:
     """A small link to this very message; anchors come from entry uuids, so they survive rebuilds."""
     import markupsafe
 
-    return markupsafe.Markup(f'<a class="permalink" href="#{html_text(anchor)}" title="Link to this" '  # noqa: S704 - escaped
+    return markupsafe.Markup(f'<a class="permalink" href="#{_text(anchor)}" title="Link to this" '  # noqa: S704 - escaped
                              f'aria-label="Link to this">#</a>')
 
 
