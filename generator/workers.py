@@ -13,6 +13,7 @@ summaries) instead of receiving a copy. They never outlive the build:
 from __future__ import annotations
 
 import ctypes
+import gc
 import multiprocessing
 import os
 import signal
@@ -56,6 +57,9 @@ def in_workers(task: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterato
         return
     global _FORKED_TASK
     _FORKED_TASK = task
+    # The workers inherit the build's objects; their collector walking them would copy every page it
+    # touches (copy-on-write) in each worker. Frozen, they are left alone, until the pool is done.
+    gc.freeze()
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=multiprocessing.get_context("fork"),
                                initializer=_worker_started, initargs=(os.getpid(),))
     _LIVE_POOLS.add(pool)
@@ -77,6 +81,7 @@ def in_workers(task: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterato
             pool.shutdown(wait=True)
         else:
             _stop(pool)
+        gc.unfreeze()  # a long-lived process (`serve`) collects them again
 
 
 def stop_workers() -> None:
