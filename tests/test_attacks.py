@@ -19,6 +19,7 @@ import difflib
 import json
 from dataclasses import dataclass
 from functools import lru_cache
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -376,6 +377,21 @@ def _soup(path: Path) -> BeautifulSoup:
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
+# Each page's ids, first element in document order as soup.find(id=...) gives it: the checks look up
+# hundreds of ids per page, and find() walks the whole tree for each. Keyed by id(): a soup hashes by
+# serialising itself; the soup is kept with its index, so that its id is never reused.
+_ID_INDEXES: dict[int, tuple[BeautifulSoup, dict[str, Tag]]] = {}
+
+
+def by_id(soup: BeautifulSoup, anchor: str) -> Tag | None:
+    if id(soup) not in _ID_INDEXES:
+        first: dict[str, Tag] = {}
+        for tag in soup.find_all(id=True):
+            first.setdefault(tag["id"], tag)
+        _ID_INDEXES[id(soup)] = (soup, first)
+    return _ID_INDEXES[id(soup)][1].get(anchor)
+
+
 def _text(node: Tag, skip: set[int]) -> Iterator[str]:
     for child in node.children:
         if isinstance(child, Tag):
@@ -394,7 +410,7 @@ def find(soup: BeautifulSoup, css: str) -> list[Tag]:
     if not css.startswith("#"):
         return soup.select(css)
     anchor, _, rest = css[1:].partition(" ")
-    node = soup.find(id=anchor)
+    node = by_id(soup, anchor)
     if node is None or not rest:
         return [node] if node is not None else []
     if rest.startswith("+ "):
@@ -464,7 +480,7 @@ def test_the_structure_around_each_field_is_intact(attack_site, vector):
         if which != "A":
             continue
         for anchor in transcript.tool_anchors:
-            node = soup.find(id=anchor)
+            node = by_id(soup, anchor)
             if node is None:
                 problems.append(f"{path}: tool call #{anchor} is gone")
                 continue
@@ -482,7 +498,7 @@ def test_the_structure_around_each_field_is_intact(attack_site, vector):
                 problems.append(f"{path}: tool call #{anchor} is not directly in a reply but in "
                                 f"<{parent.name if parent else None} {parent.attrs if parent else ''}>")
         for anchor in transcript.plan_anchors:
-            node = soup.find(id=anchor)
+            node = by_id(soup, anchor)
             parent = node.parent if node else None
             if node is None or node.name != "div" or "plan" not in node.get("class", []):
                 problems.append(f"{path}: plan #{anchor} is gone")
@@ -490,7 +506,7 @@ def test_the_structure_around_each_field_is_intact(attack_site, vector):
                 problems.append(f"{path}: plan #{anchor} is not directly in a reply but in "
                                 f"<{parent.name if parent else None} {parent.attrs if parent else ''}>")
         for anchor in transcript.anchors:
-            node = soup.find(id=anchor)
+            node = by_id(soup, anchor)
             if node is None:
                 problems.append(f"{path}: block #{anchor} is gone")
             elif node.parent is not article:
@@ -622,9 +638,33 @@ async ({transcript, firstMessage, lastMessage}) => {
 """
 
 
+class _Title(HTMLParser):
+    """The text of a page's first <title>, read by the tokenizer alone: a tree of the whole page (as
+    BeautifulSoup builds it) costs a browser check of the page as much again, for one element."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.inside = False
+        self.text: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "title" and self.text is None:
+            self.inside, self.text = True, []
+
+    def handle_endtag(self, tag):
+        if tag == "title":
+            self.inside = False
+
+    def handle_data(self, data):
+        if self.inside:
+            self.text.append(data)
+
+
 def expected_title(site: Path, path: str) -> str:
-    title = _soup(site / path).find("title")
-    return " ".join((title.get_text() if title else "").split())
+    parser = _Title()
+    parser.feed((site / path).read_text(encoding="utf-8"))
+    parser.close()
+    return " ".join("".join(parser.text or ()).split())
 
 
 class Inspector:
