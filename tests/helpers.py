@@ -13,6 +13,7 @@ import itertools
 import json
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, Iterable, TypeVar
 
@@ -301,3 +302,24 @@ def lines_shown(element) -> list[str]:
                   for p in element.find_all("p", recursive=False)
                   if "meta" not in (p.get("class") or []) and p.get_text().strip()]
     return line_end.join(paragraphs).replace("\u00a0", " ").split(line_end)
+
+
+class _Ids(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.ids: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        # As BeautifulSoup keeps it: the last of repeated attributes, "" for one without a value.
+        values = [value for name, value in attrs if name == "id"]
+        if values:
+            self.ids.append(values[-1] or "")
+
+
+def element_ids(html: str) -> list[str]:
+    """The id of every element of the page that has one, in document order: what a BeautifulSoup tree's
+    find_all(id=True) gives, from the standard library's tokenizer alone (several times faster)."""
+    parser = _Ids()
+    parser.feed(html)
+    parser.close()
+    return parser.ids
