@@ -551,14 +551,22 @@ INIT_SCRIPT = """
 })();
 """
 
-# One round trip per page: open every <details>, focus (and blur) everything focusable, give anything
-# that was triggered a moment to run, then look at the DOM.
-CHECK_PAGE = r"""
-async ({transcript, firstMessage, lastMessage}) => {
+# Exercise a page: open every <details>, focus (and blur) everything focusable, and note when.
+EXERCISE_PAGE = r"""
+() => {
   document.querySelectorAll('details').forEach(d => { d.open = true; });
   const focusable = document.querySelectorAll('a, button, input, select, textarea, summary, area, iframe, object, embed, [tabindex], [contenteditable]');
   for (const el of focusable) { try { el.focus(); el.blur(); } catch (e) {} }
-  await new Promise(resolve => setTimeout(resolve, 50));
+  window.__exercisedAt = performance.now();
+}
+"""
+
+# Then, once anything that was triggered has had SETTLE_MS to run, look at the DOM.
+SETTLE_MS = 50
+CHECK_PAGE = r"""
+async ({transcript, firstMessage, lastMessage, settleMs}) => {
+  const waited = performance.now() - window.__exercisedAt;
+  if (!(waited >= settleMs)) await new Promise(resolve => setTimeout(resolve, settleMs - (waited || 0)));
 
   const problems = [];
   const urlAttributes = new Set(['href', 'src', 'action', 'formaction', 'xlink:href', 'data', 'poster', 'background', 'srcdoc', 'codebase', 'cite', 'ping', 'srcset']);
@@ -668,36 +676,53 @@ def expected_title(site: Path, path: str) -> str:
 
 
 class Inspector:
-    """One browser page, reused for every page of the site (a context per vector would double the time),
-    recording what happens while a page is open."""
+    """A few browser tabs, reused for every page of the site (a context per vector would double the time),
+    recording what happens while a page is open. A vector's pages are loaded and exercised one per tab, then
+    checked: the moment each is given to settle passes while the next ones load."""
+
+    TABS = 8
 
     def __init__(self, browser, site: Path):
         self.site = site
         self.context = browser.new_context()
         self.context.add_init_script(INIT_SCRIPT)
-        self.page = page = self.context.new_page()
-        self.events: dict[str, list[str]] = {"dialogs": [], "errors": [], "requests": [], "navigations": []}
-        events = self.events
-        page.on("dialog", lambda dialog: (events["dialogs"].append(f"{dialog.type}({dialog.message})"),
-                                          dialog.dismiss()))
-        page.on("pageerror", lambda error: events["errors"].append(str(error)))
-        page.on("request", lambda request: events["requests"].append(request.url))
-        page.on("framenavigated", lambda frame: events["navigations"].append(frame.url))
-        self.context.on("page", lambda other: events["navigations"].append(f"new window {other.url}"))
+        self.tabs: list[tuple[Any, dict[str, list[str]]]] = []
+        for _ in range(self.TABS):
+            page = self.context.new_page()
+            events: dict[str, list[str]] = {"dialogs": [], "errors": [], "requests": [], "navigations": []}
+            page.on("dialog", lambda dialog, events=events: (
+                events["dialogs"].append(f"{dialog.type}({dialog.message})"), dialog.dismiss()))
+            page.on("pageerror", lambda error, events=events: events["errors"].append(str(error)))
+            page.on("request", lambda request, events=events: events["requests"].append(request.url))
+            page.on("framenavigated", lambda frame, events=events: events["navigations"].append(frame.url))
+            self.tabs.append((page, events))
+        # Registered after the tabs are made: any page opened from now on was opened by a page of the site.
+        self.windows: list[str] = []
+        self.context.on("page", lambda other: self.windows.append(other.url))
 
     def inspect(self, paths: tuple[str, ...]) -> list[str]:
         """Load each page, exercise it, and say everything suspicious found in it."""
-        site, page, events = self.site, self.page, self.events
-        inside = site.resolve().as_uri() + "/"
         found: list[str] = []
-        for path in paths:
+        for start in range(0, len(paths), self.TABS):
+            found += self._inspect_batch(paths[start:start + self.TABS])
+        return found
+
+    def _inspect_batch(self, paths: tuple[str, ...]) -> list[str]:
+        site = self.site
+        inside = site.resolve().as_uri() + "/"
+        targets = [(site / path).resolve().as_uri() for path in paths]
+        tabs = self.tabs[:len(paths)]
+        self.windows.clear()
+        for (page, events), target in zip(tabs, targets, strict=True):
             for kind in events.values():
                 kind.clear()
-            target = (site / path).resolve().as_uri()
             page.goto(target, wait_until="load")
+            page.evaluate(EXERCISE_PAGE)
+        found: list[str] = []
+        for (page, events), path, target in zip(tabs, paths, targets, strict=True):
             is_session = path.startswith("projects/") and not path.endswith(("/index.html", "/files.html", "/commits.html"))
             result = page.evaluate(CHECK_PAGE, {"transcript": is_session, "firstMessage": FIRST_MESSAGE,
-                                                "lastMessage": LAST_MESSAGE})
+                                                "lastMessage": LAST_MESSAGE, "settleMs": SETTLE_MS})
             problems = list(result["problems"])
             problems += [f"dialog: {d}" for d in events["dialogs"]]
             problems += [f"page error: {e}" for e in events["errors"]]
@@ -710,6 +735,8 @@ class Inspector:
             if " ".join(result["title"].split()) != title:
                 problems.append(f"document.title is {result['title']!r}, the page says {title!r}")
             found.extend(f"{path}: {problem}" for problem in problems)
+        # A window opened by one of these pages (which one is not recorded) counts against all of them.
+        found.extend(f"{path}: navigated to new window {url[:200]}" for url in self.windows for path in paths)
         return found
 
 
