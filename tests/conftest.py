@@ -136,7 +136,8 @@ def public_corpus() -> Path:
 
 @pytest.fixture(scope="session")
 def public_corpus_site(public_corpus, tmp_path_factory) -> Path:
-    """One build of the public corpus as a user would make it (redaction on), for the browser tests."""
+    """One build of the public corpus as a user would make it (redaction on), for the tests that only read
+    it: the browser walks and the link check."""
     files = corpus_files("*.jsonl", "chat.json")
     out = tmp_path_factory.mktemp("public-corpus") / "site"
     build(BuildConfig(inputs=tuple(files), output=out))
