@@ -603,20 +603,31 @@ def test_search_from_file_finds_a_session_by_a_word_of_its_title(browser, site):
     context.close()
 
 
-@pytest.mark.parametrize("theme", ["light", "dark"])
-def test_the_note_on_a_session_kept_by_the_vault_reads_well(browser, axe, tmp_path, theme):
-    """A session whose log is gone says so on its page and in its project's list, readably in both themes."""
+KEPT_SESSION = "5c12bdb1-a10b-4b0a-9bc1-2edc1cd3eb90"
+
+
+@pytest.fixture(scope="session")
+def site_with_a_kept_session(tmp_path_factory) -> Path:
+    """The examples built with a vault, then built again after one session's log was deleted (one site
+    for both themes' checks, which only read it)."""
     import shutil
 
     from conftest import EXAMPLES
     from generator.build import BuildConfig, build
 
-    archive, site, vault = tmp_path / "projects", tmp_path / "site", tmp_path / "vault"
+    base = tmp_path_factory.mktemp("kept")
+    archive, site, vault = base / "projects", base / "site", base / "vault"
     shutil.copytree(EXAMPLES, archive, ignore=shutil.ignore_patterns("*.md"))
     build(BuildConfig(inputs=(archive,), output=site, vault=vault, jobs=1))
-    session = "5c12bdb1-a10b-4b0a-9bc1-2edc1cd3eb90"
-    (archive / "-home-ada-src-tidewatch" / f"{session}.jsonl").unlink()
+    (archive / "-home-ada-src-tidewatch" / f"{KEPT_SESSION}.jsonl").unlink()
     build(BuildConfig(inputs=(archive,), output=site, vault=vault, jobs=1))
+    return site
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_note_on_a_session_kept_by_the_vault_reads_well(browser, axe, site_with_a_kept_session, theme):
+    """A session whose log is gone says so on its page and in its project's list, readably in both themes."""
+    site, session = site_with_a_kept_session, KEPT_SESSION
     context = new_context(browser, color_scheme=theme)
     page = context.new_page()
     for path in (f"projects/home-ada-src-tidewatch/{session}.html", "projects/home-ada-src-tidewatch/index.html"):
