@@ -21,15 +21,18 @@ def pytest_collection_modifyitems(items):
 
     The tests run on several worker processes (pytest-xdist's loadgroup, pyproject.toml), each test where
     a worker is free, except for groups that go to one worker together:
-    - the browser tests: one Chromium is started, and only one worker runs it beside forked build workers;
-    - the other tests of a module that share a module-scoped fixture (a build and the pages parsed from
-      it): spread over the workers, each would make it again."""
+    - the tests of a module that share a module-scoped fixture (a build and the pages parsed from it),
+      browser tests among them: spread over the workers, each would make it again;
+    - the other browser tests: one Chromium is started for them, and only one worker runs it beside forked
+      build workers. (A module's group with browser tests starts a second where it runs; kept together,
+      the browser tests would be a third of the run's work on one worker.)"""
     for item in items:
         if "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
-            item.add_marker(pytest.mark.xdist_group("browser"))
-        elif uses_a_module_scoped_fixture(item):
+        if uses_a_module_scoped_fixture(item):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+        elif "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 def uses_a_module_scoped_fixture(item) -> bool:
@@ -133,7 +136,8 @@ def public_corpus() -> Path:
 
 @pytest.fixture(scope="session")
 def public_corpus_site(public_corpus, tmp_path_factory) -> Path:
-    """One build of the public corpus as a user would make it (redaction on), for the browser tests."""
+    """One build of the public corpus as a user would make it (redaction on), for the tests that only read
+    it: the browser walks and the link check."""
     files = corpus_files("*.jsonl", "chat.json")
     out = tmp_path_factory.mktemp("public-corpus") / "site"
     build(BuildConfig(inputs=tuple(files), output=out))

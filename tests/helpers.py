@@ -13,6 +13,7 @@ import itertools
 import json
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, Iterable, TypeVar
 
@@ -301,3 +302,28 @@ def lines_shown(element) -> list[str]:
                   for p in element.find_all("p", recursive=False)
                   if "meta" not in (p.get("class") or []) and p.get_text().strip()]
     return line_end.join(paragraphs).replace("\u00a0", " ").split(line_end)
+
+
+class _StartTags(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str]]] = []
+
+    def handle_starttag(self, tag, attrs):
+        # As BeautifulSoup keeps them: the last of repeated attributes, "" for one without a value.
+        self.tags.append((tag, {name: value or "" for name, value in attrs}))
+
+
+def start_tags(html: str) -> list[tuple[str, dict[str, str]]]:
+    """Every element of the page, as its name and attributes, in document order: what a BeautifulSoup
+    tree's find_all(True) gives of them (but for the multi-valued ones, class and rel, kept as one string),
+    from the standard library's tokenizer alone, several times faster."""
+    parser = _StartTags()
+    parser.feed(html)
+    parser.close()
+    return parser.tags
+
+
+def element_ids(html: str) -> list[str]:
+    """The id of every element of the page that has one, in document order (find_all(id=True))."""
+    return [attributes["id"] for _, attributes in start_tags(html) if "id" in attributes]

@@ -19,6 +19,7 @@ import difflib
 import json
 from dataclasses import dataclass
 from functools import lru_cache
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -376,6 +377,21 @@ def _soup(path: Path) -> BeautifulSoup:
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
+# Each page's ids, first element in document order as soup.find(id=...) gives it: the checks look up
+# hundreds of ids per page, and find() walks the whole tree for each. Keyed by id(): a soup hashes by
+# serialising itself; the soup is kept with its index, so that its id is never reused.
+_ID_INDEXES: dict[int, tuple[BeautifulSoup, dict[str, Tag]]] = {}
+
+
+def by_id(soup: BeautifulSoup, anchor: str) -> Tag | None:
+    if id(soup) not in _ID_INDEXES:
+        first: dict[str, Tag] = {}
+        for tag in soup.find_all(id=True):
+            first.setdefault(tag["id"], tag)
+        _ID_INDEXES[id(soup)] = (soup, first)
+    return _ID_INDEXES[id(soup)][1].get(anchor)
+
+
 def _text(node: Tag, skip: set[int]) -> Iterator[str]:
     for child in node.children:
         if isinstance(child, Tag):
@@ -394,7 +410,7 @@ def find(soup: BeautifulSoup, css: str) -> list[Tag]:
     if not css.startswith("#"):
         return soup.select(css)
     anchor, _, rest = css[1:].partition(" ")
-    node = soup.find(id=anchor)
+    node = by_id(soup, anchor)
     if node is None or not rest:
         return [node] if node is not None else []
     if rest.startswith("+ "):
@@ -464,7 +480,7 @@ def test_the_structure_around_each_field_is_intact(attack_site, vector):
         if which != "A":
             continue
         for anchor in transcript.tool_anchors:
-            node = soup.find(id=anchor)
+            node = by_id(soup, anchor)
             if node is None:
                 problems.append(f"{path}: tool call #{anchor} is gone")
                 continue
@@ -482,7 +498,7 @@ def test_the_structure_around_each_field_is_intact(attack_site, vector):
                 problems.append(f"{path}: tool call #{anchor} is not directly in a reply but in "
                                 f"<{parent.name if parent else None} {parent.attrs if parent else ''}>")
         for anchor in transcript.plan_anchors:
-            node = soup.find(id=anchor)
+            node = by_id(soup, anchor)
             parent = node.parent if node else None
             if node is None or node.name != "div" or "plan" not in node.get("class", []):
                 problems.append(f"{path}: plan #{anchor} is gone")
@@ -490,7 +506,7 @@ def test_the_structure_around_each_field_is_intact(attack_site, vector):
                 problems.append(f"{path}: plan #{anchor} is not directly in a reply but in "
                                 f"<{parent.name if parent else None} {parent.attrs if parent else ''}>")
         for anchor in transcript.anchors:
-            node = soup.find(id=anchor)
+            node = by_id(soup, anchor)
             if node is None:
                 problems.append(f"{path}: block #{anchor} is gone")
             elif node.parent is not article:
@@ -535,14 +551,22 @@ INIT_SCRIPT = """
 })();
 """
 
-# One round trip per page: open every <details>, focus (and blur) everything focusable, give anything
-# that was triggered a moment to run, then look at the DOM.
-CHECK_PAGE = r"""
-async ({transcript, firstMessage, lastMessage}) => {
+# Exercise a page: open every <details>, focus (and blur) everything focusable, and note when.
+EXERCISE_PAGE = r"""
+() => {
   document.querySelectorAll('details').forEach(d => { d.open = true; });
   const focusable = document.querySelectorAll('a, button, input, select, textarea, summary, area, iframe, object, embed, [tabindex], [contenteditable]');
   for (const el of focusable) { try { el.focus(); el.blur(); } catch (e) {} }
-  await new Promise(resolve => setTimeout(resolve, 50));
+  window.__exercisedAt = performance.now();
+}
+"""
+
+# Then, once anything that was triggered has had SETTLE_MS to run, look at the DOM.
+SETTLE_MS = 50
+CHECK_PAGE = r"""
+async ({transcript, firstMessage, lastMessage, settleMs}) => {
+  const waited = performance.now() - window.__exercisedAt;
+  if (!(waited >= settleMs)) await new Promise(resolve => setTimeout(resolve, settleMs - (waited || 0)));
 
   const problems = [];
   const urlAttributes = new Set(['href', 'src', 'action', 'formaction', 'xlink:href', 'data', 'poster', 'background', 'srcdoc', 'codebase', 'cite', 'ping', 'srcset']);
@@ -622,42 +646,83 @@ async ({transcript, firstMessage, lastMessage}) => {
 """
 
 
+class _Title(HTMLParser):
+    """The text of a page's first <title>, read by the tokenizer alone: a tree of the whole page (as
+    BeautifulSoup builds it) costs a browser check of the page as much again, for one element."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.inside = False
+        self.text: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "title" and self.text is None:
+            self.inside, self.text = True, []
+
+    def handle_endtag(self, tag):
+        if tag == "title":
+            self.inside = False
+
+    def handle_data(self, data):
+        if self.inside:
+            self.text.append(data)
+
+
 def expected_title(site: Path, path: str) -> str:
-    title = _soup(site / path).find("title")
-    return " ".join((title.get_text() if title else "").split())
+    parser = _Title()
+    parser.feed((site / path).read_text(encoding="utf-8"))
+    parser.close()
+    return " ".join("".join(parser.text or ()).split())
 
 
 class Inspector:
-    """One browser page, reused for every page of the site (a context per vector would double the time),
-    recording what happens while a page is open."""
+    """A few browser tabs, reused for every page of the site (a context per vector would double the time),
+    recording what happens while a page is open. A vector's pages are loaded and exercised one per tab, then
+    checked: the moment each is given to settle passes while the next ones load."""
+
+    TABS = 8
 
     def __init__(self, browser, site: Path):
         self.site = site
         self.context = browser.new_context()
         self.context.add_init_script(INIT_SCRIPT)
-        self.page = page = self.context.new_page()
-        self.events: dict[str, list[str]] = {"dialogs": [], "errors": [], "requests": [], "navigations": []}
-        events = self.events
-        page.on("dialog", lambda dialog: (events["dialogs"].append(f"{dialog.type}({dialog.message})"),
-                                          dialog.dismiss()))
-        page.on("pageerror", lambda error: events["errors"].append(str(error)))
-        page.on("request", lambda request: events["requests"].append(request.url))
-        page.on("framenavigated", lambda frame: events["navigations"].append(frame.url))
-        self.context.on("page", lambda other: events["navigations"].append(f"new window {other.url}"))
+        self.tabs: list[tuple[Any, dict[str, list[str]]]] = []
+        for _ in range(self.TABS):
+            page = self.context.new_page()
+            events: dict[str, list[str]] = {"dialogs": [], "errors": [], "requests": [], "navigations": []}
+            page.on("dialog", lambda dialog, events=events: (
+                events["dialogs"].append(f"{dialog.type}({dialog.message})"), dialog.dismiss()))
+            page.on("pageerror", lambda error, events=events: events["errors"].append(str(error)))
+            page.on("request", lambda request, events=events: events["requests"].append(request.url))
+            page.on("framenavigated", lambda frame, events=events: events["navigations"].append(frame.url))
+            self.tabs.append((page, events))
+        # Registered after the tabs are made: any page opened from now on was opened by a page of the site.
+        self.windows: list[str] = []
+        self.context.on("page", lambda other: self.windows.append(other.url))
 
     def inspect(self, paths: tuple[str, ...]) -> list[str]:
         """Load each page, exercise it, and say everything suspicious found in it."""
-        site, page, events = self.site, self.page, self.events
-        inside = site.resolve().as_uri() + "/"
         found: list[str] = []
-        for path in paths:
+        for start in range(0, len(paths), self.TABS):
+            found += self._inspect_batch(paths[start:start + self.TABS])
+        return found
+
+    def _inspect_batch(self, paths: tuple[str, ...]) -> list[str]:
+        site = self.site
+        inside = site.resolve().as_uri() + "/"
+        targets = [(site / path).resolve().as_uri() for path in paths]
+        tabs = self.tabs[:len(paths)]
+        self.windows.clear()
+        for (page, events), target in zip(tabs, targets, strict=True):
             for kind in events.values():
                 kind.clear()
-            target = (site / path).resolve().as_uri()
             page.goto(target, wait_until="load")
+            page.evaluate(EXERCISE_PAGE)
+        found: list[str] = []
+        for (page, events), path, target in zip(tabs, paths, targets, strict=True):
             is_session = path.startswith("projects/") and not path.endswith(("/index.html", "/files.html", "/commits.html"))
             result = page.evaluate(CHECK_PAGE, {"transcript": is_session, "firstMessage": FIRST_MESSAGE,
-                                                "lastMessage": LAST_MESSAGE})
+                                                "lastMessage": LAST_MESSAGE, "settleMs": SETTLE_MS})
             problems = list(result["problems"])
             problems += [f"dialog: {d}" for d in events["dialogs"]]
             problems += [f"page error: {e}" for e in events["errors"]]
@@ -670,6 +735,8 @@ class Inspector:
             if " ".join(result["title"].split()) != title:
                 problems.append(f"document.title is {result['title']!r}, the page says {title!r}")
             found.extend(f"{path}: {problem}" for problem in problems)
+        # A window opened by one of these pages (which one is not recorded) counts against all of them.
+        found.extend(f"{path}: navigated to new window {url[:200]}" for url in self.windows for path in paths)
         return found
 
 

@@ -769,8 +769,10 @@ def test_no_wrapper_tag_reaches_a_reader_outside_code_and_tool_output(soups):
 def text_outside(soup: BeautifulSoup, css: str) -> str:
     """The page's text (get_text()) without what is inside the elements `css` finds, leaving the shared
     parsed page as it is."""
-    left_out = {id(tag) for tag in soup.select(css)}
-    return "".join(string for string in soup.strings if not any(id(parent) in left_out for parent in string.parents))
+    # Everything under the left-out elements, gathered once, rather than the parents of every string of the
+    # page walked up to the root.
+    left_out = {id(node) for tag in soup.select(css) for node in tag.descendants}
+    return "".join(string for string in soup.strings if id(string) not in left_out)
 
 
 def test_no_unknown_tool_card_where_the_call_is_in_the_file(soups, pages_of):

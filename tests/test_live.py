@@ -256,12 +256,17 @@ def session_pages(site: Path) -> list[str]:
 
 
 def test_on_a_phone_the_first_message_is_on_the_first_screen(browser, examples_site):
+    # One profile for every page: a page stores nothing (theme, filters) until the reader uses its controls,
+    # and each page opens at its top.
+    context = new_context(browser, viewport=PHONE)
+    page = context.new_page()
     for path in session_pages(examples_site):
-        page, _ = open_page(browser, examples_site, path, viewport=PHONE)
+        page.goto((examples_site / path).resolve().as_uri())
         # The session's own first block: what the transcript holds after the way through the chain.
         top = page.evaluate("document.querySelector('.transcript > :not(nav, .kept-note)').getBoundingClientRect().top")
         assert top < PHONE["height"] * 0.75, f"{path}: the first message starts at {top}px"
-        page.context.close()
+    assert page.evaluate("localStorage.length") == 0
+    context.close()
 
 
 def test_on_a_phone_the_lists_come_before_the_charts(browser, examples_site):

@@ -25,6 +25,7 @@ from generator.cli import main
 from generator.serve import serve
 
 from conftest import EXAMPLES
+from helpers import start_tags
 
 LINK_ATTRIBUTES = ("href", "src", "data-anchor-map", "data-search-index")
 
@@ -92,11 +93,11 @@ def crawl(start: str) -> tuple[set[str], list[str]]:
         body = load(page, "(start)" if page == start else "(queued)")
         if body is None:
             continue
-        soup = BeautifulSoup(body, "html.parser")
-        ids_by_page[page] = {node["id"] for node in soup.find_all(id=True)}
-        for node in soup.find_all(True):
+        elements = start_tags(body.decode("utf-8"))
+        ids_by_page[page] = {attributes["id"] for _, attributes in elements if "id" in attributes}
+        for _, attributes in elements:
             for attribute in LINK_ATTRIBUTES:
-                value = node.get(attribute)
+                value = attributes.get(attribute)
                 if not value or value.startswith(("data:", "mailto:")):
                     continue
                 target, fragment = urldefrag(urljoin(page, value))

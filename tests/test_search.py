@@ -19,7 +19,7 @@ from generator.core import urls
 from generator.build import BuildConfig, build
 
 from conftest import EXAMPLES
-from helpers import assistant, chain, text, thinking, tool_result, tool_use, user, write_jsonl
+from helpers import assistant, chain, element_ids, text, thinking, tool_result, tool_use, user, write_jsonl
 from test_browser import axe, new_context, open_page, serious_violations  # noqa: F401 - axe is a fixture
 
 LONG_SESSION = "projects/home-ada-src-tidewatch/f3a6c1d8-2e95-4b07-8c4d-6a1e9b3f5027"
@@ -175,8 +175,7 @@ def test_every_prompt_and_reply_can_be_found_and_its_result_lands_on_it(examples
     for url, _title, kind, _timestamp, _snippet, _project in rows:
         page, _, anchor = url.partition("#")
         if page not in pages:
-            soup = BeautifulSoup((examples_site / page).read_text(encoding="utf-8"), "html.parser")
-            pages[page] = {node["id"] for node in soup.find_all(id=True)}
+            pages[page] = set(element_ids((examples_site / page).read_text(encoding="utf-8")))
         if kind == "session":
             assert anchor == ""
         else:
