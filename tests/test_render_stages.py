@@ -105,14 +105,14 @@ def test_a_shape_is_rendered_once_and_each_call_gets_its_own_escaped_values(tmp_
 
 
 def test_a_template_that_reads_the_event_is_rendered_for_each(tmp_path):
-    markup = markup_with(tmp_path, {"tools/Bash.html": '<div id="{{ anchor }}">{{ call.command }}\n{{ body }}\n</div>\n',
-                                    "tools/_default.html": '<div id="{{ anchor }}">\n{{ body }}\n</div>\n'})
+    markup = markup_with(tmp_path, {"tools/Bash.html": '<div class="t" id="{{ anchor }}">{{ call.command }}\n{{ body }}\n</div>\n',
+                                    "tools/_default.html": '<div class="t" id="{{ anchor }}">\n{{ body }}\n</div>\n'})
     bash, generic = markup.template("tools/Bash.html"), markup.template("tools/_default.html")
     calls = [{"command": "ls <one>"}, {"command": "ls two"}]
     assert [markup.stamp_wrapper(bash, {"anchor": f"t{n}"}, {"call": call})[0] for n, call in enumerate(calls)] == \
-        ['<div id="t0">ls &lt;one&gt;', '<div id="t1">ls two']
+        ['<div class="t" id="t0">ls &lt;one&gt;', '<div class="t" id="t1">ls two']
     # One that does not read it never sees it (it is not part of the shape either).
-    assert markup.stamp_wrapper(generic, {"anchor": "t2"}, {"call": calls[0]})[0] == '<div id="t2">'
+    assert markup.stamp_wrapper(generic, {"anchor": "t2"}, {"call": calls[0]})[0] == '<div class="t" id="t2">'
 
 
 def test_a_session_header_lists_its_commits_from_the_theme(tmp_path):

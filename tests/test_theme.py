@@ -428,3 +428,15 @@ def test_a_tool_name_holding_our_markers_stays_text(tmp_path, name):
     shown = _page(out).select_one("#e-toolu_grep1 .tool-name").get_text()
     assert shown == name.replace("\x00", "\ufffd")
     assert _page(out).select_one("#e-toolu_grep1 pre") is not None  # the call's body is where it belongs
+
+
+@pytest.mark.parametrize("template", ['<section class="reply" id="{{ anchor }}">\n{{ body }}\n</section>\n',
+                                      '<div id="{{ anchor }}">\n{{ body }}\n</div>\n'])
+def test_a_template_whose_markup_the_page_would_show_as_text_is_refused(tmp_path, template):
+    """Our HTML blocks open with a <div>, <details> or <p> with a class: the page shows any other HTML
+    block as text, the transcript's. A theme's message template opening otherwise is refused, by name,
+    rather than printed as text around every reply."""
+    _session(tmp_path / "logs")
+    theme = _theme(tmp_path, {"events/message.html": template})
+    with pytest.raises(ThemeError, match="message.html.*would show as text"):
+        build(BuildConfig(inputs=(tmp_path / "logs",), output=tmp_path / "site", redact=False, jobs=1, theme=theme))

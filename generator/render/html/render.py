@@ -30,6 +30,7 @@ from pygments.util import ClassNotFound
 
 from ..markdown.blocks import Block, Code, Prose, leaves
 from ..markdown.escape import code_info
+from ..markdown.markup import STRUCTURAL_HTML
 from ..theme import CodeColours
 from . import quick_highlight
 
@@ -38,11 +39,6 @@ HIGHLIGHT_LIMIT = 200_000
 # Past this size a block is highlighted by `quick_highlight` (comments, strings, numbers, keywords) rather
 # than by Pygments' full lexers, which take about a second a megabyte (measured on benchmarks/ archives).
 PYGMENTS_LIMIT = 1500
-# The HTML blocks the markdown stage writes open with exactly one of these: a closing </div> or
-# </details>, or a <div>, <details> or <p> with a class (and perhaps an id, or open).
-_STRUCTURAL_HTML = re.compile(
-    r'^(?:</(?:div|details)>|<(?:div|details|p) class="[A-Za-z0-9 _-]+"(?: id="[A-Za-z0-9_-]+")?(?: open)?>)'
-)
 # The tasklists plugin's checkbox, and the bare <label> around it and its text that gives it a name.
 _TASK_CHECKBOX = re.compile(
     r'^(?:<input class="task-list-item-checkbox"(?: checked="checked")? disabled="disabled" type="checkbox">'
@@ -150,7 +146,9 @@ class _GuardedRenderer(RendererHTML):
 
 
 def _guarded_html(content: str) -> str:
-    if _STRUCTURAL_HTML.match(content):
+    # Ours opens so (markup.STRUCTURAL_HTML, which the theme's templates are held to); any other HTML
+    # block is the transcript's, and shown as text.
+    if STRUCTURAL_HTML.match(content):
         return content
     return f"<p>{html.escape(content)}</p>\n"
 

@@ -37,6 +37,12 @@ from .escape import html_text
 if TYPE_CHECKING:
     import jinja2
 
+STRUCTURAL_HTML = re.compile(
+    r'^(?:</(?:div|details)>|<(?:div|details|p) class="[A-Za-z0-9 _-]+"(?: id="[A-Za-z0-9_-]+")?(?: open)?>)'
+)
+"""How each HTML block of ours opens: a closing </div> or </details>, or a <div>, <details> or <p> with a
+class (and perhaps an id, or open). The HTML writer shows any other HTML block as text (it is the
+transcript's), so a template's markup must open so too."""
 # A name from the transcript picks a template file only when it cannot name anything else.
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_-]{1,100}")
 _BODY = "\x00body\x00"
@@ -125,6 +131,14 @@ class TranscriptMarkup:
             if not from_transcript and any(_NEUTRALISED_START in half or _NEUTRALISED_END in half for half in halves):
                 raise ThemeError(f"{template.filename}: a filter changed a value it prints (print it as it is)")
             pieces = tuple(self._pieces(template, half) for half in halves)
+            for half in pieces:
+                # Values in place as an anchor would be: the template's own markup is what is checked.
+                probe = "".join("x" if odd else piece for odd, piece in half)
+                if probe and not STRUCTURAL_HTML.match(probe):
+                    raise ThemeError(f"{template.filename}: its HTML must open with <div class=\"…\">, "
+                                     f"<details class=\"…\"> or <p class=\"…\"> (perhaps with id, and open on "
+                                     f"<details>), or close a div or details; it opens with {probe[:40]!r}, which "
+                                     f"the page would show as text")
             if len(self._stamps) >= _MOST_SHAPES_KEPT:
                 self._stamps.clear()
             self._stamps[key] = pieces
