@@ -305,8 +305,7 @@ class SessionDocument:
         if isinstance(event, AssistantText):
             self._add_to_run(*self._reply_text(event))
         elif isinstance(event, Thinking):
-            opening, closing = self.markup.stamp_wrapper(self.markup.template("events/thinking.html"),
-                                                         {"anchor": event.anchor})
+            opening, closing = self.markup.event_wrapper("thinking", {"anchor": event.anchor})
             self._add_to_run(Group("thinking", opening, (Prose(prose(event.text)),), closing, event.anchor))
         elif isinstance(event, Plan):
             self._add_to_run(*self._plan(event))
@@ -326,8 +325,8 @@ class SessionDocument:
         # The wrapper gets its own id: the first event inside it keeps the anchor it is linked by.
         wrapper_id = f"m{first.anchor[1:]}"
         timestamp = getattr(first, "timestamp", "")
-        opening, closing = self.markup.stamp_wrapper(self.markup.template("events/message.html"), {"anchor": wrapper_id},
-                                                     who="Claude", model=self.run_model)
+        opening, closing = self.markup.event_wrapper("message", {"anchor": wrapper_id}, who="Claude",
+                                                     model=self.run_model)
         self.blocks.append(Group(
             "message", opening,
             (Structure(self._meta_line("Claude", timestamp, self.run_model, anchor=wrapper_id), "meta"), *self.assistant_run),
@@ -339,16 +338,15 @@ class SessionDocument:
 
     def _plan(self, plan: Plan) -> list[Block]:
         status_class = {"approved": "ok", "rejected": "error"}.get(plan.status, "other")
-        head = self.markup.stamp(self.markup.template("events/plan-head.html"), {"how": plan.how},
-                                 status=str(plan.status), status_class=status_class)
+        head = self.markup.event("plan-head", {"how": plan.how}, status=str(plan.status), status_class=status_class)
         body = _without_title(plan.text, self.session.title)
         parts: list[Block] = [Structure(head, "plan-head"),
                               Prose(prose(body)) if body.strip() else Prose("*The plan is empty.*", "sessionsite")]
         if plan.feedback:
             quoted = "\n".join(("> " + line) if line else ">" for line in typed(plan.feedback).split("\n"))
-            parts.extend([Structure(self.markup.stamp(self.markup.template("events/user-said.html"), {}), "label"),
+            parts.extend([Structure(self.markup.event("user-said", {}), "label"),
                           Prose(quoted, "person")])
-        opening, closing = self.markup.stamp_wrapper(self.markup.template("events/plan.html"), {"anchor": plan.anchor},
+        opening, closing = self.markup.event_wrapper("plan", {"anchor": plan.anchor},
                                                      status=str(plan.status))
         return [Group("plan", opening, tuple(parts), closing, plan.anchor, (("status", plan.status), ("how", plan.how)))]
 
@@ -418,8 +416,7 @@ class SessionDocument:
         hidden = " hidden-event" if getattr(event, "hidden", False) else ""
         if isinstance(event, Prompt):
             parts: list[Block]
-            opening, closing = self.markup.stamp_wrapper(self.markup.template("events/prompt.html"),
-                                                         {"anchor": event.anchor}, task=event.by_agent,
+            opening, closing = self.markup.event_wrapper("prompt", {"anchor": event.anchor}, task=event.by_agent,
                                                          hidden=bool(hidden))
             if event.by_agent:
                 label = "Task"
@@ -438,11 +435,11 @@ class SessionDocument:
             return self._plan(event)
         if isinstance(event, SlashCommand):
             command = (event.name + " " + event.args).strip()
-            line: list[Block] = [Structure(self.markup.stamp(self.markup.template("events/command.html"),
-                                                             {"anchor": event.anchor, "command": command}), "command")]
+            line: list[Block] = [Structure(self.markup.event("command", {"anchor": event.anchor, "command": command}),
+                                           "command")]
             if event.output:
                 # The anchor is the command's, just above: the output has no id of its own.
-                opening, closing = self.markup.stamp_wrapper(self.markup.template("events/command-output.html"), {})
+                opening, closing = self.markup.event_wrapper("command-output", {})
                 line.append(Group("command-output", opening, (Code(strip_ansi(event.output), "text", kind="output"),),
                                   closing, event.anchor, (("command", command),)))
             return line
@@ -452,20 +449,18 @@ class SessionDocument:
                      Code(event.command, "bash", kind="command")]
             if output.strip():
                 parts.append(Code(strip_ansi(output), "text", kind="output"))
-            opening, closing = self.markup.stamp_wrapper(self.markup.template("events/bash-mode.html"),
-                                                         {"anchor": event.anchor})
+            opening, closing = self.markup.event_wrapper("bash-mode", {"anchor": event.anchor})
             return [Group("bash-mode", opening, tuple(parts), closing, event.anchor,
                           (("who", "You ran"), ("time", event.timestamp)))]
         if isinstance(event, Notice):
             if event.kind == NoticeKind.CONTINUATION:
-                opening, closing = self.markup.stamp_wrapper(self.markup.template("events/continuation.html"),
-                                                             {"anchor": event.anchor}, hidden=bool(hidden))
+                opening, closing = self.markup.event_wrapper("continuation", {"anchor": event.anchor},
+                                                             hidden=bool(hidden))
                 return [Group("notice", opening, (Prose(prose(event.text)),), closing, event.anchor)]
             text = NOTICE_WORDING.get(event.kind) or " ".join(strip_ansi(event.text).split()) or event.kind
             return [Structure(self._notice(event, text, hidden), "notice")]
         if isinstance(event, Unknown):
-            opening, closing = self.markup.stamp_wrapper(self.markup.template("events/unknown.html"),
-                                                         {"anchor": event.anchor, "name": event.name})
+            opening, closing = self.markup.event_wrapper("unknown", {"anchor": event.anchor, "name": event.name})
             return [Group("unknown", opening, (json_block(event.raw),), closing, event.anchor)]
         if isinstance(event, Unreadable):
             shown, note = event.text, []
@@ -474,9 +469,8 @@ class SessionDocument:
                 shown = shown[:INLINE_OUTPUT_LIMIT]
                 note = [Prose(f"[The whole line]({self.attach(f'{event.anchor}.txt', whole)}) ({len(whole) / 1024:,.0f} KB; "
                               f"its first {INLINE_OUTPUT_LIMIT:,} characters are shown here)", "sessionsite")]
-            opening, closing = self.markup.stamp_wrapper(self.markup.template("events/unreadable.html"),
-                                                         {"anchor": event.anchor, "line": str(event.line),
-                                                          "reason": event.reason})
+            opening, closing = self.markup.event_wrapper("unreadable", {"anchor": event.anchor, "line": str(event.line),
+                                                                        "reason": event.reason})
             return [Group("unreadable", opening, (Code(shown, "text", kind="output"), *note), closing, event.anchor)]
         raise TypeError(f"no Markdown for {type(event).__name__}")
 
@@ -510,9 +504,8 @@ class SessionDocument:
         return [*render(preview), note]
 
     def _meta_line(self, who: str, timestamp: str, model: str = "", anchor: str = "") -> str:
-        return self.markup.stamp(self.markup.template("events/meta.html"),
-                                 {"timestamp": timestamp, "time": time_of(timestamp) if timestamp else "",
-                                  "anchor": anchor}, who=who, model=model)
+        return self.markup.event("meta", {"timestamp": timestamp, "time": time_of(timestamp) if timestamp else "",
+                                          "anchor": anchor}, who=who, model=model)
 
     def _task_line(self, prompt: Prompt) -> str:
         """The meta line of a subagent's task: who wrote it (the agent of the calling session), with a link

@@ -104,8 +104,15 @@ class TranscriptMarkup:
     def stamp_wrapper(self, template: "jinja2.Template", values: Mapping[str, str],
                       objects: Mapping[str, Any] | None = None, **shape: Hashable) -> tuple[str, str]:
         """A group's opening and closing tags, around `{{ body }}`, rendered once per shape."""
-        opening, closing = self._stamped(template, True, values, objects or {}, shape)
-        return opening, closing
+        return self._stamped(template, True, values, objects or {}, shape)
+
+    def event(self, kind: str, values: Mapping[str, str], **shape: Hashable) -> str:
+        """A part's element from its template, `events/<kind>.html` (see `stamp`)."""
+        return self.stamp(self.template(f"events/{kind}.html"), values, None, **shape)
+
+    def event_wrapper(self, kind: str, values: Mapping[str, str], **shape: Hashable) -> tuple[str, str]:
+        """A part's opening and closing tags from its template, `events/<kind>.html` (see `stamp_wrapper`)."""
+        return self.stamp_wrapper(self.template(f"events/{kind}.html"), values, None, **shape)
 
     def _stamped(self, template: "jinja2.Template", wraps: bool, values: Mapping[str, str],
                  objects: Mapping[str, Any], shape: dict[str, Hashable]) -> tuple[str, str]:
@@ -148,7 +155,7 @@ class TranscriptMarkup:
             if len(self._stamps) >= _MOST_SHAPES_KEPT:
                 self._stamps.clear()
             self._stamps[key] = pieces
-        escaped = {name: html_text(value).translate(_NEUTRALISED_MARKERS) for name, value in values.items()}
+        escaped = {name: _neutral_text(value) for name, value in values.items()}
         opening, closing = ("".join(escaped[piece] if odd else piece for odd, piece in half) for half in pieces)
         return opening, closing
 
@@ -201,11 +208,16 @@ _NEUTRALISED_MARKERS = str.maketrans({"\x00": "\ufffd", _PLACEHOLDER_START: _NEU
 themselves, so that no text (a tool's name, a value) can be taken for a body or a placeholder."""
 
 
+def _neutral_text(value: str) -> str:
+    """A value as our markup prints it: escaped, our markers neutralised."""
+    return html_text(value).translate(_NEUTRALISED_MARKERS)
+
+
 def _text(value: str) -> str:
-    """A value as our markup prints it: escaped, markers neutralised; our own placeholders pass."""
+    """`_neutral_text`, except for our own placeholders, which pass as they are (while a shape is rendered)."""
     if _PLACEHOLDER_START in value and _PLACEHOLDER.fullmatch(value):
         return value
-    return html_text(value).translate(_NEUTRALISED_MARKERS)
+    return _neutral_text(value)
 
 
 def _escaped(value: Any) -> Any:
