@@ -1,0 +1,194 @@
+"""Secrets found by their context: a value given to a secret-like name, in any syntax a file, a command or a
+protocol writes it.
+
+The scan starts at each secret word (`names.secret_word_positions`), reads the whole name around it, and
+then what follows the name: a closing quote or bracket of a quoted key, a separator (`=`, `:`, `:=`, `=>`,
+`==`, whitespace after a `--flag`, `>` after an XML element's `<name`), an optional quote, an optional
+HTTP authorisation scheme, and the value. So `API_TOKEN=…` is found after Read's `    2→`, `cat -n`'s
+`    2<tab>`, grep's `file:12:`, a diff's `+`, a quoting `> ` or a JSON escape (`\\nAPI_TOKEN=…`), whatever
+the line starts with: nothing here looks at the start of a line. The same scan covers `.env`, shell
+`export`, INI and `~/.aws/credentials` (`key = value`), YAML, TOML, JSON, code, XML attributes and elements,
+query strings (`?api_key=…&`), key-value connection strings (JDBC `;password=…`, ODBC, ADO), CLI flags
+(`--password X`, `--token=X`) and HTTP headers (`Authorization: Bearer …`, `X-Api-Key: …`, `Cookie: …`).
+
+A value is a secret unless it is plainly not one: a placeholder (`changeme`, `${VAR}`, `<your-key>`,
+`***`), a reference or code (`$TOKEN`, `os.environ[…]`, `self.password`, `get_token()`), a type (`str`),
+or, outside a credential file, a bare word with no digit or symbol (`password: hashedPassword`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from .names import is_secret_name, secret_word_positions, words_of
+
+NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_SEPARATORS = (":=", "=>", "==", "=", ":")
+_QUOTES = "\"'`"
+_AUTH_SCHEME = re.compile(r"(?i)(?:bearer|basic|token|bot|digest|negotiate|apikey|sso-key|key|otp)[ \t]+(?=\S)")
+_BARE_END = frozenset(" \t\r\n\"'`,;<>(){}[]\\|")
+"""What ends a value that is not quoted (an `&` and a `#` too, in a query string)."""
+_LONGEST_VALUE = 4096
+
+_PLACEHOLDER = re.compile(
+    r"(?i)^(?:true|false|null|nil|none|undefined|yes|no|on|off|empty|unset|required|optional|default|"
+    r"\*+|x{3,}|\.{3}|…|•+|-+|_+|0+|\?+|"
+    r"<[^>]*>|\[[^\]]*\]|\{\{.*\}\}|\{[A-Za-z_.]*\}|%\(?[A-Za-z_]*\)?s?|%[A-Za-z_]+%|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|"
+    r"changeme|change[-_ ]?me|change[-_ ]?it|replace[-_ ]?me|fill[-_ ]?me[-_ ]?in|todo|tbd|fixme|placeholder|"
+    r"example|sample|dummy|fake|test|testing|secret|password|passwd|token|apikey|api[-_]?key|pass|pwd|"
+    r"string|str|text|number|int|integer|bool|boolean|any|object|bytes|buffer|unknown|never|void|"
+    r"(?:your|my|the|a|an|some|insert|enter|put|add|paste)[-_ ].*|.*[-_]here|.*goes[-_ ]here|"
+    r"redacted.*|\[redacted.*|hidden|masked|secret[-_]?value|xxx.*xxx|sk-\.{3}.*|.*\.\.\.)$"
+)
+"""Values that hold no secret: words, types, placeholders, template references."""
+
+_CODE = re.compile(
+    r"\\[()0-9{}|.]|[.\]][*+?]|\[\^|\$[({]|\$[A-Za-z_]|\b(?:process\.env|os\.environ|os\.getenv|getenv|"
+    r"import\.meta\.env|ENV\[|System\.getenv|Environment\.Get|config\.|settings\.|self\.|this\.|request\.|"
+    r"req\.|params\.|args\.|options\.|opts\.|props\.|ctx\.|context\.)|\w\(|^\w+\[|=>|->|::|\bnew\s+\w|^[&*]\w"
+)
+"""A value that is code handling a secret, not the secret: a lookup, a call, a member, a sed pattern."""
+
+_DOTTED_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z_-]*")
+_SCREAMING_REFERENCE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_SECRET_SIGNS = re.compile(r"[0-9!@#%^&*+/=~?]")
+
+
+def _name_span(text: str, position: int) -> tuple[int, int]:
+    start = end = position
+    while start > 0 and text[start - 1] in NAME_CHARACTERS:
+        start -= 1
+    while end < len(text) and text[end] in NAME_CHARACTERS:
+        end += 1
+    # A JSON escape before the name (`\nAPI_TOKEN`) is not part of it.
+    if start > 0 and text[start - 1] == "\\" and text[start] in "nrt":
+        start += 1
+    return start, end
+
+
+def _skip_blanks(text: str, position: int) -> int:
+    while position < len(text) and text[position] in " \t":
+        position += 1
+    return position
+
+
+def _separator(text: str, name_start: int, name_end: int) -> tuple[int, str] | None:
+    """Where the value starts after the name, and what separated them; None when no value is given."""
+    position = name_end
+    if position < len(text) and text[position] == "\\" and text[position + 1:position + 2] in ("\"", "'"):
+        position += 2
+    elif position < len(text) and text[position] in _QUOTES:
+        position += 1
+    if position < len(text) and text[position] == "]":
+        position += 1
+    after_blanks = _skip_blanks(text, position)
+    for separator in _SEPARATORS:
+        if text.startswith(separator, after_blanks):
+            following = after_blanks + len(separator)
+            if separator == ":" and text[following:following + 1] in (":", "/"):
+                return None  # a C++ scope, a URL's scheme
+            if separator == "=" and text[following:following + 1] == "~":
+                return None  # a Perl or awk match
+            return _skip_blanks(text, following), separator
+    if name_start > 0 and text[name_start - 1] == "<" and text[position:position + 1] == ">":
+        return position + 1, ">"  # <password>…</password>
+    flag = text[name_start:name_start + 1] == "-" and (name_start == 0 or text[name_start - 1] in " \t\n\"'(")
+    if flag and after_blanks > position and after_blanks < len(text) and text[after_blanks] not in "-\n|&;>":
+        return after_blanks, " "  # --password X
+    return None
+
+
+def _value_span(text: str, start: int, in_query: bool, to_line_end: bool) -> tuple[int, int, bool] | None:
+    """The value that starts at `start`: (start, end, quoted)."""
+    if start >= len(text):
+        return None
+    escaped = text[start] == "\\" and text[start + 1:start + 2] in ("\"", "'")
+    quote = text[start + 1] if escaped else text[start]
+    if escaped or quote in _QUOTES:
+        opening = start + (2 if escaped else 1)
+        closing_mark = ("\\" + quote) if escaped else quote
+        end = text.find(closing_mark, opening, opening + _LONGEST_VALUE)
+        if end < 0:
+            return None
+        if "\n" in text[opening:end]:
+            return None
+        return opening, end, True
+    if to_line_end:
+        end = start
+        while end < len(text) and end - start < _LONGEST_VALUE and text[end] not in "\r\n\"'\\":
+            end += 1
+        while end > start and text[end - 1] in " \t":
+            end -= 1
+        return start, end, False
+    end = start
+    stops = _BARE_END | {"&", "#"} if in_query else _BARE_END
+    while end < len(text) and end - start < _LONGEST_VALUE and text[end] not in stops:
+        end += 1
+    return start, end, False
+
+
+def not_a_reference(value: str) -> bool:
+    """A placeholder or a reference (`${DB_PASSWORD}`, `<password>`, `$PASS`), where any text may be a secret."""
+    stripped = value.strip()
+    return _PLACEHOLDER.match(stripped) is not None or stripped[:1] in ("$", "%", "{", "<") or stripped.startswith(
+        "[REDACTED:")
+
+
+def plausible_secret(value: str, quoted: bool, credential_file: bool, whole_field: bool = False) -> bool:
+    """Could `value`, given to a secret-like name, be the secret? `whole_field`: it is all of a field named
+    like a secret (a JSON key's string), where a passphrase of words is one too."""
+    stripped = value.strip()
+    if len(stripped) < 3 or stripped.startswith("[REDACTED:"):
+        return False
+    if _PLACEHOLDER.match(stripped) or _CODE.search(stripped):
+        return False
+    if stripped[0] in "$%@!*&{[(<" or stripped.startswith(("file:", "env:", "vault:", "secret:", "arn:", "op://")):
+        return False
+    if credential_file or whole_field:
+        return True
+    if quoted:
+        # A literal: a password may be a word, but a sentence is a description or a message.
+        return stripped.count(" ") < 3 and not _DOTTED_IDENTIFIER.fullmatch(stripped)
+    if _DOTTED_IDENTIFIER.fullmatch(stripped) or _SCREAMING_REFERENCE.fullmatch(stripped):
+        return False
+    if _WORD.fullmatch(stripped):
+        return False  # an identifier (`hashedPassword`, `token_value`) or a word
+    return _SECRET_SIGNS.search(stripped) is not None or len(stripped) >= 12
+
+
+def assigned_secrets(text: str, credential_file: bool = False) -> Iterator[tuple[int, int]]:
+    """The spans of the values given to secret-like names in `text`, in order, not overlapping."""
+    seen_end = -1
+    for position in secret_word_positions(text):
+        if position < seen_end:
+            continue
+        name_start, name_end = _name_span(text, position)
+        seen_end = name_end
+        name = text[name_start:name_end].strip("-.")
+        if not is_secret_name(name):
+            continue
+        found = _separator(text, name_start, name_end)
+        if found is None:
+            continue
+        value_start, separator = found
+        if separator in (":", "=") or separator == " ":
+            scheme = _AUTH_SCHEME.match(text, value_start)
+            if scheme is not None and "auth" in name.lower():
+                value_start = scheme.end()
+        in_query = name_start > 0 and text[name_start - 1] in "?&"
+        words = words_of(name)
+        to_line_end = separator == ":" and words[-1] in ("cookie", "cookies") and len(words) <= 2
+        span = _value_span(text, value_start, in_query, to_line_end)
+        if span is None:
+            continue
+        start, end, quoted = span
+        if separator == ">":
+            closing = text.find("<", start, start + _LONGEST_VALUE)
+            if closing < 0:
+                continue
+            end, quoted = closing, True
+        if plausible_secret(text[start:end], quoted, credential_file):
+            yield start, end
+            seen_end = end

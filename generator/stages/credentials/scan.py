@@ -1,0 +1,221 @@
+"""One pass over a text for each family of rules, each rule run only where its anchors were seen.
+
+- Tokens of known formats (`providers`), their base64 encodings (a `.dockerconfigjson`, a `Basic` header
+  of a token): one scan finds every anchor of every rule, then only the rules whose anchors were found run.
+- Secrets by context: fixed forms (`forms`), values given to secret-like names (`assignments`), the data of a
+  Kubernetes Secret, and in a credential file (`files`) every value that looks random (`entropy`).
+
+Each finder returns the spans to take out, with their kind; `redact` replaces them and counts.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from .assignments import assigned_secrets
+from .entropy import looks_random
+from .files import looks_like_dotenv
+from .forms import FORM_RULES, KUBERNETES_SECRET_MARKS, form_matches, kubernetes_secret_values
+from .names import may_name_secret, secret_word_positions
+from .providers import TOKEN_RULES, TokenRule
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    start: int
+    end: int
+    kind: str
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    rules: tuple[tuple[TokenRule, re.Pattern[str]], ...]
+    anchors: re.Pattern[str]
+    """Every anchor of every rule, in one alternation."""
+    rules_by_anchor: dict[str, tuple[int, ...]]
+    looks: tuple[tuple[int, re.Pattern[str]], ...]
+    """The rules with no literal, each with its cheap pattern."""
+    encoded_anchors: re.Pattern[str] | None
+    """Every anchor of four characters or more as base64 would spell it, at each of its three alignments."""
+
+
+def _base64_spellings(anchor: str) -> list[str]:
+    """The base64 characters that only `anchor`'s bytes decide, for each alignment of it in the data."""
+    data = anchor.encode()
+    spellings = []
+    for shift in range(3):
+        encoded = base64.b64encode(b"\0" * shift + data + b"\0\0").decode()
+        first = -(-8 * shift // 6)
+        last = 8 * (shift + len(data)) // 6
+        spelling = encoded[first:last]
+        if len(spelling) >= 4:
+            spellings.append(spelling)
+    return spellings
+
+
+@functools.cache
+def compiled() -> _Compiled:
+    rules = tuple((rule, re.compile(rule.pattern, rule.flags)) for rule in TOKEN_RULES)
+    by_anchor: dict[str, list[int]] = {}
+    for index, (rule, _) in enumerate(rules):
+        for anchor in rule.anchors:
+            by_anchor.setdefault(anchor, []).append(index)
+    alternation = "|".join(re.escape(anchor) for anchor in sorted(by_anchor, key=lambda a: (-len(a), a)))
+    looks = tuple((index, re.compile(rule.look)) for index, (rule, _) in enumerate(rules) if not rule.anchors)
+    spellings = sorted({spelling for anchor in by_anchor if len(anchor) >= 4 for spelling in _base64_spellings(anchor)})
+    encoded = re.compile("|".join(map(re.escape, spellings))) if spellings else None
+    return _Compiled(rules, re.compile(alternation), {a: tuple(i) for a, i in by_anchor.items()}, looks, encoded)
+
+
+def _token_rules_present(text: str) -> list[int]:
+    catalogue = compiled()
+    present: set[int] = set()
+    for anchor in set(catalogue.anchors.findall(text)):
+        present.update(catalogue.rules_by_anchor[anchor])
+    for index, look in catalogue.looks:
+        if look.search(text):
+            present.add(index)
+    return sorted(present)
+
+
+def may_hold_token(text: str) -> bool:
+    """Whether any token rule (or a token's base64) could match in `text`."""
+    catalogue = compiled()
+    if catalogue.anchors.search(text) is not None:
+        return True
+    if any(look.search(text) for _, look in catalogue.looks):
+        return True
+    return catalogue.encoded_anchors is not None and catalogue.encoded_anchors.search(text) is not None
+
+
+def _non_overlapping(found: Iterable[Found]) -> list[Found]:
+    kept: list[Found] = []
+    for item in sorted(found, key=lambda f: (f.start, -f.end)):
+        if not kept or item.start >= kept[-1].end:
+            kept.append(item)
+    return kept
+
+
+def token_spans(text: str) -> list[Found]:
+    """Tokens of known formats; where two rules match the same text, the earlier rule names it."""
+    catalogue = compiled()
+    found: list[Found] = []
+    taken: list[tuple[int, int]] = []
+    for index in _token_rules_present(text):
+        rule, pattern = catalogue.rules[index]
+        group = "secret" if "secret" in pattern.groupindex else 0
+        for match in pattern.finditer(text):
+            start, end = match.span(group)
+            if start == end or any(start < t_end and t_start < end for t_start, t_end in taken):
+                continue
+            taken.append((start, end))
+            found.append(Found(start, end, rule.kind))
+    return _non_overlapping(found)
+
+
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]+={0,2}")
+
+
+def encoded_token_spans(text: str) -> list[Found]:
+    """base64 runs that decode to text holding a token of a known format (`"auth": "<base64 of user:ghp_…>"`)."""
+    catalogue = compiled()
+    if catalogue.encoded_anchors is None:
+        return []
+    found: list[Found] = []
+    for hit in catalogue.encoded_anchors.finditer(text):
+        if found and hit.start() < found[-1].end:
+            continue
+        start = hit.start()
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "+/_-"):
+            start -= 1
+        run = _BASE64_RUN.match(text, start)
+        if run is None:
+            continue
+        decoded = _decoded(run.group())
+        if decoded:
+            tokens = token_spans(decoded)
+            if tokens:
+                found.append(Found(run.start(), run.end(), f"{tokens[0].kind}-base64"))
+    return found
+
+
+def _decoded(run: str) -> str:
+    body = run.rstrip("=")
+    for alphabet in (None, b"-_"):
+        for skip in range(4):  # a run cut out of a longer one may start at any of four places
+            part = body[skip:]
+            part = part[: len(part) - len(part) % 4] if len(part) % 4 == 1 else part
+            try:
+                raw = base64.b64decode(part + "=" * (-len(part) % 4), altchars=alphabet, validate=True)
+            except (binascii.Error, ValueError):
+                continue
+            text = raw.decode("latin-1")
+            if catalogue_anchor_in(text):
+                return text
+    return ""
+
+
+def catalogue_anchor_in(text: str) -> bool:
+    return compiled().anchors.search(text) is not None
+
+
+def form_spans(text: str, lower: str) -> list[Found]:
+    found: list[Found] = []
+    for rule in FORM_RULES:
+        if any(anchor in lower for anchor in rule.anchors):
+            found += [Found(start, end, rule.kind) for start, end in form_matches(rule, text)]
+    if any(mark in lower for mark in KUBERNETES_SECRET_MARKS):
+        found += [Found(start, end, "kubernetes-secret") for start, end in kubernetes_secret_values(text)]
+    return _non_overlapping(found)
+
+
+_ANY_ASSIGNMENT = re.compile(
+    r"(?<![A-Za-z0-9_.\-])(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_.\-]*[\"']?[ \t]*[=:][ \t]*[\"']?"
+    r"(?P<value>[A-Za-z0-9+/=_\-.~]{16,})")
+
+
+def random_value_spans(text: str) -> list[Found]:
+    """In a credential file: every value that looks random, whatever its name (`STRIPE=…`, `[default]
+    key = …`)."""
+    return [Found(*match.span("value"), "high-entropy") for match in _ANY_ASSIGNMENT.finditer(text)
+            if looks_random(match.group("value"), hex_counts=True) and not match.group("value").startswith("REDACTED")]
+
+
+def context_spans(text: str, credential_file: bool) -> list[Found]:
+    """Secrets found by their context, in one family at a time (each sees the spans of the last taken)."""
+    lower = text.lower()
+    found = form_spans(text, lower)
+    if secret_word_positions(text):
+        found += [Found(start, end, "secret-assignment") for start, end in assigned_secrets(text, credential_file)]
+    if credential_file:
+        found += random_value_spans(text)
+    return _non_overlapping(found)
+
+
+def has_context(text: str) -> bool:
+    """Whether any rule by context could match in `text` (cheap)."""
+    if may_name_secret(text):
+        return True
+    lower = text.lower()
+    return any(anchor in lower for rule in FORM_RULES for anchor in rule.anchors) or (
+        any(mark in lower for mark in KUBERNETES_SECRET_MARKS))
+
+
+def credential_like(text: str) -> bool:
+    return looks_like_dotenv(text)
+
+
+def replace_spans(text: str, spans: list[Found], replacement: Callable[[Found, str], str]) -> str:
+    if not spans:
+        return text
+    pieces, position = [], 0
+    for item in spans:
+        pieces += [text[position:item.start], replacement(item, text[item.start:item.end])]
+        position = item.end
+    pieces.append(text[position:])
+    return "".join(pieces)

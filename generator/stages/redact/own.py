@@ -1,0 +1,70 @@
+"""The user's own redaction: patterns and words (`--redact`, `--redact-word`, the config's keys)."""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from .homes import encoded_form, encoded_homes, local_home
+
+
+def redact_project_dir(dir_name: str, home: bool, own: OwnRules | None = None) -> str:
+    """`-home-ada-src-app` -> `~-src-app` (with --redact-paths): the folder name spells out the home
+    directory too, and so do the names of Claude Code's temporary folders
+    (`-private-tmp-claude-501--Users-ada-src` -> `-private-tmp-claude-501-~-src`). The user's own rules
+    apply to it too (`-home-ada-src-acme-portal` -> `-home-ada-src-redacted-portal`): a folder name
+    becomes a path in the site. Claude Code's encoding made every character of the path that is not a
+    letter or a digit a `-`, so a word is looked for in that form as well."""
+    if home:
+        dir_name = encoded_homes(local_home()).sub("~", dir_name)
+    for _, pattern in own.compiled() if own else ():
+        dir_name = pattern.sub(lambda m: "redacted" if m.group() else "", dir_name)
+    for word in own.words if own else ():
+        dir_name = re.sub(re.escape(encoded_form(word)), "redacted", dir_name, flags=re.IGNORECASE)
+    return dir_name
+
+
+@dataclass(frozen=True)
+class OwnRules:
+    """The user's own redaction, on top of the built-in rules: regular expressions (`--redact`, the config's
+    `redact`) whose every match is a secret, and words (`redact_words`: host names, a client's name, a
+    code name) found as they are, in any case."""
+
+    patterns: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.patterns or self.words)
+
+    def compiled(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
+        return _compile_own_rules(self.patterns, self.words)
+
+    def check(self) -> None:
+        """Raises `OwnRuleError` naming the first pattern that cannot be used, and why."""
+        self.compiled()
+
+
+class OwnRuleError(ValueError):
+    """A pattern of the user's that is not a regular expression, or that matches empty text."""
+
+
+@functools.lru_cache(maxsize=16)
+def _compile_own_rules(patterns: tuple[str, ...], words: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    rules = []
+    for pattern in patterns:
+        try:
+            compiled = re.compile(pattern)
+        except re.error as error:
+            raise OwnRuleError(f"{pattern!r} is not a regular expression: {error}") from None
+        if compiled.fullmatch("") is not None:
+            raise OwnRuleError(f"{pattern!r} matches empty text, so it would redact nothing but mark every place")
+        rules.append(("custom-pattern", compiled))
+    cleaned = [word.strip() for word in words]
+    if any(not word for word in cleaned):
+        raise OwnRuleError("an empty word in redact_words would redact nothing")
+    if cleaned:
+        # The longest first: a word inside another (`acme`, `acme.corp`) does not cut the longer one in two.
+        alternatives = "|".join(re.escape(word) for word in sorted(set(cleaned), key=lambda w: (-len(w), w)))
+        rules.append(("custom-word", re.compile(f"(?i:{alternatives})")))
+    return tuple(rules)

@@ -1,0 +1,430 @@
+"""The redactor: every string of every entry, mapping keys included, and every field of a session's summary
+pass here, so that no later stage and no output can carry a secret.
+
+What counts as a secret is in `stages.credentials` (token formats, secret-like names in every syntax, fixed
+forms, credential files, the entropy net); this module walks entries and summaries, knows which strings are
+identifiers (searched only for tokens of a known format: the rules that go by context would find "secrets"
+in ids), which tool call read or wrote a credential file (its result is searched as one), and counts and
+records what it takes out. Each redaction leaves a visible marker, `[REDACTED:<kind>]`.
+
+The bytes of an embedded image or document are not searched: they are not text, and changing them would
+break the file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
+
+from ...core.model import BrokenLine, Diagnostic, Entry, Session
+from ..credentials.assignments import plausible_secret
+from ..credentials.files import names_credential_file
+from ..credentials.names import is_secret_name
+from ..credentials.scan import (Found, context_spans, credential_like, encoded_token_spans, has_context,
+                                may_hold_token, replace_spans, token_spans)
+from .homes import HOME_FOLDER, HOME_PATH, encoded_homes, holds_home, local_home
+from .own import OwnRules
+from .schema import IDENTIFIER, OURS, SCHEMA, TEXT
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+DataclassT = TypeVar("DataclassT", bound="DataclassInstance")
+
+UNTOUCHED_FIELDS = frozenset({
+    "uuid", "parentUuid", "leafUuid", "logicalParentUuid", "sessionId", "requestId", "messageId", "promptId",
+    "agentId", "id", "tool_use_id", "toolUseID", "parentToolUseID", "sourceToolUseID", "sourceToolAssistantUUID",
+    "signature", "timestamp", "type", "media_type", "version",
+})
+"""Fields that hold identifiers: only tokens of a known format are looked for in them."""
+
+SHORTEST_SECRET = 7
+"""Nothing shorter can hold a secret any rule finds (`PWD=abc` is the shortest); most strings in an entry are
+names and ids this short, and skipping them is a good part of redaction's speed."""
+
+_PATH_KEYS = ("file_path", "filePath", "path", "notebook_path", "command", "url", "pattern")
+"""Tool inputs and results that name the file a call reads or writes (a Bash command names it too)."""
+
+
+def marker(kind: str) -> str:
+    return f"[REDACTED:{kind}]"
+
+
+def identifier(text: str) -> str:
+    """An identifier with any token of a known format in it replaced by its marker (not counted). Anchors
+    are made from ids: made from this, an id that holds a key cannot carry it into a link, and the anchor
+    is the same whether the id was redacted before (phase 2) or not (phase 1's outline)."""
+    if len(text) < SHORTEST_SECRET or not may_hold_token(text):
+        return text
+    return replace_spans(text, token_spans(text), lambda found, _: marker(found.kind))
+
+
+_SECRET_KEY, _TOKEN_KEY, _HOME_KEY = 1, 2, 4
+_KEY_FLAGS: dict[str, int] = {}
+
+
+def _key_flags(name: str) -> int:
+    """What a mapping key may need (keys repeat from entry to entry: the answer is kept, in a dict, which
+    is faster than lru_cache): its value is a secret by its name, it holds a token's prefix, it holds a
+    home folder."""
+    flags = _KEY_FLAGS.get(name)
+    if flags is None:
+        flags = ((_SECRET_KEY if is_secret_name(name) else 0)
+                 | (_TOKEN_KEY if len(name) >= SHORTEST_SECRET and may_hold_token(name) else 0)
+                 | (_HOME_KEY if holds_home(name) else 0))
+        if len(_KEY_FLAGS) > 50_000:  # keys that are data (paths, ids) must not grow it without end
+            _KEY_FLAGS.clear()
+        _KEY_FLAGS[name] = flags
+    return flags
+
+
+_AUTH_SCHEME = re.compile(r"(?i)(?:bearer|basic|token|bot|digest|negotiate|apikey)[ \t]+(?=\S)")
+_BASE64 = re.compile(r"[A-Za-z0-9+/=]+")
+# A line of a file read: Read's `    12→` or `cat -n`'s `    12<tab>`, after the line break.
+_LINE_NUMBER = re.compile(r"\n[ \t]*\d+(?:→|\t)")
+_TOKEN_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.")
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-+/=.]*")
+_LONGEST_LINE_PART = 400
+"""How far back a wrapped token's first part is looked for."""
+
+
+def _wrapped_token_breaks(value: str) -> list[tuple[int, int]]:
+    """The numbered line breaks (as a file read shows them) with token characters on both sides: where a
+    token a file wrapped over two lines may go on."""
+    breaks = []
+    for number in _LINE_NUMBER.finditer(value):
+        end, head_start = number.start(), number.end()
+        if end > 0 and value[end - 1] in _TOKEN_CHARACTERS and head_start < len(value) and (
+                value[head_start] in _TOKEN_CHARACTERS):
+            breaks.append((end, head_start))
+    return breaks
+
+
+class _Look:
+    """What one walk over an entry found: its strings, by what may be looked for in them."""
+
+    __slots__ = ("texts", "ids", "encoded", "keys")
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        """Strings that any rule may apply to."""
+        self.ids: list[str] = []
+        """Identifiers: only known token formats are looked for in them."""
+        self.encoded: list[str] = []
+        """Long base64 identifiers (signatures), in which few formats can be."""
+        self.keys = 0
+        """What the mapping keys need (`_key_flags`, together)."""
+
+    def walk(self, value: Any, key: str) -> None:
+        # The hot loop of redaction: every item of every entry passes here, most of them only once.
+        if isinstance(value, dict):
+            media = value.get("type") == "base64"
+            flags_of = _KEY_FLAGS.get
+            for name, child in value.items():
+                flags = flags_of(name)
+                if flags is None:
+                    flags = _key_flags(name)
+                if type(child) is str:
+                    if len(child) >= SHORTEST_SECRET and not (media and name == "data"):
+                        if name not in UNTOUCHED_FIELDS:
+                            self.texts.append(child)
+                        elif len(child) > 200 and _BASE64.fullmatch(child):
+                            self.encoded.append(child)
+                        else:
+                            self.ids.append(child)
+                    if flags and not child:
+                        flags &= ~_SECRET_KEY
+                elif isinstance(child, (dict, list)):
+                    flags &= ~_SECRET_KEY
+                    self.walk(child, name)
+                else:
+                    flags &= ~_SECRET_KEY
+                self.keys |= flags
+        elif isinstance(value, list):
+            for child in value:
+                if type(child) is str:
+                    if len(child) >= SHORTEST_SECRET:
+                        (self.ids if key in UNTOUCHED_FIELDS else self.texts).append(child)
+                elif isinstance(child, (dict, list)):
+                    self.walk(child, key)
+        elif isinstance(value, str) and len(value) >= SHORTEST_SECRET:
+            (self.ids if key in UNTOUCHED_FIELDS else self.texts).append(value)
+
+
+@dataclass
+class Redactor:
+    """Redacts strings and whole entries; counts what it did."""
+
+    secrets: bool = True
+    """Redact secrets (on unless --no-redact)."""
+    home: bool = False
+    """Replace home directories with ~ (--redact-paths)."""
+    counts: Counter[str] = field(default_factory=Counter)
+    """Redactions made, by kind."""
+    homes: frozenset[str] = field(default_factory=local_home, repr=False)
+    """Home folders known whole (the user's; the sessions' working directories name more): their names
+    are taken out of encoded folder names whole, even with a dot or a dash in them."""
+    own: OwnRules = field(default_factory=OwnRules)
+    """The user's own patterns and words (`--redact`, the config's `redact` and `redact_words`)."""
+    record: Callable[[str, str], None] | None = field(default=None, repr=False, compare=False)
+    """Told of every redaction, its kind and the text taken out (for `sessionsite audit`)."""
+    _cwd: str = field(default="", repr=False)
+    _credential_calls: set[str] = field(default_factory=set, repr=False)
+    """The ids of the calls seen reading or writing a credential file: their results are searched as one."""
+
+    def learn_home(self, path: Any) -> None:
+        """Know the home folder a working directory is in (`/Users/ada.lovelace/src` -> its user name,
+        which its encoded form `-Users-ada-lovelace-src` spells ambiguously)."""
+        if self.home and isinstance(path, str) and path != self._cwd:
+            self._cwd = path
+            found = HOME_FOLDER.match(path)
+            if found is not None and found.group() not in self.homes:
+                self.homes = self.homes | {found.group()}
+
+    @property
+    def active(self) -> bool:
+        return bool(self.secrets or self.home or self.own)
+
+    def text(self, value: str, tokens: bool = True, context: bool = True, home: bool = True, own: bool = True,
+             credential_file: bool = False) -> str:
+        """`tokens`, `context` and `home` may be turned off for text known to hold no token prefix, no
+        word that names a secret, or no home folder; `own` (the user's rules) for identifiers.
+        `credential_file`: the text is (part of) a file that holds credentials, where every value of a
+        secret-like name, and every value that looks random, is a secret."""
+        if self.secrets and len(value) >= SHORTEST_SECRET:
+            if tokens and "\n" in value and ("→" in value or "\t" in value) and may_hold_token(
+                    _LINE_NUMBER.sub("", value)):
+                value = self._unwrap(value)  # a token a numbered line cut in two, even inside its anchor
+            if tokens and may_hold_token(value):
+                value = replace_spans(value, token_spans(value), self._taken)
+                value = replace_spans(value, encoded_token_spans(value), self._taken)
+            if context:
+                credential_file = credential_file or credential_like(value)
+                if credential_file or has_context(value):
+                    value = replace_spans(value, context_spans(value, credential_file), self._taken)
+        if self.home and home:
+            value = HOME_PATH.sub(self._home, value)
+            if "-home-" in value or "-Users-" in value:
+                value = encoded_homes(self.homes).sub(self._home, value)
+        if own and self.own:
+            for kind, pattern in self.own.compiled():
+                value = pattern.sub(functools.partial(self._own, kind), value)
+        return value
+
+    def _taken(self, found: Found, secret: str) -> str:
+        return self._whole(found.kind, secret)
+
+    def _unwrap(self, value: str) -> str:
+        """A token a file wrapped over two lines, as a file read shows them (each line after its number):
+        the rules see the two parts joined. The part on the second line counts as the token's when, joined,
+        the token takes all of it, or when the first part alone is not a whole token (a line that follows a
+        whole token is its own)."""
+        pieces, position = [], 0
+        for end, head_start in _wrapped_token_breaks(value):
+            start, line_start = end, max(value.rfind("\n", 0, end) + 1, end - _LONGEST_LINE_PART)
+            while start > line_start and value[start - 1] in _TOKEN_CHARACTERS:
+                start -= 1
+            if start < position:
+                continue
+            run = _TOKEN_RUN.match(value, head_start)
+            assert run is not None  # it matches the empty string too
+            tail, head = value[start:end], value[head_start:run.end()]
+            joined = tail + head
+            if not may_hold_token(joined):
+                continue
+            across = next((found for found in token_spans(joined) if found.start < len(tail) < found.end), None)
+            if across is None:
+                continue
+            if across.end < len(joined) and any(found.end == len(tail) for found in token_spans(tail)):
+                continue
+            pieces += [value[position:start + across.start], self._whole(across.kind, joined[across.start:across.end]),
+                       value[end:head_start]]
+            position = head_start + across.end - len(tail)
+        return "".join(pieces) + value[position:] if pieces else value
+
+    def _own(self, kind: str, match: re.Match[str]) -> str:
+        return self._whole(kind, match.group()) if match.group() else ""
+
+    def _whole(self, kind: str, secret: str) -> str:
+        self.counts[kind] += 1
+        if self.record is not None:
+            self.record(kind, secret)
+        return marker(kind)
+
+    def _secret_field(self, value: str, credential_file: bool) -> str:
+        """The value of a mapping key named like a secret (`"password": …`, `"Authorization": "Bearer …"`):
+        all of it, after an authorisation scheme."""
+        scheme = _AUTH_SCHEME.match(value)
+        secret = value[scheme.end():] if scheme else value
+        if not plausible_secret(secret, True, credential_file, whole_field=True) or "\n" in secret.strip():
+            return self.text(value, credential_file=credential_file)
+        return value[: len(value) - len(secret)] + self._whole("secret-assignment", secret)
+
+    def _home(self, match: re.Match[str]) -> str:
+        self.counts["home-directory"] += 1
+        if self.record is not None:
+            self.record("home-directory", match.group())
+        return "~"
+
+    def value(self, value: Any, key: str = "", tokens: bool = True, context: bool = True, home: bool = True,
+              own: bool = True, credential_file: bool = False) -> Any:
+        """Every string in a JSON value, mapping keys included (but an embedded file's bytes)."""
+        if isinstance(value, str):
+            if key in UNTOUCHED_FIELDS:
+                return self.text(value, tokens, False, False, False)
+            return self.text(value, tokens, context, home, own, credential_file)
+        own = own and bool(self.own)
+        shortest = 1 if own else SHORTEST_SECRET  # a word of the user's may be short
+        if isinstance(value, dict):
+            media = value.get("type") == "base64"
+            redacted: dict[str, Any] = {}
+            for name, child in value.items():
+                flags = _key_flags(name)
+                if type(child) is str:
+                    if len(child) < shortest and not (context and flags & _SECRET_KEY):
+                        new = child  # too short for any rule, but a secret-named key's value
+                    elif name in UNTOUCHED_FIELDS:
+                        new = self.text(child, tokens, False, False, False) if tokens and not (media and name == "data") \
+                            else child
+                    elif context and flags & _SECRET_KEY and child:
+                        new = self._secret_field(child, credential_file)
+                    else:
+                        new = self.text(child, tokens, context, home, own, credential_file)
+                elif isinstance(child, (dict, list)):
+                    new = self.value(child, name, tokens, context, home, own, credential_file)
+                else:
+                    new = child
+                if (flags & (_TOKEN_KEY | _HOME_KEY) and (tokens or home)) or own:
+                    name = self.text(name, bool(flags & _TOKEN_KEY) and tokens, False, bool(flags & _HOME_KEY) and home,
+                                     own)
+                    while name in redacted:  # two keys redacted alike: both are kept
+                        name += "'"
+                redacted[name] = new
+            return redacted
+        if isinstance(value, list):
+            return [self.value(v, key, tokens, context, home, own, credential_file) for v in value]
+        return value
+
+    def entry(self, entry: Entry) -> Entry:
+        # One look at all of an entry's text together says which rules any of it may need: most entries
+        # need none, and are passed on as they are; the rest are searched only for what was seen.
+        self.learn_home(entry.data.get("cwd"))
+        look = _Look()
+        look.walk(entry.data, "")
+        joined = "\n".join(look.texts)
+        credential_file = self.secrets and self._reads_credential_file(entry.data)
+        families = {
+            "tokens": self.secrets and (
+                bool(look.keys & _TOKEN_KEY) or may_hold_token(joined)
+                or (bool(look.ids) and may_hold_token("\n".join(look.ids)))
+                or any(may_hold_token(encoded) for encoded in look.encoded)),
+            "context": self.secrets and (bool(look.keys & _SECRET_KEY) or credential_file or has_context(joined)),
+            "home": self.home and (bool(look.keys & _HOME_KEY) or holds_home(joined)),
+        }
+        # The user's own rules may match any string, however short: every entry is searched for them.
+        families["own"] = bool(self.own)
+        if not any(families.values()):
+            return entry
+        return Entry(entry.file, entry.line, self.value(dict(entry.data), "", **families,
+                                                        credential_file=credential_file))
+
+    def _reads_credential_file(self, data: Mapping[str, Any]) -> bool:
+        """Whether the entry is a call that reads or writes a credential file, or the result of one (the
+        call's id is kept from its entry, which comes first), or a result that names its file."""
+        found = False
+        message = data.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        for part in content if isinstance(content, list) else ():
+            if not isinstance(part, dict):
+                continue
+            if part.get("type") == "tool_use" and isinstance(part.get("input"), dict):
+                tool_input = part["input"]
+                if any(isinstance(tool_input.get(key), str) and names_credential_file(tool_input[key])
+                       for key in _PATH_KEYS):
+                    if len(self._credential_calls) > 10_000:
+                        self._credential_calls.clear()
+                    self._credential_calls.add(str(part.get("id")))
+                    found = True
+            elif part.get("type") == "tool_result" and part.get("tool_use_id") in self._credential_calls:
+                found = True
+        result = data.get("toolUseResult")
+        if isinstance(result, dict):
+            named = result.get("file") if isinstance(result.get("file"), dict) else result
+            path = named.get("filePath") if isinstance(named, dict) else None
+            found = found or (isinstance(path, str) and names_credential_file(path))
+        return found
+
+
+    def item(self, item: Entry | BrokenLine) -> Entry | BrokenLine:
+        """An entry, or the text of an unreadable line, which is shown too."""
+        if not self.active:
+            return item
+        return self.entry(item) if isinstance(item, Entry) else replace(item, text=self.text(item.text))
+
+    # -- summaries, by schema ------------------------------------------------------------------------------
+
+    def session(self, session: Session) -> Session:
+        """A session's summary, made from entries that were not redacted (phase 1 reads only what the
+        summary keeps, and redacting that is much cheaper than redacting every entry): every field, as
+        `SCHEMA` says."""
+        if not self.active:
+            return session
+        self.learn_home(session.cwd)
+        return self._dataclass(session)
+
+    def interpreted(self, result: Any) -> Any:
+        """Phase 1's result for one file (`interpret.Interpreted`): its sessions' summaries, and the names
+        it counts as unknown (field and type names from the transcript), which the build report and the
+        manifest hold."""
+        if not self.active:
+            return result
+        return replace(result, session=self.session(result.session),
+                       sidechains=tuple(map(self.session, result.sidechains)),
+                       unknown=Counter(self._mapping(result.unknown, TEXT, OURS)),
+                       diagnostics=tuple(replace(d, message=self.text(d.message)) if isinstance(d, Diagnostic) else d
+                                         for d in result.diagnostics))
+
+    def _dataclass(self, value: DataclassT) -> DataclassT:
+        rules = SCHEMA[type(value)]
+        changes = {}
+        for item in dataclasses.fields(value):
+            rule = rules[item.name]  # a field without a rule fails here
+            if rule == OURS:
+                continue
+            old = getattr(value, item.name)
+            new = self._field(old, rule)
+            if new is not old and new != old:
+                changes[item.name] = new
+        return replace(value, **changes) if changes else value
+
+    def _field(self, value: Any, rule: Any) -> Any:
+        if isinstance(value, str):
+            if rule == IDENTIFIER:
+                return self.text(value, context=False, home=False, own=False)
+            return self.text(value)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):  # an instance, as fields hold
+            return self._dataclass(value)
+        if isinstance(value, tuple):
+            return tuple(self._field(item, rule) for item in value)
+        if isinstance(value, Mapping):
+            keys, values = rule if isinstance(rule, tuple) else (rule, rule)
+            return self._mapping(value, keys, values)
+        return value
+
+    def _mapping(self, value: Mapping[str, Any], keys: str, values: str) -> dict[str, Any]:
+        """Keys that come out alike are merged: counts are added up."""
+        redacted: dict[str, Any] = {}
+        for name, item in value.items():
+            new_name = self._field(name, keys) if keys != OURS else name
+            new = self._field(item, values) if values != OURS else item
+            if new_name in redacted and isinstance(new, int) and isinstance(redacted[new_name], int):
+                redacted[new_name] += new
+            else:
+                while new_name in redacted:
+                    new_name += "'"
+                redacted[new_name] = new
+        return redacted
