@@ -53,6 +53,11 @@ _CODE = re.compile(
 _DOTTED_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_-]*")
 _SCREAMING_REFERENCE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_FILE_NAME = re.compile(r"\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|ex|exs|erl|rb|go|rs|java|kt|kts|scala|c|h|cc|cpp|hpp|cs|"
+                        r"php|swift|m|mm|dart|lua|pl|r|md|rst|txt|html|htm|css|scss|vue|svelte|sh|bash|zsh|sql|lock|"
+                        r"log|snap|test|spec|d)$", re.IGNORECASE)
+"""A name that is a file name (`token.ex`, `auth.test.ts`): what follows it is a place, not a value."""
+_LINE_REFERENCE = re.compile(r"\d+(?::\d+)*:?")
 _SECRET_SIGNS = re.compile(r"[0-9!@#%^&*+/=~?]")
 
 
@@ -167,7 +172,7 @@ def assigned_secrets(text: str, credential_file: bool = False) -> Iterator[tuple
         name_start, name_end = _name_span(text, position)
         seen_end = name_end
         name = text[name_start:name_end].strip("-.")
-        if not is_secret_name(name):
+        if not is_secret_name(name) or _FILE_NAME.search(name):
             continue
         found = _separator(text, name_start, name_end)
         if found is None:
@@ -189,6 +194,11 @@ def assigned_secrets(text: str, credential_file: bool = False) -> Iterator[tuple
             if closing < 0:
                 continue
             end, quoted = closing, True
-        if plausible_secret(text[start:end], quoted, credential_file):
+        value = text[start:end]
+        if separator == ":" and _LINE_REFERENCE.fullmatch(value):
+            continue  # `token.ex:135:`, a place in a stack trace or a grep
+        if words[-1] in ("key", "keys") and _WORD.fullmatch(value) and not credential_file:
+            continue  # `STORAGE_KEY = 'todos'`: a key that names a thing
+        if plausible_secret(value, quoted, credential_file):
             yield start, end
             seen_end = end

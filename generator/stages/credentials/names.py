@@ -15,6 +15,8 @@ from __future__ import annotations
 import functools
 import re
 
+from .anchors import Anchors
+
 _CAMEL_HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _SEPARATORS = re.compile(r"[^A-Za-z0-9]+")
 
@@ -138,18 +140,29 @@ def is_secret_name(name: str) -> bool:
     return False
 
 
-_SECRET_WORD_LOOK = re.compile(
-    r"(?i)pass|pwd|secret|token|auth|credential|creds|cookie|sessionid|sessid|bearer|jwt|connstr|"
-    r"connectionstring|dsn|webhook|mnemonic|\bpw\b|\bpin\b|\botp\b|\bpsk\b|\bpat\b|_pat\b|"
-    r"(?:" + "|".join(sorted(_KEY_QUALIFIERS, key=len, reverse=True)) + r")[_.\- ]?keys?\b")
-"""Where a secret-like name may stand: the one scan that finds every place a name rule could apply (a
-`key` only after a word that makes it a credential: code is full of keys)."""
+_NAME_STEMS = Anchors([
+    "pass", "pwd", "secret", "token", "auth", "credential", "creds", "cookie", "sessid", "sessionid", "bearer", "jwt",
+    "connstr", "connectionstring", "dsn", "webhook", "mnemonic", "_pat", "pat_", "-pat", "_pw", "pw_", "-pw", "pw=",
+    "pw:", "pin=", "pin:", "otp", "psk",
+    *(qualifier + separator + "key" for qualifier in _KEY_QUALIFIERS for separator in ("", "_", "-", ".", " ")),
+])
+"""Where a secret-like name may stand, in lower-case text: the one scan that finds every place a name rule could
+apply (a `key` only after a word that makes it a credential: code is full of keys)."""
+
+
+_ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
+
+
+def lower_in_place(text: str) -> str:
+    """`text` in lower case, each character where it was (a few characters lower to two: `İ`)."""
+    lower = text.lower()
+    return lower if len(lower) == len(text) else text.translate(_ASCII_LOWER)
 
 
 def may_name_secret(text: str) -> bool:
-    return _SECRET_WORD_LOOK.search(text) is not None
+    return _NAME_STEMS.any_in(text.lower())
 
 
 def secret_word_positions(text: str) -> list[int]:
     """Where each secret word starts: the name around it is read from there."""
-    return [found.start() for found in _SECRET_WORD_LOOK.finditer(text)]
+    return _NAME_STEMS.starts(lower_in_place(text))

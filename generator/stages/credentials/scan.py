@@ -21,7 +21,8 @@ from .assignments import assigned_secrets
 from .entropy import looks_random
 from .files import looks_like_dotenv
 from .forms import FORM_RULES, KUBERNETES_SECRET_MARKS, form_matches, kubernetes_secret_values
-from .names import may_name_secret, secret_word_positions
+from .anchors import Anchors
+from .names import lower_in_place, may_name_secret, secret_word_positions
 from .providers import TOKEN_RULES, TokenRule
 
 
@@ -35,13 +36,15 @@ class Found:
 @dataclass(frozen=True)
 class _Compiled:
     rules: tuple[tuple[TokenRule, re.Pattern[str]], ...]
-    anchors: re.Pattern[str]
-    """Every anchor of every rule, in one alternation."""
+    anchors: Anchors
+    """Every anchor of every rule."""
     rules_by_anchor: dict[str, tuple[int, ...]]
     looks: tuple[tuple[int, re.Pattern[str]], ...]
     """The rules with no literal, each with its cheap pattern."""
-    encoded_anchors: re.Pattern[str] | None
+    encoded_anchors: Anchors
     """Every anchor of four characters or more as base64 would spell it, at each of its three alignments."""
+    form_anchors: Anchors
+    """The lower-case anchors of the fixed forms (`forms.FORM_RULES`)."""
 
 
 def _base64_spellings(anchor: str) -> list[str]:
@@ -65,17 +68,17 @@ def compiled() -> _Compiled:
     for index, (rule, _) in enumerate(rules):
         for anchor in rule.anchors:
             by_anchor.setdefault(anchor, []).append(index)
-    alternation = "|".join(re.escape(anchor) for anchor in sorted(by_anchor, key=lambda a: (-len(a), a)))
     looks = tuple((index, re.compile(rule.look)) for index, (rule, _) in enumerate(rules) if not rule.anchors)
     spellings = sorted({spelling for anchor in by_anchor if len(anchor) >= 4 for spelling in _base64_spellings(anchor)})
-    encoded = re.compile("|".join(map(re.escape, spellings))) if spellings else None
-    return _Compiled(rules, re.compile(alternation), {a: tuple(i) for a, i in by_anchor.items()}, looks, encoded)
+    form_anchors = Anchors(anchor for rule in FORM_RULES for anchor in rule.anchors)
+    return _Compiled(rules, Anchors(by_anchor), {a: tuple(i) for a, i in by_anchor.items()}, looks, Anchors(spellings),
+                     form_anchors)
 
 
 def _token_rules_present(text: str) -> list[int]:
     catalogue = compiled()
     present: set[int] = set()
-    for anchor in set(catalogue.anchors.findall(text)):
+    for anchor in catalogue.anchors.found(text):
         present.update(catalogue.rules_by_anchor[anchor])
     for index, look in catalogue.looks:
         if look.search(text):
@@ -86,11 +89,11 @@ def _token_rules_present(text: str) -> list[int]:
 def may_hold_token(text: str) -> bool:
     """Whether any token rule (or a token's base64) could match in `text`."""
     catalogue = compiled()
-    if catalogue.anchors.search(text) is not None:
+    if catalogue.anchors.any_in(text):
         return True
     if any(look.search(text) for _, look in catalogue.looks):
         return True
-    return catalogue.encoded_anchors is not None and catalogue.encoded_anchors.search(text) is not None
+    return catalogue.encoded_anchors.any_in(text)
 
 
 def _non_overlapping(found: Iterable[Found]) -> list[Found]:
@@ -123,14 +126,11 @@ _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]+={0,2}")
 
 def encoded_token_spans(text: str) -> list[Found]:
     """base64 runs that decode to text holding a token of a known format (`"auth": "<base64 of user:ghp_…>"`)."""
-    catalogue = compiled()
-    if catalogue.encoded_anchors is None:
-        return []
     found: list[Found] = []
-    for hit in catalogue.encoded_anchors.finditer(text):
-        if found and hit.start() < found[-1].end:
+    for hit in compiled().encoded_anchors.starts(text):
+        if found and hit < found[-1].end:
             continue
-        start = hit.start()
+        start = hit
         while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "+/_-"):
             start -= 1
         run = _BASE64_RUN.match(text, start)
@@ -161,13 +161,14 @@ def _decoded(run: str) -> str:
 
 
 def catalogue_anchor_in(text: str) -> bool:
-    return compiled().anchors.search(text) is not None
+    return compiled().anchors.any_in(text)
 
 
 def form_spans(text: str, lower: str) -> list[Found]:
     found: list[Found] = []
+    present = compiled().form_anchors.found(lower)
     for rule in FORM_RULES:
-        if any(anchor in lower for anchor in rule.anchors):
+        if not present.isdisjoint(rule.anchors):
             found += [Found(start, end, rule.kind) for start, end in form_matches(rule, text)]
     if any(mark in lower for mark in KUBERNETES_SECRET_MARKS):
         found += [Found(start, end, "kubernetes-secret") for start, end in kubernetes_secret_values(text)]
@@ -188,7 +189,7 @@ def random_value_spans(text: str) -> list[Found]:
 
 def context_spans(text: str, credential_file: bool) -> list[Found]:
     """Secrets found by their context, in one family at a time (each sees the spans of the last taken)."""
-    lower = text.lower()
+    lower = lower_in_place(text)
     found = form_spans(text, lower)
     if secret_word_positions(text):
         found += [Found(start, end, "secret-assignment") for start, end in assigned_secrets(text, credential_file)]
@@ -202,8 +203,7 @@ def has_context(text: str) -> bool:
     if may_name_secret(text):
         return True
     lower = text.lower()
-    return any(anchor in lower for rule in FORM_RULES for anchor in rule.anchors) or (
-        any(mark in lower for mark in KUBERNETES_SECRET_MARKS))
+    return compiled().form_anchors.any_in(lower) or any(mark in lower for mark in KUBERNETES_SECRET_MARKS)
 
 
 def credential_like(text: str) -> bool:

@@ -1,0 +1,51 @@
+"""Many literals found in one pass over a text: the prefilter every family of rules starts from.
+
+Aho-Corasick (pyahocorasick, a C automaton) finds every occurrence of hundreds of literals in one scan, at
+the cost of one; a regular expression alternation of them tries each literal at each position, which made
+the scan for secret-like names alone cost more than all the rest of a build. Where pyahocorasick cannot be
+installed (it has no wheel for Intel Macs on Python 3.12 and later, and builds from source there), the same
+answers come from an alternation, slower.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+try:
+    import ahocorasick
+except ImportError:  # pragma: no cover - exercised by test_credentials' fallback test
+    ahocorasick = None
+
+
+class Anchors:
+    """A fixed set of literals, and where they occur in a text."""
+
+    def __init__(self, literals: Iterable[str], automaton: bool = True) -> None:
+        self.literals = tuple(sorted(set(literals), key=lambda literal: (-len(literal), literal)))
+        self._automaton: Any = None
+        self._pattern: re.Pattern[str] | None = None
+        if automaton and ahocorasick is not None and self.literals:
+            self._automaton = ahocorasick.Automaton(ahocorasick.STORE_LENGTH)
+            for literal in self.literals:
+                self._automaton.add_word(literal)
+            self._automaton.make_automaton()
+        elif self.literals:
+            self._pattern = re.compile("|".join(map(re.escape, self.literals)))
+
+    def any_in(self, text: str) -> bool:
+        if self._automaton is not None:
+            return next(self._automaton.iter(text), None) is not None
+        return self._pattern is not None and self._pattern.search(text) is not None
+
+    def found(self, text: str) -> set[str]:
+        """The literals that occur in `text`."""
+        if self._automaton is not None:
+            return {text[end - length + 1:end + 1] for end, length in self._automaton.iter(text)}
+        return set(self._pattern.findall(text)) if self._pattern is not None else set()
+
+    def starts(self, text: str) -> list[int]:
+        """Where the literals start, in order (each place once)."""
+        if self._automaton is not None:
+            return sorted({end - length + 1 for end, length in self._automaton.iter(text)})
+        return [found.start() for found in self._pattern.finditer(text)] if self._pattern is not None else []
