@@ -51,13 +51,18 @@ _CODE = re.compile(
 """A value that is code handling a secret, not the secret: a lookup, a call, a member, a sed pattern."""
 
 _DOTTED_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+")
+_MEMBER_PART = re.compile(r"[A-Za-z_$]+[0-9]{0,2}|[a-z_$][a-z0-9_$]{0,15}")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_-]*")
 _SCREAMING_REFERENCE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _FILE_NAME = re.compile(r"\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|ex|exs|erl|rb|go|rs|java|kt|kts|scala|c|h|cc|cpp|hpp|cs|"
                         r"php|swift|m|mm|dart|lua|pl|r|md|rst|txt|html|htm|css|scss|vue|svelte|sh|bash|zsh|sql|lock|"
-                        r"log|snap|test|spec|d)$", re.IGNORECASE)
+                        r"log|snap|test|spec|d|ini|toml|ya?ml|json|env|conf|cfg|properties|xml|pem|crt|txt|csv|tf|tfvars)$", re.IGNORECASE)
 """A name that is a file name (`token.ex`, `auth.test.ts`): what follows it is a place, not a value."""
-_LINE_REFERENCE = re.compile(r"\d+(?::\d+)*:?")
+_QUERY_SECRETS = frozenset({"sig", "signature", "x-amz-signature", "x-goog-signature", "key", "code", "apikey",
+                            "api-key", "access_token", "auth", "sas", "se-token"})
+"""Query parameters that carry a credential though their names alone would not say so (an Azure SAS's
+`sig`, a presigned URL's signature, Google's `key`)."""
+_LINE_REFERENCE = re.compile(r"\d+(?::\d+)*(?::|$)")
 _SECRET_SIGNS = re.compile(r"[0-9!@#%^&*+/=~?]")
 
 
@@ -79,13 +84,27 @@ def _skip_blanks(text: str, position: int) -> int:
     return position
 
 
-def _separator(text: str, name_start: int, name_end: int) -> tuple[int, str] | None:
+def _opens_arguments(text: str, name_start: int) -> bool:
+    """Whether the quoted name at `name_start` is the first of a call's or a list's arguments."""
+    position = name_start - 1
+    if position > 0 and text[position - 1] == "\\":
+        position -= 1
+    position -= 1
+    while position >= 0 and text[position] in " \t":
+        position -= 1
+    return position >= 0 and text[position] in "([{"
+
+
+def _separator(text: str, name_start: int, name_end: int, credential_file: bool = False) -> tuple[int, str] | None:
     """Where the value starts after the name, and what separated them; None when no value is given."""
     position = name_end
+    quoted_name = False
     if position < len(text) and text[position] == "\\" and text[position + 1:position + 2] in ("\"", "'"):
         position += 2
+        quoted_name = True
     elif position < len(text) and text[position] in _QUOTES:
         position += 1
+        quoted_name = True
     if position < len(text) and text[position] == "]":
         position += 1
     after_blanks = _skip_blanks(text, position)
@@ -97,9 +116,12 @@ def _separator(text: str, name_start: int, name_end: int) -> tuple[int, str] | N
             if separator == "=" and text[following:following + 1] == "~":
                 return None  # a Perl or awk match
             return _skip_blanks(text, following), separator
+    if quoted_name and text.startswith(",", after_blanks) and _opens_arguments(text, name_start):
+        return _skip_blanks(text, after_blanks + 1), ","  # define('DB_PASSWORD', '…'), set("token", "…")
     if name_start > 0 and text[name_start - 1] == "<" and text[position:position + 1] == ">":
         return position + 1, ">"  # <password>…</password>
-    flag = text[name_start:name_start + 1] == "-" and (name_start == 0 or text[name_start - 1] in " \t\n\"'(")
+    flag = (text[name_start:name_start + 1] == "-" or credential_file) and (
+        name_start == 0 or text[name_start - 1] in " \t\n\"'(")
     if flag and after_blanks > position and after_blanks < len(text) and text[after_blanks] not in "-\n|&;>":
         return after_blanks, " "  # --password X
     return None
@@ -134,6 +156,13 @@ def _value_span(text: str, start: int, in_query: bool, to_line_end: bool) -> tup
     return start, end, False
 
 
+def _member_access(value: str) -> bool:
+    """`config.db.password`, `user1.token`: code. A token with dots in it (`hvs.CAESI…`, `pat.S2Uy….ySL9…`)
+    is not: its parts are not words."""
+    return _DOTTED_IDENTIFIER.fullmatch(value) is not None and all(
+        _MEMBER_PART.fullmatch(part) for part in value.split("."))
+
+
 def not_a_reference(value: str) -> bool:
     """A placeholder or a reference (`${DB_PASSWORD}`, `<password>`, `$PASS`), where any text may be a secret."""
     stripped = value.strip()
@@ -155,8 +184,8 @@ def plausible_secret(value: str, quoted: bool, credential_file: bool, whole_fiel
         return True
     if quoted:
         # A literal: a password may be a word, but a sentence is a description or a message.
-        return stripped.count(" ") < 3 and not _DOTTED_IDENTIFIER.fullmatch(stripped)
-    if _DOTTED_IDENTIFIER.fullmatch(stripped) or _SCREAMING_REFERENCE.fullmatch(stripped):
+        return stripped.count(" ") < 3 and not _member_access(stripped)
+    if _member_access(stripped) or _SCREAMING_REFERENCE.fullmatch(stripped):
         return False
     if _WORD.fullmatch(stripped):
         return False  # an identifier (`hashedPassword`, `token_value`) or a word
@@ -172,17 +201,19 @@ def assigned_secrets(text: str, credential_file: bool = False) -> Iterator[tuple
         name_start, name_end = _name_span(text, position)
         seen_end = name_end
         name = text[name_start:name_end].strip("-.")
-        if not is_secret_name(name) or _FILE_NAME.search(name):
+        if _FILE_NAME.search(name):
             continue
-        found = _separator(text, name_start, name_end)
+        in_query = name_start > 0 and text[name_start - 1] in "?&;"
+        if not is_secret_name(name) and not (in_query and name.lower() in _QUERY_SECRETS):
+            continue
+        found = _separator(text, name_start, name_end, credential_file)
         if found is None:
             continue
         value_start, separator = found
-        if separator in (":", "=") or separator == " ":
+        if separator in (":", "=", " ", ","):
             scheme = _AUTH_SCHEME.match(text, value_start)
             if scheme is not None and "auth" in name.lower():
                 value_start = scheme.end()
-        in_query = name_start > 0 and text[name_start - 1] in "?&"
         words = words_of(name)
         to_line_end = separator == ":" and words[-1] in ("cookie", "cookies") and len(words) <= 2
         span = _value_span(text, value_start, in_query, to_line_end)
@@ -195,8 +226,8 @@ def assigned_secrets(text: str, credential_file: bool = False) -> Iterator[tuple
                 continue
             end, quoted = closing, True
         value = text[start:end]
-        if separator == ":" and _LINE_REFERENCE.fullmatch(value):
-            continue  # `token.ex:135:`, a place in a stack trace or a grep
+        if separator == ":" and _LINE_REFERENCE.match(value):
+            continue  # `token.ex:135:`, `cargo-credentials.toml:2:token = …`: a place in a stack trace or a grep
         if words[-1] in ("key", "keys") and _WORD.fullmatch(value) and not credential_file:
             continue  # `STORAGE_KEY = 'todos'`: a key that names a thing
         if plausible_secret(value, quoted, credential_file):

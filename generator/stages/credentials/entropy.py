@@ -32,12 +32,13 @@ def entropy(text: str) -> float:
     return -sum(count / length * math.log2(count / length) for count in Counter(text).values())
 
 
-def looks_random(value: str, hex_counts: bool = False) -> bool:
+def looks_random(value: str, hex_counts: bool = False, paths: bool = True) -> bool:
     """A value that looks like a key: long, of token characters, with letters and digits mixed (and both
-    cases, for anything that is not hex), and high entropy. Ids of Claude Code's own are not."""
+    cases, for anything that is not hex), and high entropy. Ids of Claude Code's own are not, nor (where
+    `paths`) what has the slashes of a path."""
     if len(value) < SHORTEST_RANDOM or len(value) > 2048 or not _TOKEN_ALPHABET.fullmatch(value):
         return False
-    if _IDS.match(value) or "/" in value.strip("/") and value.count("/") > 2 and not value.endswith("="):
+    if _IDS.match(value) or paths and "/" in value.strip("/") and value.count("/") > 2 and not value.endswith("="):
         return False  # an id, a path
     has_digit = any(character.isdigit() for character in value)
     if _HEX.fullmatch(value):

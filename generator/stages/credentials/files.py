@@ -10,7 +10,7 @@ _CREDENTIAL_FILE = re.compile(
     r"\.env(?:\.[\w.-]+)?|[\w.-]*\.env|\.envrc|\.flaskenv|"
     r"[\w.-]+\.ini|\.?credentials(?:\.\w+)?|\.npmrc|\.pypirc|\.netrc|_netrc|\.pgpass|\.my\.cnf|\.git-credentials|"
     r"\.dockercfg|\.docker/config\.json|kubeconfig[\w.-]*|\.kube/config|"
-    r"[\w.-]+\.(?:pem|key|p8|ppk|keystore|jks|tfvars|secret|secrets)|id_(?:rsa|dsa|ecdsa|ed25519)|"
+    r"[\w.-]+\.(?:pem|key|p8|p12|pfx|ppk|asc|gpg|keystore|jks|tfvars|secret|secrets)|secring[\w.]*|id_(?:rsa|dsa|ecdsa|ed25519)|"
     r"secrets?\.(?:ya?ml|json|toml|env|properties)|[\w.-]*secrets?[\w.-]*\.(?:ya?ml|json|toml)|"
     r"\.htpasswd|wp-config\.php|appsettings(?:\.\w+)?\.json|application(?:-\w+)?\.(?:properties|ya?ml)|"
     r"\.s3cfg|\.boto|\.gem/credentials|\.cargo/credentials(?:\.toml)?|\.terraformrc|terraform\.rc|"

@@ -77,6 +77,9 @@ FORM_RULES: tuple[FormRule, ...] = (
     FormRule("password-flag", ("htpasswd",), re.compile(r"\bhtpasswd\s+-\w*b\w*\s+(?:-\w+\s+)*\S+\s+\S+\s+" + _ARGUMENT)),
     FormRule("password-flag", ("psql", "pg_dump", "createdb"), re.compile(
         r"\b(?:PGPASSWORD|MYSQL_PWD|REDISCLI_AUTH)=" + _ARGUMENT)),
+    FormRule("password-flag", ("-stdin",), re.compile(
+        r"\b(?:echo|printf)\s+(?:-[nes]+\s+|'%s'\s+|\"%s\"\s+)?(?P<secret>'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"|;&$]+)\s*\|[^\n|]*"
+        r"--(?:password|pass|token|secret)[-_]stdin\b")),
     FormRule("netrc-password", ("machine",), re.compile(
         r"\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+" + _ARGUMENT)),
 )

@@ -112,6 +112,8 @@ def words_of(name: str) -> list[str]:
 def _names_a_secret_word(word: str) -> bool:
     if word in SECRET_WORDS:
         return True
+    if word.endswith("key") and word[:-3] in _KEY_QUALIFIERS:
+        return True  # authkey, apikey, masterkey
     return len(word) > 4 and word.endswith(_SECRET_ENDINGS) and word not in _NOT_COMPOUNDS and not (
         word.endswith("auth") and word.endswith(("author", "authority")))
 
@@ -143,7 +145,7 @@ def is_secret_name(name: str) -> bool:
 _NAME_STEMS = Anchors([
     "pass", "pwd", "secret", "token", "auth", "credential", "creds", "cookie", "sessid", "sessionid", "bearer", "jwt",
     "connstr", "connectionstring", "dsn", "webhook", "mnemonic", "_pat", "pat_", "-pat", "_pw", "pw_", "-pw", "pw=",
-    "pw:", "pin=", "pin:", "otp", "psk",
+    "pw:", "pin=", "pin:", "otp", "psk", "sig=", "signature=", "?key=", "&key=", "?code=", "&code=", "sas=",
     *(qualifier + separator + "key" for qualifier in _KEY_QUALIFIERS for separator in ("", "_", "-", ".", " ")),
 ])
 """Where a secret-like name may stand, in lower-case text: the one scan that finds every place a name rule could

@@ -19,7 +19,7 @@ from typing import Callable, Iterable
 
 from .assignments import assigned_secrets
 from .entropy import looks_random
-from .files import looks_like_dotenv
+from .files import names_credential_file
 from .forms import FORM_RULES, KUBERNETES_SECRET_MARKS, form_matches, kubernetes_secret_values
 from .anchors import Anchors
 from .names import lower_in_place, may_name_secret, secret_word_positions
@@ -180,21 +180,51 @@ _ANY_ASSIGNMENT = re.compile(
     r"(?P<value>[A-Za-z0-9+/=_\-.~]{16,})")
 
 
-def random_value_spans(text: str) -> list[Found]:
+_RANDOM_RUN = re.compile(r"(?<![A-Za-z0-9+/_])[A-Za-z0-9+/_]{32,}={0,2}(?![A-Za-z0-9+/=_])")
+"""A run of base64 on its own: a key's body line, whatever a tool put before it (grep's `file-3-`)."""
+_PGPASS_LINE = re.compile(r"(?m)(?:^|\t|→|[\s'\"])[^\s'\"]*?(?:localhost|[^\s:'\"]*\.[^\s:'\"]+|\*):(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:"
+                          r"(?P<value>[^\s\"'\\]+)(?=$|['\"\s])")
+
+
+def random_runs(text: str) -> list[Found]:
+    """Every run of base64 on its own that looks random (a key's body line; a command's argument)."""
+    return [Found(*match.span(), "high-entropy") for match in _RANDOM_RUN.finditer(text)
+            if looks_random(match.group(), paths=False)]
+
+
+def random_value_spans(text: str, nameless: bool) -> list[Found]:
     """In a credential file: every value that looks random, whatever its name (`STRIPE=…`, `[default]
-    key = …`)."""
-    return [Found(*match.span("value"), "high-entropy") for match in _ANY_ASSIGNMENT.finditer(text)
-            if looks_random(match.group("value"), hex_counts=True) and not match.group("value").startswith("REDACTED")]
+    key = …`), and every long run that does on its own (a key's body lines, a value on a line of its own),
+    and the password field of a `.pgpass` line."""
+    found = [Found(*match.span("value"), "high-entropy") for match in _ANY_ASSIGNMENT.finditer(text)
+             if looks_random(match.group("value"), hex_counts=True) and not match.group("value").startswith("REDACTED")]
+    if nameless:
+        found += random_runs(text)
+    return found
 
 
-def context_spans(text: str, credential_file: bool) -> list[Found]:
-    """Secrets found by their context, in one family at a time (each sees the spans of the last taken)."""
+_PGPASS_FIELDS = re.compile(r":(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:")
+
+
+def pgpass_spans(text: str) -> list[Found]:
+    """The password field of a `.pgpass` line (`host:port:database:user:password`), wherever it stands."""
+    return [Found(*match.span("value"), "secret-assignment") for match in _PGPASS_LINE.finditer(text)
+            if not match.group("value").startswith("[REDACTED")]
+
+
+def context_spans(text: str, credential_file: bool, named_file: bool = False) -> list[Found]:
+    """Secrets found by their context. `credential_file`: the text has the shape of a credential file or
+    is one; `named_file`: it is a file known as one by its name, where a random run on its own is a secret too
+    (a key's body lines)."""
     lower = lower_in_place(text)
     found = form_spans(text, lower)
     if secret_word_positions(text):
-        found += [Found(start, end, "secret-assignment") for start, end in assigned_secrets(text, credential_file)]
-    if credential_file:
-        found += random_value_spans(text)
+        found += [Found(start, end, "secret-assignment")
+                  for start, end in assigned_secrets(text, credential_file or named_file)]
+    if credential_file or named_file:
+        found += random_value_spans(text, nameless=named_file)
+    if _PGPASS_FIELDS.search(text):
+        found += pgpass_spans(text)
     return _non_overlapping(found)
 
 
@@ -203,11 +233,25 @@ def has_context(text: str) -> bool:
     if may_name_secret(text):
         return True
     lower = text.lower()
-    return compiled().form_anchors.any_in(lower) or any(mark in lower for mark in KUBERNETES_SECRET_MARKS)
+    return compiled().form_anchors.any_in(lower) or any(mark in lower for mark in KUBERNETES_SECRET_MARKS) or (
+        _PGPASS_FIELDS.search(text) is not None)
 
 
-def credential_like(text: str) -> bool:
-    return looks_like_dotenv(text)
+_GREP_PLACE = re.compile(r"(?m)^(?P<path>[^\s:]+?)[:-]\d+[:-]")
+
+
+def shows_credential_file(text: str) -> bool:
+    """grep's lines of a file that `files` knows as one (`config/.env:3:…`, `certs/server.pem-4-…`)."""
+    checked: set[str] = set()
+    for place in _GREP_PLACE.finditer(text):
+        path = place.group("path")
+        if path not in checked:
+            if names_credential_file(path):
+                return True
+            checked.add(path)
+            if len(checked) > 20:
+                break
+    return False
 
 
 def replace_spans(text: str, spans: list[Found], replacement: Callable[[Found, str], str]) -> str:

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 
 from ...core.model import BrokenLine, Diagnostic, Entry, Session
 from ..credentials.assignments import plausible_secret
-from ..credentials.files import names_credential_file
+from ..credentials.files import looks_like_dotenv, names_credential_file
 from ..credentials.names import is_secret_name
-from ..credentials.scan import (Found, context_spans, credential_like, encoded_token_spans, has_context,
-                                may_hold_token, replace_spans, token_spans)
+from ..credentials.scan import (Found, context_spans, shows_credential_file, encoded_token_spans, has_context,
+                                may_hold_token, random_runs, replace_spans, token_spans)
 from .homes import HOME_FOLDER, HOME_PATH, encoded_homes, holds_home, local_home
 from .own import OwnRules
 from .schema import IDENTIFIER, OURS, SCHEMA, TEXT
@@ -83,6 +83,8 @@ def _key_flags(name: str) -> int:
 
 
 _AUTH_SCHEME = re.compile(r"(?i)(?:bearer|basic|token|bot|digest|negotiate|apikey)[ \t]+(?=\S)")
+_KEY_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-")
+_KEY_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|Private-MAC:")
 _BASE64 = re.compile(r"[A-Za-z0-9+/=]+")
 # A line of a file read: Read's `    12→` or `cat -n`'s `    12<tab>`, after the line break.
 _LINE_NUMBER = re.compile(r"\n[ \t]*\d+(?:→|\t)")
@@ -102,6 +104,15 @@ def _wrapped_token_breaks(value: str) -> list[tuple[int, int]]:
                 value[head_start] in _TOKEN_CHARACTERS):
             breaks.append((end, head_start))
     return breaks
+
+
+def _commands(data: Mapping[str, Any]) -> list[str]:
+    """The commands an entry's calls run."""
+    message = data.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return [part["input"]["command"] for part in content if isinstance(part, dict) and part.get("type") == "tool_use"
+            and isinstance(part.get("input"), dict) and isinstance(part["input"].get("command"), str)] \
+        if isinstance(content, list) else []
 
 
 class _Look:
@@ -203,9 +214,10 @@ class Redactor:
                 value = replace_spans(value, token_spans(value), self._taken)
                 value = replace_spans(value, encoded_token_spans(value), self._taken)
             if context:
-                credential_file = credential_file or credential_like(value)
-                if credential_file or has_context(value):
-                    value = replace_spans(value, context_spans(value, credential_file), self._taken)
+                named_file = credential_file or shows_credential_file(value)
+                shaped = looks_like_dotenv(value)
+                if named_file or shaped or has_context(value):
+                    value = replace_spans(value, context_spans(value, shaped, named_file), self._taken)
         if self.home and home:
             value = HOME_PATH.sub(self._home, value)
             if "-home-" in value or "-Users-" in value:
@@ -292,6 +304,10 @@ class Redactor:
                             else child
                     elif context and flags & _SECRET_KEY and child:
                         new = self._secret_field(child, credential_file)
+                    elif context and self.secrets and name == "command":
+                        # A random argument of a command is a key whatever the command (`grep -- <key line>`).
+                        new = self.text(child, tokens, context, home, own, credential_file)
+                        new = replace_spans(new, random_runs(new), self._taken)
                     else:
                         new = self.text(child, tokens, context, home, own, credential_file)
                 elif isinstance(child, (dict, list)):
@@ -306,8 +322,25 @@ class Redactor:
                 redacted[name] = new
             return redacted
         if isinstance(value, list):
-            return [self.value(v, key, tokens, context, home, own, credential_file) for v in value]
+            return self._list(value, key, tokens, context, home, own, credential_file)
         return value
+
+    def _list(self, items: list[Any], key: str, tokens: bool, context: bool, home: bool, own: bool,
+              credential_file: bool) -> list[Any]:
+        """Each item; a private key whose lines are items of their own (a patch's `+` lines) goes from its
+        first line to its last, which the rule for a block cannot see from one string."""
+        redacted: list[Any] = []
+        inside_key = False
+        for item in items:
+            if inside_key and type(item) is str:
+                inside_key = _KEY_END.search(item) is None
+                mark = item[0] if item[:1] in ("+", "-", " ") else ""
+                redacted.append(mark + self._whole("private-key", item[len(mark):]))
+                continue
+            if type(item) is str and self.secrets and context and _KEY_BEGIN.search(item) and not _KEY_END.search(item):
+                inside_key = True
+            redacted.append(self.value(item, key, tokens, context, home, own, credential_file))
+        return redacted
 
     def entry(self, entry: Entry) -> Entry:
         # One look at all of an entry's text together says which rules any of it may need: most entries
@@ -322,7 +355,8 @@ class Redactor:
                 bool(look.keys & _TOKEN_KEY) or may_hold_token(joined)
                 or (bool(look.ids) and may_hold_token("\n".join(look.ids)))
                 or any(may_hold_token(encoded) for encoded in look.encoded)),
-            "context": self.secrets and (bool(look.keys & _SECRET_KEY) or credential_file or has_context(joined)),
+            "context": self.secrets and (bool(look.keys & _SECRET_KEY) or credential_file or has_context(joined)
+                                         or any(random_runs(command) for command in _commands(entry.data))),
             "home": self.home and (bool(look.keys & _HOME_KEY) or holds_home(joined)),
         }
         # The user's own rules may match any string, however short: every entry is searched for them.
