@@ -44,6 +44,12 @@ class Anchors:
             return {text[end - length + 1:end + 1] for end, length in self._automaton.iter(text)}
         return set(self._pattern.findall(text)) if self._pattern is not None else set()
 
+    def occurrences(self, text: str) -> list[tuple[int, str]]:
+        """Each place a literal starts, with the literal."""
+        if self._automaton is not None:
+            return sorted({(end - length + 1, text[end - length + 1:end + 1]) for end, length in self._automaton.iter(text)})
+        return [(found.start(), found.group()) for found in self._pattern.finditer(text)] if self._pattern else []
+
     def starts(self, text: str) -> list[int]:
         """Where the literals start, in order (each place once)."""
         if self._automaton is not None:

@@ -121,6 +121,29 @@ def token_spans(text: str) -> list[Found]:
     return _non_overlapping(found)
 
 
+_LONGEST_EMBEDDED = 256
+
+
+def embedded_token_spans(text: str) -> list[Found]:
+    """Tokens inside a longer run of token characters, which the rules' boundaries keep them from matching
+    in prose: in an id, a signature, a tool's name (`mcp__<token>__search`). Each anchor's place is tried as
+    the token's start, with the longest run after it that a rule takes whole."""
+    catalogue = compiled()
+    found = token_spans(text)
+    for start, anchor in catalogue.anchors.occurrences(text):
+        if any(item.start <= start < item.end for item in found):
+            continue
+        for index in catalogue.rules_by_anchor[anchor]:
+            rule, pattern = catalogue.rules[index]
+            window = text[start:start + _LONGEST_EMBEDDED]
+            end = next((length for length in range(len(window), len(anchor), -1)
+                        if pattern.fullmatch(window[:length])), 0)
+            if end:
+                found.append(Found(start, start + end, rule.kind))
+                break
+    return _non_overlapping(found)
+
+
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]+={0,2}")
 
 

@@ -25,7 +25,7 @@ from ..credentials.assignments import plausible_secret
 from ..credentials.files import looks_like_dotenv, names_credential_file
 from ..credentials.names import is_secret_name
 from ..credentials.scan import (Found, context_spans, shows_credential_file, encoded_token_spans, has_context,
-                                may_hold_token, random_runs, replace_spans, token_spans)
+                                embedded_token_spans, may_hold_token, random_runs, replace_spans, token_spans)
 from .homes import HOME_FOLDER, HOME_PATH, encoded_homes, holds_home, local_home
 from .own import OwnRules
 from .schema import IDENTIFIER, OURS, SCHEMA, TEXT
@@ -60,7 +60,7 @@ def identifier(text: str) -> str:
     is the same whether the id was redacted before (phase 2) or not (phase 1's outline)."""
     if len(text) < SHORTEST_SECRET or not may_hold_token(text):
         return text
-    return replace_spans(text, token_spans(text), lambda found, _: marker(found.kind))
+    return replace_spans(text, embedded_token_spans(text), lambda found, _: marker(found.kind))
 
 
 _SECRET_KEY, _TOKEN_KEY, _HOME_KEY = 1, 2, 4
@@ -82,6 +82,8 @@ def _key_flags(name: str) -> int:
     return flags
 
 
+_SHORT_TEXT = 300
+"""Names and ids are this short: in them a token is looked for inside longer runs of token characters too."""
 _AUTH_SCHEME = re.compile(r"(?i)(?:bearer|basic|token|bot|digest|negotiate|apikey)[ \t]+(?=\S)")
 _KEY_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-")
 _KEY_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|Private-MAC:")
@@ -211,7 +213,8 @@ class Redactor:
                     _LINE_NUMBER.sub("", value)):
                 value = self._unwrap(value)  # a token a numbered line cut in two, even inside its anchor
             if tokens and may_hold_token(value):
-                value = replace_spans(value, token_spans(value), self._taken)
+                spans = embedded_token_spans(value) if len(value) < _SHORT_TEXT or not context else token_spans(value)
+                value = replace_spans(value, spans, self._taken)
                 value = replace_spans(value, encoded_token_spans(value), self._taken)
             if context:
                 named_file = credential_file or shows_credential_file(value)
@@ -297,11 +300,10 @@ class Redactor:
             for name, child in value.items():
                 flags = _key_flags(name)
                 if type(child) is str:
-                    if len(child) < shortest and not (context and flags & _SECRET_KEY):
-                        new = child  # too short for any rule, but a secret-named key's value
+                    if len(child) < shortest and not (context and flags & _SECRET_KEY) or media and name == "data":
+                        new = child  # too short for any rule (but a secret-named key's value), or a file's bytes
                     elif name in UNTOUCHED_FIELDS:
-                        new = self.text(child, tokens, False, False, False) if tokens and not (media and name == "data") \
-                            else child
+                        new = self.text(child, tokens, False, False, False) if tokens else child
                     elif context and flags & _SECRET_KEY and child:
                         new = self._secret_field(child, credential_file)
                     elif context and self.secrets and name == "command":
