@@ -8,11 +8,12 @@ a credential (typed in a prompt, read with both numberings, cat and grep through
 an MCP tool's input, in a fetched URL), and each way gets a value of its own, drawn from the same shape,
 so that a leak found in an output names the value and the way that put it there.
 
-A leak is searched for by the value's *keys*: a 12-character slice from the middle of each random part
-(every line of a private key is a part), or for a short value 8 characters of it. A key holds only
-letters, digits and `-_.~`, which JSON, HTML and URL encoding leave as they are, so the value written
-plain, JSON-escaped, HTML-escaped or URL-encoded holds every key, and one search finds them all (and a
-value cut in half still shows). Keys are random, so they cannot occur by chance anywhere else.
+A leak is searched for by the value's *keys*: 12-character slices from the middle, the start and the end
+of each random part (every line of a private key is a part) and its first and last 8 characters, or for
+a short value 8 characters from its middle. A key holds only letters and digits where it can (else also `-_.~`), which JSON, HTML and URL
+encoding leave as they are, so the value written plain, JSON-escaped, HTML-escaped or URL-encoded holds
+every key, and one search finds them all; a value cut short, or lowercased and split into words as a
+search index keeps it, still shows. Keys are random, so they cannot occur by chance anywhere else.
 
 The look-alikes are what a redactor must not take: identifiers, digests, code that reads a secret,
 placeholders and prose.
@@ -23,6 +24,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import re
 import shlex
 import string
 import uuid
@@ -31,7 +33,8 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import quote
 
-from helpers import CWD, PNG_BYTES, assistant, chain, custom_title, text, tool_result, tool_use, user, write_jsonl
+from helpers import (CWD, PNG_BYTES, ai_title, assistant, chain, custom_title, summary, text, tool_result, tool_use,
+                     user, write_jsonl)
 
 ALNUM = string.ascii_letters + string.digits
 LOWER = string.ascii_lowercase
@@ -79,28 +82,34 @@ class Draw:
         return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
 
 
-def _center_window(part: str, size: int) -> str | None:
-    """The window of `size` safe characters nearest the middle of `part`."""
-    middle = (len(part) - size) // 2
-    for offset in sorted(range(len(part) - size + 1), key=lambda start: abs(start - middle)):
-        window = part[offset:offset + size]
-        if set(window) <= SAFE:
-            return window
+def _window(part: str, size: int, toward: float) -> str | None:
+    """The window of `size` characters nearest the place `toward` (0 the start, 1 the end) of `part`: of
+    letters and digits if there is one (a search index splits words at any other character), else of
+    safe characters."""
+    aim = round((len(part) - size) * toward)
+    starts = sorted(range(len(part) - size + 1), key=lambda start: abs(start - aim))
+    for allowed in (set(ALNUM), SAFE):
+        for start in starts:
+            if set(part[start:start + size]) <= allowed:
+                return part[start:start + size]
     return None
 
 
 def keys_of(parts: list[str]) -> tuple[str, ...]:
-    """A 12-character middle slice of the longest part and of every other part of 20 or more characters
-    (digits alone are ids, not secrets); 8 characters when the value is short."""
+    """12-character slices of the longest part and of every other part of 20 or more characters (digits
+    alone are ids, not secrets): from its middle, and from its start and its end, so that a value cut
+    short in a preview still shows, and its first and last 8 characters, so that what a rule leaves of a
+    token it took too short shows; 8 characters from the middle when the value is short."""
     candidates = [p for p in parts if not p.isdigit()] or parts
     longest = max(candidates, key=len)
     keys = []
     for part in candidates:
         if part is longest or len(part) >= 20:
-            window = _center_window(part, 12) if len(part) >= 20 else None
-            window = window or _center_window(part, 8)
-            if window:
-                keys.append(window)
+            windows = [_window(part, 12, toward) for toward in (0.5, 0, 1)] if len(part) >= 20 else []
+            if len(part) >= 20:  # a rule that takes a token too short leaves its last characters
+                windows += [_window(part, 8, toward) for toward in (0, 1)]
+            windows = [w for w in windows if w] or [_window(part, 8, 0.5)]
+            keys += [w for w in windows if w]
     assert keys, f"no key can be taken from {parts}"
     return tuple(dict.fromkeys(keys))
 
@@ -649,9 +658,26 @@ def _bash(command: str, stdout: str, description: str) -> list[dict]:
     return [assistant(call), tool_result(call["id"], stdout, structured=structured)]
 
 
+def _grep_match(s: Shown) -> tuple[int, str]:
+    """The line grep finds and the word it is asked for: the value's name, or another word of the line
+    the value starts on, or of the line before it (a private key's BEGIN); never a piece of the value."""
+    pieces = [piece for piece in (*s.value.splitlines(), json.dumps(s.value)[1:-1], s.value.replace("\n", "\\n"))
+              if any(key in piece for key in s.keys)]
+    for index in (s.span[0], s.span[0] - 1):
+        line = s.lines[index] if index >= 0 else ""
+        for piece in sorted(pieces, key=len, reverse=True):
+            line = line.replace(piece, " ")
+        if s.recipe.name in line:
+            return index, s.recipe.name
+        words = re.findall(r"[A-Za-z]{3,}", line)
+        if words:
+            return index, max(words, key=len)
+    raise AssertionError(f"{s.recipe.value_id}: nothing to grep for")
+
+
 def _grep_lines(s: Shown, prefix: str) -> str:
     """grep -n's output for the secret's lines: `N:` for the match, `N-` for the lines after it (-A)."""
-    first = s.span[0]
+    first, _ = _grep_match(s)
     out = []
     for index in range(first, s.span[-1] + 1):
         separator = ":" if index == first else "-"
@@ -660,9 +686,8 @@ def _grep_lines(s: Shown, prefix: str) -> str:
 
 
 def _pattern(s: Shown) -> str:
-    line = s.lines[s.span[0]]
-    word = s.recipe.name if s.recipe.name in line else line.split()[0] if line.split() else line
-    after = f" -A{len(s.span) - 1}" if len(s.span) > 1 else ""
+    first, word = _grep_match(s)
+    after = f" -A{s.span[-1] - first}" if s.span[-1] > first else ""
     return f"grep -n{after} -- {shlex.quote(word)}"
 
 
@@ -671,6 +696,15 @@ def way_prompt(s: Shown) -> list[dict]:
         return [user(f"The deploy job fails with {s.value} as the credential. Is it expired, or the wrong scope?")]
     held = "\n".join(s.lines[i] for i in range(s.span[0], s.span[-1] + 1))
     return [user(f"This is in {s.relative} and the service still refuses it:\n\n{held}\n\nWhat is wrong with it?")]
+
+
+def way_assistant_reply(s: Shown) -> list[dict]:
+    """Claude quoting the value back in its reply."""
+    if s.recipe.family == "provider-format":
+        return [assistant(text(f"`{s.value}` is the credential the job sends; it was revoked yesterday."))]
+    held = "\n".join(s.lines[i] for i in range(s.span[0], s.span[-1] + 1))
+    return [assistant(text(f"In `{s.relative}` the value is read as it stands:\n\n```\n{held}\n```\n\n"
+                           "It has to be rotated: it was in the log."))]
 
 
 def way_read_tab(s: Shown) -> list[dict]:
@@ -728,7 +762,8 @@ def way_tool_input(s: Shown) -> list[dict]:
 
 def way_fetched_url(s: Shown) -> list[dict]:
     shown = quote(s.recipe.shown(s.value), safe="")
-    if len(s.recipe.value_id) % 2:
+    # A provider's token tells what it is anywhere; a secret known by its name is given under it.
+    if s.recipe.family != "provider-format" or len(s.recipe.value_id) % 2:
         url = f"https://api.example.com/v1/verify?{quote(s.recipe.name, safe='')}={shown}&format=json"
     else:
         url = f"https://hooks.example.net/notify/{shown}/status"
@@ -741,6 +776,7 @@ def way_fetched_url(s: Shown) -> list[dict]:
 
 WAYS: dict[str, Callable[[Shown], list[dict]]] = {
     "prompt": way_prompt,
+    "assistant-reply": way_assistant_reply,
     "read-tab": way_read_tab,
     "read-arrow": way_read_arrow,
     "bash-cat": way_bash_cat,
@@ -752,16 +788,27 @@ WAYS: dict[str, Callable[[Shown], list[dict]]] = {
     "fetched-url": way_fetched_url,
 }
 
-# Values in the places around the transcript: the session's title and first prompt, a file's name, the git
-# branch, an MCP server's name. (way, provider whose token it is)
-PLACEMENTS = [
-    ("session-title", "github-pat"),
-    ("first-prompt", "anthropic-api"),
-    ("file-name", "stripe-secret-live"),
-    ("git-branch", "gitlab-pat"),
-    ("mcp-server-name", "npm"),
-    ("mcp-server-name", "slack-bot"),
+# Values in the places around the transcript: the session's title (given, or Claude Code's own), its
+# summary, its first prompt, a file's name, the git branch, an MCP server's name. (way, whose value it is:
+# a provider's token, or a password known only by the words around it, which `{v}` stands for)
+PLACEMENTS: list[tuple[str, str, str]] = [
+    ("session-title", "github-pat", "Rotating {v}"),
+    ("session-title", "groq", "Rotating {v}"),
+    ("session-title", "password", "Why DB_PASSWORD={v} fails in prod"),
+    ("ai-title", "huggingface", "Debug the {v} token"),
+    ("summary", "linear", "Rotated {v} after the leak"),
+    ("first-prompt", "anthropic-api", "Rotate {v} today, it was pasted in the channel."),
+    ("first-prompt", "perplexity", "Rotate {v} today, it was pasted in the channel."),
+    ("first-prompt", "password", "the db password is {v}, log in and check the ledger table"),
+    ("file-name", "stripe-secret-live", "{v}"),
+    ("file-name", "supabase", "{v}"),
+    ("git-branch", "gitlab-pat", "{v}"),
+    ("git-branch", "replicate", "{v}"),
+    ("mcp-server-name", "npm", "{v}"),
+    ("mcp-server-name", "slack-bot", "{v}"),
+    ("mcp-server-name", "linear", "{v}"),
 ]
+
 
 # ---------------------------------------------------------------------------------------------------------
 # Look-alikes: what must come through whole.
@@ -857,14 +904,16 @@ def write_corpus(root: Path) -> Corpus:
                     entry["sessionId"] = sid
                     entries.append(entry)
         files.append(write_jsonl(project / f"{sid}.jsonl", chain(*entries)))
-    providers = {provider: make for provider, _, make in PROVIDERS}
-    for way, provider in PLACEMENTS:
+    makers: dict[str, Maker] = {provider: make for provider, _, make in PROVIDERS}
+    makers["password"] = _pw
+    for way, whose, template in PLACEMENTS:
         number += 1
         sid = session_id(number)
-        draw = Draw(f"{provider}|{way}|{number}")
-        value = providers[provider](draw)
-        planted.append(Planted(f"{provider}@{way}", "placement", way, value, keys_of(draw.parts)))
-        files.append(write_jsonl(project / f"{sid}.jsonl", _placement(way, value, sid)))
+        draw = Draw(f"{whose}|{way}|{number}")
+        value = makers[whose](draw)
+        family = "placement-by-context" if whose == "password" else "placement"
+        planted.append(Planted(f"{whose}@{way}", family, way, value, keys_of(draw.parts)))
+        files.append(write_jsonl(project / f"{sid}.jsonl", _placement(way, template.replace("{v}", value), sid)))
     look_alike_sessions = {}
     for way in LOOK_ALIKE_WAYS:
         number += 1
@@ -877,23 +926,25 @@ def write_corpus(root: Path) -> Corpus:
     return Corpus(project, planted, files, look_alike_sessions)
 
 
-def _placement(way: str, value: str, sid: str) -> list[dict[str, Any]]:
+def _placement(way: str, shown: str, sid: str) -> list[dict[str, Any]]:
     fields: dict[str, Any] = {"sessionId": sid}
     if way == "git-branch":
-        fields["gitBranch"] = f"rotate/{value}"
-        fields["cwd"] = CWD
-    first = (f"Rotate {value} today, it was pasted in the channel." if way == "first-prompt"
-             else "Rotate the credentials we talked about.")
+        fields["gitBranch"] = f"rotate/{shown}"
+    first = shown if way == "first-prompt" else "Rotate the credentials we talked about."
     entries: list[dict[str, Any]] = [user(first, **fields)]
-    if way == "session-title":
-        entries.append(custom_title(f"Rotating {value}", session_id=sid))
     if way == "file-name":
-        path = f"{CWD}/keys/{value}.json"
+        path = f"{CWD}/keys/{shown}.json"
         call = tool_use("Read", {"file_path": path})
         entries += [assistant(call, **fields), tool_result(call["id"], numbered(['{"rotated": false}'], "\u2192"),
                                                            **fields)]
     if way == "mcp-server-name":
-        call = tool_use(f"mcp__deploy-{value}__list_services", {"region": "eu-west-1"})
+        call = tool_use(f"mcp__deploy-{shown}__list_services", {"region": "eu-west-1"})
         entries += [assistant(call, **fields), tool_result(call["id"], [text("3 services")], **fields)]
     entries.append(assistant(text("Done: the old one no longer works."), **fields))
+    if way == "session-title":
+        entries.append(custom_title(shown, session_id=sid))
+    if way == "ai-title":
+        entries.append(ai_title(shown, session_id=sid))
+    if way == "summary":
+        entries.insert(0, summary(shown, entries[-1]["uuid"]))
     return chain(*entries)
