@@ -23,7 +23,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from .core.errors import InputError
+from .core.errors import InputError, is_about, output_error
 from .core.places import private_cache_folder, private_files
 from .output.deploy import LEFT_OUT
 from .output.write import is_sessionsite_output
@@ -293,10 +293,21 @@ class LiveSite:
         # once per spell, not once per line.
         for _changes in watchfiles.watch(*self.config.inputs, watch_filter=is_log, step=30, debounce=800,
                                          stop_event=self.stopping, raise_interrupt=False):
-            try:
-                self.build_once()
-            except Exception as error:  # noqa: BLE001 - one bad rebuild must not stop the server
-                log.error("rebuild failed: %s", error)
+            self.rebuild()
+
+    def rebuild(self) -> bool:
+        """`build_once`, and a failure reported in one line (naming the site's folder when it could not be
+        written), not raised: one bad rebuild must not stop the server."""
+        try:
+            self.build_once()
+        except OSError as error:
+            log.error("rebuild failed: %s", output_error(self.config.output, error).message
+                      if is_about(self.config.output, error) else error)
+        except Exception as error:  # noqa: BLE001 - whatever it is, the server goes on with the last good site
+            log.error("rebuild failed: %s", error)
+        else:
+            return True
+        return False
 
     def stop(self) -> None:
         self.stopping.set()
