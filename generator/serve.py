@@ -170,6 +170,8 @@ def _refusal(target: str, hosts: list[str], bound: tuple[str, int], fetch_site: 
     sends it on every request, so only a program leaves it out, and the rule stays one rule."""
     if not target.startswith("/"):  # "http://host/path" names its own host, which would stand for Host
         return HTTPStatus.BAD_REQUEST, "Only a path is accepted as the request target"
+    if "\\" in target:  # never sent by a browser; a redirect to /\host/… would send the page to that host
+        return HTTPStatus.BAD_REQUEST, "A backslash in a path is refused"
     if len(hosts) != 1 or not hosts[0].strip():
         return HTTPStatus.BAD_REQUEST, "One Host header is required"
     if not is_own_host(hosts[0], *bound):

@@ -144,7 +144,8 @@ def test_a_request_without_one_host_of_ours_is_refused(port, request_bytes):
 ])
 def test_no_path_leaves_the_served_folder_or_lists_one(port, target):
     status, _, body = get(port, target)
-    assert status in (301, 404), target  # 301: a folder asked for without its slash, to the same path + /
+    # 301: a folder asked for without its slash, to the same path + /; 400: a raw backslash
+    assert status in (301, 404) or (status == 400 and "\\" in target), target
     assert_nothing_shown(body)
     if status == 301:
         assert get(port, target + "/")[0] == 404
@@ -229,3 +230,17 @@ def test_the_site_serve_builds_is_private_to_the_user(tmp_path):
         # A rebuild (the log grew) keeps it so.
         live.build_once()
         assert {name: oct(mode) for name, mode in modes_under(site).items() if mode & 0o077} == {}
+
+
+@pytest.mark.parametrize("target", ["/\\evil.example/../assets", "/\\\\evil.example/../assets", "//evil.example/../assets",
+                                    "/%5Cevil.example/../assets", "/%2F%2Fevil.example/../assets", "/./assets",
+                                    "/assets"])
+def test_a_folder_asked_for_without_its_slash_is_never_sent_to_another_site(port, target):
+    """The server redirects a folder to its path with a slash; a browser reads a Location that starts with
+    // or /\\ as another host's address."""
+    status, headers, body = get(port, target)
+    assert status in (301, 400, 404), target
+    if status == 301:
+        location = headers["location"]
+        assert location.startswith("/") and not location.startswith(("//", "/\\")), location
+        assert "\\" not in location
