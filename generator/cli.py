@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the build is loaded by the commands that build: `save`, run
     from .serve import Generation
     from .stages.redact import OwnRules
     from .stages.selection import Selection
-from .core.errors import InputError, UsageProblem
+from .core.errors import InputError, UsageProblem, is_about, output_error
 from .core.text import byte_size
 from .stages.discover import default_input
 
@@ -60,7 +60,8 @@ def _progress(items: Iterable[T], length: int, label: str) -> Iterator[T]:
 
 
 @contextmanager
-def _errors(verbose: bool) -> Iterator[None]:
+def _errors(verbose: bool, output: Path | None = None) -> Iterator[None]:
+    """Errors as one line; with the `output` the command writes, an error in writing it names it."""
     try:
         yield
     except click.ClickException:
@@ -68,6 +69,8 @@ def _errors(verbose: bool) -> Iterator[None]:
     except OSError as error:  # a file that could not be read or written: say which, and why
         if verbose:
             raise
+        if output is not None and is_about(output, error):
+            raise output_error(output, error) from error
         raise click.ClickException(_os_error_line(error)) from error
     except Exception as error:  # the one place that turns a crash into one line; --verbose shows it all
         if verbose:
@@ -136,10 +139,12 @@ def _run(config: BuildConfig, report_file: Path | None, verbose: bool, quiet: bo
 
     _configure_logging(verbose, quiet)
     _check_report_file(report_file)
-    with _stopped_by_signals(), _errors(verbose):
-        report = build(config, progress=None if quiet else _progress)
+    with _stopped_by_signals():
+        with _errors(verbose, config.output):
+            report = build(config, progress=None if quiet else _progress)
         if report_file is not None:
-            report_file.write_text(report.to_json(), encoding="utf-8")
+            with _errors(verbose, report_file):
+                report_file.write_text(report.to_json(), encoding="utf-8")
     if quiet:
         return report
     problems = f", {len(report.diagnostics)} input problem(s) reported above" if report.diagnostics else ""
@@ -531,7 +536,7 @@ def bundle_command(inputs: tuple[Path, ...], output: Path, show_hidden: bool, st
                           branch=branches[0] if branches and not inputs and not commit_range else "",
                           selection=_selection(since, until, projects, excludes, branches, session_ids),
                           own_redaction=_own_rules(redact_patterns, redact_words), theme=theme)
-    with _stopped_by_signals(), _errors(verbose):
+    with _stopped_by_signals(), _errors(verbose, output):
         report = bundle(config)
     if report.too_large:
         logging.getLogger("sessionsite").warning("%s", report.too_large)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+import os
+import stat
 import tempfile
 import threading
 import zipfile
@@ -21,8 +23,9 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from .core.errors import InputError
-from .core.places import user_cache_folder
+from .core.errors import InputError, is_about, output_error
+from .core.places import private_cache_folder, private_files
+from .output.deploy import LEFT_OUT
 from .output.write import is_sessionsite_output
 
 if TYPE_CHECKING:
@@ -59,6 +62,10 @@ class Generation:
 
 
 class _SiteHandler(SimpleHTTPRequestHandler):
+    """Answers as a web host would, and only to this machine's own pages: a request must name this server
+    (`Host`), may not come from another site's page unless it opens a page (`Sec-Fetch-Site`), and gets only
+    files inside the served folder (symlinks resolved), never a folder's listing."""
+
     # The base class reads this dict; typeshed declares it an instance attribute, so it cannot be a ClassVar.
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".md": "text/markdown; charset=utf-8",  # noqa: RUF012
                       ".js": "text/javascript; charset=utf-8", ".txt": "text/plain; charset=utf-8"}
@@ -69,7 +76,45 @@ class _SiteHandler(SimpleHTTPRequestHandler):
 
     def end_headers(self) -> None:
         self.send_header("Cache-Control", "no-store")  # a rebuild shows at the next reload
+        # For browsers that do not send Sec-Fetch-Site: a page of another origin may not use what we send
+        # (the search index is a script that hands its data to a function any page can define).
+        self.send_header("Cross-Origin-Resource-Policy", "same-origin")
+        self.send_header("X-Content-Type-Options", "nosniff")
         super().end_headers()
+
+    def parse_request(self) -> bool:
+        if not super().parse_request():
+            return False
+        assert isinstance(self.server, SiteServer)
+        refusal = _refusal(self.path, self.headers.get_all("Host") or [], self.server.bound,
+                           self.headers.get("Sec-Fetch-Site", ""), self.headers.get("Sec-Fetch-Mode", ""))
+        if refusal is None:
+            return True
+        self.send_error(*refusal)
+        return False
+
+    def translate_path(self, path: str) -> str:
+        """The file `path` asks for, symlinks resolved, or "" (which no file is: 404) when that is outside
+        the served folder, a folder without an index.html, or the build's own bookkeeping. A folder asked
+        for without its slash keeps its path, for the base class to redirect to it with the slash."""
+        lexical = super().translate_path(path)
+        root = os.path.realpath(self.directory)
+        try:
+            real = os.path.realpath(lexical)
+            if lexical.endswith("/"):
+                if not os.path.isdir(real):
+                    return ""
+                real = os.path.realpath(os.path.join(real, "index.html"))
+                if not os.path.isfile(real):
+                    return ""  # a web host lists no folder
+        except (OSError, ValueError):  # ValueError: a NUL byte in the path
+            return ""
+        if not real.startswith(root + os.sep) or os.path.relpath(real, root) in NOT_SERVED:
+            return ""
+        return real
+
+    def list_directory(self, path: str | os.PathLike[str]) -> None:
+        self.send_error(HTTPStatus.NOT_FOUND, "File not found")  # a web host lists no folder
 
     def do_GET(self) -> None:  # noqa: N802 - the base class's name
         if self.generation is None:
@@ -79,11 +124,9 @@ class _SiteHandler(SimpleHTTPRequestHandler):
             return self._send(LIVE_SCRIPT.read_bytes(), "text/javascript; charset=utf-8")
         if path == LIVE_PREFIX + "events":
             return self._events()
-        local = Path(self.translate_path(self.path))
-        if local.is_dir() and path.endswith("/"):
-            local = local / "index.html"
-        if local.suffix == ".html" and local.is_file():
-            return self._send(_with_live_script(local.read_bytes(), self.generation.number),
+        local = self.translate_path(self.path)
+        if local.endswith(".html") and os.path.isfile(local):
+            return self._send(_with_live_script(Path(local).read_bytes(), self.generation.number),
                               "text/html; charset=utf-8")
         return super().do_GET()
 
@@ -114,6 +157,45 @@ class _SiteHandler(SimpleHTTPRequestHandler):
             pass  # the page was closed or reloaded
 
 
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+"""What a page on this machine calls the server; a name any other page could point here (DNS rebinding) is
+refused."""
+NOT_SERVED = frozenset(LEFT_OUT)
+"""The build's bookkeeping in a site folder, which a published site does not have."""
+
+
+def _refusal(target: str, hosts: list[str], bound: tuple[str, int], fetch_site: str,
+             fetch_mode: str) -> tuple[HTTPStatus, str] | None:
+    """Why a request is not answered, or None. One Host header is required, of HTTP/1.0 too: every browser
+    sends it on every request, so only a program leaves it out, and the rule stays one rule."""
+    if not target.startswith("/"):  # "http://host/path" names its own host, which would stand for Host
+        return HTTPStatus.BAD_REQUEST, "Only a path is accepted as the request target"
+    if "\\" in target:  # never sent by a browser; a redirect to /\host/… would send the page to that host
+        return HTTPStatus.BAD_REQUEST, "A backslash in a path is refused"
+    if len(hosts) != 1 or not hosts[0].strip():
+        return HTTPStatus.BAD_REQUEST, "One Host header is required"
+    if not is_own_host(hosts[0], *bound):
+        return HTTPStatus.MISDIRECTED_REQUEST, "This server answers only to localhost"
+    # A page of another site may link to ours (a navigation shows it to the user, not to that page), but not
+    # load a file of ours into itself (a script tag, fetch, an event stream).
+    if fetch_site.strip().lower() in ("cross-site", "same-site") and fetch_mode.strip().lower() != "navigate":
+        return HTTPStatus.FORBIDDEN, "Another site may not load this"
+    return None
+
+
+def is_own_host(host: str, bound_address: str, bound_port: int) -> bool:
+    """Whether a Host header names this server: a loopback name (or the bound address) with the bound port,
+    which a Host without a port names only when it is 80."""
+    value = host.strip().lower()
+    name, port = value, "80"
+    if not value.endswith("]") and ":" in value:
+        name, _, port = value.rpartition(":")
+    if not (port.isascii() and port.isdigit()) or int(port) != bound_port:
+        return False
+    bound_name = f"[{bound_address.lower()}]" if ":" in bound_address else bound_address.lower()
+    return name in (*LOOPBACK_NAMES, bound_name)
+
+
 def _with_live_script(page: bytes, generation: int) -> bytes:
     tag = f'<script src="{LIVE_PREFIX}live.js" data-generation="{generation}" defer></script>'.encode()
     end = page.rfind(b"</body>")
@@ -125,9 +207,15 @@ class SiteServer(ThreadingHTTPServer):
     closing = False
 
     @property
-    def url(self) -> str:
+    def bound(self) -> tuple[str, int]:
+        """The address and port listened on (the port chosen, when 0 was asked for)."""
         host, port = self.server_address[:2]
-        assert isinstance(host, str)  # as a TCP server's is (the socket module's types allow bytes)
+        assert isinstance(host, str) and isinstance(port, int)  # as a TCP server's are (the types allow bytes)
+        return host, port
+
+    @property
+    def url(self) -> str:
+        host, port = self.bound
         return f"http://{host}:{port}/"
 
     def server_close(self) -> None:
@@ -168,9 +256,10 @@ def unzipped(archive: Path) -> Iterator[Path]:
 
 def cache_folder(inputs: tuple[Path, ...]) -> Path:
     """Where `serve` builds a set of inputs: the user's cache folder, one site per set, so that serving the
-    same logs again rebuilds only what changed since."""
+    same logs again rebuilds only what changed since. Private to the user, as the logs are: the folders
+    above it are made 0700."""
     key = "\n".join(sorted(str(path.resolve()) for path in inputs))
-    return user_cache_folder() / "serve" / hashlib.sha256(key.encode()).hexdigest()[:16] / "site"
+    return private_cache_folder("serve", hashlib.sha256(key.encode()).hexdigest()[:16]) / "site"
 
 
 class LiveSite:
@@ -185,7 +274,13 @@ class LiveSite:
         self._build = rebuild or build
 
     def build_once(self) -> None:
-        self._build(self.config)
+        """Build, the site's files readable by the user alone (0600, folders 0700): a site meant to be
+        read on this machine only, where other users may be."""
+        with private_files():
+            self._build(self.config)
+        site = self.config.output
+        if site.is_dir() and stat.S_IMODE(site.stat().st_mode) & 0o077:
+            site.chmod(0o700)  # the build opens a site folder to all readers, as a site to publish is
         self.generation.advance()
 
     def watch(self) -> None:
@@ -200,10 +295,21 @@ class LiveSite:
         # once per spell, not once per line.
         for _changes in watchfiles.watch(*self.config.inputs, watch_filter=is_log, step=30, debounce=800,
                                          stop_event=self.stopping, raise_interrupt=False):
-            try:
-                self.build_once()
-            except Exception as error:  # noqa: BLE001 - one bad rebuild must not stop the server
-                log.error("rebuild failed: %s", error)
+            self.rebuild()
+
+    def rebuild(self) -> bool:
+        """`build_once`, and a failure reported in one line (naming the site's folder when it could not be
+        written), not raised: one bad rebuild must not stop the server."""
+        try:
+            self.build_once()
+        except OSError as error:
+            log.error("rebuild failed: %s", output_error(self.config.output, error).message
+                      if is_about(self.config.output, error) else error)
+        except Exception as error:  # noqa: BLE001 - whatever it is, the server goes on with the last good site
+            log.error("rebuild failed: %s", error)
+        else:
+            return True
+        return False
 
     def stop(self) -> None:
         self.stopping.set()

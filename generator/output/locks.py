@@ -82,8 +82,13 @@ class OutputLock:
             if same:
                 break
             os.close(fd)
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        except BaseException:  # a full disk: let go, or the next build in this process finds it held
+            self.path.unlink(missing_ok=True)
+            os.close(fd)
+            raise
         self.fd = fd
         _register.owner = os.getpid()
         _register.lock_files.add(self.path)

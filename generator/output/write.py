@@ -13,6 +13,7 @@ import shutil
 import stat
 import tempfile
 import zipfile
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
@@ -36,7 +37,8 @@ class Staging:
         self.root = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.building-", dir=self.out.parent))
         claim(self.root)  # held while this build lives: no other build takes it for a dead one's leftover
         self.root.chmod(0o755)  # mkdtemp makes it private; a site is meant to be read
-        (self.root / MARKER).write_bytes(MARKER_TEXT)
+        with _naming(self.root / MARKER):
+            (self.root / MARKER).write_bytes(MARKER_TEXT)
         self._appending: set[str] = set()
         self._folders_made: set[Path] = set()
 
@@ -51,8 +53,9 @@ class Staging:
 
     def write(self, path: str, content: str | bytes) -> None:
         data = content.encode("utf-8") if isinstance(content, str) else content
+        target = self._target(path)
         try:
-            with self._target(path).open("xb") as handle:  # exclusive: even across worker processes
+            with _naming(target), target.open("xb") as handle:  # exclusive: even across worker processes
                 handle.write(data)
         except FileExistsError:
             raise SessionsiteError(f"internal error: two outputs want the path {path}") from None
@@ -64,14 +67,16 @@ class Staging:
         if target.exists():
             return
         temporary = target.with_name(f".{target.name}.{os.getpid()}.part")
-        temporary.write_bytes(content)
+        with _naming(target):
+            temporary.write_bytes(content)
         os.replace(temporary, target)
 
     def append(self, path: str, text: str | bytes) -> None:
         """A file one session writes piece by piece (its Markdown, its search word list)."""
         mode = "ab" if path in self._appending else "xb"
+        target = self._target(path)
         try:
-            with self._target(path).open(mode) as handle:
+            with _naming(target), target.open(mode) as handle:
                 handle.write(text.encode("utf-8") if isinstance(text, str) else text)
         except FileExistsError:
             raise SessionsiteError(f"internal error: two outputs want the path {path}") from None
@@ -96,7 +101,8 @@ class Staging:
             return False
         except OSError:  # a filesystem without hard links
             try:
-                shutil.copy2(self.out / path, target)
+                with _naming(target):
+                    shutil.copy2(self.out / path, target)
             except FileNotFoundError:
                 return False
         return True
@@ -111,6 +117,18 @@ class Staging:
     def discard(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
         release(self.root)
+
+
+@contextmanager
+def _naming(target: Path) -> Iterator[None]:
+    """An OSError while writing `target` names it, as one from opening it does: a full disk fails a
+    write, which names no file, and the user is then told only "No space left on device"."""
+    try:
+        yield
+    except OSError as error:
+        if error.filename is None:
+            error.filename = os.fspath(target)
+        raise
 
 
 def is_sessionsite_output(out: Path) -> bool:
@@ -197,7 +215,7 @@ def write_zip(site: Path, zip_path: Path, top_folder: str, leave_out: frozenset[
     zip_path.parent.mkdir(parents=True, exist_ok=True)
     temporary = zip_path.with_name(f".{zip_path.name}.building-{os.getpid()}")
     try:
-        with zipfile.ZipFile(temporary, "w") as archive:
+        with _naming(temporary), zipfile.ZipFile(temporary, "w") as archive:
             for name in progress(files, len(files), "Zipping") if progress else files:
                 entry = zipfile.ZipInfo(f"{top_folder}/{name}", date_time=ZIP_TIME)
                 entry.create_system = 3  # Unix, so that the permission bits below are read
