@@ -292,3 +292,97 @@ def test_the_search_excerpts_hold_the_urls_as_text(hostile_site):
     """The index's excerpts are text (app.js shows them with text nodes): the URL is in them, no markup."""
     excerpts = "".join(file.read_text(encoding="utf-8") for file in (hostile_site / "search" / "docs").glob("*.js"))
     assert f"{HOST}/reply/inline.png" in excerpts
+
+
+# -- in a browser: the policy blocks nothing of ours, from file:// and over HTTP --------------------------
+
+
+def watched_page(context, inside: tuple[str, ...]):
+    """A tab that notes every console error (a policy violation is one), page error, failed load, and
+    request for anything but the site's own files and data: URIs."""
+    page, problems = context.new_page(), []
+    page.on("console", lambda message: message.type == "error" and problems.append(f"console: {message.text}"))
+    page.on("pageerror", lambda error: problems.append(f"error: {error}"))
+    page.on("requestfailed", lambda request: problems.append(f"failed: {request.url}"))
+    page.on("request", lambda request: request.url.startswith((*inside, "data:"))
+            or problems.append(f"request: {request.url}"))
+    return page, problems
+
+
+def reads_as_a_reader_would(page, problems: list[str]) -> None:
+    """Theme toggle, filters, unfolding everything, a search: each needs the site's own script, styles and
+    index files, which the policy must let in."""
+    page.wait_for_load_state("load")
+    assert page.evaluate("getComputedStyle(document.querySelector('.site-header')).display") != "inline"  # styled
+    toggle = page.locator(".theme-toggle")
+    assert toggle.is_visible()  # app.js ran
+    toggle.click()
+    assert page.evaluate("document.documentElement.dataset.theme") in ("dark", "light")
+    page.get_by_label("Tool calls").uncheck()
+    assert page.evaluate("document.documentElement.dataset.hide") == "tools"
+    page.get_by_label("Tool calls").check()
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    page.locator("input[type=search]").fill("marigold")
+    page.locator("input[type=search]").press("Enter")
+    page.locator("#search-results a.result").first.wait_for()  # the index and its shards loaded as scripts
+    # A pasted image, a file of the site, is shown.
+    assert page.evaluate("[...document.querySelectorAll('.msg.user img')].map(i => i.naturalWidth)") == [1]
+    assert problems == []
+
+
+def test_pages_opened_from_file_work_under_the_policy_and_ask_no_other_host(browser, hostile_site):
+    from test_browser import new_context
+
+    context = new_context(browser)
+    page, problems = watched_page(context, (hostile_site.resolve().as_uri() + "/",))
+    [session] = hostile_site.glob(f"projects/*/{SESSION_ID}.html")
+    page.goto(session.resolve().as_uri())
+    reads_as_a_reader_would(page, problems)
+    for other in pages(hostile_site):
+        page.goto(other.resolve().as_uri())
+        page.wait_for_load_state("load")
+        page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+        assert problems == [], other
+    context.close()
+
+
+def test_a_policy_violation_would_be_seen(browser, tmp_path):
+    """The check above can fail: an inline script on a page under the policy is refused, and says so."""
+    from test_browser import new_context
+
+    page_file = tmp_path / "page.html"
+    page_file.write_text(f'<!doctype html><meta http-equiv="Content-Security-Policy" content="{SITE_POLICY}">'
+                         f'<script>document.title = "ran"</script><img src="https://{HOST}/x.png">', encoding="utf-8")
+    context = new_context(browser)
+    page, problems = watched_page(context, (tmp_path.resolve().as_uri() + "/",))
+    page.goto(page_file.resolve().as_uri())
+    page.wait_for_load_state("load")
+    assert page.title() != "ran"
+    assert any("Content Security Policy" in problem for problem in problems), problems
+    context.close()
+
+
+def test_served_live_pages_work_under_the_policy_and_follow_the_log(browser, tmp_path):
+    """`serve` of logs: the live script (added by the server), its event stream and its fetch of the new page
+    are the site's own, and a reply written to the log appears in the open page."""
+    import json
+
+    from test_browser import new_context
+    from test_live import live_server, page_of
+
+    logs = hostile_logs(tmp_path / "logs")
+    with live_server(logs) as (server, live):
+        context = new_context(browser)
+        page, problems = watched_page(context, (server.url,))
+        page.goto(server.url + page_of(live.config.output, SESSION_ID))
+        reads_as_a_reader_would(page, problems)
+        log = logs / PROJECT_DIR / f"{SESSION_ID}.jsonl"
+        last = json.loads(log.read_text(encoding="utf-8").splitlines()[-1])
+        reply = assistant(text(f"Later: ![late](https://{HOST}/late.png) arrived"), parentUuid=last["uuid"])
+        with log.open("a", encoding="utf-8") as file:
+            file.write(json.dumps(reply) + "\n")
+        page.locator(".msg.assistant", has_text="arrived").wait_for()
+        assert page.locator(f"a[href='https://{HOST}/late.png']").count() == 1
+        assert page.evaluate("[...document.images].filter(i => !i.src.startsWith(location.origin)).length") == 0
+        assert problems == []
+        context.close()
