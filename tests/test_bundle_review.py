@@ -249,7 +249,8 @@ def closing_phrases() -> list[str]:
         for case in (str.lower, str.title, str.upper):
             for reference in ISSUE_REFERENCES:
                 phrases += [f"{case(keyword)} {reference}", f"{case(keyword)}: {reference}"]
-    return phrases + ["Fixes **#5**", "This fixes #6, fixes #7.", "fixes\\#8", "Fixes &nbsp;#9"]
+    return phrases + ["Fixes **#5**", "This fixes #6, fixes #7.", "fixes\\#8", "Fixes &nbsp;#9", "_fixes #10_",
+                      "_fixes_ #11", "~~fixes #12~~", "**Fixes:** #13", "[Fixes #14](https://example.com)"]
 
 
 def acting_text() -> str:

@@ -218,10 +218,11 @@ that GitHub sees neither a mention nor a keyword (Dependabot and Renovate write 
 # After a letter or digit an @ is an email address's, which GitHub leaves alone; after anything else it may
 # mention, even after markup that parts it from a word before it (`a**@user**`).
 _MENTION = re.compile(r"(?<![A-Za-z0-9])@(?=[A-Za-z0-9])")
-# GitHub's closing keywords, followed (after a colon, spaces, an escape or emphasis) by an issue reference:
+# GitHub's closing keywords, followed (after a colon, spaces, an escape or emphasis) by an issue reference
+# (markup may stand between a keyword and the letters around it, so `_` is no part of a word here):
 # #1, GH-1, owner/repo#1 or an issue's URL, perhaps backslash-escaped as our Markdown writes typed text. The
 # reference may sit in a part that is left as written (a URL).
-_CLOSING = re.compile(r"\b(?=(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b(?:[\s:*_~\\>(\[]|&nbsp;|&#160;)*"
+_CLOSING = re.compile(r"(?<![A-Za-z0-9])(?=(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)(?![A-Za-z0-9])(?:[\s:*_~\\>(\[]|&nbsp;|&#160;)*"
                       r"(?:\\?#|GH-\d|[\w.\\-]+/[\w.\\-]+\\?#|https?://))[A-Za-z]", re.IGNORECASE)
 _MAY_CLOSE = re.compile(r"clos|fix|resolv", re.IGNORECASE)
 _MAY_ACT = re.compile(r"@[A-Za-z0-9]|!\[|<|clos|fix|resolv", re.IGNORECASE)
