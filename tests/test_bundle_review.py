@@ -225,3 +225,131 @@ def test_no_repository_or_no_session_on_the_branch_is_one_clear_line(repository,
     assert result.exit_code == 1 and "no session of" in result.stderr and "nothing-here" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "pr.md").exists()
+
+
+# -- the Markdown acts on nothing on GitHub ----------------------------------------------------------------
+
+CLOSING_KEYWORDS = ("close", "closes", "closed", "fix", "fixes", "fixed", "resolve", "resolves", "resolved")
+"""GitHub's keywords that close an issue when a pull request naming it is merged."""
+ISSUE_REFERENCES = ("#1", "octo/repo#2", "https://github.com/octo/repo/issues/3", "GH-4")
+# GitHub's own patterns, erring wide: a mention is an @ after a non-word character (or at the start) and
+# before a letter or digit, as `@user` and `@org/team`; a closing keyword is followed by an optional colon,
+# space and an issue reference.
+GITHUB_MENTION = re.compile(r"(?<![A-Za-z0-9_])@[A-Za-z0-9]")
+GITHUB_CLOSING = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b:?\s+(?:#\d|GH-\d|[\w.-]+/[\w.-]+#\d|https?://)",
+                            re.IGNORECASE)
+MENTIONS = ["@octocat", "@octo-org/security-team", "(@octocat)", "**@octocat**", "cc:@octocat", "@octocat's work",
+            "\\@octocat", "@Octo-Cat.", "_@octocat_", "word**@octocat**", "[see @octocat](https://example.com/x)"]
+CODE_KEPT = "@octocat fixes #1 ![x](https://evil.example/in-code.png)"
+
+
+def closing_phrases() -> list[str]:
+    phrases = []
+    for keyword in CLOSING_KEYWORDS:
+        for case in (str.lower, str.title, str.upper):
+            for reference in ISSUE_REFERENCES:
+                phrases += [f"{case(keyword)} {reference}", f"{case(keyword)}: {reference}"]
+    return phrases + ["Fixes **#5**", "This fixes #6, fixes #7.", "fixes\\#8", "Fixes &nbsp;#9", "_fixes #10_",
+                      "_fixes_ #11", "~~fixes #12~~", "**Fixes:** #13", "[Fixes #14](https://example.com)"]
+
+
+def acting_text() -> str:
+    from test_no_remote_fetch import MARKDOWN_IMAGES, RAW_HTML
+
+    return "\n\n".join([" ".join(MENTIONS), *closing_phrases(), *MARKDOWN_IMAGES.values(), *RAW_HTML.values(),
+                        f"```\n{CODE_KEPT}\n```", f"Inline `{CODE_KEPT}` code."])
+
+
+def what_github_acts_on(markdown: str) -> list[str]:
+    """The mentions, closing keywords and remote images GitHub would act on in `markdown`, rendered as GitHub
+    renders it (raw HTML kept, bare URLs linked): mentions in text outside links and code (GitHub's filter
+    skips those), closing keywords in the text of a paragraph outside code, images of another host."""
+    from test_no_remote_fetch import is_remote, remote_references
+
+    soup = BeautifulSoup(MarkdownIt("gfm-like", {"html": True, "linkify": True}).render(markdown), "html.parser")
+    found = [f"image: {img.get('src')}" for img in soup.find_all("img") if is_remote(img.get("src") or "")]
+    found += remote_references(soup)
+    for code in soup.find_all(["code", "pre"]):
+        code.decompose()
+    for node in soup.find_all(string=True):
+        if node.find_parent("a") is None:
+            found += [f"mention: {node[max(0, m.start() - 10):m.end() + 10]!r}" for m in GITHUB_MENTION.finditer(node)]
+    for block in soup.find_all(["p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "summary"]):
+        text = block.get_text()
+        found += [f"closing: {text[m.start():m.end() + 20]!r}" for m in GITHUB_CLOSING.finditer(text)]
+    return found
+
+
+def test_the_checks_see_what_github_acts_on():
+    """The checks can fail: on the text as written they find every kind."""
+    found = what_github_acts_on(acting_text())
+    assert {item.split(":")[0] for item in found} >= {"image", "mention", "closing"}
+    assert sum(item.startswith("closing") for item in found) >= len(closing_phrases())
+    assert sum(item.startswith("mention") for item in found) >= len(MENTIONS) - 1  # not the one in a link
+
+
+def acting_session(folder: Path) -> Path:
+    """Everything GitHub would act on, in every part the Markdown bundle shows: the title, the prompt,
+    Claude's reply, a plan, the feedback on a rejected plan, a commit's subject, a tool call's target."""
+    said = acting_text()
+    fields = {"cwd": "/home/ada/src/tidewatch", "gitBranch": "fix-@octocat-#1"}
+    rejected = tool_use("ExitPlanMode", {"plan": "# First plan\n\n" + said}, "toolu_plan_1")
+    approved = tool_use("ExitPlanMode", {"plan": "# Second plan @octocat\n\nFixes #1 now."}, "toolu_plan_2")
+    commit = tool_use("Bash", {"command": 'git commit -m "Fixes #1 for @octocat"'}, "toolu_commit")
+    from helpers import custom_title
+
+    return write_jsonl(folder / "11111111-2222-4333-8444-555555555555.jsonl", chain(
+        custom_title("Fixes #1 for @octocat ![t](https://evil.example/title.png)",
+                     session_id="11111111-2222-4333-8444-555555555555"),
+        user("Please look. " + said, **fields),
+        assistant(rejected, **fields),
+        tool_result("toolu_plan_1", "The user doesn't want to proceed with this tool use. The tool use was rejected "
+                    "(eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to "
+                    "proceed, the user said:\nNo. " + said, is_error=True, **fields),
+        assistant(approved, **fields),
+        tool_result("toolu_plan_2", "User has approved your plan.", **fields),
+        assistant(commit, **fields),
+        tool_result("toolu_commit", "[main 1a2b3c4] Fixes #1 for @octocat\n 1 file changed, 1 insertion(+)", **fields),
+        assistant(text("Done. " + said), **fields),
+    ))
+
+
+def test_the_markdown_bundle_mentions_closes_and_loads_nothing(tmp_path):
+    folder = tmp_path / "logs" / "-home-ada-src-tidewatch"
+    markdown = make(tmp_path, acting_session(folder), name="review.md")
+    assert what_github_acts_on(markdown) == []
+    # Shown, not acted on: the words are all there to read.
+    shown = BeautifulSoup(MarkdownIt("gfm-like", {"html": True}).render(markdown), "html.parser").get_text()
+    readable = shown.replace("\u200b", "")
+    assert all(mention.strip("()*_.'s work[]") in readable for mention in ("@octocat", "@octo-org/security-team"))
+    assert "Fixes #1 for @octocat" in readable and "octo/repo#2" in readable
+    assert "evil.example/inline.png" in readable or "evil.example/inline.png" in markdown
+    # Code is left as written, in a block and in a span.
+    assert f"```\n{CODE_KEPT}\n```" in markdown and f"`{CODE_KEPT}`" in markdown
+
+
+@pytest.mark.parametrize("phrase", closing_phrases() + MENTIONS)
+def test_each_phrase_alone_acts_on_nothing(phrase):
+    from generator.bundle.markdown import inert_on_github
+
+    assert what_github_acts_on(inert_on_github(phrase)) == []
+    assert inert_on_github(phrase).replace("\u200b", "") == phrase
+
+
+@pytest.mark.parametrize("text", ["a `code span`\n\n@octocat\n\n`` end", "`unclosed @octocat", "``@a` @octocat``",
+                                  "> quote `x\n> @octocat` y", "| a | b |\n|---|---|\n| `x` | @octocat fixes #1 |",
+                                  "<details><summary>@octocat</summary>\n\nfixes #1\n\n</details>",
+                                  "[x]: https://example.com/@octocat\n\n[y](<https://example.com/a b> \"@octocat\")",
+                                  "    indented code @octocat\n\nafter @octocat"])
+def test_code_spans_are_found_as_github_finds_them(text):
+    """A backtick that opens no code span (its closer is in another paragraph, or missing) protects nothing."""
+    from generator.bundle.markdown import inert_on_github
+
+    assert what_github_acts_on(inert_on_github(text)) == []
+
+
+def test_urls_and_emails_are_left_working():
+    from generator.bundle.markdown import inert_on_github
+
+    text = "See https://medium.com/@octocat/post, <https://x.example/@a>, [b](https://y.example/@b) and ada@example.com."
+    assert inert_on_github(text) == text

@@ -59,8 +59,6 @@ ALLOWED_ATTRIBUTES = {
     "img": {"src", "alt", "title", "loading"},
     "time": {"datetime"},
     "details": {"open"},
-    "td": {"style"},
-    "th": {"style"},
     "input": {"type", "checked", "disabled"},
     "ol": {"start"},
 }
@@ -155,6 +153,67 @@ def _guarded_html(content: str) -> str:
 
 Resolver = Callable[[str], "str | None"]
 
+# What the URL parser drops before reading a URL: C0 controls and spaces around it, tabs and line breaks
+# anywhere in it. It reads a backslash as a slash, so `/\\host/x` names another host as `//host/x` does.
+_URL_PADDING = "".join(map(chr, range(0x21)))
+_URL_IGNORED = re.compile(r"[\t\n\r]")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+_TABLE_ALIGNMENT = re.compile(r"text-align:(left|center|right)")
+
+
+def is_local_resource(url: str) -> bool:
+    """Whether a page loading `url` (an image's source) stays on the site: a path relative to the page or to
+    the site, or a data: URI; not a URL with a scheme or a host, as a browser would read it, percent-encoded
+    or not."""
+    from urllib.parse import unquote
+
+    for form in (url, unquote(url)):
+        cleaned = _URL_IGNORED.sub("", form.strip(_URL_PADDING)).replace("\\", "/")
+        scheme = _SCHEME.match(cleaned)
+        if cleaned.startswith("//") or scheme and scheme.group().lower() != "data:":
+            return False
+    return True
+
+
+def _remote_images_as_links(state: StateCore) -> None:
+    """A transcript's image of another host is a link to it, its text the image's (or, with none, the URL):
+    a reader's browser asks no host a transcript picked for anything. Inside a link, where a link cannot
+    go, the image is its text."""
+    for token in state.tokens:
+        if not token.children or not any(child.type == "image" for child in token.children):
+            continue
+        children: list[Token] = []
+        in_link = 0
+        for child in token.children:
+            in_link += {"link_open": 1, "link_close": -1}.get(child.type, 0)
+            source = str(child.attrGet("src") or "")
+            if child.type != "image" or is_local_resource(source):
+                children.append(child)
+                continue
+            label = list(child.children or [])
+            if not label or not "".join(part.content for part in label).strip():
+                shown = Token("text", "", 0)
+                shown.content = state.md.normalizeLinkText(source)
+                label = [shown]
+            if in_link:
+                children.extend(label)
+                continue
+            opening, closing = Token("link_open", "a", 1), Token("link_close", "a", -1)
+            opening.attrSet("href", source)
+            if child.attrGet("title"):
+                opening.attrSet("title", str(child.attrGet("title")))
+            children.extend([opening, *label, closing])
+        token.children = children
+
+
+def _alignment_as_class(state: StateCore) -> None:
+    """A table column's alignment as a class, `align-right`: the pages' policy allows no style attribute."""
+    for token in state.tokens:
+        if token.type in ("th_open", "td_open") and "style" in token.attrs:
+            alignment = _TABLE_ALIGNMENT.fullmatch(str(token.attrs.pop("style")))
+            if alignment:
+                token.attrSet("class", f"align-{alignment.group(1)}")
+
 
 def _links_inside_the_archive(state: StateCore) -> None:
     """A relative link either points at something in the archive (another session, a saved output, an
@@ -195,6 +254,8 @@ def markdown_parser() -> MarkdownIt:
     full_pretest = linkify.pretest
     linkify.pretest = lambda text: ("//" in text or "@" in text or "www." in text.lower()) and full_pretest(text)
     parser.use(tasklists_plugin, label=True)
+    parser.core.ruler.push("sessionsite_remote_images", _remote_images_as_links)
+    parser.core.ruler.push("sessionsite_alignment", _alignment_as_class)
     parser.core.ruler.push("sessionsite_links", _links_inside_the_archive)
     return parser
 
@@ -205,7 +266,12 @@ def sanitize(markup: str, resolve: Resolver | None = None, rename_id: Callable[[
     def keep_links_inside(element: str, attribute: str, value: str) -> str | None:
         # Our own HTML (context lines, saved outputs) links by .md path too; the same resolver applies.
         if resolve is not None and (element, attribute) in (("a", "href"), ("img", "src")):
-            return resolve(value)
+            resolved = resolve(value)
+            if resolved is None or element == "a":
+                return resolved
+            value = resolved
+        if element == "img" and attribute == "src" and not is_local_resource(value):
+            return None  # whatever made it, a page loads no image from another host
         if rename_id is not None and attribute == "id":
             return rename_id(value)
         return value
@@ -232,7 +298,6 @@ def sanitize(markup: str, resolve: Resolver | None = None, rename_id: Callable[[
             tags=ALLOWED_TAGS,
             attributes=ALLOWED_ATTRIBUTES,
             url_schemes={"http", "https", "mailto"},
-            filter_style_properties={"text-align"},
             link_rel="noopener noreferrer nofollow",
             strip_comments=True,
         )

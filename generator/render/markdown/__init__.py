@@ -127,11 +127,18 @@ def front_matter(session: Session, archive: Archive, repo_url: str = "") -> str:
             continue
         if isinstance(value, dict):
             lines.append(f"{name}:")
-            lines.extend(f"  {k}: {json.dumps(v, ensure_ascii=False)}" for k, v in value.items())
+            lines.extend(f"  {k}: {_yaml_scalar(v)}" for k, v in value.items())
         else:
-            lines.append(f"{name}: {json.dumps(value, ensure_ascii=False)}")
+            lines.append(f"{name}: {_yaml_scalar(value)}")
     lines.append("---")
     return "\n".join(lines) + "\n"
+
+
+def _yaml_scalar(value: Any) -> str:
+    """A value as JSON, which YAML reads too. A renderer that does not know front matter shows it as
+    Markdown, so a `<` or an image's `![` in it is written as the escape YAML reads back as that character:
+    no title makes an element or an image there."""
+    return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c").replace("![", "\\u0021[")
 
 
 def _commit_facts(commit: Commit, repo_url: str) -> dict[str, Any]:

@@ -6,7 +6,8 @@ blocks, `<div>` wrappers, fences). Three rules do that:
 
 - `prose()` escapes `<` and entity-like `&` everywhere except inside code (fences, indented code and code
   spans, found with the same markdown-it parser the HTML stage uses), so raw HTML becomes text and code
-  still reads naturally on GitHub. It also closes a fence that the transcript left open.
+  still reads naturally on GitHub; and the `!` of an image, which becomes a link: no transcript makes a
+  reader's browser fetch anything. It also closes a fence that the transcript left open.
 - `fence()` wraps code in a backtick fence longer than any backtick run inside it.
 - `html_text()` escapes text that goes inside our own HTML tags (summaries, notices).
 
@@ -22,9 +23,10 @@ from functools import lru_cache
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-# A backslash escape is already literal text and stays as written; `<` and entity-like `&` get escaped.
+# A backslash escape is already literal text and stays as written; `<` and entity-like `&` get escaped,
+# and the `!` that makes a link an image (a reader's browser would fetch it from wherever it names).
 _NEEDS_ESCAPE = re.compile(
-    r"\\[!-/:-@\[-`{-~]|<|&(?=#[0-9]{1,8};|#[xX][0-9a-fA-F]{1,8};|[A-Za-z][A-Za-z0-9]{1,31};)"
+    r"\\[!-/:-@\[-`{-~]|<|!(?=\[)|&(?=#[0-9]{1,8};|#[xX][0-9a-fA-F]{1,8};|[A-Za-z][A-Za-z0-9]{1,31};)"
 )
 _ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _BACKTICK_RUN = re.compile(r"`+")
@@ -36,7 +38,7 @@ _MAX_PASSES = 20
 # skipped. Code spans alone need nothing: escaping outside them is a no-op when there is nothing to escape.
 # A line's lead (indentation, quote and list markers) is passed over: inside a list item or a quote, a
 # heading or an underline starts further in.
-_MAY_NEED_ESCAPING = re.compile(r"[<&]|(?:^|\n)[ \t>*+\-0-9.)]*(?:#|```|~~~|[-=]+[ \t\r]*(?:\n|$))")
+_MAY_NEED_ESCAPING = re.compile(r"[<&]|!\[|(?:^|\n)[ \t>*+\-0-9.)]*(?:#|```|~~~|[-=]+[ \t\r]*(?:\n|$))")
 _LANGUAGE = re.compile(r"[^A-Za-z0-9_+#.-]")
 
 
@@ -286,6 +288,8 @@ def _escape_match(match: re.Match[str]) -> str:
         return "&lt;"
     if found == "&":
         return "&amp;"
+    if found == "!":
+        return "\\!"
     return found
 
 
