@@ -588,12 +588,14 @@ def gh_deploy_command(inputs: tuple[Path, ...], output: Path | None, remote: str
         sessionsite gh-deploy ~/.claude/projects/-home-me-src-app --since 30d
     """
     from .config import BuildConfig
-    from .output.deploy import DEFAULT_MESSAGE, check_repository, deploy
+    from .output.deploy import DEFAULT_MESSAGE, check_branch, check_remote, check_repository, deploy
 
     if output is not None and output.suffix.lower() == ".zip":
         raise UsageProblem(f"-o {output}: gh-deploy publishes a folder; name a folder, or leave -o out")
-    with _errors(verbose):
+    with _errors(verbose):  # before building, so as not to build in vain; the values may come from a config file
         check_repository(Path.cwd())
+        check_branch(Path.cwd(), deploy_branch, _origin("deploy_branch", "--remote-branch", "gh-deploy.branch"))
+        check_remote(Path.cwd(), remote, _origin("remote", "--remote", "gh-deploy.remote"), must_exist=not no_push)
     selection = _selection(since, until, projects, excludes, branches, session_ids)
     own = _own_rules(redact_patterns, redact_words)
     with tempfile.TemporaryDirectory(prefix="sessionsite-gh-deploy-") as temporary:
