@@ -737,22 +737,29 @@ settings_option = click.option(
 @vault_option
 def hook_install_command(settings_file: Path | None, vault_dir: Path | None) -> None:
     """Add the hooks to Claude Code's settings, beside the hooks already there (a backup of the file is
-    kept). Running it again changes nothing.
+    kept; a symlinked file is edited through the link; a read-only one is left alone). The hook runs a
+    sessionsite that lives outside any git checkout when there is one (pipx's, uv tool's), and says so
+    when it can only run one inside a clone, which stops working if the clone moves. Running it again
+    changes nothing.
 
     Example:
 
         sessionsite hook install
     """
-    from .claude import hook_command, install, settings_path
+    from .claude import hook_command, hook_program, install, settings_path
 
     path = settings_file or settings_path()
+    program = hook_program()
     with _errors(False):
-        change = install(path, hook_command(vault_dir))
+        change = install(path, hook_command(vault_dir, program))
     if change.changed:
         backup = f" (the previous file is kept as {change.backup})" if change.backup else ""
         click.echo(f"added the {' and '.join(change.events)} hook to {path}{backup}", err=True)
     else:
         click.echo(f"the hooks are already in {path}", err=True)
+    warning = program.warning()
+    if warning:
+        click.echo(f"warning: {warning}", err=True)
 
 
 @hook_group.command("uninstall")
@@ -781,8 +788,8 @@ def hook_uninstall_command(settings_file: Path | None) -> None:
 @vault_option
 def doctor_command(settings_file: Path | None, vault_dir: Path | None) -> None:
     """Check that your sessions are safe: whether the vault is missing logs that are only in
-    ~/.claude/projects, what cleanupPeriodDays is set to, and whether the hook is installed. Exits 1 when
-    something needs doing.
+    ~/.claude/projects, what cleanupPeriodDays is set to, and whether the hook is installed and its command
+    runs (it is run on a session that wrote nothing, so it saves nothing). Exits 1 when something needs doing.
 
     Example:
 
