@@ -290,9 +290,13 @@ HOOK_TRIAL_SECONDS = 30.0
 def try_hook(command: str, timeout: float | None = None) -> str | None:
     """Run a hook's command as Claude Code does when a session ends, on a session that wrote no log (so
     `save --hook` saves nothing and logs nothing): None when it works, else what went wrong. It is run
-    without a shell, as the words `install` wrote; only a command `is_ours` is ever given."""
+    without a shell, as the words `install` wrote, and only when it is a command `is_ours` that starts
+    sessionsite or Python."""
     words = shlex.split(command)
     program = os.path.expanduser(words[0])
+    if Path(program).name != "sessionsite" and not Path(program).name.startswith(("python", "pypy")):
+        # `is_ours` takes any program before `-m generator`: only Python is run with it.
+        return f"{program} is neither sessionsite nor Python, so it was not run"
     with tempfile.TemporaryDirectory(prefix="sessionsite-doctor-") as folder:
         given = json.dumps({"session_id": "sessionsite-doctor", "transcript_path": str(Path(folder, "none.jsonl")),
                             "cwd": folder, "hook_event_name": "SessionEnd", "reason": "other"})

@@ -208,3 +208,13 @@ def test_doctor_says_ok_for_a_hook_that_runs_and_the_trial_saves_nothing(tmp_pat
     assert lines and lines[0].startswith("ok") and "its command runs" in lines[0], result.output
     assert not [line for line in lines if line.startswith("warn")]
     assert not (vault / HOOK_LOG).exists() and not vault.exists()  # the trial saved and logged nothing
+
+
+def test_doctor_runs_no_program_but_sessionsite_or_python_from_a_settings_file(tmp_path):
+    marker = tmp_path / "ran"
+    other = program(tmp_path / "bin" / "notify", "/bin/sh", f"touch {marker}\n")
+    result = doctor(tmp_path, command_of(other, "-m", "generator", vault=tmp_path / "vault"))
+    assert not marker.exists()
+    assert result.exit_code == 1
+    line = hook_lines(result.output)[0]
+    assert line.startswith("warn") and f"{other} is neither sessionsite nor Python, so it was not run" in line
