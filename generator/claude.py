@@ -12,7 +12,11 @@ import json
 import os
 import shlex
 import shutil
+import signal
+import stat
+import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,20 +40,91 @@ def settings_path() -> Path:
 # -- the hook ------------------------------------------------------------------------------------------------
 
 
-def hook_command(vault: Path | None) -> str:
-    """The command the hook runs: this very sessionsite, by its full path (Claude Code's PATH may not
-    have it), saving into the vault given at install time, if one was."""
-    program = Path(sys.argv[0])
-    if program.name == "sessionsite" and program.is_file():
-        words = [str(program.absolute())]
-    elif found := shutil.which("sessionsite"):
-        words = [found]
-    else:
-        words = [sys.executable, "-m", "generator"]
-    words += ["save", "--hook"]
+@dataclass(frozen=True)
+class HookProgram:
+    """How the hook starts sessionsite, and whether that will keep working."""
+
+    words: tuple[str, ...]
+    """A sessionsite by its full path (Claude Code's PATH may not have it), or Python with `-m generator`."""
+    checkout: Path | None = None
+    """The git checkout it lives in (its virtualenv, or its code), which may move or be deleted; None when
+    it lives outside any."""
+
+    def warning(self) -> str | None:
+        if self.checkout is None:
+            return None
+        return (f"the hook runs {self.words[0]}, which is inside the git checkout {self.checkout}: if that folder "
+                "moves, or its virtualenv is removed, the hook stops saving sessions (`sessionsite doctor` says "
+                f"so). Install sessionsite where it stays, with `pipx install {self.checkout}` or "
+                f"`uv tool install {self.checkout}`, then run `sessionsite hook install` again")
+
+
+def hook_program() -> HookProgram:
+    """The sessionsite the hook should run: the first of this very one and those on PATH that lives outside
+    every git checkout (pipx's, uv tool's, a system one); when there is none, this one, saying where it is."""
+    candidates = []
+    running = Path(sys.argv[0])
+    if running.name == "sessionsite" and running.is_file():
+        candidates.append(running.absolute())
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        found = shutil.which("sessionsite", path=folder) if folder else None
+        if found and Path(found).absolute() not in candidates:
+            candidates.append(Path(found).absolute())
+    placed = [(program, _checkout_of_program(program)) for program in candidates]
+    for program, checkout in placed:
+        if checkout is None:
+            return HookProgram((str(program),))
+    if placed:
+        return HookProgram((str(placed[0][0]),), placed[0][1])
+    python = Path(sys.executable).absolute()
+    return HookProgram((str(python), "-m", "generator"),
+                       _checkout_of(python) or _checkout_of(Path(__file__).resolve().parent))
+
+
+def hook_command(vault: Path | None, program: HookProgram | None = None) -> str:
+    """The command the hook runs: `program` (by default, `hook_program()`) saving into the vault given at
+    install time, if one was."""
+    words = list((program or hook_program()).words) + ["save", "--hook"]
     if vault is not None:
         words += ["--vault", str(vault.expanduser().absolute())]
     return shlex.join(words)
+
+
+def _checkout_of_program(program: Path) -> Path | None:
+    """The git checkout `program`, the file it links to, or the Python its first line names lives in; for
+    this Python's own programs, the one sessionsite's code is in too (an editable install)."""
+    places = [program, program.resolve()]
+    interpreter = _interpreter_of(program)
+    if interpreter is not None:
+        places += [interpreter, interpreter.resolve()]
+        if interpreter.resolve() == Path(sys.executable).resolve():
+            places.append(Path(__file__).resolve().parent)
+    return next((checkout for place in places if (checkout := _checkout_of(place)) is not None), None)
+
+
+def _interpreter_of(program: Path) -> Path | None:
+    """The interpreter a script's `#!` line names (a console script names its virtualenv's Python)."""
+    try:
+        with program.open("rb") as handle:
+            first = handle.readline(4096)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    return Path(words[0]) if words and words[0].startswith("/") else None
+
+
+def _checkout_of(place: Path) -> Path | None:
+    """The top of the git checkout `place` is in, if any. The home folder is not one even with a .git in
+    it: that is how many keep their dotfiles, and what lives under it does not move with a clone."""
+    home = Path.home().absolute()
+    for folder in place.absolute().parents:
+        if folder == home or folder == Path(folder.anchor):
+            continue
+        if (folder / ".git").exists():
+            return folder
+    return None
 
 
 def is_ours(command: Any) -> bool:
@@ -86,15 +161,32 @@ def _load_settings(path: Path) -> dict[str, Any]:
 
 def _write_settings(path: Path, data: dict[str, Any]) -> Path | None:
     """Written beside the file and renamed over it (a crash leaves the old or the new one, whole), after
-    the old one is copied to `settings.json.sessionsite-backup`. Returns the backup."""
+    the old one is copied to `settings.json.sessionsite-backup`. Returns the backup. A symlink (dotfiles)
+    is written through: the link stays, its target gets the new text. A read-only file is left alone."""
+    target = Path(os.path.realpath(path))
+    shown = f"{path} (a link to {target})" if target != path.absolute() else str(path)
     backup = None
     mode = 0o600
-    if path.exists():
+    try:
+        info = target.stat()
+    except FileNotFoundError:
+        info = None
+    except OSError as error:
+        raise SessionsiteError(f"{shown}: cannot read it ({error.strerror or error})") from None
+    if info is not None:
+        # The rename would replace a read-only file regardless (it needs only the folder): ask the mode first.
+        if not info.st_mode & stat.S_IWUSR or not os.access(target, os.W_OK):
+            raise SessionsiteError(f"{shown}: the file is read-only (mode {info.st_mode & 0o777:o}), so it was left "
+                                   "unchanged; make it writable (chmod u+w), or edit its hooks by hand")
         backup = path.with_name(path.name + BACKUP_SUFFIX)
-        shutil.copy2(path, backup)
-        mode = path.stat().st_mode & 0o777
+        try:
+            shutil.copy2(target, backup)
+        except OSError as error:
+            raise SessionsiteError(f"{backup}: cannot keep the previous settings there ({error.strerror or error}); "
+                                   f"{path} was left unchanged") from None
+        mode = info.st_mode & 0o777
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    write_atomically(path, lambda handle: handle.write(text.encode("utf-8")), mode)
+    write_atomically(target, lambda handle: handle.write(text.encode("utf-8")), mode)
     return backup
 
 
@@ -174,6 +266,62 @@ def installed_events(path: Path) -> list[str]:
             if any(isinstance(group, dict) and isinstance(group.get("hooks"), list)
                    and any(isinstance(h, dict) and is_ours(h.get("command")) for h in group["hooks"])
                    for group in hooks.get(event, []))]
+
+
+def our_commands(path: Path) -> list[str]:
+    """The distinct commands of the hooks `install` added, in the order of EVENTS."""
+    try:
+        hooks = _load_settings(path).get("hooks", {})
+    except SessionsiteError:
+        return []
+    found: dict[str, None] = {}
+    for event in EVENTS:
+        for group in _list_or_none(hooks.get(event)):
+            for hook in _list_or_none(group.get("hooks") if isinstance(group, dict) else None):
+                if isinstance(hook, dict) and is_ours(hook.get("command")):
+                    found[hook["command"]] = None
+    return list(found)
+
+
+HOOK_TRIAL_SECONDS = 30.0
+"""How long `doctor` lets the hook's command run on a session that wrote nothing: it imports and returns."""
+
+
+def try_hook(command: str, timeout: float | None = None) -> str | None:
+    """Run a hook's command as Claude Code does when a session ends, on a session that wrote no log (so
+    `save --hook` saves nothing and logs nothing): None when it works, else what went wrong. It is run
+    without a shell, as the words `install` wrote, and only when it is a command `is_ours` that starts
+    sessionsite or Python."""
+    words = shlex.split(command)
+    program = os.path.expanduser(words[0])
+    if Path(program).name != "sessionsite" and not Path(program).name.startswith(("python", "pypy")):
+        # `is_ours` takes any program before `-m generator`: only Python is run with it.
+        return f"{program} is neither sessionsite nor Python, so it was not run"
+    with tempfile.TemporaryDirectory(prefix="sessionsite-doctor-") as folder:
+        given = json.dumps({"session_id": "sessionsite-doctor", "transcript_path": str(Path(folder, "none.jsonl")),
+                            "cwd": folder, "hook_event_name": "SessionEnd", "reason": "other"})
+        try:
+            process = subprocess.Popen([program, *words[1:]], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, cwd=folder, start_new_session=True)
+        except FileNotFoundError:
+            return f"{program} does not exist"
+        except PermissionError:
+            return f"{program} cannot be run (it is not executable)"
+        except OSError as error:
+            return f"{program} cannot be run ({error.strerror or error})"
+        with process:
+            limit = HOOK_TRIAL_SECONDS if timeout is None else timeout
+            try:
+                _, said = process.communicate(given.encode("utf-8"), timeout=limit)
+            except subprocess.TimeoutExpired:
+                # The whole group: a wrapper script's child would otherwise keep the pipes open.
+                os.killpg(process.pid, signal.SIGKILL)
+                process.communicate()
+                return f"it ran for over {limit:g} s on a session that wrote nothing, and was stopped"
+    if process.returncode != 0:
+        lines = [line for line in said.decode("utf-8", "replace").splitlines() if line.strip()]
+        return f"it exits with code {process.returncode}" + (f" ({lines[-1].strip()[:300]})" if lines else "")
+    return None
 
 
 def session_files_of(transcript: Path) -> list[SessionFile]:
@@ -294,7 +442,14 @@ def doctor(vault: Vault, settings: Path, projects: Path | None = None) -> Checku
         checkup.note(f"{projects} does not exist: no Claude Code logs on this machine")
     events = installed_events(settings)
     if set(events) == set(EVENTS):
-        checkup.ok(f"the hook saves each session when it ends and before it is compacted ({settings})")
+        broken = [(command, failure) for command in our_commands(settings) if (failure := try_hook(command))]
+        for command, failure in broken:
+            checkup.warn(f"the hook in {settings} cannot save sessions: {failure}. Run `sessionsite hook install` "
+                         "again, from a sessionsite installed where it stays (pipx, `uv tool install`)")
+            checkup.note(f"its command: {command}")
+        if not broken:
+            checkup.ok(f"the hook saves each session when it ends and before it is compacted ({settings}); "
+                       "its command runs")
     else:
         checkup.warn("the hook is not installed: run `sessionsite hook install` so that each session is saved "
                      "when it ends")
@@ -311,4 +466,5 @@ def _hook_failures(path: Path) -> list[str]:
         return []
 
 
-__all__ = ["doctor", "hook_command", "hook_save", "install", "is_ours", "settings_path", "uninstall"]
+__all__ = ["HookProgram", "doctor", "hook_command", "hook_program", "hook_save", "install", "is_ours", "our_commands",
+           "settings_path", "try_hook", "uninstall"]

@@ -593,12 +593,14 @@ def gh_deploy_command(inputs: tuple[Path, ...], output: Path | None, remote: str
         sessionsite gh-deploy ~/.claude/projects/-home-me-src-app --since 30d
     """
     from .config import BuildConfig
-    from .output.deploy import DEFAULT_MESSAGE, check_repository, deploy
+    from .output.deploy import DEFAULT_MESSAGE, check_branch, check_remote, check_repository, deploy
 
     if output is not None and output.suffix.lower() == ".zip":
         raise UsageProblem(f"-o {output}: gh-deploy publishes a folder; name a folder, or leave -o out")
-    with _errors(verbose):
+    with _errors(verbose):  # before building, so as not to build in vain; the values may come from a config file
         check_repository(Path.cwd())
+        check_branch(Path.cwd(), deploy_branch, _origin("deploy_branch", "--remote-branch", "gh-deploy.branch"))
+        check_remote(Path.cwd(), remote, _origin("remote", "--remote", "gh-deploy.remote"), must_exist=not no_push)
     selection = _selection(since, until, projects, excludes, branches, session_ids)
     own = _own_rules(redact_patterns, redact_words)
     with tempfile.TemporaryDirectory(prefix="sessionsite-gh-deploy-") as temporary:
@@ -740,22 +742,29 @@ settings_option = click.option(
 @vault_option
 def hook_install_command(settings_file: Path | None, vault_dir: Path | None) -> None:
     """Add the hooks to Claude Code's settings, beside the hooks already there (a backup of the file is
-    kept). Running it again changes nothing.
+    kept; a symlinked file is edited through the link; a read-only one is left alone). The hook runs a
+    sessionsite that lives outside any git checkout when there is one (pipx's, uv tool's), and says so
+    when it can only run one inside a clone, which stops working if the clone moves. Running it again
+    changes nothing.
 
     Example:
 
         sessionsite hook install
     """
-    from .claude import hook_command, install, settings_path
+    from .claude import hook_command, hook_program, install, settings_path
 
     path = settings_file or settings_path()
+    program = hook_program()
     with _errors(False):
-        change = install(path, hook_command(vault_dir))
+        change = install(path, hook_command(vault_dir, program))
     if change.changed:
         backup = f" (the previous file is kept as {change.backup})" if change.backup else ""
         click.echo(f"added the {' and '.join(change.events)} hook to {path}{backup}", err=True)
     else:
         click.echo(f"the hooks are already in {path}", err=True)
+    warning = program.warning()
+    if warning:
+        click.echo(f"warning: {warning}", err=True)
 
 
 @hook_group.command("uninstall")
@@ -784,8 +793,8 @@ def hook_uninstall_command(settings_file: Path | None) -> None:
 @vault_option
 def doctor_command(settings_file: Path | None, vault_dir: Path | None) -> None:
     """Check that your sessions are safe: whether the vault is missing logs that are only in
-    ~/.claude/projects, what cleanupPeriodDays is set to, and whether the hook is installed. Exits 1 when
-    something needs doing.
+    ~/.claude/projects, what cleanupPeriodDays is set to, and whether the hook is installed and its command
+    runs (it is run on a session that wrote nothing, so it saves nothing). Exits 1 when something needs doing.
 
     Example:
 

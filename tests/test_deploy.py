@@ -129,7 +129,15 @@ def test_a_folder_holding_a_log_is_refused(checkout, tmp_path):
     assert "gh-pages" not in git(checkout, "branch", "--list")
 
 
-def test_an_unreachable_remote_is_one_clear_error(checkout):
-    result = gh_deploy(str(LEDGER), "--remote", "nowhere")
+def test_an_unreachable_remote_is_one_clear_error(checkout, tmp_path):
+    nowhere = str(tmp_path / "nowhere.git")
+    result = gh_deploy(str(LEDGER), "--remote", nowhere)
     assert result.exit_code == 1
-    assert "cannot reach the remote 'nowhere'" in result.output
+    assert f"cannot reach the remote {nowhere!r}" in result.output
+
+
+def test_a_remote_neither_configured_nor_a_url_is_a_usage_error_before_building(checkout):
+    result = gh_deploy(str(LEDGER), "--remote", "nowhere")
+    assert result.exit_code == 2
+    assert "--remote 'nowhere': no remote of that name is configured, and it is not a URL" in result.output
+    assert "session" not in result.output

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -51,30 +52,34 @@ class Deployed:
 def deploy(site: Path, repository: Path, remote: str = "origin", branch: str = "gh-pages",
            message: str = DEFAULT_MESSAGE, push: bool = True) -> Deployed:
     """Commit the site folder as the whole tree of `branch` in the repository at (or above) `repository`,
-    on top of the branch as the remote has it (or as it is here), and push it to `remote`."""
+    on top of the branch as the remote has it (or as it is here), and push it to `remote`. The local branch
+    moves only once the push is done: a push the remote refuses leaves every ref here as it was."""
     refused = _refused_files(site)
     if refused:
         shown = ", ".join(refused[:3]) + (f" and {len(refused) - 3} more" if len(refused) > 3 else "")
         raise DeployError(f"{site}: holds files that are never published ({shown}); nothing was committed")
     top = check_repository(repository)
+    check_branch(repository, branch)
+    check_remote(repository, remote, must_exist=push)
     git_dir = _git(repository, "rev-parse", "--absolute-git-dir").strip()
     ref = f"refs/heads/{branch}"
-    if _git(repository, "check-ref-format", ref, check=False) is None:
-        raise UsageProblem(f"--remote-branch {branch!r}: not a valid branch name")
     current = _git(repository, "symbolic-ref", "-q", "HEAD", check=False)
     if current is not None and current.strip() == ref:
         raise UsageProblem(f"{top}: {branch} is the branch checked out here; switch to another before deploying "
                            "(the deploy replaces its files)")
+    # What the branch is here: the ref is moved from this value only, or made only if it still does not exist.
+    local = (_git(repository, "rev-parse", "--verify", "-q", "--end-of-options", ref, check=False) or "").strip()
     parent = None
     if push:
-        fetched = _git(repository, "fetch", "--quiet", "--no-tags", remote, ref, check=False)
+        fetched = _git(repository, *NO_COMMAND_TRANSPORTS, "fetch", "--quiet", "--no-tags", "--end-of-options",
+                       remote, ref, check=False)
         if fetched is not None:
             parent = _git(repository, "rev-parse", "--verify", "-q", "FETCH_HEAD^{commit}").strip()
         else:  # the remote has no such branch yet, or cannot be reached (the push will say which)
-            _git(repository, "ls-remote", "--exit-code", remote, what=f"cannot reach the remote {remote!r}",
-                 check=True, allow_codes=(2,))
-    if parent is None:
-        parent = (_git(repository, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}", check=False) or "").strip() or None
+            _git(repository, *NO_COMMAND_TRANSPORTS, "ls-remote", "--exit-code", "--end-of-options", remote,
+                 what=f"cannot reach the remote {remote!r}", check=True, allow_codes=(2,))
+    if parent is None and local:
+        parent = _git(repository, "rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}").strip()
 
     sha = (_git(repository, "rev-parse", "--short", "HEAD", check=False) or "").strip()
     text = message.replace("{sha}", sha or "a folder").replace("{version}", __version__)
@@ -92,12 +97,74 @@ def deploy(site: Path, repository: Path, remote: str = "origin", branch: str = "
         if any(_is_refused(name) for name in files):  # checked on the disk already; the index is what counts
             raise DeployError(f"{site}: a session log was about to be committed; nothing was committed")
         tree = _git(site, "write-tree", env=environment).strip()
-    commit = _git(repository, "commit-tree", tree, *(("-p", parent) if parent else ()), "-m", text,
-                  what="git could not make the commit (is user.name and user.email set?)").strip()
-    _git(repository, "update-ref", "-m", "sessionsite gh-deploy", ref, commit)
+    commit = _git(repository, "commit-tree", *(("-p", parent) if parent else ()), "-m", text, "--end-of-options",
+                  tree, what="git could not make the commit (is user.name and user.email set?)").strip()
     if push:
-        _git(repository, "push", "--quiet", remote, f"{ref}:{ref}", what=f"git push to {remote} failed")
+        # The commit itself is pushed, not the local branch: until the remote has taken it, nothing here moves.
+        _git(repository, *NO_COMMAND_TRANSPORTS, "push", "--quiet", "--end-of-options", remote, f"{commit}:{ref}",
+             what=f"git push to {remote} failed")
+    # An empty old value: the branch must still not exist (another deploy, or the user, did not make it meanwhile).
+    _git(repository, "update-ref", "-m", "sessionsite gh-deploy", "--end-of-options", ref, commit, local,
+         what=f"{branch} changed here during the deploy; it was left as it is")
     return Deployed(commit, len(files), push)
+
+
+# git runs a command for these transports (ext::) or talks over the descriptors named (fd::): never wanted for a
+# remote given on the command line or in a config file, whatever the user's git config allows.
+NO_COMMAND_TRANSPORTS = ("-c", "protocol.ext.allow=never", "-c", "protocol.fd.allow=never")
+# Names git gives a meaning of its own wherever a revision is read (HEAD, FETCH_HEAD, ORIG_HEAD, MERGE_HEAD, …).
+_SPECIAL_NAME = re.compile(r"[A-Z_]*HEAD")
+# scp-like syntax, `[user@]host:path`: git reads it so when a colon comes before any slash.
+_SCP_LIKE = re.compile(r"[^/:]+:")
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+# `<transport>::<address>`: git hands the address to git-remote-<transport>, or to its own ext and fd.
+_TRANSPORT = re.compile(r"([A-Za-z0-9][A-Za-z0-9+.-]*)::")
+
+
+def check_branch(repository: Path, branch: str, origin: str = "--remote-branch") -> None:
+    """`branch` is a plain branch name, read as nothing else: not an option, not HEAD or another name git
+    gives a meaning (`@`, `FETCH_HEAD`), not a full ref (`refs/heads/x` would make refs/heads/refs/heads/x).
+    `origin` is how the error names the value: an option, or the config file and its key."""
+    def refuse(why: str) -> UsageProblem:
+        return UsageProblem(f"{origin} {branch!r}: {why}; give a branch name such as gh-pages")
+
+    if not branch or branch.startswith("-"):
+        raise refuse("not a branch name" if not branch else "a branch name never starts with -")
+    if branch.startswith("refs/") or branch == "@":
+        raise refuse("a branch's short name is wanted, not a ref" if branch != "@" else "@ means HEAD to git")
+    if any(_SPECIAL_NAME.fullmatch(part) for part in branch.split("/")):
+        raise refuse("HEAD and the names like it mean something else to git")
+    # check-ref-format reads no option after --branch (a name starting with - is refused above, and by it).
+    checked = _git(repository, "check-ref-format", "--branch", branch, check=False)
+    if checked is None or checked.strip() != branch:  # it prints what @{-1} and the like stand for
+        raise refuse("not a valid branch name")
+
+
+def check_remote(repository: Path, remote: str, origin: str = "--remote", must_exist: bool = True) -> None:
+    """`remote` is nothing git could read as an option or as a transport that runs a command (ext::, fd::);
+    with `must_exist` (it is about to be used), the name of a remote configured in the repository, or a URL
+    or a folder."""
+    def refuse(why: str) -> UsageProblem:
+        return UsageProblem(f"{origin} {remote!r}: {why}; give a configured remote's name or a URL")
+
+    if not remote or remote.startswith("-"):
+        raise refuse("empty" if not remote else "it starts with -, so git would read it as an option")
+    if any(ord(character) < 32 or ord(character) == 127 for character in remote):
+        raise refuse("it holds a control character")
+    named = _TRANSPORT.match(remote)
+    transport = named[1].lower() if named else None
+    if transport in ("ext", "fd"):
+        raise refuse(f"the {transport}:: transport runs a command or reads a file descriptor")
+    url = _URL.match(remote)
+    host = remote[url.end():] if url else remote if _SCP_LIKE.match(remote) else ""
+    if host.split("@", 1)[-1].startswith("-"):
+        raise refuse("its host starts with -, which ssh would read as an option")
+    if not must_exist or remote in _git(repository, "remote").split():
+        return
+    if transport or url or _SCP_LIKE.match(remote) or remote.startswith(("/", "./", "../")) \
+            or (Path(repository) / remote).is_dir():
+        return
+    raise refuse("no remote of that name is configured, and it is not a URL")
 
 
 def check_repository(folder: Path) -> str:
@@ -131,7 +198,7 @@ def _git(folder: Path, *arguments: str, what: str = "", check: bool = True, env:
     without, None."""
     try:
         done = subprocess.run(["git", *arguments], cwd=folder, env=env, input=stdin, capture_output=True, text=True,
-                              check=False)
+                              check=False, stdin=subprocess.DEVNULL if stdin is None else None)
     except FileNotFoundError:
         raise DeployError("git is not installed (gh-deploy runs it)") from None
     if done.returncode == 0 or done.returncode in allow_codes:
@@ -143,4 +210,4 @@ def _git(folder: Path, *arguments: str, what: str = "", check: bool = True, env:
     raise DeployError(f"{what or 'git ' + arguments[0] + ' failed'}: {reason}")
 
 
-__all__ = ["DEFAULT_MESSAGE", "Deployed", "DeployError", "check_repository", "deploy"]
+__all__ = ["DEFAULT_MESSAGE", "Deployed", "DeployError", "check_branch", "check_remote", "check_repository", "deploy"]
