@@ -1,0 +1,453 @@
+"""A damaged vault loses only what is damaged.
+
+Each test damages a real vault the way a disk or a careless hand does (bytes flipped inside a chunk, random
+bytes over the file, a file cut short or not a database at all, metadata rows that lie) and checks what a
+user sees: the build goes on and names each damaged log in one line, every intact session is in the site,
+`doctor` says which sessions are damaged, and saving an intact copy repairs the vault. The expectations
+come from the undamaged vault, read with sqlite3, zlib and hashlib directly, never from the vault's code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import re
+import shutil
+import sqlite3
+import zlib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from generator.cli import main
+from generator.output.vault import DATABASE, Vault
+from generator.stages.discover import find
+
+from conftest import EXAMPLES
+from test_vault import lines_of
+
+BIG = "-home-x-big"
+FIRST, SECOND = "0b16b16a-0000-4000-8000-00000000000a", "0b16b16b-0000-4000-8000-00000000000b"
+
+
+@pytest.fixture
+def archive(tmp_path: Path) -> Path:
+    """The examples' logs, and two logs of a few chunks each that share their first chunks (the second is
+    the first with other lines after its first 2 MB: a copy that went another way)."""
+    copy = tmp_path / "projects"
+    shutil.copytree(EXAMPLES, copy, ignore=shutil.ignore_patterns("*.md"))
+    (copy / BIG).mkdir()
+    first = lines_of(3 << 20, 11)
+    (copy / BIG / f"{FIRST}.jsonl").write_bytes(first)
+    cut = first.index(b"\n", 2 << 20) + 1
+    (copy / BIG / f"{SECOND}.jsonl").write_bytes(first[:cut] + lines_of(1 << 20, 12))
+    return copy
+
+
+@pytest.fixture
+def vault_dir(tmp_path: Path) -> Path:
+    return tmp_path / "vault"
+
+
+def build_cli(archive: Path, site: Path, vault_dir: Path):
+    return CliRunner().invoke(main, ["build", str(archive), "-o", str(site), "--vault", str(vault_dir)])
+
+
+def pages(site: Path) -> set[str]:
+    return {p.relative_to(site).as_posix() for p in site.glob("projects/*/*.html") if p.name[0] not in "_."
+            and p.stem not in ("index", "files", "commits")}
+
+
+def page_of(project_dir: str, stem: str) -> str:
+    return f"projects/{project_dir.lstrip('-')}/{stem}.html"
+
+
+def remove_live_logs(archive: Path) -> None:
+    for path in archive.rglob("*.jsonl"):
+        path.unlink()
+
+
+def chunk_checks_out(digest: bytes, size: int, data: object) -> bool:
+    if not isinstance(data, bytes):
+        return False
+    try:
+        raw = zlib.decompress(data)
+    except zlib.error:
+        return False
+    return len(raw) == size and hashlib.blake2b(raw, digest_size=16).digest() == digest
+
+
+def main_logs(database: Path) -> dict[str, tuple[str, str]]:
+    """Each main session log the vault keeps (not a subagent's): origin -> (project folder name, stem)."""
+    with sqlite3.connect(database) as connection:
+        rows = connection.execute("SELECT origin, project_dir, relpath FROM logs WHERE agent_id = ''").fetchall()
+    return {origin: (project_dir, Path(relpath).stem) for origin, project_dir, relpath in rows}
+
+
+def chunks_of(database: Path) -> dict[str, list[bytes]]:
+    """The chunks of each log's latest version, by origin."""
+    with sqlite3.connect(database) as connection:
+        rows = connection.execute(
+            "SELECT logs.origin, version_chunks.digest FROM logs JOIN versions ON versions.log_id = logs.id"
+            " JOIN version_chunks ON version_chunks.version_id = versions.id"
+            " WHERE versions.number = (SELECT MAX(number) FROM versions AS v WHERE v.log_id = logs.id)"
+            " ORDER BY logs.origin, version_chunks.seq").fetchall()
+    found: dict[str, list[bytes]] = {}
+    for origin, digest in rows:
+        found.setdefault(origin, []).append(bytes(digest))
+    return found
+
+
+def flip_inside_blob(database: Path, digest: bytes) -> None:
+    """Flip 16 bytes in the middle of one chunk's stored data, in the file itself (as a failing disk would):
+    the slice is found in the file by its bytes, so the test knows exactly which chunk it hit."""
+    with sqlite3.connect(database) as connection:
+        data = connection.execute("SELECT data FROM chunks WHERE digest = ?", (digest,)).fetchone()[0]
+    middle = len(data) // 2
+    needle = data[middle:middle + 64]
+    content = bytearray(database.read_bytes())
+    at = content.find(needle)
+    assert at > 0 and content.find(needle, at + 1) < 0
+    for offset in range(at + 24, at + 40):
+        content[offset] ^= 0xFF
+    database.write_bytes(bytes(content))
+
+
+def shared_chunk(database: Path) -> bytes:
+    by_origin = chunks_of(database)
+    first, second = (o for o in by_origin if o.endswith((f"{FIRST}.jsonl", f"{SECOND}.jsonl")))
+    common = [d for d in by_origin[first] if d in by_origin[second]]
+    assert common and all(common[0] not in chunks for o, chunks in by_origin.items() if o not in (first, second))
+    return common[0]
+
+
+def damaged_lines(output: str) -> list[str]:
+    """The lines that say a log is damaged (pytest's folders, named after the tests, say it too)."""
+    return [line for line in output.splitlines() if "damaged" in re.sub(r"/\S*pytest-of-\S*", "", line)]
+
+
+def warnings_naming(output: str, name: str) -> list[str]:
+    return [line for line in damaged_lines(output) if name in line]
+
+
+# -- (a) a chunk flipped ---------------------------------------------------------------------------------------
+
+
+def test_a_damaged_chunk_costs_only_the_logs_that_use_it(archive, vault_dir, tmp_path):
+    intact_site = tmp_path / "intact"
+    assert build_cli(archive, intact_site, vault_dir).exit_code == 0
+    database = vault_dir / DATABASE
+    expected = pages(intact_site)
+    assert page_of(BIG, FIRST) in expected and page_of(BIG, SECOND) in expected and len(expected) >= 12
+    flip_inside_blob(database, shared_chunk(database))
+    remove_live_logs(archive)
+
+    result = build_cli(archive, tmp_path / "site", vault_dir)
+    assert result.exit_code == 0, result.output
+    assert "internal error" not in result.output and "Traceback" not in result.output
+    assert len(warnings_naming(result.output, f"{FIRST}.jsonl")) == 1, result.output
+    assert len(warnings_naming(result.output, f"{SECOND}.jsonl")) == 1, result.output
+    assert len(damaged_lines(result.output)) == 2, result.output
+    assert pages(tmp_path / "site") == expected - {page_of(BIG, FIRST), page_of(BIG, SECOND)}
+
+    # Restore: the intact sessions come back whole, the damaged ones are refused in one line.
+    out = tmp_path / "restored"
+    runner = CliRunner()
+    good = runner.invoke(main, ["restore", "5c12bdb1-a10b-4b0a-9bc1-2edc1cd3eb90", "-o", str(out / "good"),
+                                "--vault", str(vault_dir)])
+    assert good.exit_code == 0, good.output
+    assert (out / "good" / "5c12bdb1-a10b-4b0a-9bc1-2edc1cd3eb90.jsonl").read_bytes() == (
+        EXAMPLES / "-home-ada-src-tidewatch" / "5c12bdb1-a10b-4b0a-9bc1-2edc1cd3eb90.jsonl").read_bytes()
+    bad = runner.invoke(main, ["restore", FIRST, "-o", str(out / "bad"), "--vault", str(vault_dir)])
+    assert bad.exit_code == 1 and "damaged" in bad.output and f"{FIRST}.jsonl" in bad.output, bad.output
+    assert "internal error" not in bad.output
+    assert not list((out / "bad").rglob("*")) if (out / "bad").exists() else True
+
+
+def test_doctor_checks_every_chunk_and_names_the_damaged_sessions(archive, vault_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    Vault(vault_dir).save(find([archive]))
+    database = vault_dir / DATABASE
+    runner = CliRunner()
+    healthy = runner.invoke(main, ["doctor", "--vault", str(vault_dir)])
+    assert not damaged_lines(healthy.output) and "every chunk" in healthy.output, healthy.output
+    flip_inside_blob(database, shared_chunk(database))
+    with sqlite3.connect(database) as connection:  # what SQLite sees: nothing wrong
+        assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    result = runner.invoke(main, ["doctor", "--vault", str(vault_dir)])
+    assert result.exit_code == 1, result.output
+    assert "internal error" not in result.output
+    damaged = damaged_lines(result.output)
+    assert damaged and "2 logs" in damaged[0], result.output
+    assert FIRST in result.output and SECOND in result.output
+    assert "5c12bdb1" not in result.output
+
+
+# -- (e) repair ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["written back in place", "saved from another folder", "touched"])
+def test_saving_an_intact_copy_repairs_the_vault(archive, vault_dir, tmp_path, monkeypatch, how):
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    original = {name: (archive / BIG / f"{name}.jsonl").read_bytes() for name in (FIRST, SECOND)}
+    Vault(vault_dir).save(find([archive]))
+    database = vault_dir / DATABASE
+    digest = shared_chunk(database)
+    with sqlite3.connect(database) as connection:
+        others = connection.execute("SELECT digest, size, data FROM chunks WHERE digest != ?", (digest,)).fetchall()
+    flip_inside_blob(database, digest)
+    runner = CliRunner()
+    assert runner.invoke(main, ["doctor", "--vault", str(vault_dir)]).exit_code == 1
+    live = archive / BIG / f"{FIRST}.jsonl"
+    if how == "written back in place":
+        live.unlink()
+        live.write_bytes(original[FIRST])
+        saved = runner.invoke(main, ["save", str(archive), "--vault", str(vault_dir)])
+    elif how == "touched":
+        stat = live.stat()
+        os.utime(live, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+        saved = runner.invoke(main, ["save", str(archive), "--vault", str(vault_dir)])
+    else:
+        elsewhere = tmp_path / "backup" / BIG
+        elsewhere.mkdir(parents=True)
+        (elsewhere / f"{FIRST}.jsonl").write_bytes(original[FIRST])
+        saved = runner.invoke(main, ["save", str(elsewhere), "--vault", str(vault_dir)])
+    assert saved.exit_code == 0, saved.output
+    doctor = runner.invoke(main, ["doctor", "--vault", str(vault_dir)])
+    assert not damaged_lines(doctor.output), doctor.output
+    with sqlite3.connect(database) as connection:
+        assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        after = {bytes(d): (s, bytes(data)) for d, s, data in connection.execute("SELECT digest, size, data FROM chunks")}
+    # What was good is as it was, byte for byte; the damaged chunk checks out again.
+    assert all(after[bytes(d)] == (s, bytes(data)) for d, s, data in others)
+    assert chunk_checks_out(digest, *after[digest])
+    remove_live_logs(archive)
+    for name in (FIRST, SECOND):
+        restored = runner.invoke(main, ["restore", name, "-o", str(tmp_path / "out" / name), "--vault", str(vault_dir)])
+        assert restored.exit_code == 0, restored.output
+        assert (tmp_path / "out" / name / f"{name}.jsonl").read_bytes() == original[name]
+
+
+# -- (b) random damage -----------------------------------------------------------------------------------------
+
+
+def intact_logs(pristine: Path, damaged: Path) -> set[str]:
+    """The logs whose rows and chunks in the damaged file are exactly those of the pristine one, each
+    looked up on its own (so one damaged page of a table does not hide the rest)."""
+    with sqlite3.connect(pristine) as connection:
+        logs = connection.execute("SELECT * FROM logs").fetchall()
+        versions = {row[1]: row for row in connection.execute(
+            "SELECT * FROM versions AS v WHERE number = (SELECT MAX(number) FROM versions WHERE log_id = v.log_id)")}
+        links = {}
+        for version in versions.values():
+            links[version[0]] = connection.execute(
+                "SELECT version_id, seq, digest FROM version_chunks WHERE version_id = ? ORDER BY seq",
+                (version[0],)).fetchall()
+        sizes = dict(connection.execute("SELECT digest, size FROM chunks").fetchall())
+    intact = set()
+    try:
+        connection = sqlite3.connect(f"{damaged.as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return intact
+    with connection:
+        for log in logs:
+            try:
+                version = versions[log[0]]
+                if connection.execute("SELECT * FROM logs WHERE id = ?", (log[0],)).fetchall() != [log]:
+                    continue
+                if connection.execute("SELECT * FROM versions WHERE log_id = ? ORDER BY number DESC LIMIT 1",
+                                      (log[0],)).fetchall() != [version]:
+                    continue
+                if connection.execute("SELECT version_id, seq, digest FROM version_chunks WHERE version_id = ?"
+                                      " ORDER BY seq", (version[0],)).fetchall() != links[version[0]]:
+                    continue
+                if all(chunk_checks_out(digest, sizes[digest], *[row[0] for row in connection.execute(
+                        "SELECT data FROM chunks WHERE digest = ? AND size = ?", (digest, sizes[digest]))] or [None])
+                       for _, _, digest in links[version[0]]):
+                    intact.add(log[1])
+            except sqlite3.Error:
+                continue
+    return intact
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
+def test_random_damage_never_stops_the_build_and_keeps_every_intact_session(archive, vault_dir, tmp_path, seed):
+    assert build_cli(archive, tmp_path / "intact", vault_dir).exit_code == 0
+    database = vault_dir / DATABASE
+    pristine = tmp_path / "pristine.sqlite3"
+    shutil.copyfile(database, pristine)
+    sessions = main_logs(pristine)
+    content = bytearray(database.read_bytes())
+    generator = random.Random(seed)
+    for _ in range(200):
+        content[generator.randrange(len(content))] = generator.randrange(256)
+    database.write_bytes(bytes(content))
+    remove_live_logs(archive)
+    result = build_cli(archive, tmp_path / "site", vault_dir)
+    assert "internal error" not in result.output and "Traceback" not in result.output, result.output
+    intact = intact_logs(pristine, database)
+    built = pages(tmp_path / "site") if result.exit_code == 0 else set()
+    missing = {origin for origin in intact if origin in sessions and page_of(*sessions[origin]) not in built}
+    assert not missing, result.output
+    # Every log that is not in the site is named, one line each (or the whole vault is, when it cannot be read).
+    for origin, (project_dir, stem) in sessions.items():
+        if page_of(project_dir, stem) not in built:
+            assert warnings_naming(result.output, Path(origin).name) or str(database) in result.output, result.output
+
+
+# -- (c, d) a vault that cannot be read at all ----------------------------------------------------------------
+
+
+def truncated(database: Path) -> None:
+    database.write_bytes(database.read_bytes()[: database.stat().st_size // 3])
+
+
+def not_sqlite(database: Path) -> None:
+    database.write_bytes(b"these are not the bytes of a database\n" * 200)
+
+
+def wrong_schema(database: Path) -> None:
+    database.unlink()
+    with sqlite3.connect(database) as connection:
+        connection.execute("CREATE TABLE logs (id INTEGER PRIMARY KEY, something TEXT)")
+        connection.execute("PRAGMA user_version=1")
+
+
+def newer(database: Path) -> None:
+    with sqlite3.connect(database) as connection:
+        connection.execute("PRAGMA user_version=99")
+
+
+@pytest.mark.parametrize("damage", [truncated, not_sqlite, wrong_schema, newer])
+def test_an_unreadable_vault_is_a_warning_and_the_build_goes_on_from_the_live_logs(archive, vault_dir, tmp_path,
+                                                                                   damage):
+    assert build_cli(archive, tmp_path / "first", vault_dir).exit_code == 0
+    database = vault_dir / DATABASE
+    damage(database)
+    left = database.read_bytes()
+    (archive / "-home-ada-src-tidewatch" / "5c12bdb1-a10b-4b0a-9bc1-2edc1cd3eb90.jsonl").unlink()
+    result = build_cli(archive, tmp_path / "site", vault_dir)
+    assert result.exit_code == 0, result.output
+    assert "internal error" not in result.output
+    named = [line for line in result.output.splitlines() if str(vault_dir) in line]
+    assert len(named) == 1 and "warning" in named[0].lower(), result.output
+    assert pages(tmp_path / "site") == pages(tmp_path / "first") - {
+        page_of("-home-ada-src-tidewatch", "5c12bdb1-a10b-4b0a-9bc1-2edc1cd3eb90")}
+    assert database.read_bytes() == left  # left as it was, for the owner to look at
+    doctor = CliRunner().invoke(main, ["doctor", "--vault", str(vault_dir)])
+    assert doctor.exit_code == 1 and str(vault_dir) in doctor.output and "internal error" not in doctor.output
+
+
+def test_a_vault_locked_forever_is_a_warning(archive, vault_dir, tmp_path, monkeypatch):
+    import generator.output.vault as vault_module
+
+    assert build_cli(archive, tmp_path / "first", vault_dir).exit_code == 0
+    monkeypatch.setattr(vault_module, "BUSY_SECONDS", 0.5)
+    holder = sqlite3.connect(vault_dir / DATABASE, isolation_level=None)
+    try:
+        holder.execute("BEGIN EXCLUSIVE")
+        result = build_cli(archive, tmp_path / "site", vault_dir)
+    finally:
+        holder.close()
+    assert result.exit_code == 0, result.output
+    assert "internal error" not in result.output and str(vault_dir) in result.output
+    assert pages(tmp_path / "site") == pages(tmp_path / "first")
+
+
+# -- damaged metadata ------------------------------------------------------------------------------------------
+
+
+TIDE = "-home-ada-src-tidewatch"
+VICTIM = "5c12bdb1-a10b-4b0a-9bc1-2edc1cd3eb90"
+
+
+def _victim_version(connection: sqlite3.Connection) -> tuple[int, int]:
+    return connection.execute("SELECT logs.id, versions.id FROM logs JOIN versions ON versions.log_id = logs.id"
+                              " WHERE logs.relpath = ?", (f"{VICTIM}.jsonl",)).fetchone()
+
+
+def chunk_gone(connection: sqlite3.Connection) -> None:
+    _, version = _victim_version(connection)
+    connection.execute("DELETE FROM chunks WHERE digest IN (SELECT digest FROM version_chunks WHERE version_id = ?)",
+                       (version,))
+
+
+def negative_version_size(connection: sqlite3.Connection) -> None:
+    _, version = _victim_version(connection)
+    connection.execute("UPDATE versions SET size = -5 WHERE id = ?", (version,))
+
+
+def negative_chunk_size(connection: sqlite3.Connection) -> None:
+    _, version = _victim_version(connection)
+    connection.execute("UPDATE chunks SET size = -1 WHERE digest IN "
+                       "(SELECT digest FROM version_chunks WHERE version_id = ?)", (version,))
+
+
+def text_digest(connection: sqlite3.Connection) -> None:
+    _, version = _victim_version(connection)
+    connection.execute("UPDATE version_chunks SET digest = 'not a digest' WHERE version_id = ?", (version,))
+
+
+def text_data(connection: sqlite3.Connection) -> None:
+    _, version = _victim_version(connection)
+    connection.execute("UPDATE chunks SET data = 'text, not zlib' WHERE digest IN "
+                       "(SELECT digest FROM version_chunks WHERE version_id = ?)", (version,))
+
+
+def number_as_text(connection: sqlite3.Connection) -> None:
+    log, _ = _victim_version(connection)
+    connection.execute("UPDATE versions SET number = 'one' WHERE log_id = ?", (log,))
+
+
+def sha1_as_blob(connection: sqlite3.Connection) -> None:
+    log, _ = _victim_version(connection)
+    connection.execute("UPDATE versions SET sha1 = x'00ff' WHERE log_id = ?", (log,))
+
+
+def relpath_escapes(connection: sqlite3.Connection) -> None:
+    log, _ = _victim_version(connection)
+    connection.execute("UPDATE logs SET relpath = '../../etc/x.jsonl' WHERE id = ?", (log,))
+
+
+def project_dir_as_number(connection: sqlite3.Connection) -> None:
+    log, _ = _victim_version(connection)
+    connection.execute("UPDATE logs SET project_dir = 42, last_seen = x'01' WHERE id = ?", (log,))
+
+
+def no_version(connection: sqlite3.Connection) -> None:
+    log, _ = _victim_version(connection)
+    connection.execute("UPDATE versions SET log_id = 99999 WHERE log_id = ?", (log,))
+
+
+@pytest.mark.parametrize("damage", [chunk_gone, negative_version_size, negative_chunk_size, text_digest, text_data,
+                                    number_as_text, sha1_as_blob, relpath_escapes, project_dir_as_number])
+def test_damaged_metadata_costs_only_its_session(archive, vault_dir, tmp_path, damage):
+    assert build_cli(archive, tmp_path / "intact", vault_dir).exit_code == 0
+    with sqlite3.connect(vault_dir / DATABASE) as connection:
+        connection.execute("PRAGMA foreign_keys=OFF")
+        damage(connection)
+    remove_live_logs(archive)
+    result = build_cli(archive, tmp_path / "site", vault_dir)
+    assert result.exit_code == 0, result.output
+    assert "internal error" not in result.output and "Traceback" not in result.output
+    damaged = damaged_lines(result.output)
+    assert len(damaged) == 1 and VICTIM in damaged[0], result.output
+    assert pages(tmp_path / "site") == pages(tmp_path / "intact") - {page_of(TIDE, VICTIM)}
+    restore = CliRunner().invoke(main, ["restore", VICTIM, "-o", str(tmp_path / "out"), "--vault", str(vault_dir)])
+    assert restore.exit_code == 1 and "internal error" not in restore.output, restore.output
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").rglob("*.jsonl"))
+    doctor = CliRunner().invoke(main, ["doctor", "--vault", str(vault_dir)])
+    assert doctor.exit_code == 1 and VICTIM in doctor.output and "internal error" not in doctor.output, doctor.output
+
+
+def test_a_log_without_any_version_is_left_out_with_its_name(archive, vault_dir, tmp_path):
+    """A logs row whose versions went away cannot be built; it is not even listed as kept."""
+    assert build_cli(archive, tmp_path / "intact", vault_dir).exit_code == 0
+    with sqlite3.connect(vault_dir / DATABASE) as connection:
+        no_version(connection)
+    remove_live_logs(archive)
+    result = build_cli(archive, tmp_path / "site", vault_dir)
+    assert result.exit_code == 0 and "internal error" not in result.output, result.output
+    assert pages(tmp_path / "site") == pages(tmp_path / "intact") - {page_of(TIDE, VICTIM)}
