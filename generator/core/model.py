@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
-from typing import Any, Mapping, Union
+from typing import Any, Callable, Iterator, Mapping, Union
 
 EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -124,6 +124,10 @@ class Entry:
     """The parsed object, as written by Claude Code."""
 
 
+WholeLine = Callable[[], Iterator[str]]
+"""A line's text, a piece at a time: for a line too long to hold in memory at once."""
+
+
 @dataclass(frozen=True, slots=True)
 class BrokenLine:
     """A line that could not be read as an entry. Kept so that nothing is silently dropped."""
@@ -136,6 +140,8 @@ class BrokenLine:
     """The line as far as it could be decoded."""
     reason: str
     """Why it could not be read."""
+    whole: WholeLine | None = None
+    """For a line too long to be read whole: all of it, read again, of which `text` is the start."""
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -351,6 +357,8 @@ class Unreadable:
     """The line as far as it could be decoded."""
     reason: str
     """Why it could not be read."""
+    whole: WholeLine | None = None
+    """For a line too long to be read whole: all of it, of which `text` is the start."""
 
 
 Event = Union[

@@ -52,7 +52,9 @@ WORK = "work"
 FORMAT = 1
 T = TypeVar("T")
 CHUNK = 1 << 20
-"""Chunks are cut at the first line end after this many bytes (or at the end of the log)."""
+"""Chunks are cut at the first line end after this many bytes (or at the end of the log)…"""
+LONG_LINE_CHUNK = 4 * CHUNK
+"""…or, in a line that goes on past this many, here."""
 LEVEL = 4
 """On the public corpus: 24% of the logs' size at 80 MB/s per core (zlib's default, 6: 23% at 55 MB/s)."""
 BATCH = 64 << 20
@@ -63,6 +65,10 @@ WAL_LIMIT = 8 << 20
 SQLITE_FULL = 13
 IN_FLIGHT = 8
 """Chunks being compressed at once, at most: bounds the memory a very large log takes."""
+HELD = 32 << 20
+"""Compressed bytes of one log held for its transaction, at most: past this, its chunks are written ahead
+(content-addressed, they mean nothing until a version lists them, and a save killed meanwhile leaves them
+for the next save of the log to find)."""
 """How long a save waits for another one to finish writing."""
 
 SCHEMA = """
@@ -292,10 +298,12 @@ class _Prepared:
     """New chunks after those: digest, raw size, compressed data (None: the vault holds it already)."""
     read: int = 0
     """Bytes read from the live log."""
+    written_ahead: int = 0
+    """Compressed bytes of its chunks written before its transaction (`HELD`)."""
 
     @property
     def stored(self) -> int:
-        return sum(len(data) for _, _, data in self.chunks if data is not None)
+        return self.written_ahead + sum(len(data) for _, _, data in self.chunks if data is not None)
 
 
 @dataclass
@@ -339,13 +347,20 @@ class _Chunker:
         self.out: list[Any] = []
         self.done = 0
         """Chunks at the start of `out` whose compression has finished."""
+        self.held = 0
+        """Compressed bytes of those chunks not yet written."""
+        self.written_ahead = 0
 
     def feed(self, data: bytes) -> None:
         self.pending += data
         while len(self.pending) > CHUNK:
-            cut = self.pending.find(b"\n", CHUNK - 1)
+            # A line longer than a chunk is cut too, at LONG_LINE_CHUNK: held whole, a line of a gigabyte
+            # took gigabytes.
+            cut = self.pending.find(b"\n", CHUNK - 1, LONG_LINE_CHUNK)
             if cut < 0:
-                return  # a line longer than a chunk: wait for its end
+                if len(self.pending) < LONG_LINE_CHUNK:
+                    return  # the line may end in the next block
+                cut = LONG_LINE_CHUNK - 1
             self._emit(bytes(self.pending[:cut + 1]))
             del self.pending[:cut + 1]
 
@@ -366,7 +381,20 @@ class _Chunker:
         while len(self.out) - self.done > in_flight:
             digest, size, data = self.out[self.done]
             self.out[self.done] = (digest, size, data.result() if data is not None else None)
+            self.held += len(self.out[self.done][2] or b"")
             self.done += 1
+        if self.held > HELD:
+            self._write_ahead()
+
+    def _write_ahead(self) -> None:
+        """The finished chunks into the vault now (in the save's transaction if one is open), each then
+        counted on as one the vault holds: `_write` reads the log again if one is gone by then."""
+        ahead = [(digest, size, data) for digest, size, data in self.out[:self.done] if data is not None]
+        with contextlib.nullcontext() if self.connection.in_transaction else _transaction(self.connection):
+            self.connection.executemany("INSERT OR IGNORE INTO chunks (digest, size, data) VALUES (?, ?, ?)", ahead)
+        self.out[:self.done] = [(digest, size, None) for digest, size, _ in self.out[:self.done]]
+        self.written_ahead += self.held
+        self.held = 0
 
 
 def _read_blocks(handle: Any, limit: int | None = None) -> Iterator[bytes]:
@@ -409,7 +437,7 @@ def _prepare(connection: sqlite3.Connection, pool: ThreadPoolExecutor, place: Pl
                 if not grown:
                     return _Prepared(place, path, live, "touched", base, current.size, current.sha1, read=read)
                 return _Prepared(place, path, live, "grown", base, read + grown, hasher.hexdigest(), keep,
-                                 chunker.finish(), read=read + grown)
+                                 chunker.finish(), read=read + grown, written_ahead=chunker.written_ahead)
             handle.seek(0)  # it lost bytes: a new version, sharing what it can with the old one
         hasher = _content_hasher()
         chunker = _Chunker(connection, pool)
@@ -429,7 +457,7 @@ def _prepare(connection: sqlite3.Connection, pool: ThreadPoolExecutor, place: Pl
             chunker.feed(block)
             size += len(block)
     return _Prepared(place, path, live, "version" if current else "new", base, size, hasher.hexdigest(), keep,
-                     chunker.finish(), read=read + size)
+                     chunker.finish(), read=read + size, written_ahead=chunker.written_ahead)
 
 
 def first_value(path: Path, key: str, lines: int = 50) -> str:
@@ -437,7 +465,11 @@ def first_value(path: Path, key: str, lines: int = 50) -> str:
     session only there, as `sessionId`), or ""."""
     try:
         with path.open("rb") as handle:
-            for _, line in zip(range(lines), handle, strict=False):
+            # A line longer than a chunk is not read whole (a first line of a gigabyte): cut, it fails to parse.
+            for line in iter(lambda: handle.readline(CHUNK), b""):
+                lines -= 1
+                if lines < 0:
+                    break
                 try:
                     value = json.loads(line).get(key)
                 except (ValueError, AttributeError):

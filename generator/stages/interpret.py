@@ -395,7 +395,8 @@ class _SessionBuilder:
 
     def feed(self, item: Entry | BrokenLine) -> None:
         if isinstance(item, BrokenLine):
-            self.events.append(Unreadable(anchor=f"line-{item.line}", line=item.line, text=item.text, reason=item.reason))
+            self.events.append(Unreadable(anchor=f"line-{item.line}", line=item.line, text=item.text, reason=item.reason,
+                                          whole=item.whole))
         else:
             self._entry(item)
 

@@ -3,12 +3,19 @@
 A line that cannot be read (broken JSON, a truncated last line, bad UTF-8, not a JSON object) becomes a
 diagnostic with its file and line, and a `BrokenLine` that is shown in the page where it was, so that
 nothing is silently dropped and everything around it still renders.
+
+A line longer than `LINE_LIMIT` is not read whole, whatever it holds: parsing it would take several times
+its size in memory (a gigabyte-long line, seven gigabytes). It becomes a `BrokenLine` holding its start,
+and a way to read all of it again from the file a piece at a time (`LineInFile`), which phase 2 copies into
+a text file beside the page.
 """
 
 from __future__ import annotations
 
+import codecs
 import io
 import json
+import os
 import re
 
 import orjson
@@ -35,6 +42,62 @@ class ReadResult:
 # size (measured), against twice for the json module: the rare huge line (a pasted log, a big image) is
 # read by the json module.
 ORJSON_LINE_LIMIT = 1 << 20
+# Reading a line takes about five times its size, rendering it as much again (measured: a 20 MB tool output
+# peaks a build at 245 MB): past this, a line is shown in part and copied whole, never parsed. Pasted
+# screenshots and tool outputs stay far below it.
+LINE_LIMIT = 16 << 20
+LINE_PREVIEW = 64 << 10
+"""Bytes of an over-long line kept to show on its page."""
+_PIECE = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class LineInFile:
+    """Where a line too long to read whole is in its file: called, it gives the line's text again, a
+    piece of about a megabyte at a time, decoded as the file is (bad bytes as U+FFFD)."""
+
+    path: str
+    start: int
+    """Byte offset of the line (after a byte-order mark)."""
+    size: int
+    """Its bytes, without the line ending."""
+    codec: str
+    identity: tuple[int, int]
+    """The file's device and inode when it was read: a file replaced since is not taken for it."""
+
+    def __call__(self) -> Iterator[str]:
+        decoder = codecs.getincrementaldecoder(self.codec)(errors="replace")
+        try:
+            handle = open(self.path, "rb")  # noqa: SIM115 - closed below, also when the reader stops early
+        except OSError as error:
+            yield f"\n[sessionsite: {self.path} could not be opened again to copy this line: {error.strerror or error}]\n"
+            return
+        with handle:
+            info = os.fstat(handle.fileno())
+            if (info.st_dev, info.st_ino) != self.identity:
+                yield f"\n[sessionsite: {self.path} was replaced since it was read: this line is not copied]\n"
+                return
+            handle.seek(self.start)
+            left = self.size
+            while left > 0:
+                block = handle.read(min(_PIECE, left))
+                if not block:
+                    yield decoder.decode(b"", final=True)
+                    yield f"\n[sessionsite: {self.path} is shorter than when it was read: the line ends here]\n"
+                    return
+                left -= len(block)
+                yield decoder.decode(block)
+            yield decoder.decode(b"", final=True)
+
+
+@dataclass(frozen=True, slots=True)
+class _LongLine:
+    """What the line splitter hands on for a line over `LINE_LIMIT`: its start and where all of it is."""
+
+    preview: bytes
+    whole: LineInFile
+    ended: bool
+    """Whether a line ending closed it (else the file ended in it)."""
 
 
 def read_file(path: Path) -> ReadResult:
@@ -64,7 +127,10 @@ def stream_file(path: Path, diagnostics: list[Diagnostic], hasher: Any = None) -
         if encoding:
             diagnostics.append(Diagnostic(name, 0, "written in UTF-16, not UTF-8 as Claude Code writes: read as "
                                                    "UTF-16"))
-        for number, raw in enumerate(_lines(handle, hasher, encoding), start=1):
+        for number, raw in enumerate(_lines(handle, hasher, encoding, name), start=1):
+            if isinstance(raw, _LongLine):
+                yield _long_line(name, number, raw, diagnostics)
+                continue
             for item, problem in _read_line(name, number, raw):
                 if problem is not None:
                     diagnostics.append(problem)
@@ -72,23 +138,65 @@ def stream_file(path: Path, diagnostics: list[Diagnostic], hasher: Any = None) -
                     yield item
 
 
-def _lines(handle: io.BufferedReader, hasher: Any, utf16: str = "") -> Iterator[bytes]:
+def _lines(handle: io.BufferedReader, hasher: Any, utf16: str = "", path: str = "") -> Iterator[bytes | _LongLine]:
     """The file's lines as bytes, each with its ending. A line ends at `\n`, `\r\n` or a lone `\r`
     (some editors and old Mac tools save with CR alone, which a split on `\n` would read as one line): a
     raw `\r` cannot be inside a JSON line, since JSON strings escape it. Latin-1 maps each byte to one
     character and back, so the text layer only splits the lines and hands back the bytes it was given.
-    A UTF-16 file (`utf16` names its codec) is decoded as such, and its lines handed on in UTF-8."""
+    A UTF-16 file (`utf16` names its codec) is decoded as such, and its lines handed on in UTF-8. A line
+    over `LINE_LIMIT` is read past a piece at a time, and handed on as a `_LongLine`."""
+    info = os.fstat(handle.fileno())
+    identity = (info.st_dev, info.st_ino)
     buffered = io.BufferedReader(_Hashing(handle, hasher), 1 << 16)
     if utf16:
         # An odd last byte or a lone surrogate shows as U+FFFD; the reader then reports the line.
-        for line in io.TextIOWrapper(buffered, encoding=utf16, errors="replace", newline=""):
-            yield line.encode("utf-8")
+        start = handle.peek(2)[:2]
+        big_endian = utf16 == "utf-16-be" or start == b"\xfe\xff"
+        codec = "utf-16-be" if big_endian else "utf-16-le"
+        offset = 2 if utf16 == "utf-16" else 0  # the byte-order mark, which the codec drops
+        wide = io.TextIOWrapper(buffered, encoding=utf16, errors="replace", newline="")
+        while line := wide.readline(LINE_LIMIT // 2 + 1):
+            if len(line) > LINE_LIMIT // 2 and not line.endswith(("\n", "\r")):
+                long_line, size = _rest_of_long_line(wide, line, offset, codec, identity, path, 2)
+                offset += size
+                yield long_line
+                continue
+            offset += len(line.encode(codec, "surrogatepass"))
+            yield line.encode("utf-8", "replace")
         return
     text = io.TextIOWrapper(buffered, encoding="latin-1", newline="")
-    while line := text.readline():
+    offset = 0
+    while line := text.readline(LINE_LIMIT + 1):
+        if len(line) > LINE_LIMIT and not line.endswith(("\n", "\r")):
+            long_line, size = _rest_of_long_line(text, line, offset, "utf-8", identity, path, 1)
+            offset += size
+            yield long_line
+            continue
+        offset += len(line)
         raw = line.encode("latin-1")
-        line = ""  # a line may be hundreds of megabytes: its text copy goes before the bytes are read
+        line = ""  # a line may be many megabytes: its text copy goes before the bytes are read
         yield raw
+
+
+def _rest_of_long_line(text: io.TextIOWrapper, start: str, offset: int, codec: str, identity: tuple[int, int],
+                       path: str, width: int) -> tuple[_LongLine, int]:
+    """Reads past the rest of a line whose first `start` characters are read, a piece at a time; returns
+    it as a `_LongLine` and the bytes it took in the file. `width`: bytes per character (the file's, as
+    decoded: 1 for latin-1, 2 for UTF-16, where a pair of surrogates is decoded as one character)."""
+    def size_of(piece: str) -> int:
+        return len(piece) if width == 1 else len(piece.encode(codec, "surrogatepass"))
+
+    preview = start[:LINE_PREVIEW // width]
+    preview_bytes = preview.encode("latin-1") if width == 1 else preview.encode("utf-8", "replace")
+    skip = 3 if offset == 0 and preview_bytes.startswith(b"\xef\xbb\xbf") else 0  # a UTF-8 byte-order mark
+    size, ending = size_of(start), 0
+    while piece := text.readline(_PIECE):
+        size += size_of(piece)
+        if piece.endswith(("\n", "\r")):
+            ending = size_of(piece) - size_of(piece.rstrip("\r\n"))
+            break
+    whole = LineInFile(path, offset + skip, size - ending - skip, codec, identity)
+    return _LongLine(preview_bytes[skip:], whole, ended=ending > 0), size
 
 
 def _utf16_encoding(start: bytes) -> str:
@@ -124,6 +232,16 @@ class _Hashing(io.RawIOBase):
         if count and self.hasher is not None:
             self.hasher.update(memoryview(buffer)[:count])
         return count
+
+
+def _long_line(name: str, number: int, line: _LongLine, diagnostics: list[Diagnostic]) -> BrokenLine:
+    size = line.whole.size
+    ending = "" if line.ended else ", and the file ends in it (a write cut off, or one still going on)"
+    reason = (f"a line of {size / (1 << 20):,.1f} MB, longer than the {LINE_LIMIT >> 20} MB read whole{ending}: "
+              f"not read; its start is shown, and all of it is in a text file beside the page")
+    diagnostics.append(Diagnostic(name, number, reason))
+    preview = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(line.preview)  # a cut character waits
+    return BrokenLine(name, number, preview, reason, whole=line.whole)
 
 
 def _read_line(name: str, number: int, raw: bytes) -> Iterator[tuple[ReadItem | None, Diagnostic | None]]:

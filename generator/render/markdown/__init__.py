@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Iterable, Protocol
 
 from ...core import urls
 from ...stages.commits import commit_url
@@ -57,7 +57,7 @@ class Output(Protocol):
     def write_shared(self, path: str, content: bytes) -> None:
         """A file named by its content, which several sessions may bring."""
 
-    def append(self, path: str, text: str) -> None:
+    def append(self, path: str, text: str | bytes) -> None:
         """Text added to the end of a file this session writes piece by piece."""
 
 
@@ -394,6 +394,18 @@ class SessionDocument:
         self.own_files.add(target)
         return urls.relative(self.path, target)
 
+    def attach_pieces(self, name: str, pieces: Iterable[str]) -> tuple[str, int]:
+        """A file beside the page written as its text comes: the link to it, and its size in bytes."""
+        target = urls.attachment(self.session.key, name)
+        self.output.append(target, b"")
+        self.own_files.add(target)
+        size = 0
+        for piece in pieces:
+            data = piece.encode("utf-8", "replace")
+            self.output.append(target, data)
+            size += len(data)
+        return urls.relative(self.path, target), size
+
     def _media(self, files: tuple[Media, ...]) -> str:
         """Embedded images and PDFs become files named by their content (a file pasted twice is stored
         once); a file referred to by path or URL is shown as that reference, never read or fetched."""
@@ -471,7 +483,12 @@ class SessionDocument:
             return [Group("unknown", opening, (json_block(event.raw),), closing, event.anchor)]
         if isinstance(event, Unreadable):
             shown, note = event.text, []
-            if len(shown) > INLINE_OUTPUT_LIMIT:  # a broken line of any size: its start, and the whole in a file
+            if event.whole is not None:  # too long to read whole: copied a piece at a time
+                shown = shown[:INLINE_OUTPUT_LIMIT]
+                link, size = self.attach_pieces(f"{event.anchor}.txt", event.whole())
+                note = [Prose(f"[The whole line]({link}) ({size / (1 << 20):,.1f} MB; its first {len(shown):,} "
+                              f"characters are shown here)", "sessionsite")]
+            elif len(shown) > INLINE_OUTPUT_LIMIT:  # a broken line of any size: its start, and the whole in a file
                 whole = event.text.encode("utf-8")
                 shown = shown[:INLINE_OUTPUT_LIMIT]
                 note = [Prose(f"[The whole line]({self.attach(f'{event.anchor}.txt', whole)}) ({len(whole) / 1024:,.0f} KB; "

@@ -18,7 +18,7 @@ import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 from ...core.model import BrokenLine, Diagnostic, Entry, Session
 from ..credentials.assignments import plausible_secret
@@ -42,6 +42,11 @@ UNTOUCHED_FIELDS = frozenset({
 })
 """Fields that hold identifiers: only tokens of a known format are looked for in them."""
 
+REDACTION_WINDOW = 1 << 20
+"""A text too long to hold at once (a line too long to read whole) is redacted this many characters at a
+time…"""
+REDACTION_MARGIN = 64 << 10
+"""…cut where the text this far either side of the cut redacts alike whole and in two."""
 SHORTEST_SECRET = 7
 """Nothing shorter can hold a secret any rule finds (`PWD=abc` is the shortest); most strings in an entry are
 names and ids this short, and skipping them is a good part of redaction's speed."""
@@ -396,10 +401,43 @@ class Redactor:
 
 
     def item(self, item: Entry | BrokenLine) -> Entry | BrokenLine:
-        """An entry, or the text of an unreadable line, which is shown too."""
+        """An entry, or the text of an unreadable line, which is shown too (and all of a line too long to
+        read whole, as it is copied)."""
         if not self.active:
             return item
-        return self.entry(item) if isinstance(item, Entry) else replace(item, text=self.text(item.text))
+        if isinstance(item, Entry):
+            return self.entry(item)
+        whole = item.whole
+        return replace(item, text=self.text(item.text),
+                       whole=None if whole is None else lambda: self.text_in_pieces(whole()))
+
+    def text_in_pieces(self, pieces: Iterable[str]) -> Iterator[str]:
+        """A text too long to hold at once, redacted a window at a time, as `text` would redact it whole:
+        a window ends where redacting the text around the cut in one go and in two parts comes out the
+        same, so that no secret is cut in two."""
+        pending = ""
+        for piece in pieces:
+            pending += piece
+            while len(pending) >= REDACTION_WINDOW + REDACTION_MARGIN:
+                cut = self._safe_cut(pending, REDACTION_WINDOW)
+                yield self.text(pending[:cut])
+                pending = pending[cut:]
+        if pending:
+            yield self.text(pending)
+
+    def _safe_cut(self, text: str, near: int) -> int:
+        """A place at or before `near` where no rule matches across: the first of a few tried, else `near`
+        (only a match longer than the margin, which no secret is, spans them all)."""
+        counts, record = self.counts, self.record
+        self.counts, self.record = Counter(), None  # trying is not redacting
+        try:
+            for cut in range(near, near - REDACTION_MARGIN // 2, -REDACTION_MARGIN // 32):
+                left, right = text[cut - REDACTION_MARGIN:cut], text[cut:cut + REDACTION_MARGIN]
+                if self.text(left + right) == self.text(left) + self.text(right):
+                    return cut
+            return near
+        finally:
+            self.counts, self.record = counts, record
 
     # -- summaries, by schema ------------------------------------------------------------------------------
 
