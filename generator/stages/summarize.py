@@ -36,7 +36,7 @@ from ..core.model import (
     Unknown,
     Unreadable,
 )
-from ..core.text import plain, shorten
+from ..core.text import head, plain, shorten
 
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 # The tools that change files, and the input naming the file each changes.
@@ -77,9 +77,9 @@ def _action_of(event: Event) -> str:
     if isinstance(event, BashMode) and event.command:
         return f"! {event.command}"
     if isinstance(event, (Notice, AssistantText, Thinking)):
-        return event.text[:2000]
+        return head(event.text, 2000)
     if isinstance(event, ToolCall) and event.result is not None:
-        return event.result.text[:2000]
+        return head(event.result.text, 2000)
     return ""
 
 
@@ -183,7 +183,7 @@ class Summary:
                 if not self.first_prompt:
                     self.first_prompt = event.text[:FIRST_PROMPT_LIMIT]
                 if event.text.strip():
-                    self.outline.append(OutlineItem(anchor, shorten(plain(event.text[:2000]), 70), timestamp, page))
+                    self.outline.append(OutlineItem(anchor, shorten(plain(head(event.text, 2000)), 70), timestamp, page))
             elif event.label == PromptLabel.PLAN_PREAMBLE and not self.plan_source_id:
                 found = TRANSCRIPT_PATH.search(event.text)
                 if found:
@@ -199,14 +199,14 @@ class Summary:
                 self.subagent_calls.append(SubagentCall(
                     anchor=anchor, page=page, agent_id=agent_id if isinstance(agent_id, str) else "",
                     prompt_digest=text_digest(str(event.input.get("prompt", "")).strip()),
-                    description=str(event.input.get("description", "")).strip()[:500]))
+                    description=head(str(event.input.get("description", "")).strip(), 500)))
         elif isinstance(event, Plan):
             if not self.first_plan[0]:
                 self.first_plan = (event.status.value, event.how)
             if event.decision == PlanDecision.STARTED_SESSION:
                 if not self.started_plan_digest:
                     self.started_plan_digest = text_digest(event.text)
-                    self.started_plan_text = event.text[:2000]
+                    self.started_plan_text = head(event.text, 2000)
                 self.role = "implementation"
             else:
                 if event.status == PlanStatus.PENDING:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Collection, Mapping
 
+from ..core.text import head
 from ..core.model import (
     AssistantText,
     Event,
@@ -159,7 +160,7 @@ def plan_of(call: ToolCall) -> Plan:
         said = result.split(PLAN_FEEDBACK, 1)
         feedback = said[1].strip() if len(said) == 2 else ""
     else:
-        how = "answered: " + " ".join(result.split())[:200]
+        how = "answered: " + head(" ".join(result.split()), 200)
     return Plan(call.anchor, call.timestamp, plan_text, status, decision, how, feedback)
 
 

@@ -58,6 +58,8 @@ _FILE_NAME = re.compile(r"\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|ex|exs|erl|rb|go|rs|
                         r"php|swift|m|mm|dart|lua|pl|r|md|rst|txt|html|htm|css|scss|vue|svelte|sh|bash|zsh|sql|lock|"
                         r"log|snap|test|spec|d|ini|toml|ya?ml|json|env|conf|cfg|properties|xml|pem|crt|txt|csv|tf|tfvars)$", re.IGNORECASE)
 """A name that is a file name (`token.ex`, `auth.test.ts`): what follows it is a place, not a value."""
+_NETRC_BEFORE = re.compile(r"(?:\blogin[ \t]+\S+[ \t]+|(?:^|\n|\t|→)[ \t]*)\Z")
+"""What stands before a `.netrc` password: the login on its line, or nothing."""
 _QUERY_SECRETS = frozenset({"sig", "signature", "x-amz-signature", "x-goog-signature", "key", "code", "apikey",
                             "api-key", "access_token", "auth", "sas", "se-token"})
 """Query parameters that carry a credential though their names alone would not say so (an Azure SAS's
@@ -120,8 +122,9 @@ def _separator(text: str, name_start: int, name_end: int, credential_file: bool 
         return _skip_blanks(text, after_blanks + 1), ","  # define('DB_PASSWORD', '…'), set("token", "…")
     if name_start > 0 and text[name_start - 1] == "<" and text[position:position + 1] == ">":
         return position + 1, ">"  # <password>…</password>
-    flag = (text[name_start:name_start + 1] == "-" or credential_file) and (
-        name_start == 0 or text[name_start - 1] in " \t\n\"'(")
+    flag = text[name_start:name_start + 1] == "-" and (name_start == 0 or text[name_start - 1] in " \t\n\"'(")
+    if credential_file and not flag and _NETRC_BEFORE.search(text, max(0, name_start - 200), name_start):
+        flag = True  # .netrc: `machine h login me password X`, on one line or on its own
     if flag and after_blanks > position and after_blanks < len(text) and text[after_blanks] not in "-\n|&;>":
         return after_blanks, " "  # --password X
     return None

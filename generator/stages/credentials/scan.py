@@ -199,10 +199,13 @@ def form_spans(text: str, lower: str) -> list[Found]:
 
 
 _ANY_ASSIGNMENT = re.compile(
-    r"(?<![A-Za-z0-9_.\-])(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_.\-]*[\"']?[ \t]*[=:][ \t]*[\"']?"
+    r"(?<![A-Za-z0-9_.\-])(?:export[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)[\"']?[ \t]*[=:][ \t]*[\"']?"
     r"(?P<value>[A-Za-z0-9+/=_\-.~]{16,})")
 
 
+_DIGEST_NAME = re.compile(r"(?i)(?:.*@)?(?:sha\d*|sha3-\d+|md5|h\d|blake\w*|crc\d*|xxh\w*|integrity|digest|checksum|"
+                          r"hash|etag|commit|rev|revision|sum)")
+"""Names of digests and checksums: what they are given is a hash (`sha256:…`, go.sum's `h1:…`)."""
 _RANDOM_RUN = re.compile(r"(?<![A-Za-z0-9+/_])[A-Za-z0-9+/_]{32,}={0,2}(?![A-Za-z0-9+/=_])")
 """A run of base64 on its own: a key's body line, whatever a tool put before it (grep's `file-3-`)."""
 _PGPASS_LINE = re.compile(r"(?m)(?:^|\t|→|[\s'\"])[^\s'\"]*?(?:localhost|[^\s:'\"]*\.[^\s:'\"]+|\*):(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:"
@@ -220,7 +223,8 @@ def random_value_spans(text: str, nameless: bool) -> list[Found]:
     key = …`), and every long run that does on its own (a key's body lines, a value on a line of its own),
     and the password field of a `.pgpass` line."""
     found = [Found(*match.span("value"), "high-entropy") for match in _ANY_ASSIGNMENT.finditer(text)
-             if looks_random(match.group("value"), hex_counts=True) and not match.group("value").startswith("REDACTED")]
+             if not _DIGEST_NAME.fullmatch(match.group("name"))
+             and looks_random(match.group("value"), hex_counts=nameless) and not match.group("value").startswith("REDACTED")]
     if nameless:
         found += random_runs(text)
     return found
@@ -242,8 +246,7 @@ def context_spans(text: str, credential_file: bool, named_file: bool = False) ->
     lower = lower_in_place(text)
     found = form_spans(text, lower)
     if secret_word_positions(text):
-        found += [Found(start, end, "secret-assignment")
-                  for start, end in assigned_secrets(text, credential_file or named_file)]
+        found += [Found(start, end, "secret-assignment") for start, end in assigned_secrets(text, named_file)]
     if credential_file or named_file:
         found += random_value_spans(text, nameless=named_file)
     if _PGPASS_FIELDS.search(text):

@@ -87,8 +87,16 @@ def _key_flags(name: str) -> int:
     return flags
 
 
-_SHORT_TEXT = 300
-"""Names and ids are this short: in them a token is looked for inside longer runs of token characters too."""
+_NAME_LIKE = re.compile(r"[A-Za-z0-9_.:@/-]{1,200}")
+_BASE64_ONLY = re.compile(r"[A-Za-z0-9+/=]+")
+
+
+def _name_like(value: str) -> bool:
+    """A name or an id (a tool's `mcp__server__tool`, a branch, a slug): in it a token is looked for inside
+    longer runs of token characters too. Not base64, in which a token's prefix stands by chance."""
+    return _NAME_LIKE.fullmatch(value) is not None and not _BASE64_ONLY.fullmatch(value) and not value.startswith("data:")
+
+
 _AUTH_SCHEME = re.compile(r"(?i)(?:bearer|basic|token|bot|digest|negotiate|apikey)[ \t]+(?=\S)")
 _KEY_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-")
 _KEY_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|Private-MAC:")
@@ -218,7 +226,7 @@ class Redactor:
                     _LINE_NUMBER.sub("", value)):
                 value = self._unwrap(value)  # a token a numbered line cut in two, even inside its anchor
             if tokens and may_hold_token(value):
-                spans = embedded_token_spans(value) if len(value) < _SHORT_TEXT or not context else token_spans(value)
+                spans = embedded_token_spans(value) if not context or _name_like(value) else token_spans(value)
                 value = replace_spans(value, spans, self._taken)
                 value = replace_spans(value, encoded_token_spans(value), self._taken)
             if context:
