@@ -123,7 +123,8 @@ def _separator(text: str, name_start: int, name_end: int, credential_file: bool 
     if name_start > 0 and text[name_start - 1] == "<" and text[position:position + 1] == ">":
         return position + 1, ">"  # <password>…</password>
     flag = text[name_start:name_start + 1] == "-" and (name_start == 0 or text[name_start - 1] in " \t\n\"'(")
-    if credential_file and not flag and _NETRC_BEFORE.search(text, max(0, name_start - 200), name_start):
+    if not flag and text[name_start:position].lower() in ("password", "passwd") and _NETRC_BEFORE.search(
+            text, max(0, name_start - 200), name_start):
         flag = True  # .netrc: `machine h login me password X`, on one line or on its own
     if flag and after_blanks > position and after_blanks < len(text) and text[after_blanks] not in "-\n|&;>":
         return after_blanks, " "  # --password X

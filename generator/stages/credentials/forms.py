@@ -94,7 +94,7 @@ _DATA_LINE = re.compile(r"(?P<indent>[ \t]*)(?:data|stringData):[ \t]*$")
 _DATA_ENTRY = re.compile(r"(?P<indent>[ \t]+)[A-Za-z0-9_.\-]+:[ \t]*(?P<secret>[^\s\"'|>][^\n]*?)[ \t]*$")
 
 
-def _lines_with_offsets(text: str) -> list[tuple[int, str]]:
+def lines_with_offsets(text: str) -> list[tuple[int, str]]:
     lines, start = [], 0
     for found in _LINE_BREAK.finditer(text):
         lines.append((start, text[start:found.start()]))
@@ -109,7 +109,7 @@ def kubernetes_secret_values(text: str) -> list[tuple[int, int]]:
     each line."""
     spans: list[tuple[int, int]] = []
     data_indent: int | None = None
-    for offset, line in _lines_with_offsets(text):
+    for offset, line in lines_with_offsets(text):
         decoration = _DECORATION.match(line)
         content_start = decoration.end() if decoration and _DATA_ENTRY.match(line, decoration.end()) or (
             decoration and _DATA_LINE.match(line, decoration.end())) else 0

@@ -60,10 +60,12 @@ def _end(run: str = _TOKEN) -> str:
 
 _END = _end()
 _UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-# Ahead of a random part whose length varies: it holds a digit. A placeholder is words
-# (`sk-proj-your-key-here`, `sk_live_yourSecretKey`); a random run of 16 or more letters and digits has
-# none with a chance of a few in a thousand.
-_HOLDS_DIGIT = "(?=[A-Za-z_-]*[0-9])"
+# Ahead of a random part whose length varies: it holds a digit, or mixes cases. A placeholder is words in one
+# case (`sk-proj-your-key-here`, `glpat-xxxxxxxxxxxxxxxxxxxx`) or starts with one that says so
+# (`sk_live_yourSecretKeyGoesHere`); a random run of 20 letters has no digit with a
+# chance of a few in a hundred, and one case only with a chance of less than one in a million.
+_HOLDS_DIGIT = ("(?!(?i:your|my|the|example|sample|dummy|fake|placeholder|insert|replace|change|xxxx))"
+                "(?=[A-Za-z_-]*[0-9]|[a-z0-9_-]*[A-Z][A-Za-z0-9_-]*?[a-z]|[A-Z0-9_-]*[a-z][A-Za-z0-9_-]*?[A-Z])")
 
 
 _SLACK_WEBHOOK_PATH = r"(?:services|workflows|triggers)/[A-Za-z0-9_-]{1,64}(?:/[A-Za-z0-9_-]{1,64}){1,4}" + _END

@@ -15,12 +15,13 @@ import binascii
 import functools
 import re
 from dataclasses import dataclass
+from urllib.parse import unquote
 from typing import Callable, Iterable
 
 from .assignments import assigned_secrets
 from .entropy import looks_random
-from .files import names_credential_file
-from .forms import FORM_RULES, KUBERNETES_SECRET_MARKS, form_matches, kubernetes_secret_values
+from .files import looks_like_dotenv, names_credential_file
+from .forms import FORM_RULES, KUBERNETES_SECRET_MARKS, form_matches, kubernetes_secret_values, lines_with_offsets
 from .anchors import Anchors
 from .names import lower_in_place, may_name_secret, secret_word_positions
 from .providers import TOKEN_RULES, TokenRule
@@ -239,12 +240,64 @@ def pgpass_spans(text: str) -> list[Found]:
             if not match.group("value").startswith("[REDACTED")]
 
 
+_PERCENT_ESCAPED = re.compile(r"[^\s/?&#=\"'<>\\]*%[0-9A-Fa-f]{2}[^\s/?&#=\"'<>\\]*")
+
+
+def percent_encoded_spans(text: str) -> list[Found]:
+    """A path segment or query value that holds a secret once its percent-escapes are decoded (a webhook's
+    URL passed in another URL, a connection string in a query): the whole encoded segment goes."""
+    found: list[Found] = []
+    for segment in _PERCENT_ESCAPED.finditer(text):
+        decoded = unquote(segment.group())
+        if len(decoded) < 8 or decoded == segment.group():
+            continue
+        kinds = [item.kind for item in token_spans(decoded)] if may_hold_token(decoded) else []
+        if not kinds and (has_context(decoded) or looks_like_dotenv(decoded)):
+            kinds = [item.kind for item in context_spans(decoded, False)]
+        if kinds:
+            found.append(Found(*segment.span(), kinds[0]))
+    return found
+
+
+_KEY_BODY_LINE = re.compile(r"(?:[ \t]*\d+(?:→|\t)|[^\s:]*[:-]\d+[:-]|\d+[:-]|[+> ])?[ \t]*"
+                            r"(?P<body>[A-Za-z0-9+/]{56,80}={0,2})[ \t]*")
+_KEY_BODY_TAIL = re.compile(r"(?:[ \t]*\d+(?:→|\t)|[^\s:]*[:-]\d+[:-]|\d+[:-]|[+> ])?[ \t]*"
+                            r"(?P<body>[A-Za-z0-9+/]{4,80}={0,2})[ \t]*")
+_LONG_BASE64 = re.compile(r"[A-Za-z0-9+/]{56}")
+
+
+def key_body_spans(text: str) -> list[Found]:
+    """Two or more lines of random base64 of a key's width (64 for PEM, 70 for OpenSSH, 76 for MIME), with
+    the short line that may end them: the body of a private key shown without its header (a grep, a pasted
+    part, a quoted one), whatever a tool put before each line."""
+    if _LONG_BASE64.search(text) is None:
+        return []
+    found: list[Found] = []
+    run: list[tuple[int, int]] = []
+    for offset, line in lines_with_offsets(text):
+        body = _KEY_BODY_LINE.fullmatch(line)
+        if body is not None and looks_random(body.group("body"), paths=False):
+            run.append((offset + body.start("body"), offset + body.end("body")))
+            continue
+        if len(run) >= 2:
+            tail = _KEY_BODY_TAIL.fullmatch(line)
+            if tail is not None and tail.group("body").endswith("="):
+                run.append((offset + tail.start("body"), offset + tail.end("body")))
+            found += [Found(start, end, "private-key") for start, end in run]
+        run = []
+    if len(run) >= 2:
+        found += [Found(start, end, "private-key") for start, end in run]
+    return found
+
+
 def context_spans(text: str, credential_file: bool, named_file: bool = False) -> list[Found]:
     """Secrets found by their context. `credential_file`: the text has the shape of a credential file or
     is one; `named_file`: it is a file known as one by its name, where a random run on its own is a secret too
     (a key's body lines)."""
     lower = lower_in_place(text)
-    found = form_spans(text, lower)
+    found = form_spans(text, lower) + key_body_spans(text)
+    if "%" in text:
+        found += percent_encoded_spans(text)
     if secret_word_positions(text):
         found += [Found(start, end, "secret-assignment") for start, end in assigned_secrets(text, named_file)]
     if credential_file or named_file:
@@ -260,7 +313,8 @@ def has_context(text: str) -> bool:
         return True
     lower = text.lower()
     return compiled().form_anchors.any_in(lower) or any(mark in lower for mark in KUBERNETES_SECRET_MARKS) or (
-        _PGPASS_FIELDS.search(text) is not None)
+        _PGPASS_FIELDS.search(text) is not None) or "%" in text and _PERCENT_ESCAPED.search(text) is not None or (
+        _LONG_BASE64.search(text) is not None)
 
 
 _GREP_PLACE = re.compile(r"(?m)^(?P<path>[^\s:]+?)[:-]\d+[:-]")
