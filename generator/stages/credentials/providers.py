@@ -49,7 +49,8 @@ def _starting(lead: str, run: str = _TOKEN) -> str:
     """`lead` (a pattern of fixed width that every match starts with) where a token may start: not right
     after one of the `run` characters, except where those end a JSON escape (`\\n`, `\\r`, `\\t`) or an
     escaped URL character (`%3D`). Checked behind the lead, so that re can search for the lead's literal."""
-    lead, run = f"(?:{lead})", run.replace("=", "")  # `=` ends base64, and assigns: it may stand before a token
+    # `=` ends base64, and assigns; `/` ends a URL's path segment: either may stand before a token.
+    lead, run = f"(?:{lead})", run.replace("=", "").replace("/", "")
     return f"{lead}(?:(?<![{run}]{lead})|(?<=\\\\[nrt]{lead})|(?<=%[0-9A-Fa-f]{{2}}{lead}))"
 
 
@@ -179,7 +180,7 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     TokenRule("tailscale-key", "Tailscale", ("tskey-",),
               _token("tskey-", "(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{8,32}-[A-Za-z0-9]{16,64}")),
     TokenRule("planetscale-token", "PlanetScale", ("pscale_tkn_", "pscale_pw_", "pscale_oauth_"),
-              _token("pscale_", "(?:tkn|pw|oauth)_[A-Za-z0-9_]{32,64}")),
+              _token("pscale_", "(?:tkn|pw|oauth)_[A-Za-z0-9_-]{32,64}")),
     TokenRule("scalingo-token", "Scalingo", ("tk-us-",), _token("tk-us-", "[A-Za-z0-9_-]{48}")),
     TokenRule("prefect-key", "Prefect", ("pnu_",), _token("pnu_", "[A-Za-z0-9]{36}")),
     TokenRule("neon-key", "Neon", ("napi_",), _token("napi_", "[a-z0-9]{64}")),
@@ -208,7 +209,7 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     TokenRule("atlassian-token", "Atlassian", ("ATATT3",), _token("ATATT3", "[A-Za-z0-9_=-]{186}", "A-Za-z0-9_=-")),
     TokenRule("atlassian-token", "Atlassian", ("ATCTT3",),
               _token("ATCTT3", "[A-Za-z0-9_=-]{100,300}=[A-F0-9]{8}", "A-Za-z0-9_=-")),
-    TokenRule("bitbucket-app-password", "Atlassian", ("ATBB",), _token("ATBB", "[A-Za-z0-9]{32}")),
+    TokenRule("bitbucket-app-password", "Atlassian", ("ATBB",), _token("ATBB", "[A-Za-z0-9]{32}(?:[A-F0-9]{8})?")),
     TokenRule("bitbucket-token", "Atlassian", ("BBDC-",),
               _token("BBDC-", "[A-Za-z0-9+/@_-]{40,50}", "A-Za-z0-9+/@_-")),
     TokenRule("circleci-token", "CircleCI", ("CCIPAT_", "CCIPRJ_"),
@@ -254,7 +255,7 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
               r"https?://hooks\.slack\.com/" + _SLACK_WEBHOOK_PATH),
     # (the same without its scheme)
     TokenRule("slack-webhook", "Slack", ("hooks.slack.com/",),
-              _starting(r"hooks\.slack\.com/", "A-Za-z0-9_./-") + _SLACK_WEBHOOK_PATH),
+              r"(?<!/)" + _starting(r"hooks\.slack\.com/", "A-Za-z0-9_.-") + _SLACK_WEBHOOK_PATH),
     # Discord bot tokens: the bot's id in base64, a timestamp, an HMAC (27, or 38 in newer tokens).
     TokenRule("discord-token", "Discord", (),
               _token("[MNO]", r"[A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.(?:[A-Za-z0-9_-]{38}|[A-Za-z0-9_-]{27})"),

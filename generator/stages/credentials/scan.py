@@ -134,6 +134,8 @@ def embedded_token_spans(text: str) -> list[Found]:
     for start, anchor in catalogue.anchors.occurrences(text):
         if any(item.start <= start < item.end for item in found):
             continue
+        if len(anchor) < 4 and len(text) > 200:
+            continue  # in a long run of random characters (a signature) a short anchor stands by chance
         for index in catalogue.rules_by_anchor[anchor]:
             rule, pattern = catalogue.rules[index]
             window = text[start:start + _LONGEST_EMBEDDED]
@@ -214,9 +216,9 @@ _PGPASS_LINE = re.compile(r"(?m)(?:^|\t|→|[\s'\"])[^\s'\"]*?(?:localhost|[^\s:
 
 
 def random_runs(text: str) -> list[Found]:
-    """Every run of base64 on its own that looks random (a key's body line; a command's argument)."""
+    """Every run of base64 on its own that looks random (a key's line; a command's argument), but a path."""
     return [Found(*match.span(), "high-entropy") for match in _RANDOM_RUN.finditer(text)
-            if looks_random(match.group(), paths=False)]
+            if looks_random(match.group())]
 
 
 def random_value_spans(text: str, nameless: bool) -> list[Found]:
