@@ -674,6 +674,14 @@ def test_at_least_eighty_providers_and_a_hundred_rules():
     assert len(TOKEN_RULES) >= 100
 
 
+def test_a_telegram_token_is_found_in_a_bot_api_url():
+    """The Bot API puts the token in the path, right after `bot`: a letter, which stops other tokens."""
+    token = "4815162342:AAN0tAR3al_T0k-enN0tAR3al_T0k-enN0t"
+    url = f"curl https://api.telegram.org/bot{token}/getMe"
+    assert findings(url) == [("telegram-token::AA", token)]
+    assert findings(f"robot{token}") == []
+
+
 # Values that share a token's characters, and sometimes its prefix, but are not secrets.
 LOOK_ALIKES = [
     "3f786850e387550fdab836ed7e6dc881de23001b",  # a git SHA
@@ -704,8 +712,8 @@ LOOK_ALIKES = [
     "const token = process.env.GITHUB_TOKEN;",
     "export ANTHROPIC_API_KEY=sk-ant-...",
     "Set OPENAI_API_KEY to sk-proj-your-api-key-goes-here-xxxx",
-    "STRIPE_SECRET_KEY=sk_live_yourSecretKeyGoesHereNow",
-    "SLACK_BOT_TOKEN=xoxb-your-bot-token-here-please",
+    "STRIPE_SECRET_KEY=sk_live_yoursecretkeygoeshere",
+    "SLACK_BOT_TOKEN=xoxb-your-bot-token-here-please", "GITLAB_TOKEN=glpat-your-personal-access-token",
     "scikit-learn sk-learn task-runner risk-assessment",
     "def test_parses_a_very_long_function_name_without_digits(): pass",
     "live_reload_configuration_value_for_the_dev_server",

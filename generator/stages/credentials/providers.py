@@ -45,12 +45,14 @@ _TOKEN = "A-Za-z0-9_-"
 _BASE64 = "A-Za-z0-9_+/=-"
 
 
-def _starting(lead: str, run: str = _TOKEN) -> str:
+def _starting(lead: str, run: str = _TOKEN, after: str = "") -> str:
     """`lead` (a pattern of fixed width that every match starts with) where a token may start: not right
-    after one of the `run` characters, except where those end a JSON escape (`\\n`, `\\r`, `\\t`) or an
-    escaped URL character (`%3D`). Checked behind the lead, so that re can search for the lead's literal."""
+    after one of the `run` characters, except where those end a JSON escape (`\\n`, `\\r`, `\\t`), an
+    escaped URL character (`%3D`) or `after` (a literal the provider puts before its tokens). Checked
+    behind the lead, so that re can search for the lead's literal."""
     lead, run = f"(?:{lead})", run.replace("=", "")  # `=` ends base64, and assigns: it may stand before a token
-    return f"{lead}(?:(?<![{run}]{lead})|(?<=\\\\[nrt]{lead})|(?<=%[0-9A-Fa-f]{{2}}{lead}))"
+    also = f"|(?<={after}{lead})" if after else ""
+    return f"{lead}(?:(?<![{run}]{lead})|(?<=\\\\[nrt]{lead})|(?<=%[0-9A-Fa-f]{{2}}{lead}){also})"
 
 
 def _end(run: str = _TOKEN) -> str:
@@ -60,18 +62,18 @@ def _end(run: str = _TOKEN) -> str:
 
 _END = _end()
 _UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-# Ahead of a random part whose length varies: it holds a digit. A placeholder is words
-# (`sk-proj-your-key-here`, `sk_live_yourSecretKey`); a random run of 16 or more letters and digits has
-# none with a chance of a few in a thousand.
-_HOLDS_DIGIT = "(?=[A-Za-z_-]*[0-9])"
+# Ahead of a random part whose length varies: it is not all lower-case words. A placeholder is
+# (`sk-proj-your-api-key-here`, `glpat-your-access-token`); 16 random letters and digits are, about one
+# time in a million. (A digit is no test: 24 random letters and digits hold none one time in 70.)
+_NOT_WORDS = "(?![a-z_-]*(?![A-Za-z0-9_-]))"
 
 
 _SLACK_WEBHOOK_PATH = r"(?:services|workflows|triggers)/[A-Za-z0-9_-]{1,64}(?:/[A-Za-z0-9_-]{1,64}){1,4}" + _END
 
 
-def _token(lead: str, body: str, run: str = _TOKEN) -> str:
-    """A token: `lead`, then `body`, standing alone in its text."""
-    return _starting(lead, run) + body + _end(run)
+def _token(lead: str, body: str, run: str = _TOKEN, after: str = "") -> str:
+    """A token: `lead`, then `body`, standing alone in its text (or right after `after`)."""
+    return _starting(lead, run, after) + body + _end(run)
 
 
 # Ordered: where two rules could match the same text, the first names it (none is known to; the tests
@@ -82,10 +84,10 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     # refresh, as Claude Code holds them); 95 characters after the prefix, ending in AA. Shorter ones are
     # still taken: a key cut by a terminal is still a key.
     TokenRule("anthropic-key", "Anthropic", ("sk-ant-",),
-              _token("sk-ant-", r"(?:api|admin|oat|ort|sid)[0-9]{2}-" + _HOLDS_DIGIT + "[A-Za-z0-9_-]{20,200}")),
+              _token("sk-ant-", r"(?:api|admin|oat|ort|sid)[0-9]{2}-" + _NOT_WORDS + "[A-Za-z0-9_-]{20,200}")),
     # OpenAI project, service-account, admin and user keys (sk-proj-…, up to 164 characters)…
     TokenRule("openai-key", "OpenAI", ("sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-"),
-              _token("sk-", "(?:proj|svcacct|admin|None)-" + _HOLDS_DIGIT + "[A-Za-z0-9_-]{20,300}")),
+              _token("sk-", "(?:proj|svcacct|admin|None)-" + _NOT_WORDS + "[A-Za-z0-9_-]{20,300}")),
     # …and the legacy key, whose middle is base64 for "openai" (T3BlbkFJ).
     TokenRule("openai-key", "OpenAI", ("T3BlbkFJ",), _token("sk-", r"[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}")),
     TokenRule("openrouter-key", "OpenRouter", ("sk-or-v1-",), _token("sk-or-v1-", "[0-9a-f]{64}")),
@@ -198,7 +200,7 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     TokenRule("gitlab-token", "GitLab",
               ("glpat-", "gldt-", "glrt-", "glptt-", "glsoat-", "glft-", "glcbt-", "glimt-", "glagent-", "gloas-",
                "glffct-"),
-              _token("gl", "(?:pat|dt|rt|ptt|soat|ft|cbt|imt|agent|oas|ffct)-" + _HOLDS_DIGIT + "[A-Za-z0-9_-]{20,300}"
+              _token("gl", "(?:pat|dt|rt|ptt|soat|ft|cbt|imt|agent|oas|ffct)-" + _NOT_WORDS + "[A-Za-z0-9_-]{20,300}"
                            r"(?:\.[0-9a-z]{2}\.[0-9a-z]{9}|\.[0-9a-z]{9})?")),
     # GitLab runner registration tokens.
     TokenRule("gitlab-token", "GitLab", ("GR1348941",), _token("GR1348941", "[A-Za-z0-9_-]{20,50}")),
@@ -245,7 +247,7 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     # configuration tokens and their refresh tokens…
     TokenRule("slack-token", "Slack", ("xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xoxe.xox"),
               _token("xox", r"(?:[bpos]-(?:[0-9]{1,16}-){1,4}|[ar]-(?:[0-9]{1,16}-){0,4}|e-[0-9]-|e\.xox[bp]-[0-9]-)"
-                            + _HOLDS_DIGIT + "[A-Za-z0-9]{8,250}")),
+                            + "[A-Za-z0-9]{8,250}")),
     TokenRule("slack-token", "Slack", ("xapp-",), _token("xapp-", "[0-9]-[A-Z0-9]{6,20}-[0-9]{6,20}-[a-f0-9]{32,80}")),
     # …and incoming webhooks (services/), workflow webhooks and triggers.
     TokenRule("slack-webhook", "Slack", ("://hooks.slack.com/",),
@@ -260,8 +262,9 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     TokenRule("discord-webhook", "Discord", ("discord",),
               r"https://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/(?:v[0-9]{1,2}/)?webhooks/[0-9]{17,20}/"
               r"[A-Za-z0-9_-]{68}" + _END),
-    # Telegram bot tokens: the bot's id, a colon, 35 characters that start with AA.
-    TokenRule("telegram-token", "Telegram", (":AA",), _token("[0-9]", "[0-9]{7,9}:AA[A-Za-z0-9_-]{33}")),
+    # Telegram bot tokens: the bot's id, a colon, 35 characters that start with AA; in the Bot API's URLs
+    # right after `/bot` (https://api.telegram.org/bot<token>/getMe).
+    TokenRule("telegram-token", "Telegram", (":AA",), _token("[0-9]", "[0-9]{7,9}:AA[A-Za-z0-9_-]{33}", after="/bot")),
     TokenRule("teams-webhook", "Microsoft", (".webhook.office.com/",),
               r"https://[a-z0-9-]{1,63}\.webhook\.office\.com/webhookb2/" + _UUID + "@" + _UUID
               + r"/IncomingWebhook/[0-9a-f]{32}/" + _UUID + "(?:/[A-Za-z0-9_-]{20,80})?" + _END),
@@ -296,7 +299,7 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
 
     # -- Payments and commerce --------------------------------------------------------------------------
     # Stripe secret, restricted and publishable keys, live and test…
-    TokenRule("stripe-key", "Stripe", ("k_live_", "k_test_"), _token("[spr]k_(?:live|test)_", _HOLDS_DIGIT + "[A-Za-z0-9]{16,247}")),
+    TokenRule("stripe-key", "Stripe", ("k_live_", "k_test_"), _token("[spr]k_(?:live|test)_", _NOT_WORDS + "[A-Za-z0-9]{16,247}")),
     # …and webhook signing secrets.
     TokenRule("stripe-webhook-secret", "Stripe", ("whsec_",), _token("whsec_", "[A-Za-z0-9+/]{32,88}={0,2}", _BASE64)),
     # Square OAuth secrets (sq0csp-, sandbox-sq0csb-) and access tokens (sq0atp-, EAAA).
