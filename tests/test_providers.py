@@ -104,8 +104,11 @@ SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
     ('google-oauth-token', 'ya29.'): [
         'ya29.N0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T',
     ],
-    ('gcp-service-account-key', '"private_key_id"'): [
+    ('gcp-service-account-key', 'private_key_id'): [
         ('"private_key_id": "0ddba11c0ffee5afe0ddba11c0ffee5afe0ddba1"', '0ddba11c0ffee5afe0ddba11c0ffee5afe0ddba1'),
+        # the key file inside a JSON string (GOOGLE_CREDENTIALS='{"type": …}' printed as JSON)
+        ('{\\"private_key_id\\": \\"0ddba11c0ffee5afe0ddba11c0ffee5afe0ddba1\\",',
+         '0ddba11c0ffee5afe0ddba11c0ffee5afe0ddba1'),
     ],
     ('firebase-messaging-key', ':APA91b'): [
         'AAAAN0tAR3a:APA91bN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-e',
@@ -603,7 +606,8 @@ def text_and_secret(sample: str | tuple[str, str]) -> tuple[str, str]:
 
 
 # Where a token turns up: alone, in prose, quoted, in code, at the start and the end of a line, in a
-# header, after a JSON escape (a .env file printed inside a JSON string), URL-encoded in a query.
+# header, after a JSON escape (a .env file printed inside a JSON string), URL-encoded in a query, coloured
+# by a terminal, on the removed and added lines of a diff.
 CONTEXTS = [
     "{}",
     "the key is {} and that is all",
@@ -618,6 +622,12 @@ CONTEXTS = [
     "Authorization: Bearer {}",
     'printf "line one\\n{}\\nline two"',
     "https://example.com/callback?state=1&token%3D{}&next=2",
+    "\x1b[32m{}\x1b[0m",
+    "Token: \x1b[1;31m{}\x1b[m",
+    "[38;5;208m{}[0m",
+    "diff --git a/.token b/.token\n@@ -1 +1 @@\n-{}\n+(rotated)",
+    "@@ -0,0 +1 @@\n+{}",
+    "-{}",
 ]
 
 

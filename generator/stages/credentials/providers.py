@@ -45,14 +45,21 @@ _TOKEN = "A-Za-z0-9_-"
 _BASE64 = "A-Za-z0-9_+/=-"
 
 
+# What may stand right before a token although it ends in one of the token's characters: a JSON escape
+# (`\\n`, `\\r`, `\\t`: a .env file printed inside a JSON string), an escaped URL character (`%3D`), a
+# terminal's colour code (`ESC[32m`, `ESC[1;31m`, `ESC[m`), the `-` or `+` that starts a diff's line.
+_MAY_PRECEDE = (r"\\[nrt]", "%[0-9A-Fa-f]{2}", r"\[m", r"[\[;][0-9]m", r"[\[;][0-9]{2}m", r"[\[;][0-9]{3}m",
+                r"\n[-+]", r"\\n[-+]", "^[-+]")
+
+
 def _starting(lead: str, run: str = _TOKEN, after: str = "") -> str:
     """`lead` (a pattern of fixed width that every match starts with) where a token may start: not right
-    after one of the `run` characters, except where those end a JSON escape (`\\n`, `\\r`, `\\t`), an
-    escaped URL character (`%3D`) or `after` (a literal the provider puts before its tokens). Checked
-    behind the lead, so that re can search for the lead's literal."""
+    after one of the `run` characters, unless they end one of `_MAY_PRECEDE` or `after` (a literal the
+    provider puts before its tokens). Checked behind the lead, so that re can search for the lead's
+    literal."""
     lead, run = f"(?:{lead})", run.replace("=", "")  # `=` ends base64, and assigns: it may stand before a token
-    also = f"|(?<={after}{lead})" if after else ""
-    return f"{lead}(?:(?<![{run}]{lead})|(?<=\\\\[nrt]{lead})|(?<=%[0-9A-Fa-f]{{2}}{lead}){also})"
+    allowed = "".join(f"|(?<={before}{lead})" for before in (*_MAY_PRECEDE, *([after] if after else [])))
+    return f"{lead}(?:(?<![{run}]{lead}){allowed})"
 
 
 def _end(run: str = _TOKEN) -> str:
@@ -62,9 +69,9 @@ def _end(run: str = _TOKEN) -> str:
 
 _END = _end()
 _UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-# Ahead of a random part whose length varies: it is not all lower-case words. A placeholder is
-# (`sk-proj-your-api-key-here`, `glpat-your-access-token`); 16 random letters and digits are, about one
-# time in a million. (A digit is no test: 24 random letters and digits hold none one time in 70.)
+# Ahead of a random part whose length varies: it is not all lower-case words, as placeholders are
+# (`sk-proj-your-api-key-here`, `glpat-your-access-token`); 16 random letters and digits are all lower
+# case about one time in a million. (A digit is no test: 24 random letters and digits hold none one time in 70.)
 _NOT_WORDS = "(?![a-z_-]*(?![A-Za-z0-9_-]))"
 
 
@@ -119,9 +126,10 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     TokenRule("google-oauth-client-secret", "Google", ("GOCSPX-",), _token("GOCSPX-", "[A-Za-z0-9_-]{28}")),
     TokenRule("google-oauth-token", "Google", ("1//0",), _token("1//0", "[A-Za-z0-9_-]{40,512}")),
     TokenRule("google-oauth-token", "Google", ("ya29.",), _token(r"ya29\.", "[A-Za-z0-9_-]{30,2048}")),
-    # A service account's key file names its key by a 40-hex id (the private key beside it is a PEM block).
-    TokenRule("gcp-service-account-key", "Google", ('"private_key_id"',),
-              r'"private_key_id"[ \t]*:[ \t]*"(?P<secret>[0-9a-f]{40})"'),
+    # A service account's key file names its key by a 40-hex id (the private key beside it is a PEM
+    # block); the file's JSON may itself be inside a JSON string, its quotes escaped (`\\"`).
+    TokenRule("gcp-service-account-key", "Google", ("private_key_id",),
+              r'"private_key_id\\{0,3}"[ \t]*:[ \t]*\\{0,3}"(?P<secret>[0-9a-f]{40})\\{0,3}"'),
     # Firebase Cloud Messaging's legacy server key.
     TokenRule("firebase-messaging-key", "Google", (":APA91b",),
               _token("AAAA", "[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{134}")),
@@ -204,7 +212,8 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
                            r"(?:\.[0-9a-z]{2}\.[0-9a-z]{9}|\.[0-9a-z]{9})?")),
     # GitLab runner registration tokens.
     TokenRule("gitlab-token", "GitLab", ("GR1348941",), _token("GR1348941", "[A-Za-z0-9_-]{20,50}")),
-    # Bitbucket app passwords, repository/workspace access and API tokens, Data Center tokens.
+    # Atlassian API tokens (Jira, Confluence, Bitbucket) and access tokens, Bitbucket app passwords and
+    # Bitbucket Data Center tokens.
     TokenRule("atlassian-token", "Atlassian", ("ATATT3",), _token("ATATT3", "[A-Za-z0-9_=-]{186}", "A-Za-z0-9_=-")),
     TokenRule("atlassian-token", "Atlassian", ("ATCTT3",),
               _token("ATCTT3", "[A-Za-z0-9_=-]{100,300}=[A-F0-9]{8}", "A-Za-z0-9_=-")),
@@ -225,7 +234,7 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     TokenRule("nuget-key", "NuGet", ("oy2",), _token("oy2", "[a-z0-9]{43}")),
     TokenRule("dockerhub-token", "Docker", ("dckr_pat_", "dckr_oat_"),
               _token("dckr_", "(?:pat_[A-Za-z0-9_-]{27}|oat_[A-Za-z0-9_-]{32})")),
-    # JFrog Artifactory API keys (AKCp) and reference tokens (base64 of "reftkn").
+    # JFrog Artifactory API keys (AKCp) and reference tokens (base64 of "reftkn…").
     TokenRule("jfrog-token", "JFrog", ("AKCp",), _token("AKCp", "[A-Za-z0-9]{69}")),
     TokenRule("jfrog-token", "JFrog", ("cmVmd",), _token("cmVmd", "[A-Za-z0-9]{59}")),
     TokenRule("crates-io-token", "crates.io", ("cio",), _token("cio", "[A-Za-z0-9]{32}")),
@@ -247,7 +256,7 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     # configuration tokens and their refresh tokens…
     TokenRule("slack-token", "Slack", ("xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xoxe.xox"),
               _token("xox", r"(?:[bpos]-(?:[0-9]{1,16}-){1,4}|[ar]-(?:[0-9]{1,16}-){0,4}|e-[0-9]-|e\.xox[bp]-[0-9]-)"
-                            + "[A-Za-z0-9]{8,250}")),
+                             "[A-Za-z0-9]{8,250}")),
     TokenRule("slack-token", "Slack", ("xapp-",), _token("xapp-", "[0-9]-[A-Z0-9]{6,20}-[0-9]{6,20}-[a-f0-9]{32,80}")),
     # …and incoming webhooks (services/), workflow webhooks and triggers.
     TokenRule("slack-webhook", "Slack", ("://hooks.slack.com/",),
@@ -340,7 +349,7 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     TokenRule("new-relic-key", "New Relic", ("NRII-", "NRIQ-"), _token("NRI[IQ]-", "[A-Za-z0-9_-]{25,32}")),
     # Sentry organisation tokens (base64 JSON, an underscore, 43) and user tokens.
     TokenRule("sentry-token", "Sentry", ("sntrys_eyJ",),
-              _token("sntrys_eyJ", "[A-Za-z0-9+/=]{60,400}_[A-Za-z0-9+/]{43}", "A-Za-z0-9+/=")),
+              _token("sntrys_eyJ", "[A-Za-z0-9+/=]{60,400}_[A-Za-z0-9+/]{43}", _BASE64)),
     TokenRule("sentry-token", "Sentry", ("sntryu_",), _token("sntryu_", "[0-9a-f]{64}")),
     TokenRule("linear-key", "Linear", ("lin_api_",), _token("lin_api_", "[A-Za-z0-9]{40}")),
     TokenRule("notion-token", "Notion", ("ntn_",), _token("ntn_", "[0-9]{11}[A-Za-z0-9]{35}")),
