@@ -5,7 +5,9 @@ listed here, each looked at by hand."""
 
 from __future__ import annotations
 
+import base64
 import json
+import random
 import re
 from collections.abc import Iterator
 from functools import cache
@@ -628,6 +630,7 @@ CONTEXTS = [
     "diff --git a/.token b/.token\n@@ -1 +1 @@\n-{}\n+(rotated)",
     "@@ -0,0 +1 @@\n+{}",
     "-{}",
+    '"html": "\\u003ccode\\u003e{}\\u003c/code\\u003e"',
 ]
 
 
@@ -758,6 +761,16 @@ def test_a_token_is_found_after_a_flood_of_near_misses():
             near_miss = text[:10] + "!".join(text[start:start + 5] for start in range(10, len(text), 5))
             flood = " ".join([near_miss] * 500) + " " + text
             assert [secret_of(match) for match in pattern.finditer(flood)] == [secret], rule_id(rule)
+
+
+def test_random_base64_and_hex_hold_no_token():
+    """Encoded data (images, signatures, digests) is random characters of a token's alphabet, with a `+`,
+    `/` or line break now and then where a token could start: none of it is taken for a token."""
+    generator = random.Random(26)
+    data = generator.randbytes(100_000)
+    encoded = [base64.b64encode(data).decode(), base64.urlsafe_b64encode(data).decode(), data.hex(),
+               base64.encodebytes(data).decode()]  # the last wrapped at 76 characters, as MIME does
+    assert [found for text in encoded for found in findings(text)] == []
 
 
 # -- the public corpus ---------------------------------------------------------------------------------------

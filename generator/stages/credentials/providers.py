@@ -46,9 +46,9 @@ _BASE64 = "A-Za-z0-9_+/=-"
 
 
 # What may stand right before a token although it ends in one of the token's characters: a JSON escape
-# (`\\n`, `\\r`, `\\t`: a .env file printed inside a JSON string), an escaped URL character (`%3D`), a
+# (`\\n`, `\\t`: a .env file printed inside a JSON string; `\\u003e`), an escaped URL character (`%3D`), a
 # terminal's colour code (`ESC[32m`, `ESC[1;31m`, `ESC[m`), the `-` or `+` that starts a diff's line.
-_MAY_PRECEDE = (r"\\[nrt]", "%[0-9A-Fa-f]{2}", r"\[m", r"[\[;][0-9]m", r"[\[;][0-9]{2}m", r"[\[;][0-9]{3}m",
+_MAY_PRECEDE = (r"\\[nrt]", r"\\u[0-9A-Fa-f]{4}", "%[0-9A-Fa-f]{2}", r"\[m", r"[\[;][0-9]m", r"[\[;][0-9]{2}m", r"[\[;][0-9]{3}m",
                 r"\n[-+]", r"\\n[-+]", "^[-+]")
 
 
