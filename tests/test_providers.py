@@ -174,6 +174,7 @@ SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
     ],
     ('render-key', 'rnd_'): [
         'rnd_N0tAR3alT0kenN0tAR3alT0kenN0tAR3',
+        'rnd_N0tAR3alT0kenN0tAR3alT0ke',
     ],
     ('pulumi-token', 'pul-'): [
         'pul-0ddba11c0ffee5afe0ddba11c0ffee5afe0ddba1',
@@ -733,7 +734,7 @@ LOOK_ALIKES = [
     "secret_key_base_for_the_rails_application_configuration_x",
     "max_tokens: 4096", "AKIA", "ghp_", "glpat-", "AIzaSy", "xoxb-", "sk_live_", "pk_test_",
     "the key-value store", "api-gateway-service", "sdk-version-2.4.1", "pat-na1-", "re_compile", "cio_client",
-    "tk-us-east", "sl.example", "fc-button", "oy2hello", "t1.small", "en-us", "de-us-east",
+    "tk-us-east", "sl.example", "RENDER_API_KEY=rnd_xxxxxxxxxxxxxxxxxxxxxxxxxx", "fc-button", "oy2hello", "t1.small", "en-us", "de-us-east",
     "https://hooks.slack.com/services/", "https://discord.com/api/webhooks/",
     "pytest tests/test_x.py::test_y -k 'sig=1'",
     "http://localhost:8080/?sig=abc&sv=1",

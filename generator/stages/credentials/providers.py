@@ -168,7 +168,8 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
               _token(r"v1\.0-", "[0-9a-f]{24}-[0-9a-f]{146}")),
     TokenRule("supabase-token", "Supabase", ("sbp_",), _token("sbp_", "[0-9a-f]{40}")),
     TokenRule("supabase-token", "Supabase", ("sb_secret_",), _token("sb_secret_", "[A-Za-z0-9_-]{20,64}")),
-    TokenRule("render-key", "Render", ("rnd_",), _token("rnd_", "[A-Za-z0-9]{32}")),
+    # Render API keys: 28 letters and digits seen, more allowed.
+    TokenRule("render-key", "Render", ("rnd_",), _token("rnd_", _NOT_WORDS + "[A-Za-z0-9]{24,40}")),
     TokenRule("pulumi-token", "Pulumi", ("pul-",), _token("pul-", "[0-9a-f]{40}")),
     # Terraform Cloud / HCP Terraform: 14 characters, .atlasv1., 60 to 70.
     TokenRule("terraform-token", "HashiCorp", (".atlasv1.",),
