@@ -156,6 +156,10 @@ SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
     ('flyio-token', 'fm1a_'): [
         'fm2_N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/==,fm2_N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR',
     ],
+    ('vercel-token', 'vcp_'): [
+        'vcp_N0tAR3alT0kenN0tAR3alT0kenN0tAR3alT0kenN0tAR3alT0kenN0t',
+        'vci_N0tAR3alT0kenN0tAR3alT0kenN0t',
+    ],
     ('netlify-token', 'nfp_'): [
         'nfp_N0tAR3al_T0kenN0tAR3al_T0kenN0tAR3al',
     ],
@@ -734,7 +738,7 @@ LOOK_ALIKES = [
     "secret_key_base_for_the_rails_application_configuration_x",
     "max_tokens: 4096", "AKIA", "ghp_", "glpat-", "AIzaSy", "xoxb-", "sk_live_", "pk_test_",
     "the key-value store", "api-gateway-service", "sdk-version-2.4.1", "pat-na1-", "re_compile", "cio_client",
-    "tk-us-east", "sl.example", "RENDER_API_KEY=rnd_xxxxxxxxxxxxxxxxxxxxxxxxxx", "fc-button", "oy2hello", "t1.small", "en-us", "de-us-east",
+    "tk-us-east", "sl.example", "RENDER_API_KEY=rnd_xxxxxxxxxxxxxxxxxxxxxxxxxx", "export VERCEL_TOKEN=vcp_yourtokenherefromthedashboard", "fc-button", "oy2hello", "t1.small", "en-us", "de-us-east",
     "https://hooks.slack.com/services/", "https://discord.com/api/webhooks/",
     "pytest tests/test_x.py::test_y -k 'sig=1'",
     "http://localhost:8080/?sig=abc&sv=1",

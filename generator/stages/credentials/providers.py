@@ -160,6 +160,9 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     TokenRule("flyio-token", "Fly.io", ("fm1a_", "fm1r_", "fm2_"),
               _token("fm", r"(?:1[ar]|2)_[A-Za-z0-9+/]{100,4000}={0,3}(?:,fm(?:1[ar]|2)_[A-Za-z0-9+/]{100,4000}={0,3}){0,8}",
                      _BASE64)),
+    # Vercel personal, integration, app access and refresh tokens and API keys (prefixed since 2025).
+    TokenRule("vercel-token", "Vercel", ("vcp_", "vci_", "vca_", "vcr_", "vck_"),
+              _token("vc[piark]_", _NOT_WORDS + "[A-Za-z0-9]{24,80}")),
     TokenRule("netlify-token", "Netlify", ("nfp_",), _token("nfp_", "[A-Za-z0-9_]{36}")),
     # Cloudflare user and account API tokens and API keys: 40 letters and digits, 8 hex of checksum.
     TokenRule("cloudflare-api-token", "Cloudflare", ("cfut_", "cfat_", "cfk_"),
