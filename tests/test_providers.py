@@ -26,6 +26,7 @@ from conftest import corpus_files
 # secret by what surrounds it. Keyed by the rule: its kind and its first anchor (or its look).
 SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
     ('anthropic-key', 'sk-ant-'): [
+        'sk-ant-N0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al',
         'sk-ant-api03-N0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAA',
         'sk-ant-oat01-N0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAA',
         'sk-ant-admin01-N0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAA',
@@ -36,6 +37,7 @@ SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
         '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',
     ],
     ('openai-key', 'T3BlbkFJ'): [
+        'sk-service-N0tAR3al_T0k-enN0tAR3alT3BlbkFJN0tAR3al_T0k-enN0tAR3al',
         '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',
     ],
     ('openrouter-key', 'sk-or-v1-'): [
@@ -90,6 +92,7 @@ SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
         'AKIANOTAREALKEY23456',
         'ASIANOTAREALKEY23456',
         'AKIAIOSFODNN7EXAMPLE',
+        'AKIAI44QH8DHBEXAMPLE',
     ],
     ('aws-bedrock-key', 'ABSK'): [
         'ABSKN0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T=',
@@ -238,6 +241,7 @@ SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
         'ghs_N0tAR3alT0kenN0tAR3alT0kenN0tAR3alT0',
     ],
     ('github-token', 'github_pat_'): [
+        'github_pat_N0tAR3alT0kenN0tAR3al_T0kenN0tAR3alT0ken',
         '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',
     ],
     ('gitlab-token', 'glpat-'): [
@@ -275,6 +279,7 @@ SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
         'npm_N0tAR3alT0kenN0tAR3alT0kenN0tAR3alT0',
     ],
     ('npm-token', ':_authToken='): [
+        ('//npm.example.com/:_authToken=6F1E2D3C-4B5A-4987-8C6D-5E4F3A2B1C0D', '6F1E2D3C-4B5A-4987-8C6D-5E4F3A2B1C0D'),
         ('//registry.npmjs.org/:_authToken=6f1e2d3c-4b5a-4987-8c6d-5e4f3a2b1c0d', '6f1e2d3c-4b5a-4987-8c6d-5e4f3a2b1c0d'),
     ],
     ('pypi-token', 'pypi-AgEIcHlwaS5vcmc'): [
@@ -728,7 +733,7 @@ LOOK_ALIKES = [
     # prose and code that handles secrets without holding one
     "API_KEY = os.environ['API_KEY']",
     "const token = process.env.GITHUB_TOKEN;",
-    "export ANTHROPIC_API_KEY=sk-ant-...",
+    "export ANTHROPIC_API_KEY=sk-ant-...", "sk-ant-api03-your-api-key-goes-here", "github_pat_your_token_here_x",
     "Set OPENAI_API_KEY to sk-proj-your-api-key-goes-here-xxxx",
     "STRIPE_SECRET_KEY=sk_live_yoursecretkeygoeshere",
     "SLACK_BOT_TOKEN=xoxb-your-bot-token-here-please", "GITLAB_TOKEN=glpat-your-personal-access-token",

@@ -88,15 +88,16 @@ def _token(lead: str, body: str, run: str = _TOKEN, after: str = "") -> str:
 TOKEN_RULES: tuple[TokenRule, ...] = (
     # -- AI model providers -----------------------------------------------------------------------------
     # Anthropic: sk-ant-api03- (API), sk-ant-admin01- (Admin API), sk-ant-oat01-/ort01- (OAuth access and
-    # refresh, as Claude Code holds them); 95 characters after the prefix, ending in AA. Shorter ones are
-    # still taken: a key cut by a terminal is still a key.
+    # refresh, as Claude Code holds them); 95 characters after the prefix, ending in AA. Shorter ones, and
+    # ones without the version, are still taken: a key cut by a terminal is still a key.
     TokenRule("anthropic-key", "Anthropic", ("sk-ant-",),
-              _token("sk-ant-", r"(?:api|admin|oat|ort|sid)[0-9]{2}-" + _NOT_WORDS + "[A-Za-z0-9_-]{20,200}")),
+              _token("sk-ant-", "(?:[a-z]{2,8}[0-9]{2}-|(?![a-z]{2,8}[0-9]{2}-))" + _NOT_WORDS + "[A-Za-z0-9_-]{20,200}")),
     # OpenAI project, service-account, admin and user keys (sk-proj-…, up to 164 characters)…
     TokenRule("openai-key", "OpenAI", ("sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-"),
               _token("sk-", "(?:proj|svcacct|admin|None)-" + _NOT_WORDS + "[A-Za-z0-9_-]{20,300}")),
-    # …and the legacy key, whose middle is base64 for "openai" (T3BlbkFJ).
-    TokenRule("openai-key", "OpenAI", ("T3BlbkFJ",), _token("sk-", r"[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}")),
+    # …and any other key whose middle is base64 for "openai" (T3BlbkFJ), the legacy sk-<20>T3BlbkFJ<20> first.
+    TokenRule("openai-key", "OpenAI", ("T3BlbkFJ",),
+              _token("sk-", "(?!(?:proj|svcacct|admin|None)-)[A-Za-z0-9_-]{20,200}T3BlbkFJ[A-Za-z0-9_-]{20,200}")),
     TokenRule("openrouter-key", "OpenRouter", ("sk-or-v1-",), _token("sk-or-v1-", "[0-9a-f]{64}")),
     TokenRule("huggingface-token", "Hugging Face", ("hf_",), _token("hf_", "[A-Za-z0-9]{34}")),
     TokenRule("huggingface-token", "Hugging Face", ("api_org_",), _token("api_org_", "[A-Za-z0-9]{34}")),
@@ -117,9 +118,10 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     TokenRule("langfuse-key", "Langfuse", ("sk-lf-", "pk-lf-"), _token("[sp]k-lf-", _UUID)),
 
     # -- Cloud platforms ------------------------------------------------------------------------------
-    # AWS access key ids: long-term (AKIA), temporary from STS (ASIA), and the other id types; 16 base32.
+    # AWS access key ids: long-term (AKIA), temporary from STS (ASIA), and the other id types; 16 base32
+    # (AWS's own examples hold other digits: AKIAI44QH8DHBEXAMPLE).
     TokenRule("aws-access-key", "AWS", ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
-              _token("A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA", "[A-Z2-7]{16}")),
+              _token("A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA", "[A-Z0-9]{16}")),
     # Amazon Bedrock long-term API keys: ABSK and base64.
     TokenRule("aws-bedrock-key", "AWS", ("ABSK",), _token("ABSK", "[A-Za-z0-9+/]{109,269}={0,2}", _BASE64)),
     TokenRule("google-api-key", "Google", ("AIza",), _token("AIza", "[A-Za-z0-9_-]{35}")),
@@ -205,8 +207,8 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     # GitHub personal (ghp), OAuth (gho), user-to-server (ghu), server-to-server (ghs), refresh (ghr)…
     TokenRule("github-token", "GitHub", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
               _token("gh[pousr]_", "[A-Za-z0-9]{36}")),
-    # …and fine-grained personal access tokens: 22, an underscore, 59.
-    TokenRule("github-token", "GitHub", ("github_pat_",), _token("github_pat_", "[A-Za-z0-9]{22}_[A-Za-z0-9]{59}")),
+    # …and fine-grained personal access tokens: 22, an underscore, 59 (other lengths taken too).
+    TokenRule("github-token", "GitHub", ("github_pat_",), _token("github_pat_", _NOT_WORDS + "[A-Za-z0-9_]{22,255}")),
     # GitLab personal, deploy, runner, trigger, SCIM, feed, CI job, incoming mail, agent, OAuth app and
     # feature flag tokens; routable ones end in .<version>.<9 characters>.
     TokenRule("gitlab-token", "GitLab",
@@ -231,7 +233,8 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
               _token("sgp_", "(?:(?:[0-9a-f]{16}|local)_)?[0-9a-f]{40}")),
     TokenRule("npm-token", "npm", ("npm_",), _token("npm_", "[A-Za-z0-9]{36}")),
     # A legacy npm token: a uuid given to a registry in .npmrc.
-    TokenRule("npm-token", "npm", (":_authToken=",), r":_authToken=[ \t]*(?P<secret>" + _UUID + ")" + _END),
+    TokenRule("npm-token", "npm", (":_authToken=",),
+              r":_authToken=[ \t]*(?P<secret>" + _UUID.replace("a-f", "a-fA-F") + ")" + _END),
     TokenRule("pypi-token", "PyPI", ("pypi-AgEIcHlwaS5vcmc", "pypi-AgENdGVzdC5weXBpLm9yZw"),
               _token("pypi-AgE", "(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{50,1000}")),
     TokenRule("rubygems-key", "RubyGems", ("rubygems_",), _token("rubygems_", "[0-9a-f]{48}")),
