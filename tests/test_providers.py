@@ -513,6 +513,9 @@ SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
     ('sentry-token', 'sntryu_'): [
         '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',
     ],
+    ('honeycomb-key', 'hcaik_'): [
+        'hcaik_01n0tar3alt0ken0n0tar3alt0kenn0tar3alt0kenn0tar3alt0ken0ta',
+    ],
     ('linear-key', 'lin_api_'): [
         'lin_api_N0tAR3alT0kenN0tAR3alT0kenN0tAR3alT0kenN',
     ],

@@ -358,6 +358,8 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     TokenRule("sentry-token", "Sentry", ("sntrys_eyJ",),
               _token("sntrys_eyJ", "[A-Za-z0-9+/=]{60,400}_[A-Za-z0-9+/]{43}", _BASE64)),
     TokenRule("sentry-token", "Sentry", ("sntryu_",), _token("sntryu_", "[0-9a-f]{64}")),
+    # Honeycomb ingest keys (environment and classic): a ULID and a secret, 58 in all, lower case.
+    TokenRule("honeycomb-key", "Honeycomb", ("hcaik_", "hcxik_"), _token("hc[ax]ik_", "[0-9a-z]{58}")),
     TokenRule("linear-key", "Linear", ("lin_api_",), _token("lin_api_", "[A-Za-z0-9]{40}")),
     TokenRule("notion-token", "Notion", ("ntn_",), _token("ntn_", "[0-9]{11}[A-Za-z0-9]{35}")),
     TokenRule("notion-token", "Notion", ("secret_",), _token("secret_", "[A-Za-z0-9]{43}")),
