@@ -6,11 +6,12 @@ own, written from those facts, and every one is tested on an invented token of i
 (tests/test_providers.py).
 
 A token is found where a token can start and end: not inside a longer run of its own characters (so a
-hex digest, a base64 blob or an identifier that happens to hold `ghp_` is left alone), but right after a
-JSON escape (`\\nghp_…`, a `.env` file printed inside a JSON string) or an escaped URL character
-(`token%3Dghp_…`), which put a letter before it. The check is written after the literal prefix, not
-before it: a pattern that starts with a literal is searched for as one (Python's re skips to it), one
-that starts with a look-behind is tried at every position, 30 to 90 times slower.
+hex digest, a base64 blob or an identifier that happens to hold `ghp_` is left alone), but also where
+text puts one of those characters right before a token: a JSON escape (`\\nghp_…`, a `.env` file printed
+inside a JSON string), an escaped URL character (`token%3Dghp_…`), a terminal's colour code, a diff's
+`-` or `+`, `/bot` in a Telegram URL. The check is written after the literal prefix, not before it: a
+pattern that starts with a literal is searched for as one (Python's re skips to it), one that starts
+with a look-behind is tried at every position, 30 to 90 times slower.
 
 Providers whose tokens have no literal or shape of their own (a 32-digit hex key, a uuid) are not here:
 only the name they are given (DATADOG_API_KEY=…) tells them apart, and that is the context rules' work.
@@ -48,7 +49,8 @@ _BASE64 = "A-Za-z0-9_+/=-"
 # What may stand right before a token although it ends in one of the token's characters: a JSON escape
 # (`\\n`, `\\t`: a .env file printed inside a JSON string; `\\u003e`), an escaped URL character (`%3D`), a
 # terminal's colour code (`ESC[32m`, `ESC[1;31m`, `ESC[m`), the `-` or `+` that starts a diff's line.
-_MAY_PRECEDE = (r"\\[nrt]", r"\\u[0-9A-Fa-f]{4}", "%[0-9A-Fa-f]{2}", r"\[m", r"[\[;][0-9]m", r"[\[;][0-9]{2}m", r"[\[;][0-9]{3}m",
+_MAY_PRECEDE = (r"\\[nrt]", r"\\u[0-9A-Fa-f]{4}", "%[0-9A-Fa-f]{2}",
+                r"\[m", r"[\[;][0-9]m", r"[\[;][0-9]{2}m", r"[\[;][0-9]{3}m",
                 r"\n[-+]", r"\\n[-+]", "^[-+]")
 
 
@@ -71,7 +73,8 @@ _END = _end()
 _UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 # Ahead of a random part whose length varies: it is not all lower-case words, as placeholders are
 # (`sk-proj-your-api-key-here`, `glpat-your-access-token`); 16 random letters and digits are all lower
-# case about one time in a million. (A digit is no test: 24 random letters and digits hold none one time in 70.)
+# case about one time in a million. (A digit is no test: 24 random letters and digits hold none one time
+# in 70.)
 _NOT_WORDS = "(?![a-z_-]*(?![A-Za-z0-9_-]))"
 
 
