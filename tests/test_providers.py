@@ -717,6 +717,7 @@ LOOK_ALIKES = [
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",  # sha256 of nothing
     "cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e",  # sha512 of nothing
     "d41d8cd98f00b204e9800998ecf8427e",  # md5 of nothing
+    "01ARZ3NDEKTSV4RRFFQ69G5FAV", "2NxXcD4k1jZy4fS0gPqz9rT8vW1",  # a ULID, a KSUID
     # npm's lockfile integrity strings, and Docker and OCI digests
     '"integrity": "sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg=="',
     '"integrity": "sha1-2Xz8CjzAGbpKNPkWDw3yUi4s1Tk="',
