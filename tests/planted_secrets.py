@@ -370,7 +370,8 @@ def _b64_of(inner: Callable[[Draw], str]) -> Maker:
     """The base64 of a secret: its keys come from the encoded text, which is what a page would show."""
     def make(d: Draw) -> str:
         encoded = _b64(inner(Draw(d.rng.random().hex())))
-        d.mark(encoded[24:])  # the start encodes the secret's fixed head (`-----BEGIN …`), which certificates share
+        # A key's base64 starts with its fixed head (`-----BEGIN …`), which certificates share.
+        d.mark(encoded[24:] if encoded.startswith("LS0tLS1") else encoded)
         return encoded
     return make
 
