@@ -25,7 +25,9 @@ Function = tuple[str, int, str]
 # Our modules by file name (under generator/), in pipeline order.
 OUR_STAGES = {
     "discover.py": "read", "read.py": "read", "vault.py": "write (vault)",
-    "redact.py": "redact",
+    "redact.py": "redact", "redactor.py": "redact", "homes.py": "redact", "own.py": "redact", "schema.py": "redact",
+    "names.py": "redact", "assignments.py": "redact", "forms.py": "redact", "scan.py": "redact",
+    "entropy.py": "redact", "files.py": "redact", "providers.py": "redact", "anchors.py": "redact",
     "interpret.py": "interpret", "summarize.py": "interpret", "claude.py": "interpret", "model.py": "interpret",
     "link.py": "link",
     "search.py": "search",

@@ -201,10 +201,12 @@ def plausible_secret(value: str, quoted: bool, credential_file: bool, whole_fiel
     return _SECRET_SIGNS.search(stripped) is not None or len(stripped) >= 12
 
 
-def assigned_secrets(text: str, credential_file: bool = False) -> Iterator[tuple[int, int]]:
-    """The spans of the values given to secret-like names in `text`, in order, not overlapping."""
+def assigned_secrets(text: str, credential_file: bool = False,
+                     positions: list[int] | None = None) -> Iterator[tuple[int, int]]:
+    """The spans of the values given to secret-like names in `text`, in order, not overlapping (`positions`:
+    where the secret words are, when the caller has found them already)."""
     seen_end = -1
-    for position in secret_word_positions(text):
+    for position in secret_word_positions(text) if positions is None else positions:
         if position < seen_end:
             continue
         name_start, name_end = _name_span(text, position)

@@ -24,8 +24,8 @@ from ...core.model import BrokenLine, Diagnostic, Entry, Session
 from ..credentials.assignments import plausible_secret
 from ..credentials.files import looks_like_dotenv, names_credential_file
 from ..credentials.names import is_secret_name
-from ..credentials.scan import (Found, context_spans, shows_credential_file, encoded_token_spans, has_context,
-                                embedded_token_spans, may_hold_token, random_runs, replace_spans, token_spans)
+from ..credentials.scan import (Found, context_spans, shows_credential_file, has_context,
+                                embedded_token_spans, may_hold_token, random_runs, scan_tokens, replace_spans, token_spans)
 from .homes import HOME_FOLDER, HOME_PATH, encoded_homes, holds_home, local_home
 from .own import OwnRules
 from .schema import IDENTIFIER, OURS, SCHEMA, TEXT
@@ -225,15 +225,11 @@ class Redactor:
             if tokens and "\n" in value and ("→" in value or "\t" in value) and may_hold_token(
                     _LINE_NUMBER.sub("", value)):
                 value = self._unwrap(value)  # a token a numbered line cut in two, even inside its anchor
-            if tokens and may_hold_token(value):
-                spans = embedded_token_spans(value) if not context or _name_like(value) else token_spans(value)
-                value = replace_spans(value, spans, self._taken)
-                value = replace_spans(value, encoded_token_spans(value), self._taken)
+            if tokens:
+                value = replace_spans(value, scan_tokens(value, embedded=not context or _name_like(value)), self._taken)
             if context:
                 named_file = credential_file or shows_credential_file(value)
-                shaped = looks_like_dotenv(value)
-                if named_file or shaped or has_context(value):
-                    value = replace_spans(value, context_spans(value, shaped, named_file), self._taken)
+                value = replace_spans(value, context_spans(value, looks_like_dotenv(value), named_file), self._taken)
         if self.home and home:
             value = HOME_PATH.sub(self._home, value)
             if "-home-" in value or "-Users-" in value:
