@@ -164,7 +164,7 @@ def _write_settings(path: Path, data: dict[str, Any]) -> Path | None:
     the old one is copied to `settings.json.sessionsite-backup`. Returns the backup. A symlink (dotfiles)
     is written through: the link stays, its target gets the new text. A read-only file is left alone."""
     target = Path(os.path.realpath(path))
-    shown = f"{path} (a link to {target})" if target != path.absolute() else str(path)
+    shown = f"{path} (a link to {target})" if path.is_symlink() else str(path)
     backup = None
     mode = 0o600
     try:
