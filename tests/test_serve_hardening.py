@@ -152,6 +152,19 @@ def test_no_path_leaves_the_served_folder_or_lists_one(port, target):
         assert get(port, target + "/")[0] == 404
 
 
+def test_an_http_0_9_request_gets_nothing(port):
+    """HTTP/0.9: no status line, no headers (so none of those above), only a body."""
+    for request in (b"GET /\r\n\r\n", b"GET /\r\nHost: 127.0.0.1:%d\r\n\r\n" % port, b"GET /search/index.js\r\n\r\n"):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+            connection.sendall(request)
+            connection.shutdown(socket.SHUT_WR)
+            answer = b""
+            while chunk := connection.recv(65536):
+                answer += chunk
+        assert b"Error response" in answer  # the control: it answers, with an error page
+        assert_nothing_shown(answer)
+
+
 def test_a_symlink_inside_the_served_folder_is_followed(port, site):
     status, _, body = get(port, "/assets/same.css")
     assert status == 200 and body == (site / "assets" / "style.css").read_bytes()
