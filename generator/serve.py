@@ -98,7 +98,7 @@ class _SiteHandler(SimpleHTTPRequestHandler):
         the served folder, a folder without an index.html, or the build's own bookkeeping. A folder asked
         for without its slash keeps its path, for the base class to redirect to it with the slash."""
         lexical = super().translate_path(path)
-        root = os.path.realpath(self.directory)
+        root = self.directory  # resolved by `serve`
         try:
             real = os.path.realpath(lexical)
             if lexical.endswith("/"):
