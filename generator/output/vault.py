@@ -43,7 +43,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence, TypeVar
 
-from ..core.errors import SessionsiteError
+from ..core.errors import SessionsiteError, naming_errors
 from ..stages.discover import SessionFile, path_in_project, project_folder_of
 
 DATABASE = "vault.sqlite3"
@@ -136,6 +136,11 @@ def _content_hasher() -> Any:
     from .manifest import new_content_hasher  # the build's input hash, so the two can be compared
 
     return new_content_hasher()
+
+
+def _in_folder(error: OSError, folder: Path) -> bool:
+    """Whether an OSError is about the vault: it names a file in it, or none."""
+    return error.filename is None or Path(os.path.abspath(os.fsdecode(error.filename))).is_relative_to(folder)
 
 
 def _explain(error: BaseException, folder: Path) -> str:
@@ -653,6 +658,8 @@ class Vault:
         try:
             yield connection
         except (OSError, sqlite3.Error) as error:
+            if isinstance(error, OSError) and not _in_folder(error, self.folder):
+                raise  # a file restored elsewhere, on another disk perhaps: its own error names it
             raise VaultError(_explain(error, self.folder)) from error
         finally:
             connection.close()
@@ -915,7 +922,7 @@ def write_atomically(target: Path, fill: Callable[[BinaryIO], T], mode: int = 0o
     target.parent.mkdir(parents=True, exist_ok=True)
     part = target.with_name(f".{target.name}.{os.getpid()}.part")
     try:
-        with os.fdopen(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), "wb") as handle:
+        with naming_errors(target), os.fdopen(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), "wb") as handle:
             result = fill(handle)
             handle.flush()
             os.fsync(handle.fileno())
