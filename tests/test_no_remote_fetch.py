@@ -190,12 +190,23 @@ def hostile_logs(root: Path) -> Path:
                     "toolu_01TaskCall0001")
     plan = tool_use("ExitPlanMode", {"plan": "# The plan\n\n" + hostile("plan")}, "toolu_01PlanCall0001")
     bash = tool_use("Bash", {"command": f"curl https://{HOST}/tool.png"}, "toolu_01BashCall0001")
+    one_line = " ".join(markdown for markdown in EVERY_VECTOR.values() if "\n" not in markdown)
+    todo = tool_use("TodoWrite", {"todos": [{"content": one_line.replace(f"{HOST}/", f"{HOST}/todo/"),
+                                             "status": "in_progress", "activeForm": "Looking"}]}, "toolu_01TodoCall0001")
+    question = tool_use("AskUserQuestion", {"questions": [{
+        "question": one_line.replace(f"{HOST}/", f"{HOST}/question/"), "header": "Pick",
+        "options": [{"label": "A ![l](https://evil.example/label.png)",
+                     "description": one_line.replace(f"{HOST}/", f"{HOST}/option/")}]}]}, "toolu_01AskCall0001")
     write_jsonl(project / f"{SESSION_ID}.jsonl", chain(
         custom_title(f"Title ![t](https://{HOST}/title.png) <img src=https://{HOST}/title-raw.png>"),
         user([text("Prompt words marigold\n\n" + hostile("prompt")), image(PNG_BYTES)]),
         assistant(thinking("Thinking " + hostile("thinking"))),
         assistant(bash),
         tool_result(bash["id"], hostile("output")),
+        assistant(todo),
+        tool_result(todo["id"], "Todos have been modified successfully."),
+        assistant(question),
+        tool_result(question["id"], 'User has answered your questions: "x"="A". You can now continue.'),
         assistant(task),
         tool_result(task["id"], [text("Result " + hostile("result"))], structured={"agentId": agent_id, "status": "completed"}),
         assistant(plan),
