@@ -489,3 +489,29 @@ def test_a_log_without_any_version_is_left_out_with_its_name(archive, vault_dir,
     result = build_cli(archive, tmp_path / "site", vault_dir)
     assert result.exit_code == 0 and "internal error" not in result.output, result.output
     assert pages(tmp_path / "site") == without(pages(tmp_path / "intact"), VICTIM)
+
+
+def test_a_log_damaged_after_it_was_built_keeps_the_pages_the_last_build_made(archive, vault_dir, tmp_path):
+    """A later build that has to render the damaged log's page again (its subagent's first prompt changed)
+    cannot read it: the page the last build made from the intact copy stays, said so in one line, and the
+    next build tries again."""
+    parent = "057ab0db-f705-4249-82fd-8293d16bc8eb"
+    subagent = archive / TIDE / parent / "subagents" / "agent-a36e531.jsonl"
+    site = tmp_path / "site"
+    assert build_cli(archive, site, vault_dir).exit_code == 0
+    (archive / TIDE / f"{parent}.jsonl").unlink()
+    assert build_cli(archive, site, vault_dir).exit_code == 0
+    page = site / page_of(TIDE, parent)
+    before = page.read_bytes()
+    database = vault_dir / DATABASE
+    flip_inside_blob(database, chunks_of(database)[str((archive / TIDE / f"{parent}.jsonl").resolve())][0])
+    said = b"look at how"
+    for attempt in ("first", "second"):
+        saying = f"look ({attempt} time) at how".encode()
+        subagent.write_bytes(subagent.read_bytes().replace(said, saying, 1))
+        said = saying
+        result = build_cli(archive, site, vault_dir)
+        assert result.exit_code == 0 and "internal error" not in result.output, result.output
+        damaged = damaged_lines(result.output)
+        assert len(damaged) == 1 and parent in damaged[0] and "kept from the last build" in damaged[0], result.output
+        assert page.read_bytes() == before

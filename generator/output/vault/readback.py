@@ -56,7 +56,7 @@ class KeptLog:
                     write_version(connection, self.version_id, self.size, self.content_hash, handle)
             finally:
                 connection.close()
-        except (Damaged, sqlite3.Error) as error:
+        except (VaultError, sqlite3.Error) as error:  # a Damaged chunk or row, or a vault gone bad since
             part.unlink(missing_ok=True)
             reason = error.reason if isinstance(error, Damaged) else f"it cannot be read: {error}"
             raise DamagedCopy(reason) from error
