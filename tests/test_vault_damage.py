@@ -309,8 +309,9 @@ def rows_intact(pristine: Path, damaged: Path) -> set[str]:
         return set()
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
-def test_random_damage_never_stops_the_build_and_keeps_every_intact_session(archive, vault_dir, tmp_path, seed):
+@pytest.mark.parametrize(("seed", "count"), [(1, 200), (2, 200), (3, 200), (4, 200), (5, 200), (6, 20), (7, 2000)])
+def test_random_damage_never_stops_the_build_and_keeps_every_intact_session(archive, vault_dir, tmp_path, seed,
+                                                                            count):
     assert build_cli(archive, tmp_path / "intact", vault_dir).exit_code == 0
     database = vault_dir / DATABASE
     pristine = tmp_path / "pristine.sqlite3"
@@ -318,7 +319,7 @@ def test_random_damage_never_stops_the_build_and_keeps_every_intact_session(arch
     sessions = main_logs(pristine)
     content = bytearray(database.read_bytes())
     generator = random.Random(seed)
-    for _ in range(200):
+    for _ in range(count):
         content[generator.randrange(len(content))] = generator.randrange(256)
     database.write_bytes(bytes(content))
     remove_live_logs(archive)
@@ -376,6 +377,17 @@ def test_an_unreadable_vault_is_a_warning_and_the_build_goes_on_from_the_live_lo
     assert database.read_bytes() == left  # left as it was, for the owner to look at
     doctor = CliRunner().invoke(main, ["doctor", "--vault", str(vault_dir)])
     assert doctor.exit_code == 1 and str(vault_dir) in doctor.output and "internal error" not in doctor.output
+
+
+def test_a_bundle_with_an_unreadable_vault_says_so_and_is_written(archive, vault_dir, tmp_path):
+    assert build_cli(archive, tmp_path / "first", vault_dir).exit_code == 0
+    not_sqlite(vault_dir / DATABASE)
+    result = CliRunner().invoke(main, ["bundle", str(archive / TIDE / f"{VICTIM}.jsonl"), "-o", str(tmp_path / "pr.md"),
+                                       "--vault", str(vault_dir)])
+    assert result.exit_code == 0, result.output
+    named = [line for line in result.output.splitlines() if str(vault_dir) in line]
+    assert len(named) == 1 and "not a database" in named[0], result.output
+    assert (tmp_path / "pr.md").is_file()
 
 
 def test_a_vault_locked_forever_is_a_warning(archive, vault_dir, tmp_path, monkeypatch):
@@ -478,6 +490,26 @@ def test_damaged_metadata_costs_only_its_session(archive, vault_dir, tmp_path, d
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").rglob("*.jsonl"))
     doctor = CliRunner().invoke(main, ["doctor", "--vault", str(vault_dir)])
     assert doctor.exit_code == 1 and VICTIM in doctor.output and "internal error" not in doctor.output, doctor.output
+
+
+def test_a_damaged_row_leaves_its_live_log_unsaved_and_built(archive, vault_dir, tmp_path):
+    """While the live log is there, its damaged row is left as it is (nothing in the vault is written over),
+    the save says so, and the build reads the live log."""
+    assert build_cli(archive, tmp_path / "intact", vault_dir).exit_code == 0
+    with sqlite3.connect(vault_dir / DATABASE) as connection:
+        sha1_as_blob(connection)
+    with (archive / TIDE / f"{VICTIM}.jsonl").open("ab") as handle:
+        handle.write(lines_of(2000, 8))
+    before = (vault_dir / DATABASE).read_bytes()
+    result = build_cli(archive, tmp_path / "site", vault_dir)
+    assert result.exit_code == 0 and "internal error" not in result.output, result.output
+    unsaved = [line for line in result.output.splitlines() if "not saved" in line]
+    assert len(unsaved) == 1 and VICTIM in unsaved[0] and "damaged" in unsaved[0], result.output
+    assert pages(tmp_path / "site") == pages(tmp_path / "intact")
+    with sqlite3.connect(vault_dir / DATABASE) as connection:
+        assert connection.execute("SELECT sha1 FROM versions JOIN logs ON logs.id = versions.log_id"
+                                  " WHERE logs.relpath = ?", (f"{VICTIM}.jsonl",)).fetchone()[0] == b"\x00\xff"
+    assert (vault_dir / DATABASE).read_bytes() == before  # nothing else to save: the file is as it was
 
 
 def test_a_log_without_any_version_is_left_out_with_its_name(archive, vault_dir, tmp_path):
