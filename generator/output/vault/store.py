@@ -92,8 +92,8 @@ class Damaged(VaultError):
     """What the vault holds of one log is damaged: a chunk that is missing or does not match its digest, or
     a row that does not hold what the schema means. Only that log is lost (every version using the chunk)."""
 
-    def __init__(self, reason: str, name: str = ""):
-        super().__init__(f"the vault's copy of {name or 'this log'} is damaged ({reason})")
+    def __init__(self, reason: str):
+        super().__init__(f"the vault's copy of this log is damaged ({reason})")
         self.reason = reason
 
 
