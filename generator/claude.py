@@ -251,21 +251,26 @@ def doctor(vault: Vault, settings: Path, projects: Path | None = None) -> Checku
     """What stands between the user's sessions and losing them."""
     checkup = Checkup()
     projects = projects or default_input()
+    stored, damaged, below = [], [], []
     try:
         stored = vault.stored()
         damaged = vault.check()
+        below = vault.file_problems()
     except VaultError as error:  # not a database, cut short, locked, another schema
-        checkup.warn(f"{error} ({vault.database}): nothing in it can be read; move it aside to start a new "
-                     "vault (a build still reads the live logs)")
-        stored, damaged = [], []
+        checkup.warn(f"{error} ({vault.database}): it cannot be read; move it aside to start a new vault (a "
+                     "build still reads the live logs)")
     else:
         if stored:
             gone = sum(1 for s in stored if not Path(s.place.origin).exists())
             checkup.ok(f"vault {vault.folder}: {len(stored)} logs, {byte_size(vault.size_on_disk())}"
                        + (f"; {gone} of them gone from where they were (kept only here)" if gone else "")
-                       + ("" if damaged else "; every chunk checks out against its digest"))
+                       + ("" if damaged or below else "; every chunk checks out against its digest"))
         elif not damaged:
             checkup.warn(f"vault {vault.folder} is empty: run `sessionsite save` (or a build) to fill it")
+    if below:
+        checkup.warn(f"SQLite finds the file of the vault damaged ({vault.database}): {below[0]}"
+                     + (f" (and {len(below) - 1} more)" if len(below) > 1 else "") + "; what it keeps can still be "
+                     "read where the damage is not (`sqlite3 vault.sqlite3 .recover` can copy it out)")
     if damaged:
         one = len(damaged) == 1
         checkup.warn(f"{len(damaged)} log{'' if one else 's'} in the vault {vault.folder} {'is' if one else 'are'} "

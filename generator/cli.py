@@ -714,7 +714,8 @@ def restore_command(session_id: str, output: Path | None, number: int | None, li
         click.echo(line, err=not list_only)
     if result.damaged:
         for line in result.damaged:
-            click.echo(f"Error: not restored: {line} (see `sessionsite doctor`)", err=True)
+            click.echo(f"{'damaged' if list_only else 'Error: not restored'}: {line} (see `sessionsite doctor`)",
+                       err=True)
         sys.exit(1)
 
 

@@ -335,6 +335,11 @@ def test_random_damage_never_stops_the_build_and_keeps_every_intact_session(arch
         if page_of(*sessions[origin]) not in built:
             assert warnings_naming(result.output, Path(origin).name) or str(database) in result.output, result.output
     assert intact or str(database) in result.output or damaged_lines(result.output)
+    # What the build found damaged, doctor finds too (and says so without an internal error).
+    doctor = CliRunner().invoke(main, ["doctor", "--vault", str(vault_dir)])
+    assert doctor.exit_code == 1 and "internal error" not in doctor.output, doctor.output
+    if damaged_lines(result.output) or str(database) in result.output:
+        assert damaged_lines(doctor.output) or str(database) in doctor.output, doctor.output
 
 
 # -- (c, d) a vault that cannot be read at all ----------------------------------------------------------------

@@ -267,6 +267,17 @@ class VaultReader(VaultFiles):
                 raise Damaged(f"its record holds {problem}")
             return write_atomically(target, lambda handle: write_version(connection, row[0], row[2], row[3], handle))
 
+    def file_problems(self, most: int = 5) -> list[str]:
+        """What SQLite's own check finds wrong with the file (pages, indexes), at most `most` lines: damage
+        below the rows, which `check` meets only where a row or chunk it reads is hit."""
+        if not self.exists():
+            return []
+        with self.connect(create=False) as connection:
+            found = [str(row[0]) for row in connection.execute(f"PRAGMA quick_check({int(most)})")]
+        if found == ["ok"]:
+            return []
+        return [" ".join(line for line in text.splitlines() if not line.startswith("***")) for text in found]
+
     def check(self) -> list[DamagedLog]:
         """Every chunk and row the vault holds, checked: the logs that are damaged, each with why and which
         of its versions. A chunk or row that SQLite itself cannot read counts as damaged, not as a failure."""
