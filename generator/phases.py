@@ -14,6 +14,7 @@ import logging
 import os
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterable, Iterator, Mapping
@@ -258,14 +259,19 @@ def collect(inputs: Iterable[Path], progress: Progress | None = None,
 def _unreadable_kept_copies(plans: Iterable[PlannedFile]) -> dict[int, tuple[PlannedFile, str]]:
     """The logs read back from the vault, written out before the workers read them: those whose copy there
     is damaged, by id, each with what is wrong (the build leaves them out and goes on with the rest)."""
-    unreadable = {}
-    for plan in plans:
-        if plan.source.kept is not None:
-            try:
+    def problem(plan: PlannedFile) -> str:
+        try:
+            if plan.source.kept is not None:
                 plan.source.kept.readable()
-            except InputError as error:
-                unreadable[id(plan)] = (plan, str(error))
-    return unreadable
+        except InputError as error:
+            return str(error)
+        return ""
+
+    kept = [plan for plan in plans if plan.source.kept is not None]
+    # On threads: decompressing and hashing let go of the interpreter, and each copy opens its own connection.
+    with ThreadPoolExecutor(max_workers=min(len(kept), os.cpu_count() or 1) or 1) as pool:
+        problems = list(pool.map(problem, kept))
+    return {id(plan): (plan, found) for plan, found in zip(kept, problems, strict=True) if found}
 
 
 def _only(interpreted: Interpreted, chosen: set[str]) -> Interpreted:
