@@ -114,7 +114,7 @@ def gather(config: BuildConfig, hashes: HashCache, stack: ExitStack, progress: P
         problems.append(Diagnostic(str(vault.database), 0, f"{not_saved}; nothing saved to the vault this time"))
     for path, (size, mtime_ns, content_hash) in (saved.hashes.items() if saved else ()):
         hashes.remember(path, size, mtime_ns, content_hash)  # read once, for both
-    problems.extend(Diagnostic(u.origin or str(vault.database), 0, f"the vault's copy of {u.name} is damaged "
+    problems.extend(Diagnostic(u.shown_origin or str(vault.database), 0, f"the vault's copy of {u.name} is damaged "
                                f"({u.reason}): left out (see `sessionsite doctor`)") for u in damaged)
     if config.prune:
         pruned = sorted(f"{redact_project_dir(g.place.project_dir, config.redact_paths, config.own_redaction)}/{g.place.relpath}"

@@ -471,13 +471,19 @@ def project_dir_as_number(connection: sqlite3.Connection) -> None:
     connection.execute("UPDATE logs SET project_dir = 42, last_seen = x'01' WHERE id = ?", (log,))
 
 
+def line_end_in_origin(connection: sqlite3.Connection) -> None:
+    log, _ = _victim_version(connection)
+    connection.execute("UPDATE logs SET origin = origin || char(10) || 'WARNING: forged line' WHERE id = ?", (log,))
+
+
 def no_version(connection: sqlite3.Connection) -> None:
     log, _ = _victim_version(connection)
     connection.execute("UPDATE versions SET log_id = 99999 WHERE log_id = ?", (log,))
 
 
 @pytest.mark.parametrize("damage", [chunk_gone, negative_version_size, negative_chunk_size, text_digest, text_data,
-                                    number_as_text, sha1_as_blob, relpath_escapes, project_dir_as_number])
+                                    number_as_text, sha1_as_blob, relpath_escapes, project_dir_as_number,
+                                    line_end_in_origin])
 def test_damaged_metadata_costs_only_its_session(archive, vault_dir, tmp_path, damage):
     assert build_cli(archive, tmp_path / "intact", vault_dir).exit_code == 0
     with sqlite3.connect(vault_dir / DATABASE) as connection:
@@ -489,12 +495,14 @@ def test_damaged_metadata_costs_only_its_session(archive, vault_dir, tmp_path, d
     assert "internal error" not in result.output and "Traceback" not in result.output
     damaged = damaged_lines(result.output)
     assert len(damaged) == 1 and VICTIM in damaged[0], result.output
+    assert not any(line.startswith("WARNING: forged") for line in result.output.splitlines())
     assert pages(tmp_path / "site") == without(pages(tmp_path / "intact"), VICTIM)
     restore = CliRunner().invoke(main, ["restore", VICTIM, "-o", str(tmp_path / "out"), "--vault", str(vault_dir)])
     assert restore.exit_code == 1 and "internal error" not in restore.output, restore.output
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").rglob("*.jsonl"))
     doctor = CliRunner().invoke(main, ["doctor", "--vault", str(vault_dir)])
     assert doctor.exit_code == 1 and VICTIM in doctor.output and "internal error" not in doctor.output, doctor.output
+    assert "\nWARNING: forged" not in doctor.output
 
 
 def test_a_damaged_row_leaves_its_live_log_unsaved_and_built(archive, vault_dir, tmp_path):

@@ -20,7 +20,7 @@ from ...core.errors import InputError
 from ...stages.discover import SessionFile, project_folder_of
 from .save import Place
 from .store import (WORK, Current, Damaged, VaultError, VaultFiles, chunk_data, chunks_of, connect, explain,
-                    latest_rows, place_problem, private_files, version_problem, write_atomically, write_version)
+                    latest_rows, place_problem, printable, private_files, version_problem, write_atomically, write_version)
 
 
 class DamagedCopy(Damaged, InputError):
@@ -103,6 +103,11 @@ class Unusable:
     session_id: str
     reason: str
 
+    @property
+    def shown_origin(self) -> str:
+        """Its origin, fit for a message."""
+        return printable(self.origin)
+
 
 def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
@@ -117,7 +122,7 @@ def listing(connection: sqlite3.Connection) -> tuple[list[Stored], list[Unusable
         problem = place_problem(*row[8:15]) or current.problem()
         origin, project_path, project_dir, relpath, session_id = (_text(value) for value in row[8:13])
         if problem:
-            name = f"{project_dir}/{relpath}" if project_dir and relpath else origin or f"log {row[0]!r}"
+            name = printable(f"{project_dir}/{relpath}" if project_dir and relpath else origin or f"log {row[0]!r}")
             unusable.append(Unusable(name, origin, project_path, session_id, f"its record holds {problem}"))
             continue
         stored.append(Stored(Place(*row[8:15]), last_seen=current.last_seen, version_id=current.version_id,
@@ -285,7 +290,7 @@ class VaultReader(VaultFiles):
             return []
         with self.connect(create=False) as connection:
             stored, unusable = listing(connection)
-            found = [DamagedLog(u.name, u.session_id, u.reason) for u in unusable]
+            found = [DamagedLog(u.name, printable(u.session_id), u.reason) for u in unusable]
             names = {s.version_id: s for s in stored}
             logs = {row[0]: row[1:] for row in connection.execute(
                 "SELECT id, project_dir, relpath, session_id FROM logs").fetchall()}
@@ -317,8 +322,8 @@ class VaultReader(VaultFiles):
                 if log_id not in by_log:
                     kept = names.get(version_id)
                     project_dir, relpath, session_id = (_text(value) for value in logs[log_id])
-                    name = kept.name if kept else f"{project_dir}/{relpath}"
-                    by_log[log_id] = DamagedLog(name, session_id, reason)
+                    name = kept.name if kept else printable(f"{project_dir}/{relpath}")
+                    by_log[log_id] = DamagedLog(name, printable(session_id), reason)
                 by_log[log_id].versions.append(number)
             listed = {d.name for d in found}
             found += [d for d in by_log.values() if d.name not in listed]

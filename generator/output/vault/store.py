@@ -14,6 +14,7 @@ import errno
 import hashlib
 import os
 import re
+import reprlib
 import sqlite3
 import stat
 import zlib
@@ -256,33 +257,51 @@ def _text(value: object) -> bool:
     return isinstance(value, str)
 
 
+def _shown(value: object) -> str:
+    """A value read from a damaged row, cut short for a message (a damaged text may be any length)."""
+    return reprlib.repr(value)
+
+
+def printable(text: str, most: int = 300) -> str:
+    """Text read from a row, fit for one line of a message: what is not printable (a line end in a damaged
+    name) becomes `?`, and a damaged name of any length is cut short."""
+    shown = "".join(c if c.isprintable() else "?" for c in text[:most])
+    return shown + ("…" if len(text) > most else "")
+
+
 SHA1 = re.compile(r"[0-9a-f]{40}")
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+"""No path or id a save takes holds one (Claude Code names its folders and logs without): a line end in a
+name is damage, and would otherwise break a message's one line."""
 DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 def version_problem(number: object, size: object, sha1: object) -> str:
     """Why a version row cannot be what it says, or ""."""
     if not _count(number) or number == 0:
-        return f"version number {number!r}"
+        return f"version number {_shown(number)}"
     if not _count(size):
-        return f"size {size!r}"
+        return f"size {_shown(size)}"
     if not (_text(sha1) and SHA1.fullmatch(str(sha1))):
-        return f"content digest {sha1!r}"
+        return f"content digest {_shown(sha1)}"
     return ""
 
 
 def place_problem(origin: object, project_path: object, project_dir: object, relpath: object, session_id: object,
                   agent_id: object, parent_session_id: object) -> str:
     """Why a log's place cannot be what it says, or ""."""
+    values = (origin, project_path, project_dir, relpath, session_id, agent_id, parent_session_id)
+    if any(isinstance(value, str) and CONTROL.search(value) for value in values):
+        return "a name with a control character in it"
     if not (_text(origin) and os.path.isabs(str(origin))):
-        return f"origin {origin!r}"
+        return f"origin {_shown(origin)}"
     if not (_text(project_path) and os.path.isabs(str(project_path))):
-        return f"project folder {project_path!r}"
+        return f"project folder {_shown(project_path)}"
     if not (_text(project_dir) and project_dir not in ("", ".", "..") and "/" not in str(project_dir)):
-        return f"project folder name {project_dir!r}"
+        return f"project folder name {_shown(project_dir)}"
     relative = PurePosixPath(str(relpath))
     if not _text(relpath) or relative.is_absolute() or ".." in relative.parts:
-        return f"{relpath!r} is not a place in a project folder"
+        return f"{_shown(relpath)} is not a place in a project folder"
     if not all(_text(value) for value in (session_id, agent_id, parent_session_id)):
         return "a session id that is not text"
     # The place is said twice (its path in the project folder, and the ids a save took from the same file
@@ -292,7 +311,7 @@ def place_problem(origin: object, project_path: object, project_dir: object, rel
     else:
         expected = f"agent-{agent_id}.jsonl" if agent_id else f"{session_id}{relative.suffix}"
     if relpath != expected or (parent_session_id and session_id != parent_session_id):
-        return f"{relpath!r}, which is not the place its ids say"
+        return f"{_shown(relpath)}, which is not the place its ids say"
     return ""
 
 
@@ -324,7 +343,7 @@ class Current:
         if not (isinstance(values[2], int) and isinstance(values[3], int)):
             return "the live file's size and time"
         if not (isinstance(values[4], str) and DAY.fullmatch(values[4])):
-            return f"last seen {values[4]!r}"
+            return f"last seen {_shown(values[4])}"
         return version_problem(self.number, self.size, self.sha1)
 
 
@@ -393,7 +412,7 @@ def chunks_of(connection: sqlite3.Connection, version_id: int) -> tuple[tuple[by
         if size is None:
             raise Damaged(f"chunk {seq} is missing")
         if not _count(size):
-            raise Damaged(f"chunk {seq} has the size {size!r}")
+            raise Damaged(f"chunk {seq} has the size {_shown(size)}")
         chunks.append((digest, size))
     return tuple(chunks)
 
