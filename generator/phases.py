@@ -268,8 +268,10 @@ def _unreadable_kept_copies(plans: Iterable[PlannedFile]) -> dict[int, tuple[Pla
         return ""
 
     kept = [plan for plan in plans if plan.source.kept is not None]
+    if not kept:
+        return {}
     # On threads: decompressing and hashing let go of the interpreter, and each copy opens its own connection.
-    with ThreadPoolExecutor(max_workers=min(len(kept), os.cpu_count() or 1) or 1) as pool:
+    with ThreadPoolExecutor(max_workers=min(len(kept), os.cpu_count() or 1)) as pool:
         problems = list(pool.map(problem, kept))
     return {id(plan): (plan, found) for plan, found in zip(kept, problems, strict=True) if found}
 
