@@ -526,13 +526,15 @@ def test_a_damaged_row_leaves_its_live_log_unsaved_and_built(archive, vault_dir,
 
 
 def test_a_log_without_any_version_is_left_out_with_its_name(archive, vault_dir, tmp_path):
-    """A logs row whose versions went away cannot be built; it is not even listed as kept."""
+    """A logs row whose versions went away cannot be built: it is named, and the rest is built."""
     assert build_cli(archive, tmp_path / "intact", vault_dir).exit_code == 0
     with sqlite3.connect(vault_dir / DATABASE) as connection:
         no_version(connection)
     remove_live_logs(archive)
     result = build_cli(archive, tmp_path / "site", vault_dir)
     assert result.exit_code == 0 and "internal error" not in result.output, result.output
+    damaged = damaged_lines(result.output)
+    assert len(damaged) == 1 and VICTIM in damaged[0] and "no version" in damaged[0], result.output
     assert pages(tmp_path / "site") == without(pages(tmp_path / "intact"), VICTIM)
 
 
