@@ -735,6 +735,11 @@ def restore_command(session_id: str, output: Path | None, number: int | None, li
         result = restore(Vault(_vault_folder(vault_dir)), session_id, output, default_input(), number, list_only)
     for line in result.lines:
         click.echo(line, err=not list_only)
+    if result.damaged:
+        for line in result.damaged:
+            click.echo(f"{'damaged' if list_only else 'Error: not restored'}: {line} (see `sessionsite doctor`)",
+                       err=True)
+        sys.exit(1)
 
 
 @main.group("hook")

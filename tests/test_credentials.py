@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from generator.cli import main
 from generator.core.model import Entry
-from generator.stages.credentials import anchors as anchors_module
+from generator.stages.credentials import prefilter as anchors_module
 from generator.stages.credentials.names import is_secret_name
 from generator.stages.credentials.scan import compiled
 from generator.stages.read import stream_file

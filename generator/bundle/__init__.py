@@ -255,10 +255,14 @@ def bundle(config: BundleConfig) -> BundleReport:
     saved = None
     if config.vault is not None:
         from ..stages.discover import find
-        from ..output.vault import Vault
+        from ..output.vault import Vault, VaultError
 
         check_vault_location(config.output, config.vault)
-        saved = Vault(config.vault).save(find(folders))
+        vault = Vault(config.vault)
+        try:
+            saved = vault.save(find(folders))
+        except VaultError as error:  # a vault that cannot be used is one warning: the bundle reads the live logs
+            log.warning("%s:0: %s; nothing saved to the vault", vault.database, error)
     redactor = Redactor(secrets=config.redact, home=config.redact_paths, own=config.own_redaction)
     archive, _, plans = collect(folders, redactor=redactor, jobs=config.jobs, selection=config.selection)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .anchors import Anchors
+from .prefilter import Anchors
 
 _CAMEL_HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _SEPARATORS = re.compile(r"[^A-Za-z0-9]+")

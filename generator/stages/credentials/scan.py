@@ -22,7 +22,7 @@ from .assignments import assigned_secrets
 from .entropy import looks_random
 from .files import looks_like_dotenv, names_credential_file
 from .forms import FORM_RULES, KUBERNETES_SECRET_MARKS, form_matches, kubernetes_secret_values, lines_with_offsets
-from .anchors import Anchors
+from .prefilter import Anchors
 from .names import NAME_STEMS, lower_in_place
 from .providers import TOKEN_RULES, TokenRule
 
