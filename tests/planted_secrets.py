@@ -8,8 +8,9 @@ a credential (typed in a prompt, read with both numberings, cat and grep through
 an MCP tool's input, in a fetched URL), and each way gets a value of its own, drawn from the same shape,
 so that a leak found in an output names the value and the way that put it there.
 
-A leak is searched for by the value's *keys*: a 12-character slice from the middle of each random part
-(every line of a private key is a part), or for a short value 8 characters of it. A key holds only
+A leak is searched for by the value's *keys*: 12-character slices from the middle, the start and the end
+of each random part (every line of a private key is a part), or for a short value 8 characters from its
+middle. A key holds only
 letters, digits and `-_.~`, which JSON, HTML and URL encoding leave as they are, so the value written
 plain, JSON-escaped, HTML-escaped or URL-encoded holds every key, and one search finds them all (and a
 value cut in half still shows). Keys are random, so they cannot occur by chance anywhere else.
@@ -79,10 +80,10 @@ class Draw:
         return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
 
 
-def _center_window(part: str, size: int) -> str | None:
-    """The window of `size` safe characters nearest the middle of `part`."""
-    middle = (len(part) - size) // 2
-    for offset in sorted(range(len(part) - size + 1), key=lambda start: abs(start - middle)):
+def _window(part: str, size: int, toward: float) -> str | None:
+    """The window of `size` safe characters nearest the place `toward` (0 the start, 1 the end) of `part`."""
+    aim = round((len(part) - size) * toward)
+    for offset in sorted(range(len(part) - size + 1), key=lambda start: abs(start - aim)):
         window = part[offset:offset + size]
         if set(window) <= SAFE:
             return window
@@ -90,17 +91,17 @@ def _center_window(part: str, size: int) -> str | None:
 
 
 def keys_of(parts: list[str]) -> tuple[str, ...]:
-    """A 12-character middle slice of the longest part and of every other part of 20 or more characters
-    (digits alone are ids, not secrets); 8 characters when the value is short."""
+    """12-character slices of the longest part and of every other part of 20 or more characters (digits
+    alone are ids, not secrets): from its middle, and from its start and its end, so that a value cut
+    short in a preview still shows; 8 characters from the middle when the value is short."""
     candidates = [p for p in parts if not p.isdigit()] or parts
     longest = max(candidates, key=len)
     keys = []
     for part in candidates:
         if part is longest or len(part) >= 20:
-            window = _center_window(part, 12) if len(part) >= 20 else None
-            window = window or _center_window(part, 8)
-            if window:
-                keys.append(window)
+            windows = [_window(part, 12, toward) for toward in (0.5, 0, 1)] if len(part) >= 20 else []
+            windows = [w for w in windows if w] or [_window(part, 8, 0.5)]
+            keys += [w for w in windows if w]
     assert keys, f"no key can be taken from {parts}"
     return tuple(dict.fromkeys(keys))
 
@@ -728,7 +729,8 @@ def way_tool_input(s: Shown) -> list[dict]:
 
 def way_fetched_url(s: Shown) -> list[dict]:
     shown = quote(s.recipe.shown(s.value), safe="")
-    if len(s.recipe.value_id) % 2:
+    # A provider's token tells what it is anywhere; a secret known by its name is given under it.
+    if s.recipe.family != "provider-format" or len(s.recipe.value_id) % 2:
         url = f"https://api.example.com/v1/verify?{quote(s.recipe.name, safe='')}={shown}&format=json"
     else:
         url = f"https://hooks.example.net/notify/{shown}/status"

@@ -11,10 +11,10 @@ formats and the contexts real files give them, not from the engine's rules.
 from __future__ import annotations
 
 import html
+import json
 import re
 import zipfile
 from collections import Counter, defaultdict
-from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
@@ -29,12 +29,14 @@ from planted_secrets import FORMATS, LOOK_ALIKES, RECIPES, WAYS, Corpus, Planted
 RUN = re.compile(r"[A-Za-z0-9_.~-]{8,}")
 TAG = re.compile(r"<[^>]*>")
 MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 
 
 class Finder:
     """Which planted values an output shows, by their keys, in the bytes as written and in the text a
-    reader sees (an HTML page without its tags and entities, Markdown without its backslash escapes), so
-    that a token split by highlighting spans or escaped character by character is still found."""
+    reader sees (an HTML page without its tags and entities, Markdown without its backslash escapes, JSON or
+    JavaScript with its \\u escapes read), so that a token split by highlighting spans or escaped character
+    by character is still found."""
 
     def __init__(self, planted: list[Planted]):
         self.by_key: dict[str, list[int]] = defaultdict(list)
@@ -50,6 +52,8 @@ class Finder:
             readings.append(html.unescape(TAG.sub("", written)))
         if name.endswith(".md"):
             readings.append(MARKDOWN_ESCAPE.sub(r"\1", written))
+        if "\\u" in written:
+            readings.append(UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), written))
         runs = set()
         for reading in readings:
             runs.update(RUN.findall(reading))
@@ -102,10 +106,6 @@ def outputs(corpus, tmp_path_factory) -> dict[str, bytes]:
     return found
 
 
-def kind_of(value: Planted) -> str:
-    return "provider-format" if value.family == "provider-format" else value.family
-
-
 def test_the_corpus_is_what_the_issue_asks_for(corpus):
     """At least 200 planted values, of at least 80 provider formats and 12 file formats, each shown in at
     least 6 ways; every family of context the issue measured is there."""
@@ -150,10 +150,10 @@ def test_nothing_planted_leaks_into_any_output(corpus, outputs):
         leaked = {(value.value_id, value.way) for value, _ in leaks}
         values = {value.value_id for value, _ in leaks}
         by_way = Counter(way for _, way in leaked)
-        by_kind = Counter(kind_of(value) for value in {v.value_id: v for v, _ in leaks}.values())
+        by_kind = Counter(value.family for value in {v.value_id: v for v, _ in leaks}.values())
         summary = [
-            f"{len(values)} of {len({v.value_id for v in corpus.planted})} planted values leak "
-            f"({len(leaked)} of {len(corpus.planted)} value × way), in {len({n for _, n in leaks})} outputs",
+            (f"{len(values)} of {len({v.value_id for v in corpus.planted})} planted values leak "
+             f"({len(leaked)} of {len(corpus.planted)} value × way), in {len({n for _, n in leaks})} outputs"),
             "by way (value × way pairs): " + ", ".join(f"{way} {n}" for way, n in by_way.most_common()),
             "by kind (values): " + ", ".join(f"{kind} {n}" for kind, n in by_kind.most_common()),
         ]
@@ -169,11 +169,16 @@ def page_text(site_pages: dict[str, bytes], session: str) -> str:
 
 
 def test_every_look_alike_comes_through_whole(corpus, outputs):
+    """Each look-alike, in each way it was shown, is in its session's page text as it was written (in a
+    tool's JSON input, as a JSON string shows it)."""
     pages = {name: data for name, data in outputs.items() if name.startswith("site/projects/")}
     lost = []
     for way, session in corpus.look_alike_sessions.items():
         shown = page_text(pages, session)
-        lost += [f"{name} · {way}: {value!r}" for name, value in LOOK_ALIKES.items() if value not in shown]
+        for name, value in LOOK_ALIKES.items():
+            written = json.dumps(value)[1:-1] if way == "tool-input" else value
+            if written not in shown:
+                lost.append(f"{name} · {way}: {written!r}")
     assert lost == []
 
 
