@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import re
 import shlex
 import string
 import uuid
@@ -650,9 +651,26 @@ def _bash(command: str, stdout: str, description: str) -> list[dict]:
     return [assistant(call), tool_result(call["id"], stdout, structured=structured)]
 
 
+def _grep_match(s: Shown) -> tuple[int, str]:
+    """The line grep finds and the word it is asked for: the value's name, or another word of the line
+    the value starts on, or of the line before it (a private key's BEGIN); never a piece of the value."""
+    pieces = [piece for piece in (*s.value.splitlines(), json.dumps(s.value)[1:-1], s.value.replace("\n", "\\n"))
+              if any(key in piece for key in s.keys)]
+    for index in (s.span[0], s.span[0] - 1):
+        line = s.lines[index] if index >= 0 else ""
+        for piece in sorted(pieces, key=len, reverse=True):
+            line = line.replace(piece, " ")
+        if s.recipe.name in line:
+            return index, s.recipe.name
+        words = re.findall(r"[A-Za-z]{3,}", line)
+        if words:
+            return index, max(words, key=len)
+    raise AssertionError(f"{s.recipe.value_id}: nothing to grep for")
+
+
 def _grep_lines(s: Shown, prefix: str) -> str:
     """grep -n's output for the secret's lines: `N:` for the match, `N-` for the lines after it (-A)."""
-    first = s.span[0]
+    first, _ = _grep_match(s)
     out = []
     for index in range(first, s.span[-1] + 1):
         separator = ":" if index == first else "-"
@@ -661,9 +679,8 @@ def _grep_lines(s: Shown, prefix: str) -> str:
 
 
 def _pattern(s: Shown) -> str:
-    line = s.lines[s.span[0]]
-    word = s.recipe.name if s.recipe.name in line else line.split()[0] if line.split() else line
-    after = f" -A{len(s.span) - 1}" if len(s.span) > 1 else ""
+    first, word = _grep_match(s)
+    after = f" -A{s.span[-1] - first}" if s.span[-1] > first else ""
     return f"grep -n{after} -- {shlex.quote(word)}"
 
 
