@@ -9,11 +9,11 @@ an MCP tool's input, in a fetched URL), and each way gets a value of its own, dr
 so that a leak found in an output names the value and the way that put it there.
 
 A leak is searched for by the value's *keys*: 12-character slices from the middle, the start and the end
-of each random part (every line of a private key is a part), or for a short value 8 characters from its
-middle. A key holds only
-letters, digits and `-_.~`, which JSON, HTML and URL encoding leave as they are, so the value written
-plain, JSON-escaped, HTML-escaped or URL-encoded holds every key, and one search finds them all (and a
-value cut in half still shows). Keys are random, so they cannot occur by chance anywhere else.
+of each random part (every line of a private key is a part) and its first and last 8 characters, or for
+a short value 8 characters from its middle. A key holds only letters and digits where it can (else also `-_.~`), which JSON, HTML and URL
+encoding leave as they are, so the value written plain, JSON-escaped, HTML-escaped or URL-encoded holds
+every key, and one search finds them all; a value cut short, or lowercased and split into words as a
+search index keeps it, still shows. Keys are random, so they cannot occur by chance anywhere else.
 
 The look-alikes are what a redactor must not take: identifiers, digests, code that reads a secret,
 placeholders and prose.
@@ -82,25 +82,31 @@ class Draw:
 
 
 def _window(part: str, size: int, toward: float) -> str | None:
-    """The window of `size` safe characters nearest the place `toward` (0 the start, 1 the end) of `part`."""
+    """The window of `size` characters nearest the place `toward` (0 the start, 1 the end) of `part`: of
+    letters and digits if there is one (a search index splits words at any other character), else of
+    safe characters."""
     aim = round((len(part) - size) * toward)
-    for offset in sorted(range(len(part) - size + 1), key=lambda start: abs(start - aim)):
-        window = part[offset:offset + size]
-        if set(window) <= SAFE:
-            return window
+    starts = sorted(range(len(part) - size + 1), key=lambda start: abs(start - aim))
+    for allowed in (set(ALNUM), SAFE):
+        for start in starts:
+            if set(part[start:start + size]) <= allowed:
+                return part[start:start + size]
     return None
 
 
 def keys_of(parts: list[str]) -> tuple[str, ...]:
     """12-character slices of the longest part and of every other part of 20 or more characters (digits
     alone are ids, not secrets): from its middle, and from its start and its end, so that a value cut
-    short in a preview still shows; 8 characters from the middle when the value is short."""
+    short in a preview still shows, and its first and last 8 characters, so that what a rule leaves of a
+    token it took too short shows; 8 characters from the middle when the value is short."""
     candidates = [p for p in parts if not p.isdigit()] or parts
     longest = max(candidates, key=len)
     keys = []
     for part in candidates:
         if part is longest or len(part) >= 20:
             windows = [_window(part, 12, toward) for toward in (0.5, 0, 1)] if len(part) >= 20 else []
+            if len(part) >= 20:  # a rule that takes a token too short leaves its last characters
+                windows += [_window(part, 8, toward) for toward in (0, 1)]
             windows = [w for w in windows if w] or [_window(part, 8, 0.5)]
             keys += [w for w in windows if w]
     assert keys, f"no key can be taken from {parts}"

@@ -10,6 +10,7 @@ formats and the contexts real files give them, not from the engine's rules.
 
 from __future__ import annotations
 
+import gzip
 import html
 import json
 import re
@@ -33,19 +34,22 @@ UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 
 
 class Finder:
-    """Which planted values an output shows, by their keys, in the bytes as written and in the text a
-    reader sees (an HTML page without its tags and entities, Markdown without its backslash escapes, JSON or
-    JavaScript with its \\u escapes read), so that a token split by highlighting spans or escaped character
-    by character is still found."""
+    """Which planted values an output shows, by their keys, in the bytes as written (a gzipped file
+    unzipped) and in the text a reader sees (an HTML page without its tags and entities, Markdown without
+    its backslash escapes, JSON or JavaScript with its \\u escapes read), so that a token split by
+    highlighting spans or escaped character by character is still found; in any case, as a search index
+    keeps its words lowercased."""
 
     def __init__(self, planted: list[Planted]):
         self.by_key: dict[str, list[int]] = defaultdict(list)
         for index, value in enumerate(planted):
             for key in value.keys:
-                self.by_key[key].append(index)
+                self.by_key[key.lower()].append(index)
         self.sizes = sorted({len(key) for key in self.by_key})
 
     def found(self, name: str, data: bytes) -> set[int]:
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
         written = data.decode("utf-8", errors="replace")
         readings = [written]
         if name.endswith((".html", ".htm", ".svg", ".xml")) or "<html" in written[:2000].lower():
@@ -56,7 +60,7 @@ class Finder:
             readings.append(UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), written))
         runs = set()
         for reading in readings:
-            runs.update(RUN.findall(reading))
+            runs.update(RUN.findall(reading.lower()))
         hits: set[int] = set()
         for run in runs:
             for size in self.sizes:
