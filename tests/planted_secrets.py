@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import quote
 
-from helpers import CWD, PNG_BYTES, assistant, chain, custom_title, text, tool_result, tool_use, user, write_jsonl
+from helpers import (CWD, PNG_BYTES, ai_title, assistant, chain, custom_title, summary, text, tool_result, tool_use,
+                     user, write_jsonl)
 
 ALNUM = string.ascii_letters + string.digits
 LOWER = string.ascii_lowercase
@@ -697,6 +698,15 @@ def way_prompt(s: Shown) -> list[dict]:
     return [user(f"This is in {s.relative} and the service still refuses it:\n\n{held}\n\nWhat is wrong with it?")]
 
 
+def way_assistant_reply(s: Shown) -> list[dict]:
+    """Claude quoting the value back in its reply."""
+    if s.recipe.family == "provider-format":
+        return [assistant(text(f"`{s.value}` is the credential the job sends; it was revoked yesterday."))]
+    held = "\n".join(s.lines[i] for i in range(s.span[0], s.span[-1] + 1))
+    return [assistant(text(f"In `{s.relative}` the value is read as it stands:\n\n```\n{held}\n```\n\n"
+                           "It has to be rotated: it was in the log."))]
+
+
 def way_read_tab(s: Shown) -> list[dict]:
     return _read(s, "\t")
 
@@ -766,6 +776,7 @@ def way_fetched_url(s: Shown) -> list[dict]:
 
 WAYS: dict[str, Callable[[Shown], list[dict]]] = {
     "prompt": way_prompt,
+    "assistant-reply": way_assistant_reply,
     "read-tab": way_read_tab,
     "read-arrow": way_read_arrow,
     "bash-cat": way_bash_cat,
@@ -777,16 +788,27 @@ WAYS: dict[str, Callable[[Shown], list[dict]]] = {
     "fetched-url": way_fetched_url,
 }
 
-# Values in the places around the transcript: the session's title and first prompt, a file's name, the git
-# branch, an MCP server's name. (way, provider whose token it is)
-PLACEMENTS = [
-    ("session-title", "github-pat"),
-    ("first-prompt", "anthropic-api"),
-    ("file-name", "stripe-secret-live"),
-    ("git-branch", "gitlab-pat"),
-    ("mcp-server-name", "npm"),
-    ("mcp-server-name", "slack-bot"),
+# Values in the places around the transcript: the session's title (given, or Claude Code's own), its
+# summary, its first prompt, a file's name, the git branch, an MCP server's name. (way, whose value it is:
+# a provider's token, or a password known only by the words around it, which `{v}` stands for)
+PLACEMENTS: list[tuple[str, str, str]] = [
+    ("session-title", "github-pat", "Rotating {v}"),
+    ("session-title", "groq", "Rotating {v}"),
+    ("session-title", "password", "Why DB_PASSWORD={v} fails in prod"),
+    ("ai-title", "huggingface", "Debug the {v} token"),
+    ("summary", "linear", "Rotated {v} after the leak"),
+    ("first-prompt", "anthropic-api", "Rotate {v} today, it was pasted in the channel."),
+    ("first-prompt", "perplexity", "Rotate {v} today, it was pasted in the channel."),
+    ("first-prompt", "password", "the db password is {v}, log in and check the ledger table"),
+    ("file-name", "stripe-secret-live", "{v}"),
+    ("file-name", "supabase", "{v}"),
+    ("git-branch", "gitlab-pat", "{v}"),
+    ("git-branch", "replicate", "{v}"),
+    ("mcp-server-name", "npm", "{v}"),
+    ("mcp-server-name", "slack-bot", "{v}"),
+    ("mcp-server-name", "linear", "{v}"),
 ]
+
 
 # ---------------------------------------------------------------------------------------------------------
 # Look-alikes: what must come through whole.
@@ -882,14 +904,16 @@ def write_corpus(root: Path) -> Corpus:
                     entry["sessionId"] = sid
                     entries.append(entry)
         files.append(write_jsonl(project / f"{sid}.jsonl", chain(*entries)))
-    providers = {provider: make for provider, _, make in PROVIDERS}
-    for way, provider in PLACEMENTS:
+    makers: dict[str, Maker] = {provider: make for provider, _, make in PROVIDERS}
+    makers["password"] = _pw
+    for way, whose, template in PLACEMENTS:
         number += 1
         sid = session_id(number)
-        draw = Draw(f"{provider}|{way}|{number}")
-        value = providers[provider](draw)
-        planted.append(Planted(f"{provider}@{way}", "placement", way, value, keys_of(draw.parts)))
-        files.append(write_jsonl(project / f"{sid}.jsonl", _placement(way, value, sid)))
+        draw = Draw(f"{whose}|{way}|{number}")
+        value = makers[whose](draw)
+        family = "placement-by-context" if whose == "password" else "placement"
+        planted.append(Planted(f"{whose}@{way}", family, way, value, keys_of(draw.parts)))
+        files.append(write_jsonl(project / f"{sid}.jsonl", _placement(way, template.replace("{v}", value), sid)))
     look_alike_sessions = {}
     for way in LOOK_ALIKE_WAYS:
         number += 1
@@ -902,23 +926,25 @@ def write_corpus(root: Path) -> Corpus:
     return Corpus(project, planted, files, look_alike_sessions)
 
 
-def _placement(way: str, value: str, sid: str) -> list[dict[str, Any]]:
+def _placement(way: str, shown: str, sid: str) -> list[dict[str, Any]]:
     fields: dict[str, Any] = {"sessionId": sid}
     if way == "git-branch":
-        fields["gitBranch"] = f"rotate/{value}"
-        fields["cwd"] = CWD
-    first = (f"Rotate {value} today, it was pasted in the channel." if way == "first-prompt"
-             else "Rotate the credentials we talked about.")
+        fields["gitBranch"] = f"rotate/{shown}"
+    first = shown if way == "first-prompt" else "Rotate the credentials we talked about."
     entries: list[dict[str, Any]] = [user(first, **fields)]
-    if way == "session-title":
-        entries.append(custom_title(f"Rotating {value}", session_id=sid))
     if way == "file-name":
-        path = f"{CWD}/keys/{value}.json"
+        path = f"{CWD}/keys/{shown}.json"
         call = tool_use("Read", {"file_path": path})
         entries += [assistant(call, **fields), tool_result(call["id"], numbered(['{"rotated": false}'], "\u2192"),
                                                            **fields)]
     if way == "mcp-server-name":
-        call = tool_use(f"mcp__deploy-{value}__list_services", {"region": "eu-west-1"})
+        call = tool_use(f"mcp__deploy-{shown}__list_services", {"region": "eu-west-1"})
         entries += [assistant(call, **fields), tool_result(call["id"], [text("3 services")], **fields)]
     entries.append(assistant(text("Done: the old one no longer works."), **fields))
+    if way == "session-title":
+        entries.append(custom_title(shown, session_id=sid))
+    if way == "ai-title":
+        entries.append(ai_title(shown, session_id=sid))
+    if way == "summary":
+        entries.insert(0, summary(shown, entries[-1]["uuid"]))
     return chain(*entries)
