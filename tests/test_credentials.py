@@ -188,7 +188,7 @@ KEY_LINES = PEM.splitlines()
 
 
 @pytest.mark.parametrize("shape", ["whole", "read-numbered", "json-escaped", "cut-off", "body-only-grep",
-                                   "body-only-pasted"])
+                                   "body-only-grep-n", "body-only-pasted"])
 def test_a_private_key_goes_whole_however_it_is_shown(shape):
     shown = {
         "whole": PEM,
@@ -196,6 +196,7 @@ def test_a_private_key_goes_whole_however_it_is_shown(shape):
         "json-escaped": json.dumps({"private_key": PEM, "x": 1}),
         "cut-off": "\n".join(KEY_LINES[:4]),
         "body-only-grep": "\n".join(f"deploy/key.pem-{n}-{line}" for n, line in enumerate(KEY_LINES[1:5], start=2)),
+        "body-only-grep-n": "\n".join(f"{n}-{line}" for n, line in enumerate(KEY_LINES[1:5], start=2)),
         "body-only-pasted": "This is the key:\n\n" + "\n".join(KEY_LINES[1:6]) + "\n\nwhy is it refused?",
     }[shape]
     redacted = Redactor().text(shown)

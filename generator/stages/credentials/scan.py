@@ -308,7 +308,7 @@ _KEY_BODY_LINE = re.compile(r"(?:[ \t]*\d+(?:→|\t)|[^\s:]*[:-]\d+[:-]|\d+[:-]|
                             r"(?P<body>[A-Za-z0-9+/]{56,80}={0,2})[ \t]*")
 _KEY_BODY_TAIL = re.compile(r"(?:[ \t]*\d+(?:→|\t)|[^\s:]*[:-]\d+[:-]|\d+[:-]|[+> ])?[ \t]*"
                             r"(?P<body>[A-Za-z0-9+/]{4,80}={0,2})[ \t]*")
-_LONG_BASE64 = re.compile(r"(?m)^(?:[^\S\n]*\d+(?:→|\t)|[^\s:]*[:-]\d+[:-]|[+> ])?[^\S\n]*[A-Za-z0-9+/]{56}")
+_LONG_BASE64 = re.compile(r"(?m)^(?:[^\S\n]*\d+(?:→|\t)|[^\s:]*[:-]\d+[:-]|\d+[:-]|[+> ])?[^\S\n]*[A-Za-z0-9+/]{56}")
 """A line that starts with a long run of base64: a key's body line may be in the text."""
 
 
