@@ -361,6 +361,28 @@ def context_spans(text: str, credential_file: bool, named_file: bool = False) ->
 _STEMS = frozenset(NAME_STEMS)
 
 
+def token_positions(text: str) -> list[int]:
+    """Where any token rule's anchor, a token's base64 spelling or an anchorless rule's look stands."""
+    catalogue = compiled()
+    positions = catalogue.token_side.starts(text)
+    if catalogue.any_look is not None:
+        positions += [found.start() for found in catalogue.any_look.finditer(text)]
+    return positions
+
+
+def context_positions(text: str) -> list[int]:
+    """Where any rule by context may apply: a secret-like name's stem, a form's anchor, a Kubernetes Secret's
+    mark, and the marks of the shapes the rules look for (a `.pgpass` line, a percent-escape, a key's body
+    line, a `.env` line, grep's place)."""
+    positions = compiled().context_side.starts(lower_in_place(text))
+    for shape in (_PGPASS_FIELDS, _PERCENT_HEX, _LONG_BASE64, _DOTENV_LINE_START, _GREP_PLACE):
+        positions += [found.start() for found in shape.finditer(text)]
+    return positions
+
+
+_DOTENV_LINE_START = re.compile(r"(?m)^(?:[ \t]*\d+(?:→|\t)|[^\s:]+:\d+:|[+ ])?[ \t]*(?:export[ \t]+)?[A-Z][A-Z0-9_]{2,}=\S")
+
+
 def has_context(text: str) -> bool:
     """Whether any rule by context could match in `text` (cheap)."""
     return compiled().context_side.any_in(text.lower()) or (":" in text and _PGPASS_FIELDS.search(text) is not None) or (
