@@ -67,8 +67,15 @@ KNOWN_FIELDS = frozenset(
      "compactMetadata", "isVisibleInTranscriptOnly", "isCompactSummary", "summary", "customTitle",
      "agentName", "planContent", "origin", "prNumber", "prUrl", "prRepository", "toolUseId", "mode",
      "isApiError", "retryInMs", "retryAttempt", "maxRetries", "cause", "fileHistorySnapshot",
-     "files", "requestIds", "model", "costUSD", "durationApiMs", "isCompactBoundary", "uuidHistory"}
+     "files", "requestIds", "model", "costUSD", "durationApiMs", "isCompactBoundary", "uuidHistory",
+     # 2.1.1xx: who or what started a turn, how it was asked for and answered; nothing a page shows.
+     "attributionAgent", "attributionSkill", "errorDetails", "promptSource", "turnOrigin", "turnPosition",
+     "requestRef", "apiBlockIndex", "requestedModel", "effort", "perTurnEffort", "madeBy", "permissionDecision",
+     "sandboxed"}
 )
+# The model name of the messages Claude Code writes itself ("No response requested.", an API error): no
+# model answered them, so they are in no list of models and no figures.
+SYNTHETIC_MODEL = "<synthetic>"
 # Written into the site as files; anything else (SVG can carry script) is shown as a reference only.
 SAFE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"})
 
@@ -740,14 +747,18 @@ class _SessionBuilder:
     @handles(ENTRY_HANDLERS, "assistant")
     def _assistant(self, entry: Entry) -> None:
         data = entry.data
-        message = data.get("message")
-        if not isinstance(message, dict):
-            self._malformed(entry, "assistant entry without a message object")
+        message = _message_object(data.get("message"))
+        if message is None:
+            self._malformed(entry, "assistant entry whose message is not an object")
             return
+        if message is not data.get("message"):
+            self.problems.append(Diagnostic(entry.file, entry.line, "assistant message is not an object (a string, "
+                                            "or one spread into an object by character position): read as its text"))
         timestamp = self._time(data)
-        model = named if isinstance(named := message.get("model"), str) else ""
+        model = named if isinstance(named := message.get("model"), str) and named != SYNTHETIC_MODEL else ""
         self.metadata.note_model(model)
-        self.usage.count(data, message)
+        if message.get("model") != SYNTHETIC_MODEL:
+            self.usage.count(data, message)
         content = message.get("content")
         if data.get("isApiErrorMessage"):
             self.events.append(Notice(self._next_anchor(data.get("uuid")), timestamp, NoticeKind.API_ERROR, _text_of(content)))
@@ -783,6 +794,10 @@ class _SessionBuilder:
         text = str(part.get("thinking", ""))
         if text.strip():
             self.events.append(Thinking(self._next_anchor(part_id), timestamp, text))
+        elif part.get("signature"):
+            # Since 2.1.69 the default: Claude reasoned and the log keeps only the signature. An empty
+            # Thinking says so where it happened.
+            self.events.append(Thinking(self._next_anchor(part_id), timestamp, ""))
 
     @handles(ASSISTANT_PART_HANDLERS, "redacted_thinking")
     def _redacted_thinking(self, part: Mapping[str, Any], part_id: str, timestamp: str, model: str) -> None:
@@ -933,6 +948,8 @@ class _SessionBuilder:
         return event
 
     def _malformed(self, entry: Entry, reason: str) -> None:
+        """An entry of a known type in a shape this stage cannot read: shown raw, counted, and said."""
+        self.problems.append(Diagnostic(entry.file, entry.line, f"{reason}: shown as it is"))
         name = f"shape:{entry.data.get('type')}"
         self.unknown[name] += 1
         self.events.append(Unknown(self._next_anchor(entry.data.get("uuid")), self._time(entry.data), name,
@@ -1013,6 +1030,27 @@ class _EventQueue:
             self.waiting.popleft()
             self.sent += 1
             builder.deliver(head)
+
+
+def _message_object(message: Any) -> Mapping[str, Any] | None:
+    """An assistant entry's message as an object. Damaged files hold it as a string, or as a string spread
+    into an object keyed by character position ({"0": "H", "1": "i"}): the string is the message's JSON
+    when it reads as an object, else the reply's text. None when it is none of these."""
+    if isinstance(message, dict):
+        if not message or "content" in message or not all(isinstance(v, str) and len(v) == 1 for v in message.values()):
+            return message
+        if set(message) != {str(index) for index in range(len(message))}:
+            return message
+        message = "".join(message[str(index)] for index in range(len(message)))
+    if not isinstance(message, str):
+        return None
+    try:
+        parsed = json.loads(message) if message.lstrip().startswith("{") else None
+    except (ValueError, RecursionError):
+        parsed = None
+    if isinstance(parsed, dict) and "content" in parsed:
+        return parsed
+    return {"role": "assistant", "content": [{"type": "text", "text": message}]}
 
 
 def _tool_input(part: Mapping[str, Any]) -> Mapping[str, Any]:

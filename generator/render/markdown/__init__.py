@@ -311,6 +311,8 @@ class SessionDocument:
             return
         if isinstance(event, AssistantText):
             self._add_to_run(*self._reply_text(event))
+        elif isinstance(event, Thinking) and not event.text.strip():
+            self._add_to_run(Structure(self.markup.event("thinking-not-kept", {"anchor": event.anchor}), "thinking"))
         elif isinstance(event, Thinking):
             opening, closing = self.markup.event_wrapper("thinking", {"anchor": event.anchor})
             self._add_to_run(Group("thinking", opening, (Prose(prose(event.text)),), closing, event.anchor))
