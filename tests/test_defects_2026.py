@@ -52,9 +52,9 @@ def _markdown(out: Path, name: str = f"{SESSION_ID}.md") -> str:
     return _session_file(out, name).read_text(encoding="utf-8")
 
 
-def _index_titles(out: Path) -> list[str]:
-    index = BeautifulSoup((out / "index.html").read_text(encoding="utf-8"), "html.parser")
-    return [" ".join(a.get_text().split()) for a in index.select("a") if a.get("href", "").endswith(".html")]
+def _project_page_links(out: Path) -> list[str]:
+    project = BeautifulSoup(_session_file(out, "index.html").read_text(encoding="utf-8"), "html.parser")
+    return [" ".join(a.get_text().split()) for a in project.select("a") if a.get("href", "").endswith(".html")]
 
 
 # -- 1. A document attached to a prompt ------------------------------------------------------------------
@@ -348,7 +348,7 @@ def test_a_session_started_by_a_custom_command_counts_it_as_a_prompt_and_is_name
     assert session.prompt_count == 2
     out = _build(tmp_path, {f"{SESSION_ID}.jsonl": entries})
     assert _page(out).find("h1").get_text().strip() == "/orchestrator create TODO app"
-    assert "/orchestrator create TODO app" in _index_titles(out)
+    assert "/orchestrator create TODO app" in _project_page_links(out)
 
 
 def test_built_in_commands_are_not_prompts(tmp_path):

@@ -63,6 +63,19 @@ PAGE_BUDGET = 180_000
 # Past the inline limit a tool output moves to a text file, so it costs a page only its preview.
 OUTPUT_PREVIEW = 50_000
 
+# Claude Code's own commands, which set something up or show something: not a request to Claude. Any other
+# slash command (one of the project's, a plugin's, a skill) sends Claude a prompt, its arguments included.
+BUILT_IN_COMMANDS = frozenset(
+    "/" + name for name in (
+        "add-dir", "agents", "bashes", "btw", "bug", "clear", "compact", "config", "context", "copy", "cost",
+        "doctor", "effort", "exit", "export", "extra-usage", "fast", "feedback", "help", "hooks", "ide",
+        "install-github-app", "keybindings", "login", "logout", "mcp", "memory", "migrate-installer", "model",
+        "output-style", "permissions", "plan", "plugin", "privacy-settings", "quit", "release-notes",
+        "remote-control", "rename", "resume", "rewind", "sandbox", "skills", "stats", "status", "statusline",
+        "tasks", "terminal-setup", "theme", "todos", "upgrade", "usage", "vim",
+    )
+)
+
 EVENT_KINDS = {
     Prompt: "prompt", AssistantText: "assistant_text", Thinking: "thinking", ToolCall: "tool_call",
     SlashCommand: "slash_command", BashMode: "bash_mode", Notice: "notice", Unknown: "unknown",
@@ -188,6 +201,13 @@ class Summary:
                 found = TRANSCRIPT_PATH.search(event.text)
                 if found:
                     self.plan_source_id = found.group(1)
+        elif isinstance(event, SlashCommand) and event.name.lower() not in BUILT_IN_COMMANDS and event.name.strip("/"):
+            # `/orchestrator create TODO app`: the person asked Claude for something, in a command's words.
+            typed = f"{event.name} {event.args}".strip()
+            self.prompt_count += 1
+            if not self.first_prompt:
+                self.first_prompt = typed[:FIRST_PROMPT_LIMIT]
+            self.outline.append(OutlineItem(anchor, shorten(plain(typed[:2000]), 70), timestamp, page))
         elif isinstance(event, ToolCall):
             if event.name != UNKNOWN_TOOL:
                 self.tool_call_count += 1
