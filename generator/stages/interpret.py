@@ -320,6 +320,30 @@ def _media(part: Mapping[str, Any]) -> Media | None:
     return None
 
 
+def _document_text(part: Mapping[str, Any]) -> Media | None:
+    """A text file attached to a prompt (2.1.97): its text as a `Media` of type `text/plain`, named by its
+    title; None for a document that is not text (a PDF), which `_media` takes."""
+    source = part.get("source")
+    if not isinstance(source, dict):
+        return None
+    kind, media_type = source.get("type"), str(source.get("media_type") or "text/plain")
+    found: str | None = None
+    if kind == "text" and isinstance(source.get("data"), str):
+        found = source["data"]
+    elif kind == "content" and isinstance(source.get("content"), (str, list)):
+        found = _text_of(source["content"])
+    elif kind == "base64" and media_type.startswith("text/") and isinstance(source.get("data"), str):
+        try:
+            found = base64.b64decode(source["data"], validate=False).decode("utf-8", "replace")
+        except (binascii.Error, ValueError):
+            return None
+    if found is None:
+        return None
+    title = part.get("title")
+    return Media(media_type="text/plain", data=found.encode("utf-8", "replace"),
+                 source=title.strip() if isinstance(title, str) else "")
+
+
 # Whose uuid an entry shares, as its diagnostic says.
 _SHARED_UUID = {Seen.UUID_IN_THIS_FILE: "an earlier entry of this file",
                 Seen.UUID_IN_CONTINUED_SESSION: "an entry of the session this one continues"}
@@ -584,7 +608,8 @@ class _SessionBuilder:
     @handles(USER_PART_HANDLERS, "image", "document")
     def _user_media_part(self, data: Mapping[str, Any], part: Mapping[str, Any], timestamp: str,
                          gathered: _UserParts) -> None:
-        media = _media(part)
+        media = _document_text(part) if part.get("type") == "document" else None
+        media = media or _media(part)
         if media is not None:
             gathered.images.append(media)
 

@@ -96,6 +96,19 @@ def _action_of(event: Event) -> str:
     return ""
 
 
+# A prompt of fewer words than this beside an attached text file ("go", "see attached") says less than
+# the file does: the file is what was asked.
+FEW_WORDS = 4
+
+
+def _what_was_asked(prompt: Prompt) -> str:
+    """A prompt's text, or, when it is a word or two beside an attached text file, the file's text."""
+    if len(prompt.text.split()) >= FEW_WORDS:
+        return prompt.text
+    document = next((media for media in prompt.images if media.media_type == "text/plain" and media.data.strip()), None)
+    return document.data[:FIRST_PROMPT_LIMIT * 4].decode("utf-8", "ignore") if document is not None else prompt.text
+
+
 def text_digest(text: str) -> str:
     """Plans are matched across sessions by their text, whitespace aside."""
     return hashlib.blake2b(" ".join(text.split()).encode("utf-8", "replace"), digest_size=12).hexdigest()
@@ -193,10 +206,11 @@ class Summary:
                 # A subagent's task was written by the agent that started it: not a prompt of the person.
                 if not event.by_agent:
                     self.prompt_count += 1
+                asked = _what_was_asked(event)
                 if not self.first_prompt:
-                    self.first_prompt = event.text[:FIRST_PROMPT_LIMIT]
-                if event.text.strip():
-                    self.outline.append(OutlineItem(anchor, shorten(plain(head(event.text, 2000)), 70), timestamp, page))
+                    self.first_prompt = asked[:FIRST_PROMPT_LIMIT]
+                if asked.strip():
+                    self.outline.append(OutlineItem(anchor, shorten(plain(head(asked, 2000)), 70), timestamp, page))
             elif event.label == PromptLabel.PLAN_PREAMBLE and not self.plan_source_id:
                 found = TRANSCRIPT_PATH.search(event.text)
                 if found:
