@@ -282,7 +282,7 @@ def _text_of(content: Any) -> str:
 # as the entry is read: redacting it was a tenth of a build, for text no page shows.
 STRUCTURED_RESULT_KEYS = frozenset(
     {"interrupted", "structuredPatch", "command", "status", "answers", "task", "taskId", "agentId",
-     "backgroundTaskId"}
+     "backgroundTaskId", "planWasEdited", "plan"}
 )
 
 
