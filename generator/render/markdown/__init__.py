@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Protocol
 
 from ...core import urls
@@ -484,6 +484,15 @@ class SessionDocument:
                                                              hidden=bool(hidden))
                 return [Group("notice", opening, (Prose(prose(event.text)),), closing, event.anchor)]
             text = NOTICE_WORDING.get(event.kind) or " ".join(strip_ansi(event.text).split()) or event.kind
+            report = next((value for name, value in event.details if name == "result" and value.strip()), "")
+            if report:
+                # A background task's final report is Markdown Claude wrote: shown as such, under the notice.
+                notice = replace(event, details=tuple(item for item in event.details if item[0] != "result"))
+                opening, closing = self.markup.event_wrapper("notice-result", {}, hidden=bool(hidden))
+                return [Group("notice", opening, (Structure(self._notice(notice, text, hidden), "notice"),
+                                                  *self._shown_in_part(report, lambda shown: [Prose(prose(shown))],
+                                                                       f"{event.anchor}-result.txt", "The whole result")),
+                              closing, event.anchor)]
             return [Structure(self._notice(event, text, hidden), "notice")]
         if isinstance(event, Unknown):
             opening, closing = self.markup.event_wrapper("unknown", {"anchor": event.anchor, "name": event.name})
