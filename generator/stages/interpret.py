@@ -76,6 +76,11 @@ KNOWN_FIELDS = frozenset(
 # The model name of the messages Claude Code writes itself ("No response requested.", an API error): no
 # model answered them, so they are in no list of models and no figures.
 SYNTHETIC_MODEL = "<synthetic>"
+# Results in an assistant message: of tools the API runs itself (its `server_tool_use` calls), and of any
+# call, as other backends write them.
+SERVER_TOOL_RESULTS = ("tool_result", "mcp_tool_result", "web_search_tool_result", "web_fetch_tool_result",
+                       "code_execution_tool_result", "bash_code_execution_tool_result",
+                       "text_editor_code_execution_tool_result", "tool_search_tool_result")
 # Written into the site as files; anything else (SVG can carry script) is shown as a reference only.
 SAFE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"})
 
@@ -694,6 +699,20 @@ class _SessionBuilder:
     @handles(USER_PART_HANDLERS, "tool_result")
     def _tool_result(self, data: Mapping[str, Any], part: Mapping[str, Any], timestamp: str,
                      gathered: _UserParts) -> None:
+        self._pair_result(part, self._time(data), data.get("toolUseResult"))
+
+    @handles(ASSISTANT_PART_HANDLERS, *SERVER_TOOL_RESULTS)
+    def _assistant_tool_result(self, part: Mapping[str, Any], part_id: str, timestamp: str, model: str) -> None:
+        """A result inside Claude's own message: a tool the API ran (web search), or a call another backend
+        (DeepSeek, GLM, MiniMax through Claude Code) answered in the same message."""
+        if part.get("type") != "tool_result":
+            content = part.get("content")
+            is_error = isinstance(content, dict) and str(content.get("type", "")).endswith("_error")
+            part = {**part, "content": _server_result_text(content), "is_error": is_error}
+        self._pair_result(part, timestamp, None)
+
+    def _pair_result(self, part: Mapping[str, Any], timestamp: str, structured: Any) -> None:
+        """A tool's result, given to the call it answers (or waiting for it)."""
         tool_use_id = str(part.get("tool_use_id", ""))
         content = part.get("content")
         images = tuple(
@@ -702,10 +721,10 @@ class _SessionBuilder:
         )
         text = strip_system_reminders(self._result_text(content))
         result = ToolResult(
-            timestamp=self._time(data),
+            timestamp=timestamp,
             text=TOOL_USE_ERROR.sub(r"\1", text),
             is_error=part.get("is_error") is True or TOOL_USE_ERROR.search(text) is not None,
-            structured=data.get("toolUseResult"),
+            structured=structured,
             images=images,
         )
         index = self.calls.result_came(tool_use_id)
@@ -829,7 +848,7 @@ class _SessionBuilder:
         self.events.append(Notice(self._next_anchor(part_id), timestamp, NoticeKind.REDACTED_THINKING,
                                   "Thinking (redacted by the API)"))
 
-    @handles(ASSISTANT_PART_HANDLERS, "tool_use")
+    @handles(ASSISTANT_PART_HANDLERS, "tool_use", "server_tool_use", "mcp_tool_use")
     def _tool_use(self, part: Mapping[str, Any], part_id: str, timestamp: str, model: str) -> None:
         tool_use_id = str(part.get("id", ""))
         if tool_use_id and self.calls.is_waiting(tool_use_id):
@@ -1055,6 +1074,29 @@ class _EventQueue:
             self.waiting.popleft()
             self.sent += 1
             builder.deliver(head)
+
+
+def _server_result_text(content: Any) -> str:
+    """The result of a tool the API ran, as text: each search hit's title and address, an error's code,
+    the output of code it ran; anything else as its JSON, so that nothing is lost."""
+    if isinstance(content, str):
+        return content
+    lines: list[str] = []
+    for item in content if isinstance(content, list) else [content]:
+        if not isinstance(item, dict):
+            lines.append(str(item))
+        elif item.get("type") == "text" and isinstance(item.get("text"), str):
+            lines.append(item["text"])
+        elif isinstance(item.get("url"), str):
+            title = item.get("title")
+            lines.append(f"{title} <{item['url']}>" if isinstance(title, str) and title else item["url"])
+        elif isinstance(item.get("error_code"), str):
+            lines.append(f"Error: {item['error_code']}")
+        elif isinstance(item.get("stdout"), str) or isinstance(item.get("stderr"), str):
+            lines.append("\n".join(str(item.get(name) or "") for name in ("stdout", "stderr")).strip())
+        else:
+            lines.append(json.dumps(item, ensure_ascii=False, sort_keys=True, default=str))
+    return "\n".join(lines)
 
 
 def _message_object(message: Any) -> Mapping[str, Any] | None:
