@@ -233,7 +233,8 @@ class Summary:
                 self.subagent_calls.append(SubagentCall(
                     anchor=anchor, page=page, agent_id=agent_id if isinstance(agent_id, str) else "",
                     prompt_digest=text_digest(str(event.input.get("prompt", "")).strip()),
-                    description=head(str(event.input.get("description", "")).strip(), 500)))
+                    description=head(str(event.input.get("description", "")).strip(), 500),
+                    name=str(event.input.get("name", "") or "").strip()[:200]))
         elif isinstance(event, Plan):
             if not self.first_plan[0]:
                 self.first_plan = (event.status.value, event.how)
