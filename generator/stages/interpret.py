@@ -791,11 +791,12 @@ class _SessionBuilder:
     @handles(ENTRY_HANDLERS, "assistant")
     def _assistant(self, entry: Entry) -> None:
         data = entry.data
-        message = _message_object(data.get("message"))
-        if message is None:
-            self._malformed(entry, "assistant entry whose message is not an object")
-            return
-        if message is not data.get("message"):
+        message = data.get("message")
+        if not isinstance(message, dict) or _spread_string(message):
+            message = _message_object(message)
+            if message is None:
+                self._malformed(entry, "assistant entry whose message is not an object")
+                return
             self.problems.append(Diagnostic(entry.file, entry.line, "assistant message is not an object (a string, "
                                             "or one spread into an object by character position): read as its text"))
         timestamp = self._time(data)
@@ -1099,14 +1100,18 @@ def _server_result_text(content: Any) -> str:
     return "\n".join(lines)
 
 
+def _spread_string(message: Mapping[str, Any]) -> bool:
+    """Whether an object is a string spread by character position: {"0": "H", "1": "i"}."""
+    return bool(message) and all(isinstance(v, str) and len(v) == 1 for v in message.values()) and \
+        set(message) == {str(index) for index in range(len(message))}
+
+
 def _message_object(message: Any) -> Mapping[str, Any] | None:
     """An assistant entry's message as an object. Damaged files hold it as a string, or as a string spread
     into an object keyed by character position ({"0": "H", "1": "i"}): the string is the message's JSON
     when it reads as an object, else the reply's text. None when it is none of these."""
     if isinstance(message, dict):
-        if not message or "content" in message or not all(isinstance(v, str) and len(v) == 1 for v in message.values()):
-            return message
-        if set(message) != {str(index) for index in range(len(message))}:
+        if not _spread_string(message):
             return message
         message = "".join(message[str(index)] for index in range(len(message)))
     if not isinstance(message, str):
