@@ -415,9 +415,7 @@ def send_message(call: ToolCall, context: ToolContext) -> ToolView:
         blocks.extend([label("Message"), Prose(prose(message))])
     elif message not in (None, ""):
         blocks.extend([label("Message"), json_block(message)])
-    text = result_text(call)
-    if text.strip():
-        blocks.extend([label("Result"), *output_block(call, context)])
+    blocks.extend(output_block(call, context))
     target = summary or _first_line(message if isinstance(message, str) else "", 80)
     return ToolView(f"Message to {recipient}" if recipient else "Message", target, tuple(blocks))
 
