@@ -115,6 +115,7 @@ def test_an_assistant_message_spread_into_characters_is_read_and_said(tmp_path):
     out = _build(tmp_path, {f"{SESSION_ID}.jsonl": chain(user("fix the parser"), spread, plain_string)})
     page = _page(out)
     assert reply in page.get_text() and "Second reply, written as a bare string." in page.get_text()
+    assert reply in _markdown(out) and "Second reply, written as a bare string." in _markdown(out)
     report = (out / "report.html").read_text(encoding="utf-8") if (out / "report.html").exists() else ""
     interpreted = interpret_entries(tmp_path / "again", chain(user("fix the parser"), dict(spread)))
     assert any("message" in d.message and "not an object" in d.message for d in interpreted.diagnostics), report
@@ -141,6 +142,7 @@ def test_two_entries_on_one_line_are_both_read(tmp_path):
     out = _build(tmp_path, {f"{SESSION_ID}.jsonl": [line]})
     page = _page(out)
     assert "First answer." in page.get_text() and "third prompt" in page.get_text()
+    assert "First answer." in _markdown(out) and "third prompt" in _markdown(out)
     assert page.select_one(".unreadable") is None
 
 
@@ -260,6 +262,7 @@ def test_server_tool_use_and_its_result_in_the_assistant_message_are_paired(tmp_
     assert card is not None and "tide tables leap year" in card.get_text()
     assert "NOAA: tide predictions account for leap years" in card.get_text()
     assert page.select_one(".unknown") is None
+    assert "NOAA: tide predictions account for leap years" in _markdown(out) and "part:" not in _markdown(out)
     interpreted = interpret_entries(tmp_path / "again", chain(user("search it"), reply))
     assert not [name for name in interpreted.unknown if name.startswith("part:")]
 
@@ -349,6 +352,7 @@ def test_a_session_started_by_a_custom_command_counts_it_as_a_prompt_and_is_name
     out = _build(tmp_path, {f"{SESSION_ID}.jsonl": entries})
     assert _page(out).find("h1").get_text().strip() == "/orchestrator create TODO app"
     assert "/orchestrator create TODO app" in _project_page_links(out)
+    assert 'title: "/orchestrator create TODO app"' in _markdown(out) and "prompts: 2" in _markdown(out)
 
 
 def test_built_in_commands_are_not_prompts(tmp_path):
@@ -359,3 +363,19 @@ def test_built_in_commands_are_not_prompts(tmp_path):
         user("fix the parser"), assistant(text("Fixed.")))
     session = interpret_entries(tmp_path, entries).session
     assert session.prompt_count == 1 and session.first_prompt == "fix the parser"
+
+
+def test_a_hostile_send_message_stays_text(tmp_path):
+    out = _build(tmp_path, _team_session({"to": "<img src=x onerror=alert(1)>", "summary": "<b>hi</b>",
+                                          "message": "<script>alert(2)</script>[x](javascript:alert(3))"}))
+    card = _page(out).select_one("details.tool[id='e-toolu_01SendMessage0001']")
+    assert card.find(["img", "script", "b"]) is None
+    assert not any("javascript" in a.get("href", "") for a in card.select("a"))
+    assert "<img src=x onerror=alert(1)>" in card.select_one("summary").get_text()
+    assert "<script>alert(2)</script>" in card.get_text()
+
+
+def test_many_empty_objects_on_one_line_are_padding(tmp_path):
+    path = write_jsonl(tmp_path / f"{SESSION_ID}.jsonl", ["{}" * 50_000 + json.dumps(user("after the padding"))])
+    items = read_file(path).items
+    assert [item.data["message"]["content"] for item in items] == ["after the padding"]
