@@ -270,7 +270,7 @@ def _read_line(name: str, number: int, raw: bytes) -> Iterator[tuple[ReadItem | 
         data = json.loads(stripped)
     except json.JSONDecodeError as error:
         if error.msg == "Extra data":
-            yield from _several_on_one_line(name, number, stripped, raw)
+            yield from _several_on_one_line(name, number, stripped, raw, error)
             return
         # Only the last line of a file can lack its newline: a write that was cut off.
         where = f"{error.msg} (column {error.colno})"
@@ -295,7 +295,8 @@ def _read_line(name: str, number: int, raw: bytes) -> Iterator[tuple[ReadItem | 
         yield Entry(name, number, data), None
 
 
-def _several_on_one_line(name: str, number: int, text: str, raw: bytes) -> Iterator[tuple[ReadItem | None, Diagnostic | None]]:
+def _several_on_one_line(name: str, number: int, text: str, raw: bytes,
+                         first_error: json.JSONDecodeError) -> Iterator[tuple[ReadItem | None, Diagnostic | None]]:
     """A line holding entries one after the other with no newline between them (two writes that raced,
     seen in real files): each entry is read, and what cannot be is shown as the rest of the line. Only a
     line that fails to parse whole comes here, so the usual line pays nothing for it."""
@@ -315,8 +316,13 @@ def _several_on_one_line(name: str, number: int, text: str, raw: bytes) -> Itera
         position = end
         while position < len(text) and text[position] in " \t":
             position += 1
+        if position < len(text) and text[position] != "{":
+            # Not another entry after this one: the line is damaged, not two writes run together.
+            found = []
+            break
     if not found:
-        reason = f"not valid JSON: {rest_reason or 'extra data'}"
+        where = f"{first_error.msg} (column {first_error.colno})"
+        reason = f"truncated last line: {where}" if not raw.endswith((b"\n", b"\r")) else f"not valid JSON: {where}"
         yield BrokenLine(name, number, text, reason), Diagnostic(name, number, reason)
         return
     yield None, Diagnostic(name, number, f"{len(found) + (1 if rest_reason else 0)} JSON values on one line, with no "
