@@ -19,6 +19,7 @@ from helpers import (
     SESSION_ID,
     assistant,
     chain,
+    element_ids,
     interpret_entries,
     text,
     tool_result,
@@ -379,3 +380,14 @@ def test_many_empty_objects_on_one_line_are_padding(tmp_path):
     path = write_jsonl(tmp_path / f"{SESSION_ID}.jsonl", ["{}" * 50_000 + json.dumps(user("after the padding"))])
     items = read_file(path).items
     assert [item.data["message"]["content"] for item in items] == ["after the padding"]
+
+
+def test_entries_on_one_line_that_share_a_uuid_get_ids_of_their_own(tmp_path):
+    first = user("first")
+    twin_a = assistant(text("Twin A."), uuid=first["uuid"])
+    twin_b = assistant(text("Twin B."), uuid=first["uuid"])
+    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": [first, json.dumps(twin_a) + json.dumps(twin_b)]})
+    html = _session_file(out, f"{SESSION_ID}.html").read_text(encoding="utf-8")
+    ids = element_ids(html)
+    assert len(ids) == len(set(ids))
+    assert "Twin A." in html and "Twin B." in html

@@ -881,7 +881,7 @@ class _SessionBuilder:
         for part in content:
             if not isinstance(part, dict):
                 continue
-            if part.get("type") == "tool_use" and isinstance(part.get("id"), str):
+            if part.get("type") in ("tool_use", "server_tool_use", "mcp_tool_use") and isinstance(part.get("id"), str):
                 self.calls.call_replayed(part["id"], str(part.get("name", "(unnamed tool)")), _tool_input(part))
             elif part.get("type") == "tool_result":
                 self.calls.replayed_result(str(part.get("tool_use_id", "")))
