@@ -185,10 +185,12 @@ def _not_an_object(junk: bytes) -> bool:
     (entries written with no newline between them, which are read)."""
     stripped = junk.decode("utf-8", errors="replace").strip()
     try:
-        _, end = json.JSONDecoder().raw_decode(stripped)
+        # As line 1 is read: without a byte-order mark.
+        _, end = json.JSONDecoder().raw_decode(stripped.removeprefix("\ufeff"))
     except (ValueError, RecursionError):
         end = -1
-    return not stripped.endswith("}") and not (end > 0 and stripped[end:].lstrip(" \t").startswith("{"))
+    rest = stripped.removeprefix("\ufeff")[end:] if end > 0 else ""
+    return not stripped.endswith("}") and not rest.lstrip(" \t").startswith("{")
 
 
 junk_lines = st.one_of(

@@ -221,7 +221,7 @@ class Summary:
             self.prompt_count += 1
             if not self.first_prompt:
                 self.first_prompt = typed[:FIRST_PROMPT_LIMIT]
-            self.outline.append(OutlineItem(anchor, shorten(plain(typed[:2000]), 70), timestamp, page))
+            self.outline.append(OutlineItem(anchor, shorten(plain(head(typed, 2000)), 70), timestamp, page))
         elif isinstance(event, ToolCall):
             if event.name != UNKNOWN_TOOL:
                 self.tool_call_count += 1
