@@ -292,7 +292,8 @@ def _summarised_to(result: Summarised) -> dict[str, Any]:
     """For the manifest, which is published with the site: without the input's path."""
     interpreted = result.interpreted
     interpreted = replace(interpreted, session=replace(interpreted.session, source=""),
-                          sidechains=tuple(replace(side, source="") for side in interpreted.sidechains))
+                          sidechains=tuple(replace(side, source="") for side in interpreted.sidechains),
+                          diagnostics=tuple(replace(d, file="") for d in interpreted.diagnostics))
     return {"interpreted": interpreted, "diagnostics": [replace(d, file="") for d in result.diagnostics],
             "content_hash": result.content_hash}
 
@@ -302,7 +303,8 @@ def _summarised_from(data: Mapping[str, Any], session_file: SessionFile) -> Summ
     source = str(session_file.path)
     interpreted = data["interpreted"]
     interpreted = replace(interpreted, session=replace(interpreted.session, source=source),
-                          sidechains=tuple(replace(side, source=source) for side in interpreted.sidechains))
+                          sidechains=tuple(replace(side, source=source) for side in interpreted.sidechains),
+                          diagnostics=tuple(replace(d, file=source) for d in interpreted.diagnostics))
     return Summarised(interpreted, tuple(replace(d, file=source) for d in data["diagnostics"]),
                       data["content_hash"])
 

@@ -41,6 +41,9 @@ PLAN_TOOLS = frozenset({"ExitPlanMode", "exit_plan_mode"})
 PLAN_APPROVED = re.compile(r"approved your plan", re.I)
 PLAN_REJECTED = re.compile(r"rejected|doesn't want to proceed", re.I)
 PLAN_FEEDBACK = "the user said:"
+# The plan as the user edited it before approving, at the end of ExitPlanMode's answer (2.1.1xx).
+EDITED_PLAN = re.compile(r"^#+ *Approved Plan \(edited by user\):? *\n", re.M)
+PLAN_APPROVED_EDITED = "approved after your edits"
 
 TASK_TOOLS = frozenset({"TaskCreate", "TaskUpdate"})
 
@@ -155,6 +158,15 @@ def plan_of(call: ToolCall) -> Plan:
         decision, how = PlanDecision.NO_ANSWER, "no answer in this session"
     elif PLAN_APPROVED.search(result):
         status, how = PlanStatus.APPROVED, "approved by the user"
+        structured = call.result.structured if isinstance(call.result.structured, dict) else {}
+        edited_heading = EDITED_PLAN.search(result)
+        if structured.get("planWasEdited") is True or edited_heading is not None:
+            how = PLAN_APPROVED_EDITED
+            edited = structured.get("plan")
+            if isinstance(edited, str) and edited.strip():
+                plan_text = edited
+            elif edited_heading is not None and result[edited_heading.end():].strip():
+                plan_text = result[edited_heading.end():]
     elif PLAN_REJECTED.search(result):
         status, how = PlanStatus.REJECTED, "rejected by the user"
         said = result.split(PLAN_FEEDBACK, 1)
