@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import subprocess
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from html.parser import HTMLParser
@@ -327,3 +328,27 @@ def start_tags(html: str) -> list[tuple[str, dict[str, str]]]:
 def element_ids(html: str) -> list[str]:
     """The id of every element of the page that has one, in document order (find_all(id=True))."""
     return [attributes["id"] for _, attributes in start_tags(html) if "id" in attributes]
+
+
+def git(folder: Path, *arguments: str) -> str:
+    """Run git in `folder`; its output."""
+    return subprocess.run(["git", *arguments], cwd=folder, check=True, capture_output=True, text=True).stdout
+
+
+def github_clone(tmp_path: Path, monkeypatch: Any) -> Path:
+    """A clone of a bare "GitHub" repository (`tmp_path/github.git`), on main with one commit pushed, as the
+    current folder; commits are Ada's."""
+    for name, value in {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com",
+                        "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com"}.items():
+        monkeypatch.setenv(name, value)
+    remote = tmp_path / "github.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    work = tmp_path / "work"
+    subprocess.run(["git", "clone", "-q", str(remote), str(work)], check=True, capture_output=True)
+    git(work, "checkout", "-q", "-b", "main")
+    (work / "README.md").write_text("# app\n", encoding="utf-8")
+    git(work, "add", "README.md")
+    git(work, "commit", "-q", "-m", "first")
+    git(work, "push", "-q", "origin", "main")
+    monkeypatch.chdir(work)
+    return work

@@ -3,7 +3,6 @@ holds the built site and no log, a deploy adds a commit, and the user's checkout
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,29 +12,15 @@ from generator.cli import main
 from generator.output.deploy import DeployError, deploy
 
 from conftest import EXAMPLES
+from helpers import git, github_clone
 
 LEDGER = EXAMPLES / "-Users-grace-work-ledger-api"
-
-
-def git(folder: Path, *arguments: str) -> str:
-    return subprocess.run(["git", *arguments], cwd=folder, check=True, capture_output=True, text=True).stdout
 
 
 @pytest.fixture
 def checkout(tmp_path: Path, monkeypatch) -> Path:
     """A clone of a bare "GitHub" repository, on main, with a change not committed and a file not added."""
-    for name, value in {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com",
-                        "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com"}.items():
-        monkeypatch.setenv(name, value)
-    remote = tmp_path / "github.git"
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
-    work = tmp_path / "work"
-    subprocess.run(["git", "clone", "-q", str(remote), str(work)], check=True, capture_output=True)
-    git(work, "checkout", "-q", "-b", "main")
-    (work / "README.md").write_text("# app\n", encoding="utf-8")
-    git(work, "add", "README.md")
-    git(work, "commit", "-q", "-m", "first")
-    git(work, "push", "-q", "origin", "main")
+    work = github_clone(tmp_path, monkeypatch)
     (work / "README.md").write_text("# app, being edited\n", encoding="utf-8")
     (work / "notes.txt").write_text("not added\n", encoding="utf-8")
     git(work, "add", "-N", "notes.txt")

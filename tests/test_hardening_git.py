@@ -18,29 +18,15 @@ from generator.output import deploy as deploy_module
 from generator.output.deploy import DeployError, deploy
 
 from conftest import EXAMPLES
+from helpers import git, github_clone
 
 LEDGER = EXAMPLES / "-Users-grace-work-ledger-api"
-
-
-def git(folder: Path, *arguments: str) -> str:
-    return subprocess.run(["git", *arguments], cwd=folder, check=True, capture_output=True, text=True).stdout
 
 
 @pytest.fixture
 def checkout(tmp_path: Path, monkeypatch) -> Path:
     """A clone of a bare "GitHub" repository, on main, with one commit pushed and a gh-pages branch here."""
-    for name, value in {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com",
-                        "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com"}.items():
-        monkeypatch.setenv(name, value)
-    remote = tmp_path / "github.git"
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
-    work = tmp_path / "work"
-    subprocess.run(["git", "clone", "-q", str(remote), str(work)], check=True, capture_output=True)
-    git(work, "checkout", "-q", "-b", "main")
-    (work / "README.md").write_text("# app\n", encoding="utf-8")
-    git(work, "add", "README.md")
-    git(work, "commit", "-q", "-m", "first")
-    git(work, "push", "-q", "origin", "main")
+    work = github_clone(tmp_path, monkeypatch)
     git(work, "branch", "gh-pages")
     monkeypatch.chdir(work)
     return work
