@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from .prefilter import Anchors
+
 _CREDENTIAL_FILE = re.compile(
     r"(?ix)(?:^|[/\\\s'\"=@])(?:"
     r"\.env(?:\.[\w.-]+)?|[\w.-]*\.env|\.envrc|\.flaskenv|"
@@ -19,10 +21,20 @@ _CREDENTIAL_FILE = re.compile(
     r")(?=$|[\s'\"`;|&)<>:]|\\)")
 
 
+_CREDENTIAL_FILE_MARKS = Anchors([
+    ".env", "env.", ".flaskenv", ".ini", "credential", ".npmrc", ".pypirc", "netrc", ".pgpass", ".my.cnf",
+    ".dockercfg", "docker/config", "kube", ".pem", ".key", ".p8", ".p12", ".pfx", ".ppk", ".asc", ".gpg", "keystore",
+    ".jks", "tfvars", "secret", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "secring", "htpasswd", "wp-config",
+    "appsettings", "application", ".s3cfg", ".boto", "terraform", "service", "gcloud", ".vault-token", ".gh.",
+    "hosts.yml", "settings.xml", ".yarnrc", ".bowerrc", "auth.json",
+])
+"""A literal every credential file's name holds: most paths and commands hold none, and are passed over."""
+
+
 def names_credential_file(text: str) -> bool:
     """Whether a path or a command names a credential file (`.env.local`, `~/.aws/credentials`,
     `cat config/prod.ini`, `kubeconfig.yaml`)."""
-    return len(text) < 4096 and _CREDENTIAL_FILE.search(text) is not None
+    return len(text) < 4096 and _CREDENTIAL_FILE_MARKS.any_in(text.lower()) and _CREDENTIAL_FILE.search(text) is not None
 
 
 _DOTENV_LINE = re.compile(r"(?m)^(?:[ \t]*\d+(?:→|\t)|[^\s:]+:\d+:|[+ ])?[ \t]*(?:export[ \t]+)?[A-Z][A-Z0-9_]{2,}=\S")

@@ -86,12 +86,14 @@ def compiled() -> _Compiled:
                      form_anchors, any_look, Anchors([*by_anchor, *spellings]), frozenset(spellings), context_side)
 
 
-def _token_rules_present(text: str, anchors: Iterable[str] | None = None) -> list[int]:
+def _token_rules_present(text: str, anchors: Iterable[str] | None = None, looked: bool | None = None) -> list[int]:
     catalogue = compiled()
     present: set[int] = set()
     for anchor in catalogue.anchors.found(text) if anchors is None else anchors:
         present.update(catalogue.rules_by_anchor.get(anchor, ()))
-    if catalogue.any_look is not None and catalogue.any_look.search(text):
+    if looked is None:
+        looked = catalogue.any_look is not None and catalogue.any_look.search(text) is not None
+    if looked:
         for index, look in catalogue.looks:
             if look.search(text):
                 present.add(index)
@@ -113,13 +115,13 @@ def _non_overlapping(found: Iterable[Found]) -> list[Found]:
     return kept
 
 
-def token_spans(text: str, anchors: Iterable[str] | None = None) -> list[Found]:
+def token_spans(text: str, anchors: Iterable[str] | None = None, looked: bool | None = None) -> list[Found]:
     """Tokens of known formats; where two rules match the same text, the earlier rule names it. `anchors`:
     the rules' anchors in the text, where the caller has found them already."""
     catalogue = compiled()
     found: list[Found] = []
     taken: list[tuple[int, int]] = []
-    for index in _token_rules_present(text, anchors):
+    for index in _token_rules_present(text, anchors, looked):
         rule, pattern = catalogue.rules[index]
         group = "secret" if "secret" in pattern.groupindex else 0
         for match in pattern.finditer(text):
@@ -136,10 +138,11 @@ def scan_tokens(text: str, embedded: bool = False) -> list[Found]:
     looks of the rules with no anchor). `embedded`: inside longer runs of token characters too (a name)."""
     catalogue = compiled()
     hits = catalogue.token_side.occurrences(text)
-    if not hits and (catalogue.any_look is None or catalogue.any_look.search(text) is None):
+    looked = catalogue.any_look is not None and catalogue.any_look.search(text) is not None
+    if not hits and not looked:
         return []
     anchors = {literal for _, literal in hits if literal in catalogue.rules_by_anchor}
-    spans = embedded_token_spans(text) if embedded else token_spans(text, anchors)
+    spans = embedded_token_spans(text) if embedded else token_spans(text, anchors, looked)
     encoded = [start for start, literal in hits if literal in catalogue.encoded_spellings]
     if encoded:
         spans = _non_overlapping([*spans, *encoded_token_spans(text, encoded)])

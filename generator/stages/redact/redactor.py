@@ -26,8 +26,7 @@ from ...core.model import BrokenLine, Diagnostic, Entry, Session
 from ..credentials.assignments import plausible_secret
 from ..credentials.files import looks_like_dotenv, names_credential_file
 from ..credentials.names import is_secret_name
-from ..credentials.scan import (Found, context_spans, shows_credential_file, has_context,
-                                context_positions, embedded_token_spans, may_hold_token, random_runs, scan_tokens, token_positions, replace_spans, token_spans)
+from ..credentials.scan import (Found, context_spans, shows_credential_file, context_positions, embedded_token_spans, may_hold_token, random_runs, scan_tokens, token_positions, replace_spans, token_spans)
 from .homes import HOME_FOLDER, HOME_PATH, encoded_homes, holds_home, local_home
 from .own import OwnRules
 from .schema import IDENTIFIER, OURS, SCHEMA, TEXT
@@ -126,11 +125,10 @@ def _wrapped_token_breaks(value: str) -> list[tuple[int, int]]:
     return breaks
 
 
-def _needs_of(look: _Look, joined: str, tokens: bool, context: bool,
-              commands: list[str]) -> tuple[set[int], set[int] | None]:
-    """From one pass over all of an entry's text for each family: the ids of its strings that hold any
-    rule's anchor (tokens), and of those that hold a secret-like name's stem, a form's anchor or the mark
-    of a shape a rule looks for (context; None when every string needs those rules)."""
+def _needs_of(look: _Look, joined: str, commands: list[str]) -> tuple[set[int], set[int]]:
+    """From one pass over all of an entry's text for each family: the ids of its strings that hold any token
+    rule's anchor, and of those that hold a secret-like name's stem, a form's anchor or the mark of a shape a
+    rule by context looks for."""
     texts = [*look.texts, *look.ids]
     starts = list(accumulate([0, *(len(text) + 1 for text in texts[:-1])]))
     every = "\n".join(texts) if look.ids else joined
@@ -138,16 +136,12 @@ def _needs_of(look: _Look, joined: str, tokens: bool, context: bool,
     def owners(positions: Iterable[int]) -> set[int]:
         return {id(texts[bisect_right(starts, position) - 1]) for position in positions}
 
-    token_ids: set[int] = set()
-    if tokens:
-        token_ids = owners(token_positions(every))
-        token_ids |= {id(text) for text in look.encoded if may_hold_token(text)}
-        token_ids |= {id(text) for text in look.texts if "\n" in text and ("→" in text or "\t" in text)
-                      and id(text) not in token_ids and may_hold_token(_LINE_NUMBER.sub("", text))}
-    context_ids: set[int] | None = None
-    if context:
-        context_ids = owners(context_positions(joined))
-        context_ids |= {id(command) for command in commands if random_runs(command, _COMMAND_KEY)}
+    token_ids = owners(token_positions(every)) if every else set()
+    token_ids |= {id(text) for text in look.encoded if may_hold_token(text)}
+    token_ids |= {id(text) for text in look.texts if "\n" in text and ("→" in text or "\t" in text)
+                  and id(text) not in token_ids and may_hold_token(_LINE_NUMBER.sub("", text))}
+    context_ids = owners(context_positions(joined)) if joined else set()
+    context_ids |= {id(command) for command in commands if random_runs(command, _COMMAND_KEY)}
     return token_ids, context_ids
 
 
@@ -406,21 +400,18 @@ class Redactor:
         look.walk(entry.data, "")
         joined = "\n".join(look.texts)
         credential_file = self.secrets and self._reads_credential_file(entry.data)
+        needs = _needs_of(look, joined, _commands(entry.data)) if self.secrets else (set(), set())
+        token_ids, context_ids = needs
         families = {
-            "tokens": self.secrets and (
-                bool(look.keys & _TOKEN_KEY) or may_hold_token(joined)
-                or (bool(look.ids) and may_hold_token("\n".join(look.ids)))
-                or any(may_hold_token(encoded) for encoded in look.encoded)),
-            "context": self.secrets and (bool(look.keys & _SECRET_KEY) or credential_file or has_context(joined)
-                                         or any(random_runs(command, _COMMAND_KEY) for command in _commands(entry.data))),
+            "tokens": bool(look.keys & _TOKEN_KEY) or bool(token_ids),
+            "context": self.secrets and (bool(look.keys & _SECRET_KEY) or credential_file or bool(context_ids)),
             "home": self.home and (bool(look.keys & _HOME_KEY) or holds_home(joined)),
         }
         # The user's own rules may match any string, however short: every entry is searched for them.
         families["own"] = bool(self.own)
         if not any(families.values()):
             return entry
-        self._needs = _needs_of(look, joined, families["tokens"], families["context"] and not credential_file,
-                                _commands(entry.data))
+        self._needs = (token_ids, None if credential_file else context_ids)
         try:
             return Entry(entry.file, entry.line, self.value(dict(entry.data), "", **families,
                                                             credential_file=credential_file))
