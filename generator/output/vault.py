@@ -53,7 +53,7 @@ FORMAT = 1
 T = TypeVar("T")
 CHUNK = 1 << 20
 """Chunks are cut at the first line end after this many bytes (or at the end of the log)…"""
-LONG_LINE_CHUNK = 4 * CHUNK
+LONG_LINE_CHUNK = 2 * CHUNK
 """…or, in a line that goes on past this many, here."""
 LEVEL = 4
 """On the public corpus: 24% of the logs' size at 80 MB/s per core (zlib's default, 6: 23% at 55 MB/s)."""
@@ -65,7 +65,7 @@ WAL_LIMIT = 8 << 20
 SQLITE_FULL = 13
 IN_FLIGHT = 8
 """Chunks being compressed at once, at most: bounds the memory a very large log takes."""
-HELD = 32 << 20
+HELD = 16 << 20
 """Compressed bytes of one log held for its transaction, at most: past this, its chunks are written ahead
 (content-addressed, they mean nothing until a version lists them, and a save killed meanwhile leaves them
 for the next save of the log to find)."""
