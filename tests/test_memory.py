@@ -22,6 +22,7 @@ from generator.build import BuildConfig, build
 from generator.core.model import BrokenLine
 from generator.output.vault import Vault
 from generator.stages import read
+from generator.stages.discover import SessionFile
 from generator.stages.redact import REDACTION_WINDOW, Redactor
 from generator.stages.tracking import DigestSet
 from helpers import PNG_BYTES, PROJECT_DIR, assistant, text, tool_result, tool_use, user
@@ -161,6 +162,7 @@ from generator.build import BuildConfig, build
 from generator.core.model import BrokenLine
 from generator.output.vault import Vault
 from generator.stages import read
+from generator.stages.discover import SessionFile
 from generator.stages.redact import REDACTION_WINDOW, Redactor
 from generator.stages.tracking import DigestSet
 from generator.stages.discover import find
@@ -361,3 +363,20 @@ def test_the_digests_of_a_long_session_are_held_compactly_and_found_as_a_set_fin
     assert all(digest in digests for digest in added)
     assert [digest for digest in others if digest in digests] == [d for d in others if d in set(added)]
     assert len(digests.table) * 8 < 32 * len(added)
+
+
+def test_a_long_line_saved_while_it_is_written_and_again_when_done_is_kept_byte_for_byte(tmp_path: Path) -> None:
+    """The vault cuts a long line into chunks: saved halfway through (Claude Code still writing it) and
+    again when done, the log comes back as it is."""
+    log = tmp_path / "in" / PROJECT_DIR / f"{SESSION_NAME}.jsonl"
+    log.parent.mkdir(parents=True)
+    rows = random.Random(5)
+    start = json.dumps(user("before")) + "\n" + '{"type": "user", "message": {"role": "user", "content": "'
+    log.write_text(start + rows.randbytes(3_500_000).hex())
+    vault = Vault(tmp_path / "vault")
+    assert vault.save([SessionFile(log, PROJECT_DIR)]).new == 1
+    with log.open("a") as handle:
+        handle.write(rows.randbytes(1_000_000).hex() + '"}}\n' + json.dumps(user("after")) + "\n")
+    assert vault.save([SessionFile(log, PROJECT_DIR)]).grown == 1
+    vault.write_out(str(log.resolve()), None, tmp_path / "restored.jsonl")
+    assert (tmp_path / "restored.jsonl").read_bytes() == log.read_bytes()
