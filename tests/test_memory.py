@@ -380,3 +380,16 @@ def test_a_long_line_saved_while_it_is_written_and_again_when_done_is_kept_byte_
     assert vault.save([SessionFile(log, PROJECT_DIR)]).grown == 1
     vault.write_out(str(log.resolve()), None, tmp_path / "restored.jsonl")
     assert (tmp_path / "restored.jsonl").read_bytes() == log.read_bytes()
+
+
+def test_a_json_array_file_over_the_limit_is_shown_in_part_and_read_again_whole(tmp_path: Path, small_limit: int) -> None:
+    """A hook's `chat.json` (one JSON array of entries) is one line as far as memory goes."""
+    path = tmp_path / "chat.json"
+    content = json.dumps([user(f"prompt {n}: {LONG_TEXT}") for n in range(3)], ensure_ascii=False)
+    path.write_text(content, encoding="utf-8")
+    result = read.read_file(path)
+    (broken,) = result.items
+    assert isinstance(broken, BrokenLine) and broken.whole is not None and broken.line == 1
+    assert "".join(broken.whole()) == content and content.startswith(broken.text)
+    ((file, line, message),) = [(d.file, d.line, d.message) for d in result.diagnostics]
+    assert (file, line) == (str(path), 1) and "read whole" in message
