@@ -59,16 +59,16 @@ LEVEL = 4
 """On the public corpus: 24% of the logs' size at 80 MB/s per core (zlib's default, 6: 23% at 55 MB/s)."""
 BATCH = 64 << 20
 """Bytes of logs read before a transaction writes them: bounds the memory of a first save."""
+HELD = 16 << 20
+"""Compressed bytes of one log held for its transaction, at most: past this, its chunks are written ahead
+(content-addressed, they mean nothing until a version lists them, and a save killed meanwhile leaves them
+for the next save of the log to find)."""
 BUSY_SECONDS = 120
 WAL_LIMIT = 8 << 20
 """The write-ahead log is cut back to this after a checkpoint (a first save would leave it at its peak)."""
 SQLITE_FULL = 13
 IN_FLIGHT = 8
 """Chunks being compressed at once, at most: bounds the memory a very large log takes."""
-HELD = 16 << 20
-"""Compressed bytes of one log held for its transaction, at most: past this, its chunks are written ahead
-(content-addressed, they mean nothing until a version lists them, and a save killed meanwhile leaves them
-for the next save of the log to find)."""
 """How long a save waits for another one to finish writing."""
 
 SCHEMA = """
