@@ -361,7 +361,8 @@ def test_the_digests_of_a_long_session_are_held_compactly_and_found_as_a_set_fin
     assert len(digests) == len(set(added))
     others = [rows.randbytes(8) for _ in range(50_000)]
     assert all(digest in digests for digest in added)
-    assert [digest for digest in others if digest in digests] == [d for d in others if d in set(added)]
+    expected = set(added)
+    assert [digest for digest in others if digest in digests] == [d for d in others if d in expected]
     assert len(digests.table) * 8 < 32 * len(added)
 
 
