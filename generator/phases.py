@@ -576,7 +576,7 @@ class FileRenderer:
         skip = replayed_in_file(self.archive.sessions, keys)
         redactor = self.redaction.redactor()
         interpret_stream(session_file, stream_entries(session_file, redactor, []), skip=skip,
-                         sink_for=documents.get)
+                         sink_for=documents.get, summarise=False)
         for document in documents.values():
             document.finish()
         if search is not None:

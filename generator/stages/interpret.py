@@ -167,7 +167,8 @@ def interpret(source: SessionFile, read: ReadResult) -> Interpreted:
 def interpret_stream(source: SessionFile, items: Iterable[Entry | BrokenLine], *,
                      skip: Collection[bytes] = frozenset(),
                      sink_for: Callable[[str], EventSink | None] | None = None,
-                     anchors_for: Callable[[str], Callable[[str, int], None] | None] | None = None) -> Interpreted:
+                     anchors_for: Callable[[str], Callable[[str, int], None] | None] | None = None,
+                     summarise: bool = True) -> Interpreted:
     """Interpret entries as they stream from the reader. Each session the file holds (the main one, and
     subagent runs written inline) passes its events, in order, to `sink_for(key)` when that returns a
     sink, and is summarised on the way (`summarize.Summary`). Only a handful of events are held at a time:
@@ -175,8 +176,11 @@ def interpret_stream(source: SessionFile, items: Iterable[Entry | BrokenLine], *
 
     `skip` holds digests of entry uuids that belong to the session this one continues: those entries are
     shown there, and left out here. `anchors_for(key)` may return a function to be told the page of each
-    anchor past a session's first page."""
-    dispatcher = _Dispatcher(source, skip, sink_for or (lambda key: None), anchors_for or (lambda key: None))
+    anchor past a session's first page. Without `summarise`, the sessions are not summarised (phase 2, which
+    has their summaries: rebuilt, a long session's outline was held twice); what is returned then says
+    nothing of their events."""
+    dispatcher = _Dispatcher(source, skip, sink_for or (lambda key: None), anchors_for or (lambda key: None),
+                             summarise)
     for item in items:
         dispatcher.feed(item)
     return dispatcher.finish()
@@ -189,8 +193,9 @@ class _Dispatcher:
     messages into the parent as agent_progress entries, rebuilt as a run of their own."""
 
     def __init__(self, source: SessionFile, skip: Collection[bytes], sink_for: Callable[[str], EventSink | None],
-                 anchors_for: Callable[[str], Callable[[str, int], None] | None]):
+                 anchors_for: Callable[[str], Callable[[str, int], None] | None], summarise: bool = True):
         self.source = source
+        self.summarise = summarise
         self.skip = skip
         self.sink_for = sink_for
         self.anchors_for = anchors_for
@@ -205,6 +210,7 @@ class _Dispatcher:
         builder = _SessionBuilder(self.source, agent_id=agent_id, run_name=run_name,
                                   duplicates=DuplicateEntries(continued=self.skip), problems=self.problems)
         builder.start(self.sink_for(builder.key))
+        builder.summarising = self.summarise
         builder.summary.on_later_page = self.anchors_for(builder.key)
         return builder
 
@@ -385,6 +391,7 @@ class _SessionBuilder:
     progress_sink: Callable[[str, Entry], None] | None = None
     sink: EventSink | None = None
     summary: Summary = field(default_factory=Summary)
+    summarising: bool = True
     plans: PlanApproval = field(default_factory=PlanApproval)
     background: BackgroundTasks = field(default_factory=BackgroundTasks)
 
@@ -398,7 +405,8 @@ class _SessionBuilder:
     def deliver(self, event: Event) -> None:
         if not self.has_conversation and _is_content(event):
             self.has_conversation = True
-        self.summary(event)
+        if self.summarising:
+            self.summary(event)
         if self.sink is not None:
             self.sink(event)
 

@@ -112,6 +112,10 @@ def stream_file(path: Path, diagnostics: list[Diagnostic], hasher: Any = None) -
     longest line. Problems are appended to `diagnostics` as they are found; `hasher` (a hashlib object),
     if given, sees every byte read."""
     if path.suffix == ".json":
+        too_long = _json_array_too_long(path, hasher, diagnostics)
+        if too_long is not None:
+            yield too_long
+            return
         result = _read_json_array(path, hasher)
         diagnostics.extend(result.diagnostics)
         yield from result.items
@@ -360,6 +364,27 @@ def _json_kind(value: object) -> str:
     return {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}.get(
         type(value), "null"
     )
+
+
+def _json_array_too_long(path: Path, hasher: Any, diagnostics: list[Diagnostic]) -> BrokenLine | None:
+    """A JSON array file over `LINE_LIMIT` is one line too long to read whole: shown in part, copied whole."""
+    try:
+        handle = path.open("rb")
+    except OSError:
+        return None  # said by the reader of the array
+    with handle:
+        info = os.fstat(handle.fileno())
+        if info.st_size <= LINE_LIMIT:
+            return None
+        preview, size = b"", 0
+        while block := handle.read(_PIECE):
+            preview = preview or block[:LINE_PREVIEW]
+            size += len(block)
+            if hasher is not None:
+                hasher.update(block)
+    skip = 3 if preview.startswith(b"\xef\xbb\xbf") else 0
+    whole = LineInFile(str(path), skip, size - skip, "utf-8", (info.st_dev, info.st_ino))
+    return _long_line(str(path), 1, _LongLine(preview[skip:], whole, ended=True), diagnostics)
 
 
 def _read_json_array(path: Path, hasher: Any = None) -> ReadResult:

@@ -42,9 +42,9 @@ BUSY_SECONDS = 120.0
 WAL_LIMIT = 8 << 20
 """The write-ahead log is cut back to this after a checkpoint (a first save would leave it at its peak)."""
 SQLITE_FULL = 13
-LONG_LINE_CHUNK = 4 * CHUNK
+LONG_LINE_CHUNK = 2 * CHUNK
 """A line that goes on past this many bytes is cut here too."""
-HELD = 32 << 20
+HELD = 16 << 20
 """Compressed bytes of one log held for its transaction, at most: past this, its chunks are written ahead."""
 IN_FLIGHT = 8
 """Chunks being compressed at once, at most: bounds the memory a very large log takes."""

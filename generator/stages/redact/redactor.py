@@ -48,6 +48,8 @@ REDACTION_WINDOW = 1 << 20
 time…"""
 REDACTION_MARGIN = 64 << 10
 """…cut where the text this far either side of the cut redacts alike whole and in two."""
+_JSON_BREAK = "\\\n"
+"""A backslash and a line break, which no line of JSON holds: what `\\n` in one is read as while redacting."""
 SHORTEST_SECRET = 7
 """Nothing shorter can hold a secret any rule finds (`PWD=abc` is the shortest); most strings in an entry are
 names and ids this short, and skipping them is a good part of redaction's speed."""
@@ -454,21 +456,34 @@ class Redactor:
             return self.entry(item)
         whole = item.whole
         return replace(item, text=self.text(item.text),
-                       whole=None if whole is None else lambda: self.text_in_pieces(whole()))
+                       whole=None if whole is None else lambda: self.text_in_pieces(whole(), json_text=True))
 
-    def text_in_pieces(self, pieces: Iterable[str]) -> Iterator[str]:
+    def text_in_pieces(self, pieces: Iterable[str], json_text: bool = False) -> Iterator[str]:
         """A text too long to hold at once, redacted a window at a time, as `text` would redact it whole:
         a window ends where redacting the text around the cut in one go and in two parts comes out the
-        same, so that no secret is cut in two."""
-        pending = ""
+        same, so that no secret is cut in two. `json_text`: the text is a line of JSON, where a line
+        break in a string is written `\\n`; the rules that go by line (`NAME=value` on a line of its
+        own) see one there, as they do in the string read."""
+        pending, held = "", ""
         for piece in pieces:
+            if json_text:  # a backslash and a real line break, which a line of JSON cannot hold, stand for `\n`
+                piece = held + piece
+                held = "\\" if piece.endswith("\\") else ""
+                piece = piece[:len(piece) - len(held)].replace("\\n", _JSON_BREAK)
             pending += piece
             while len(pending) >= REDACTION_WINDOW + REDACTION_MARGIN:
                 cut = self._safe_cut(pending, REDACTION_WINDOW)
-                yield self.text(pending[:cut])
+                if pending[cut - 1:cut + 1] == _JSON_BREAK:
+                    cut -= 1
+                yield self._text_of_json(pending[:cut]) if json_text else self.text(pending[:cut])
                 pending = pending[cut:]
+        pending += held
         if pending:
-            yield self.text(pending)
+            yield self._text_of_json(pending) if json_text else self.text(pending)
+
+    def _text_of_json(self, text: str) -> str:
+        # A rule may take the backslash with the value before it: the break left alone is one still.
+        return self.text(text).replace(_JSON_BREAK, "\\n").replace("\n", "\\n")
 
     def _safe_cut(self, text: str, near: int) -> int:
         """A place at or before `near` where no rule matches across: the first of a few tried, else `near`
