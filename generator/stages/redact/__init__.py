@@ -14,8 +14,8 @@ from __future__ import annotations
 from ..credentials.names import is_secret_name
 from .homes import HOME_PATH
 from .own import OwnRuleError, OwnRules, redact_project_dir
-from .redactor import SHORTEST_SECRET, UNTOUCHED_FIELDS, Redactor, identifier, marker
+from .redactor import REDACTION_MARGIN, REDACTION_WINDOW, SHORTEST_SECRET, UNTOUCHED_FIELDS, Redactor, identifier, marker
 from .schema import IDENTIFIER, OURS, SCHEMA, TEXT
 
-__all__ = ["HOME_PATH", "IDENTIFIER", "OURS", "SCHEMA", "SHORTEST_SECRET", "TEXT", "UNTOUCHED_FIELDS", "OwnRuleError",
+__all__ = ["HOME_PATH", "IDENTIFIER", "OURS", "REDACTION_MARGIN", "REDACTION_WINDOW", "SCHEMA", "SHORTEST_SECRET", "TEXT", "UNTOUCHED_FIELDS", "OwnRuleError",
            "OwnRules", "Redactor", "identifier", "is_secret_name", "marker", "redact_project_dir"]
