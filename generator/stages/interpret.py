@@ -67,8 +67,28 @@ KNOWN_FIELDS = frozenset(
      "compactMetadata", "isVisibleInTranscriptOnly", "isCompactSummary", "summary", "customTitle",
      "agentName", "planContent", "origin", "prNumber", "prUrl", "prRepository", "toolUseId", "mode",
      "isApiError", "retryInMs", "retryAttempt", "maxRetries", "cause", "fileHistorySnapshot",
-     "files", "requestIds", "model", "costUSD", "durationApiMs", "isCompactBoundary", "uuidHistory"}
+     "files", "requestIds", "model", "costUSD", "durationApiMs", "isCompactBoundary", "uuidHistory",
+     # Claude Code 2.1.1xx-2.1.3xx: who and what made a turn, how it was requested, the text an attachment
+     # gave the model. Known and harmless: none of them changes what a page shows.
+     "promptSource", "turnOrigin", "turnPosition", "requestRef", "apiBlockIndex", "requestedModel", "effort",
+     "perTurnEffort", "madeBy", "permissionDecision", "sandboxed", "attributionAgent", "attributionSkill",
+     "errorDetails", "apiErrorType", "failedResponseHadNoToolCall", "promptCacheRequested", "thinkingDisplay",
+     "thinkingDurationMs", "toolInputStreamMs", "sentAtMs", "rowSource", "rendered", "renderedRole",
+     "renderedBesideToolResult", "microcompactMetadata", "isApiErrorMessage", "turnCompanion",
+     "queueSkipAttachments"}
 )
+# The entry types whose fields are checked against KNOWN_FIELDS, with every type that has no handler; the
+# fields of a known bookkeeping entry are its own business.
+CONVERSATION_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
+# What Claude Code sent the model (the whole system prompt, every tool's schema, memory files such as
+# CLAUDE.md, the environment, git status) is never published, not even with --show-hidden: today's records
+# are types starting `api-request`, and an entry of a new type is held back too when its fields look like
+# a request (`holds_model_request`).
+REQUEST_RECORD_PREFIX = "api-request"
+MODEL_REQUEST_FIELDS = frozenset({"system", "systemPrompt", "system_prompt", "systemPromptBlocks", "memoryFiles",
+                                  "claudeMd", "userContext", "systemContext"})
+REQUEST_SCAN_DEPTH = 8
+REQUEST_SCAN_ITEMS = 200
 # Written into the site as files; anything else (SVG can carry script) is shown as a reference only.
 SAFE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"})
 
@@ -421,18 +441,25 @@ class _SessionBuilder:
                                             " in 2023-2099: shown without it, left out of charts and durations"))
             data = {name: value for name, value in data.items() if name != "timestamp"}
             entry = Entry(entry.file, entry.line, data)
-        for name in data:
-            if name not in KNOWN_FIELDS:
-                self.unknown[f"field:{name}"] += 1
-        self._metadata(data)
         kind = data.get("type")
+        known_type = isinstance(kind, str) and kind in ENTRY_HANDLERS
+        if kind in CONVERSATION_TYPES or not (known_type or _is_request_record(kind)):
+            for name in data:
+                if name not in KNOWN_FIELDS:
+                    self.unknown[f"field:{name}"] += 1
+        self._metadata(data)
         handler = ENTRY_HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is not None:
             handler(self, entry)
-        else:
-            name = f"type:{kind}" if isinstance(kind, str) else "type:(missing)"
-            self.unknown[name] += 1
-            self.events.append(Unknown(self._next_anchor(uuid), self._time(data), name, dict(data)))
+            return
+        name = f"type:{kind}" if isinstance(kind, str) else "type:(missing)"
+        self.unknown[name] += 1
+        if _is_request_record(kind) or holds_model_request(data):
+            return
+        # A new type with no message is bookkeeping (counted above, shown only with --show-hidden); one
+        # with a message may be conversation, and is shown.
+        self.events.append(Unknown(self._next_anchor(uuid), self._time(data), name, dict(data),
+                                   hidden="message" not in data))
 
     def _metadata(self, data: Mapping[str, Any]) -> None:
         self.metadata.note(data)
@@ -449,9 +476,19 @@ class _SessionBuilder:
 
     # -- bookkeeping entries: not conversation; what each is for, and so whether it is shown --------------
 
-    @handles(ENTRY_HANDLERS, "file-history-snapshot", "last-prompt", "agent-name")
+    @handles(ENTRY_HANDLERS, "file-history-snapshot", "last-prompt", "agent-name", "tools-used", "atis-latch",
+             "mode")
     def _claude_code_bookkeeping(self, entry: Entry) -> None:
         """Claude Code's own bookkeeping: not shown."""
+
+    @handles(ENTRY_HANDLERS, "api-request", "api-request-shape", "api-request-blob")
+    def _request_record(self, entry: Entry) -> None:
+        """What was sent to the model (system prompt, tool schemas, memory files): never published."""
+
+    @handles(ENTRY_HANDLERS, "cost-state")
+    def _cost_state(self, entry: Entry) -> None:
+        """Claude Code's own running cost of the session, by model: the last one is the total."""
+        self.metadata.note_reported_cost(entry.data.get("modelUsage"), entry.data.get("totalCostUSD"))
 
     @handles(ENTRY_HANDLERS, "progress")
     def _progress(self, entry: Entry) -> None:
@@ -543,7 +580,8 @@ class _SessionBuilder:
                                       label=PromptLabel.PLAN_PREAMBLE))
             return
         if data.get("isCompactSummary") or data.get("isVisibleInTranscriptOnly"):
-            self.events.append(Notice(self._next_anchor(uuid), timestamp, NoticeKind.CONTINUATION, _text_of(content)))
+            self.events.append(Notice(self._next_anchor(uuid), timestamp, NoticeKind.CONTINUATION,
+                                      strip_system_reminders(_text_of(content))))
             return
         if isinstance(content, str):
             self._user_text(uuid, timestamp, content, (), meta=bool(data.get("isMeta")))
@@ -966,6 +1004,7 @@ class _SessionBuilder:
             replay_digests=bytes(self.duplicates.replay_digests),
             leaf_summaries=dict(metadata.leaf_summaries),
             custom_title=metadata.custom_title,
+            reported_cost_by_model=dict(metadata.reported_cost_by_model),
             skipped_entries=self.duplicates.replayed,
             **self.summary.fields(),
         )
@@ -1013,6 +1052,32 @@ class _EventQueue:
             self.waiting.popleft()
             self.sent += 1
             builder.deliver(head)
+
+
+def _is_request_record(kind: Any) -> bool:
+    return isinstance(kind, str) and kind.startswith(REQUEST_RECORD_PREFIX)
+
+
+def holds_model_request(value: Any, depth: int = 0) -> bool:
+    """True when `value` looks like a record of a request to the model: a system prompt, tool schemas or a
+    system-role message anywhere in it (looked for a few levels down, in the first items of each list)."""
+    if depth > REQUEST_SCAN_DEPTH:
+        return False
+    if isinstance(value, dict):
+        for name, inner in value.items():
+            if name in MODEL_REQUEST_FIELDS and inner:
+                return True
+            if (name == "tools" and isinstance(inner, list)
+                    and any(isinstance(t, dict) and ("input_schema" in t or "inputSchema" in t) for t in inner)):
+                return True
+            if name == "role" and inner == "system":
+                return True
+            if isinstance(inner, (dict, list)) and holds_model_request(inner, depth + 1):
+                return True
+    elif isinstance(value, list):
+        return any(isinstance(item, (dict, list)) and holds_model_request(item, depth + 1)
+                   for item in value[:REQUEST_SCAN_ITEMS])
+    return False
 
 
 def _tool_input(part: Mapping[str, Any]) -> Mapping[str, Any]:
