@@ -36,6 +36,10 @@ HARMLESS_NEW_FIELDS = ("attributionAgent", "errorDetails", "promptId", "origin",
                        "effort", "madeBy", "turnOrigin", "promptSource")
 
 
+INLINE_TAGS = frozenset({"a", "abbr", "b", "code", "em", "i", "kbd", "mark", "q", "s", "small", "span", "strong",
+                         "sub", "sup", "time", "u", "var", "wbr"})
+
+
 class _VisibleText(HTMLParser):
     """The words a reader sees: text outside <script>, <style> and <template>."""
 
@@ -47,10 +51,14 @@ class _VisibleText(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in ("script", "style", "template"):
             self._skipping += 1
+        elif tag not in INLINE_TAGS:
+            self.words.append(" ")
 
     def handle_endtag(self, tag: str) -> None:
         if tag in ("script", "style", "template") and self._skipping:
             self._skipping -= 1
+        elif tag not in INLINE_TAGS:
+            self.words.append(" ")
 
     def handle_data(self, data: str) -> None:
         if not self._skipping:
@@ -287,3 +295,32 @@ def test_the_real_cli_writes_logs_that_build_clean(tmp_path):
     everything = every_file_text(site)
     for probe in leak_probes(fixture):
         assert probe not in everything
+
+
+# -- what today's logs give ------------------------------------------------------------------------------
+
+def _last_reported_cost(fixture: Path) -> float:
+    costs = [json.loads(line)["totalCostUSD"] for log in (fixture / "projects").glob("*/*.jsonl")
+             for line in log.read_text(encoding="utf-8").splitlines() if '"type":"cost-state"' in line]
+    return costs[-1]
+
+
+def test_the_cost_claude_code_reported_is_shown_for_a_model_with_no_price(built):
+    """claude-opus-5-5 is not in prices.json: the page shows the log's own `cost-state` figure, and says so."""
+    site, _ = built["tools"]
+    dollars = _last_reported_cost(FIXTURES / "tools")
+    assert dollars >= 0.01, "the fixture's cost is too small to tell apart from a rounding"
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    assert f"Estimated cost ${dollars:,.2f} as Claude Code reported it" in page
+    assert "the cost is as Claude Code reported it" in page
+    assert "no price is known for claude-opus-5-5" not in page
+
+
+def test_a_reported_cost_that_is_not_a_number_is_ignored(tmp_path):
+    entries = [*_conversation(), _envelope("cost-state", totalCostUSD="12", modelUsage={
+        "claude-opus-5-5": {"costUSD": float("nan")}, "other": {"costUSD": True}})]
+    log = write_jsonl(tmp_path / "p" / "-home-ada-tidewatch" / "s.jsonl", entries)
+    report = build(BuildConfig(inputs=(log.parent,), output=tmp_path / "site"))
+    assert "type:cost-state" not in report.unknown
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(tmp_path / "site"))
+    assert "as Claude Code reported it" not in page and "$12" not in page
