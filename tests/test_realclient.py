@@ -324,3 +324,10 @@ def test_a_reported_cost_that_is_not_a_number_is_ignored(tmp_path):
     assert "type:cost-state" not in report.unknown
     page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(tmp_path / "site"))
     assert "as Claude Code reported it" not in page and "$12" not in page
+
+
+def test_a_background_agent_s_notification_reads_as_words_not_tags(built):
+    site, _ = built["background-agent"]
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    assert "completed" in page
+    assert "<tool_uses>" not in page and "tool uses 1" in page

@@ -684,6 +684,9 @@ class _SessionBuilder:
             self.unknown[f"tag:{tag}"] += 1
         details: list[tuple[str, str]] = []
         for name, value in SYSTEM_MESSAGE_FIELD.findall(inner):
+            # A field of fields (a task's <usage>) reads as "name value" pairs, not as tags.
+            value = SYSTEM_MESSAGE_FIELD.sub(lambda inner_field: f"{inner_field[1].replace('_', ' ')} "
+                                             f"{inner_field[2].strip()}; ", value).strip().rstrip(";")
             details.append((name.replace("_", "-"), value.strip()))
         rest = SYSTEM_MESSAGE_FIELD.sub("", inner).strip()
         fields = dict(details)
