@@ -331,3 +331,16 @@ def test_a_background_agent_s_notification_reads_as_words_not_tags(built):
     page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
     assert "completed" in page
     assert "<tool_uses>" not in page and "tool uses 1" in page
+
+
+def test_files_claude_code_gives_back_after_a_compaction_are_not_said_to_be_sent_with_a_prompt(built):
+    site, _ = built["compact"]
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    assert "Sent with the prompt" not in page
+
+
+def test_a_file_named_with_at_is_said_to_be_sent_with_the_prompt(built):
+    site, _ = built["attached-file"]
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    assert "Sent with the prompt: NOTES.txt" in page
+    assert "harbour-notes.txt" in page and "Pilot boards at the Gurnard buoy." in page

@@ -358,6 +358,9 @@ class _SessionBuilder:
     """Where problems found in the entries go (shared by the sessions of one file)."""
     events: _EventQueue = field(init=False)
     unknown: Counter[str] = field(default_factory=Counter)
+    restoring_context: bool = False
+    """Between a compaction and the next prompt: files attached then are Claude Code's re-reading, not the
+    person's."""
     calls: CallPairing = field(default_factory=CallPairing)
     duplicates: DuplicateEntries = field(default_factory=DuplicateEntries)
     usage: UsageCounter = field(default_factory=UsageCounter)
@@ -615,6 +618,12 @@ class _SessionBuilder:
     @handles(USER_PART_HANDLERS, "image", "document")
     def _user_media_part(self, data: Mapping[str, Any], part: Mapping[str, Any], timestamp: str,
                          gathered: _UserParts) -> None:
+        source = part.get("source")
+        if isinstance(source, dict) and source.get("type") == "text" and isinstance(source.get("data"), str):
+            # A text document sent with a prompt is the person's words: shown as part of the prompt.
+            title = part.get("title") if isinstance(part.get("title"), str) else ""
+            gathered.texts.append(f"[Attached document{': ' + title if title else ''}]\n{source['data']}")
+            return
         media = _media(part)
         if media is not None:
             gathered.images.append(media)
@@ -899,6 +908,7 @@ class _SessionBuilder:
         detail = f"{trigger}" + (f", {tokens:,} tokens before" if isinstance(tokens, int) else "")
         self.events.append(Notice(anchor, timestamp, NoticeKind.COMPACTION,
                                   "Conversation compacted" + (f" ({detail})" if detail else "")))
+        self.restoring_context = True
 
     @handles(SYSTEM_HANDLERS, "turn_duration")
     def _turn_duration(self, entry: Entry, anchor: str, timestamp: str, text: str) -> None:
@@ -946,6 +956,11 @@ class _SessionBuilder:
         inner = content.get("file") if isinstance(content, dict) else None
         file_text = inner.get("content") if isinstance(inner, dict) else None
         details = (("lines", f"{file_text.count(chr(10)) + 1:,}"),) if isinstance(file_text, str) else ()
+        if self.restoring_context:  # Claude Code gives back the files read before the compaction
+            self.events.append(Notice(self._next_anchor(data.get("uuid")), self._time(data), NoticeKind.ATTACHED_FILE,
+                                      f"Given back to Claude after the compaction: {name}", hidden=True,
+                                      details=details))
+            return
         self.events.append(Notice(self._next_anchor(data.get("uuid")), self._time(data), NoticeKind.ATTACHED_FILE,
                                   f"Sent with the prompt: {name}", details=details))
 
@@ -963,6 +978,8 @@ class _SessionBuilder:
             self.progress_sink(agent_id, Entry(str(self.source.path), line, entry))
 
     def before_adding(self, event: Event) -> Event:
+        if isinstance(event, Prompt) and not event.hidden:
+            self.restoring_context = False
         if self.plans.waiting is None:
             return event
         index = self.plans.waiting

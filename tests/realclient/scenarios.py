@@ -8,6 +8,7 @@ replies and the tool calls.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -169,5 +170,20 @@ SCENARIOS: tuple[Scenario, ...] = (
          prompt("And low water?", Reply.of(text("Low water is at 12:25.")), extra=("--continue",))),
         files=TIDEWATCH,
         shown_prompts=("Read NOTES.txt and tell me the high water time", "And low water?"),
+    ),
+    Scenario(
+        "attached-file",
+        "a file mentioned with @ in the prompt, and a text document attached to a prompt (stream-json input)",
+        (prompt("When is high water? See @NOTES.txt",
+                Reply.of(text("High water is at 06:12, according to NOTES.txt."))),
+         Run(("-p", "--continue", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"),
+             (Reply.of(text("The attached harbour notes say the pilot boards at the Gurnard buoy.")),),
+             stdin=json.dumps({"type": "user", "message": {"role": "user", "content": [
+                 {"type": "document", "source": {"type": "text", "media_type": "text/plain",
+                                                 "data": "Pilot boards at the Gurnard buoy."},
+                  "title": "harbour-notes.txt"},
+                 {"type": "text", "text": "What do the attached harbour notes say?"}]}}) + "\n")),
+        files=TIDEWATCH,
+        shown_prompts=("When is high water? See @NOTES.txt", "What do the attached harbour notes say?"),
     ),
 )
