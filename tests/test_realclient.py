@@ -344,3 +344,46 @@ def test_a_file_named_with_at_is_said_to_be_sent_with_the_prompt(built):
     page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
     assert "Sent with the prompt: NOTES.txt" in page
     assert "harbour-notes.txt" in page and "Pilot boards at the Gurnard buoy." in page
+
+
+def _calls_log(tmp_path: Path, calls: list[tuple[str, dict, str]]) -> Path:
+    base = {"sessionId": "5b1f0c2e-3a4d-4e6f-8a9b-0c1d2e3f4a5b", "cwd": "/home/ada/tidewatch", "version": "2.1.332",
+            "isSidechain": False, "userType": "external"}
+    entries, parent = list(_conversation()[:1]), "00000000-0000-4000-8000-000000000001"
+    for number, (name, tool_input, result) in enumerate(calls, start=1):
+        use, done = f"00000000-0000-4000-8000-1{number:011d}", f"00000000-0000-4000-8000-2{number:011d}"
+        entries.append({**base, "type": "assistant", "uuid": use, "parentUuid": parent,
+                        "timestamp": f"2026-11-20T10:01:{number:02d}.000Z",
+                        "message": {"id": f"msg_{number}", "role": "assistant", "model": "claude-opus-5-5",
+                                    "content": [{"type": "tool_use", "id": f"toolu_{number}", "name": name,
+                                                 "input": tool_input}]}})
+        entries.append({**base, "type": "user", "uuid": done, "parentUuid": use,
+                        "timestamp": f"2026-11-20T10:01:{number:02d}.500Z",
+                        "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{number}",
+                                                                 "content": result}]}})
+        parent = done
+    return write_jsonl(tmp_path / "p" / "-home-ada-tidewatch" / "s.jsonl", entries)
+
+
+def test_team_schedule_and_workflow_tools_read_as_cards_not_json(tmp_path):
+    log = _calls_log(tmp_path, [
+        ("SendMessage", {"to": "harbour-master", "summary": "Berth change", "message": "Move the *Gull* to berth 4."},
+         "Message sent to harbour-master"),
+        ("SendMessage", {"recipient": "pilot", "content": "Board at the Gurnard buoy.", "type": "message"}, "sent"),
+        ("Workflow", {"title": "Nightly tides", "description": "Refresh the tables.", "script": "run('refresh')",
+                      "args": {"port": "Penzance"}}, "Workflow run wf_1 finished"),
+        ("ScheduleWakeup", {"delaySeconds": 1800, "reason": "wait for the next tide", "prompt": "Check again"}, "ok"),
+        ("TaskStop", {"task_id": "bu54fku9t"}, "Stopped"),
+        ("CronDelete", {"id": "f1b34d79"}, "Deleted f1b34d79"),
+        ("PowerShell", {"command": "Get-ChildItem tides", "description": "List the tides folder"}, "tides.py"),
+        ("ExitWorktree", {"action": "keep"}, "Kept the worktree"),
+    ])
+    site = tmp_path / "site"
+    build(BuildConfig(inputs=(log.parent,), output=site))
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    for shown in ("Message to harbour-master: Berth change", "Move the Gull to berth 4.", "to pilot",
+                  "Board at the Gurnard buoy.", "Workflow Nightly tides", "Refresh the tables.", "run('refresh')",
+                  "Wake-up in 1,800 s, wait for the next tide", "Check again", "Stop task bu54fku9t",
+                  "CronDelete f1b34d79", "PowerShell Get-ChildItem tides", "Leave worktree keep"):
+        assert shown in page, shown
+    assert '"to":' not in page and '"recipient":' not in page and '"delaySeconds":' not in page

@@ -75,7 +75,7 @@ KNOWN_FIELDS = frozenset(
      "errorDetails", "apiErrorType", "failedResponseHadNoToolCall", "promptCacheRequested", "thinkingDisplay",
      "thinkingDurationMs", "toolInputStreamMs", "sentAtMs", "rowSource", "rendered", "renderedRole",
      "renderedBesideToolResult", "microcompactMetadata", "isApiErrorMessage", "turnCompanion",
-     "queueSkipAttachments"}
+     "queueSkipAttachments", "renderedInHumanTurn"}
 )
 # The entry types whose fields are checked against KNOWN_FIELDS, with every type that has no handler; the
 # fields of a known bookkeeping entry are its own business.
@@ -480,7 +480,7 @@ class _SessionBuilder:
     # -- bookkeeping entries: not conversation; what each is for, and so whether it is shown --------------
 
     @handles(ENTRY_HANDLERS, "file-history-snapshot", "last-prompt", "agent-name", "tools-used", "atis-latch",
-             "mode")
+             "mode", "relocated", "worktree-state")
     def _claude_code_bookkeeping(self, entry: Entry) -> None:
         """Claude Code's own bookkeeping: not shown."""
 

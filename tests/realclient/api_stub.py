@@ -47,8 +47,8 @@ def text(words: str) -> dict[str, Any]:
     return {"type": "text", "text": words}
 
 
-def tool(name: str, **tool_input: Any) -> dict[str, Any]:
-    return {"type": "tool_use", "name": name, "input": tool_input}
+def tool(tool_name: str, /, **tool_input: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "name": tool_name, "input": tool_input}
 
 
 def thinking(words: str) -> dict[str, Any]:

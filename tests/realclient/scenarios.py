@@ -15,7 +15,8 @@ from typing import Any
 from api_stub import Reply, text, thinking, tool
 
 ALL_TOOLS = ("Bash,Read,Write,Edit,Glob,Grep,TodoWrite,Agent,NotebookEdit,WebFetch,Skill,SlashCommand,"
-             "ExitPlanMode,EnterPlanMode")
+             "ExitPlanMode,EnterPlanMode,ToolSearch,CronCreate,CronDelete,CronList,Monitor,TaskStop,SendMessage,"
+             "EnterWorktree,ExitWorktree,TaskCreate,TaskUpdate,TaskList,TaskGet")
 
 
 @dataclass(frozen=True)
@@ -185,5 +186,26 @@ SCENARIOS: tuple[Scenario, ...] = (
                  {"type": "text", "text": "What do the attached harbour notes say?"}]}}) + "\n")),
         files=TIDEWATCH,
         shown_prompts=("When is high water? See @NOTES.txt", "What do the attached harbour notes say?"),
+    ),
+    Scenario(
+        "deferred-tools",
+        "tools loaded on demand with ToolSearch: a scheduled prompt, a monitor, a worktree, a task list",
+        (prompt(
+            "Set up a reminder to check the tide tables every morning, and try the fix in a worktree",
+            Reply.of(tool("ToolSearch", query="select:CronCreate,CronList,Monitor,EnterWorktree,ExitWorktree,"
+                                              "TaskCreate,TaskUpdate", max_results=7)),
+            Reply.of(tool("TaskCreate", subject="Schedule the morning check",
+                          description="A cron prompt that checks the tide tables")),
+            Reply.of(tool("CronCreate", cron="0 7 * * *", prompt="Check the tide tables for today",
+                          recurring=True)),
+            Reply.of(tool("CronList")),
+            Reply.of(tool("TaskUpdate", taskId="1", status="completed")),
+            Reply.of(tool("Monitor", description="Watch the tide log", command="echo rising; echo falling",
+                          timeout_ms=5000)),
+            Reply.of(tool("EnterWorktree", **{"name": "tide-fix"})),
+            Reply.of(tool("ExitWorktree", action="remove", discard_changes=True)),
+            Reply.of(text("The morning check is scheduled, and the worktree is cleaned up.")),
+        ),),
+        files=TIDEWATCH,
     ),
 )

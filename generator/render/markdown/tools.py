@@ -395,6 +395,99 @@ def task(call: ToolCall, context: ToolContext) -> ToolView:
     return ToolView(name, description, tuple(blocks), classes=("subagent",))
 
 
+@renders("SendMessage")
+def send_message(call: ToolCall, context: ToolContext) -> ToolView:
+    """A message to another agent of a team, by name or id (some versions say `recipient` and `content`)."""
+    to = _text(call.input.get("to")) or _text(call.input.get("recipient"))
+    summary = _text(call.input.get("summary"))
+    message = call.input.get("message", call.input.get("content"))
+    blocks: list[Block | str] = []
+    if isinstance(message, str) and message.strip():
+        blocks.append(Prose(prose(message)))
+    elif message is not None:
+        blocks.append(json_block(message))
+    blocks.extend(output_block(call, context))
+    target = f"to {to}" + (f": {summary}" if summary else "") if to else summary
+    return ToolView("Message", _first_line(target), tuple(blocks), classes=("subagent",))
+
+
+@renders("TaskStop")
+def task_stop(call: ToolCall, context: ToolContext) -> ToolView:
+    task_id = _text(call.input.get("task_id")) or _text(call.input.get("shell_id"))
+    return ToolView("Stop task", task_id, output_block(call, context))
+
+
+@renders("Monitor")
+def monitor(call: ToolCall, context: ToolContext) -> ToolView:
+    """A command (or a websocket) watched in the background, each line it prints a notification."""
+    command = _text(call.input.get("command"))
+    socket = call.input.get("ws")
+    url = _text(socket.get("url")) if isinstance(socket, dict) else ""
+    blocks: list[Block | str] = [Code(command, "bash", kind="command")] if command else []
+    if url:
+        blocks.append(Prose(f"Watching {inline_code(url)}", "sessionsite"))
+    blocks.extend(output_block(call, context))
+    return ToolView("Monitor", _first_line(_text(call.input.get("description")) or command or url), tuple(blocks))
+
+
+@renders("Workflow")
+def workflow(call: ToolCall, context: ToolContext) -> ToolView:
+    """A scripted multi-step workflow, given inline or by path."""
+    name = (_text(call.input.get("title")) or _text(call.input.get("name")) or _text(call.input.get("scriptPath"))
+            or _text(call.input.get("resumeFromRunId")))
+    blocks: list[Block | str] = []
+    description = _text(call.input.get("description"))
+    if description.strip():
+        blocks.append(Prose(prose(description)))
+    script = _text(call.input.get("script"))
+    if script.strip():
+        blocks.extend([label("Script"), Code(script, "javascript")])
+    arguments = call.input.get("args")
+    if isinstance(arguments, dict) and arguments:
+        blocks.extend([label("Arguments"), json_block(arguments)])
+    blocks.extend(output_block(call, context))
+    return ToolView("Workflow", _first_line(name or description), tuple(blocks))
+
+
+@renders("CronCreate")
+def cron_create(call: ToolCall, context: ToolContext) -> ToolView:
+    """A prompt scheduled to run again on a cron schedule (once, unless recurring)."""
+    schedule = _text(call.input.get("cron"))
+    recurring = call.input.get("recurring")
+    target = schedule + (" (recurring)" if recurring is True else " (once)" if recurring is False else "")
+    prompt = _text(call.input.get("prompt"))
+    blocks: list[Block | str] = [label("Prompt"), Prose(prose(prompt))] if prompt.strip() else []
+    blocks.extend(output_block(call, context))
+    return ToolView("Scheduled prompt", target, tuple(blocks))
+
+
+@renders("CronDelete", "CronList")
+def cron_other(call: ToolCall, context: ToolContext) -> ToolView:
+    return ToolView(call.name, _text(call.input.get("id")), output_block(call, context))
+
+
+@renders("ScheduleWakeup")
+def schedule_wakeup(call: ToolCall, context: ToolContext) -> ToolView:
+    delay = call.input.get("delaySeconds")
+    when = f"in {delay:,} s" if isinstance(delay, int) and not isinstance(delay, bool) else ""
+    reason = _text(call.input.get("reason"))
+    target = "stop" if call.input.get("stop") is True else ", ".join(part for part in (when, reason) if part)
+    prompt = _text(call.input.get("prompt"))
+    blocks: list[Block | str] = [label("Prompt"), Prose(prose(prompt))] if prompt.strip() else []
+    blocks.extend(output_block(call, context))
+    return ToolView("Wake-up", _first_line(target), tuple(blocks))
+
+
+@renders("EnterWorktree", "ExitWorktree")
+def worktree(call: ToolCall, context: ToolContext) -> ToolView:
+    if call.name == "EnterWorktree":
+        target = _text(call.input.get("name")) or _text(call.input.get("path"))
+        return ToolView("Enter worktree", target, output_block(call, context))
+    action = _text(call.input.get("action"))
+    target = action + (", discarding changes" if call.input.get("discard_changes") is True else "")
+    return ToolView("Leave worktree", target, output_block(call, context))
+
+
 @renders("WebSearch")
 def web_search(call: ToolCall, context: ToolContext) -> ToolView:
     return ToolView("WebSearch", _text(call.input.get("query")), output_block(call, context))
