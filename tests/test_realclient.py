@@ -387,3 +387,9 @@ def test_team_schedule_and_workflow_tools_read_as_cards_not_json(tmp_path):
                   "CronDelete f1b34d79", "PowerShell Get-ChildItem tides", "Leave worktree keep"):
         assert shown in page, shown
     assert '"to":' not in page and '"recipient":' not in page and '"delaySeconds":' not in page
+
+
+def test_a_title_given_with_rename_is_the_session_s_title(built):
+    site, _ = built["continue-resume"]
+    pages = [p.read_text(encoding="utf-8") for p in session_pages(site)]
+    assert any("<title>Tide questions" in html for html in pages)
