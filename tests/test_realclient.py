@@ -150,7 +150,8 @@ def test_prompts_replies_and_tool_calls_are_on_the_page(built, name):
         shown = " ".join(words.replace("**", "").split())
         assert shown in page, f"{name}: the reply {shown!r} is not on the page"
     for call in scenario.tool_calls():
-        assert call["name"] in page, f"{name}: no {call['name']} call on the page"
+        shown_as = {"ExitPlanMode": "Plan"}.get(call["name"], call["name"])
+        assert shown_as in page, f"{name}: no {call['name']} call on the page"
         for value in call["input"].values():
             if isinstance(value, str) and "\n" not in value and len(value) < 80:
                 # A path in the project may be shown relative to it.
@@ -393,3 +394,11 @@ def test_a_title_given_with_rename_is_the_session_s_title(built):
     site, _ = built["continue-resume"]
     pages = [p.read_text(encoding="utf-8") for p in session_pages(site)]
     assert any("<title>Tide questions" in html for html in pages)
+
+
+def test_a_plan_rejected_then_approved_reads_so(built):
+    site, _ = built["plan-mode"]
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    assert page.count("Fix the tide formula") == 2
+    assert "rejected by the user" in page and "approved by the user" in page
+    assert "pending" not in page

@@ -75,7 +75,8 @@ KNOWN_FIELDS = frozenset(
      "errorDetails", "apiErrorType", "failedResponseHadNoToolCall", "promptCacheRequested", "thinkingDisplay",
      "thinkingDurationMs", "toolInputStreamMs", "sentAtMs", "rowSource", "rendered", "renderedRole",
      "renderedBesideToolResult", "microcompactMetadata", "isApiErrorMessage", "turnCompanion",
-     "queueSkipAttachments", "renderedInHumanTurn", "commandRun"}
+     "queueSkipAttachments", "renderedInHumanTurn", "commandRun", "session_id", "serverClassifierRequest",
+     "toolDenialKind", "toolDenialBeforeRun"}
 )
 # The entry types whose fields are checked against KNOWN_FIELDS, with every type that has no handler; the
 # fields of a known bookkeeping entry are its own business.

@@ -37,7 +37,8 @@ USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cac
 MOST_TOKENS = 10**12
 
 PLAN_TOOLS = frozenset({"ExitPlanMode", "exit_plan_mode"})
-PLAN_APPROVED = re.compile(r"approved your plan", re.I)
+# "approved your plan" up to 2.1.1xx; "has approved exiting plan mode" by 2.1.3xx.
+PLAN_APPROVED = re.compile(r"approved your plan|approved exiting plan mode|Approved Plan", re.I)
 PLAN_REJECTED = re.compile(r"rejected|doesn't want to proceed", re.I)
 PLAN_FEEDBACK = "the user said:"
 

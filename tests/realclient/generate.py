@@ -21,6 +21,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from api_stub import Reply, ScriptedAPI  # noqa: E402
-from scenarios import SCENARIOS, Scenario  # noqa: E402
+from scenarios import SCENARIOS, Run, Scenario  # noqa: E402
 
 PINNED_VERSION = "2.1.332"
 FIXTURES = HERE.parent / "fixtures" / "realclient"
@@ -36,6 +37,8 @@ DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) /
 FAKE_HOME = "/home/ada"
 FAKE_HOST = "ada-laptop"
 RUN_TIMEOUT = 180
+SCREEN_TIMEOUT = 60
+API_KEY = "sk-ant-scripted-not-a-key"
 
 
 def encoded(path: str) -> str:
@@ -73,7 +76,7 @@ def _reported_version(executable: Path) -> str:
 def environment(home: Path, api: ScriptedAPI, extra: dict[str, str]) -> dict[str, str]:
     return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "USER": "ada", "LOGNAME": "ada",
             "LANG": "C.UTF-8", "TERM": "xterm-256color", "SHELL": "/bin/bash", "TZ": "UTC",
-            "ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-ant-scripted-not-a-key",
+            "ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": API_KEY,
             "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "CLAUDE_CODE_MAX_RETRIES": "0",
             "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.org", "GIT_COMMITTER_NAME": "Ada",
@@ -96,13 +99,17 @@ def run_scenario(scenario: Scenario, executable: Path, version: str, out: Path) 
             for run in scenario.runs:
                 api.queue(_placed(reply, project) for reply in run.replies)
                 args = [_first_session(home) if arg == "@SESSION@" else arg for arg in run.args]
-                result = subprocess.run([str(executable), *args], cwd=project, env=env, input=run.stdin,
-                                        capture_output=True, text=True, timeout=RUN_TIMEOUT)
-                print(f"  {scenario.name}: claude {' '.join(args[:2])[:60]!r} -> exit {result.returncode}",
+                if run.screen:
+                    said = run_on_screen(run, [str(executable), *args], project, home, env)
+                else:
+                    result = subprocess.run([str(executable), *args], cwd=project, env=env, input=run.stdin,
+                                            capture_output=True, text=True, timeout=RUN_TIMEOUT)
+                    said = f"exit {result.returncode}\n{result.stdout}\n{result.stderr}"
+                print(f"  {scenario.name}: claude {' '.join(args[:2])[:60]!r} -> {said.splitlines()[0][:60]}",
                       file=sys.stderr)
                 if api.pending:
                     sys.exit(f"{scenario.name}: {api.pending} scripted replies were never asked for;"
-                             f" Claude Code said:\n{result.stdout}\n{result.stderr}")
+                             f" Claude Code said:\n{said}")
             sent = _distinctive_lines(api.received)
         scrub = _scrubber(home, executable)
         if out.exists():
@@ -115,6 +122,43 @@ def run_scenario(scenario: Scenario, executable: Path, version: str, out: Path) 
                 target.write_text(scrub(source.read_text(encoding="utf-8")), encoding="utf-8")
         (out / "sent.json").write_text(scrub(json.dumps({"version": version, **sent}, indent=1)) + "\n",
                                        encoding="utf-8")
+
+
+def run_on_screen(run: Run, command: list[str], project: Path, home: Path, env: dict[str, str]) -> str:
+    """An interactive run under tmux: each step waits for its words on the screen, then types. Claude Code's
+    first-run questions (onboarding, trusting the folder, using the API key) are answered in its settings."""
+    settings = home / ".claude.json"
+    known = json.loads(settings.read_text(encoding="utf-8")) if settings.exists() else {}
+    known.update({"hasCompletedOnboarding": True, "theme": "dark",
+                  "customApiKeyResponses": {"approved": [API_KEY[-20:]], "rejected": []}})
+    known.setdefault("projects", {}).setdefault(str(project), {}).update({"hasTrustDialogAccepted": True})
+    settings.write_text(json.dumps(known), encoding="utf-8")
+    session = f"realclient-{os.getpid()}"
+    tmux = ["tmux", "-L", session]
+    subprocess.run([*tmux, "new-session", "-d", "-s", session, "-x", "160", "-y", "50", "-c", str(project),
+                    "env", "-i", *(f"{name}={value}" for name, value in env.items()), *command], check=True)
+
+    def screen() -> str:
+        return subprocess.run([*tmux, "capture-pane", "-p", "-t", session], capture_output=True, text=True).stdout
+
+    try:
+        for step in run.screen:
+            deadline = time.monotonic() + SCREEN_TIMEOUT
+            while step.wait_for and step.wait_for not in screen():
+                if time.monotonic() > deadline:
+                    sys.exit(f"waited {SCREEN_TIMEOUT} s for {step.wait_for!r}; the screen shows:\n{screen()}")
+                time.sleep(0.3)
+            time.sleep(0.5)  # the screen shows a prompt a moment before it takes keys
+            if step.text:
+                subprocess.run([*tmux, "send-keys", "-t", session, "-l", "--", step.text], check=True)
+                time.sleep(0.3)
+            for key in step.keys:
+                subprocess.run([*tmux, "send-keys", "-t", session, key], check=True)
+                time.sleep(0.3)
+        time.sleep(1)
+        return "interactive\n" + screen()
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True)
 
 
 def _placed(reply: Reply, project: Path) -> Reply:

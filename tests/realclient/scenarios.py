@@ -20,12 +20,28 @@ ALL_TOOLS = ("Bash,Read,Write,Edit,Glob,Grep,TodoWrite,Agent,NotebookEdit,WebFet
 
 
 @dataclass(frozen=True)
+class Step:
+    """On an interactive run's screen: wait until `wait_for` shows, then type `text` (literally), then
+    press `keys` (tmux key names)."""
+
+    wait_for: str = ""
+    text: str = ""
+    keys: tuple[str, ...] = ()
+
+
+def say(words: str, wait_for: str = "") -> Step:
+    return Step(wait_for, words, ("Enter",))
+
+
+@dataclass(frozen=True)
 class Run:
     """One invocation of `claude`: its arguments after the binary, and what the model says during it."""
 
     args: tuple[str, ...]
     replies: tuple[Reply, ...] = ()
     stdin: str = ""
+    screen: tuple[Step, ...] = ()
+    """When set, the run is interactive (under tmux): these steps are played on its screen."""
 
     @property
     def prompt(self) -> str:
@@ -210,5 +226,24 @@ SCENARIOS: tuple[Scenario, ...] = (
             Reply.of(text("The morning check is scheduled, and the worktree is cleaned up.")),
         ),),
         files=TIDEWATCH,
+    ),
+    Scenario(
+        "plan-mode",
+        "interactive plan mode: a plan rejected, the change asked for in words, the revised plan approved",
+        (Run(("--permission-mode", "plan"), (
+            Reply.of(text("Here is my plan."),
+                     tool("ExitPlanMode", plan="# Fix the tide formula\n\n1. Define cos_hour\n2. Add a test\n")),
+            Reply.of(text("Revised: no helper, math.cos directly."),
+                     tool("ExitPlanMode", plan="# Fix the tide formula\n\n1. Use math.cos in height()\n")),
+            Reply.of(text("Plan approved. I'll make the change now.")),
+        ), screen=(
+            say("Plan the cos_hour fix", wait_for="plan mode on"),
+            Step("Exit plan mode?", keys=("Down", "Enter")),
+            say("Use math.cos directly, not a helper", wait_for="Rejected"),
+            Step("Exit plan mode?", keys=("Enter",)),
+            Step("I'll make the change now."),
+        )),),
+        files=TIDEWATCH,
+        shown_prompts=("Plan the cos_hour fix", "Use math.cos directly, not a helper"),
     ),
 )
