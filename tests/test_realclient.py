@@ -402,3 +402,14 @@ def test_a_plan_rejected_then_approved_reads_so(built):
     assert page.count("Fix the tide formula") == 2
     assert "rejected by the user" in page and "approved by the user" in page
     assert "pending" not in page
+
+
+def test_a_hook_s_output_claude_was_given_is_shown_and_its_chatter_is_hidden(built, tmp_path):
+    site, _ = built["hooks"]
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    assert "UserPromptSubmit hook: Tide tables were last refreshed on Monday" in page
+    assert "Harbour log updated" not in page
+    shown = tmp_path / "shown"
+    build(BuildConfig(inputs=(FIXTURES / "hooks" / "projects",), output=shown, show_hidden=True))
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(shown))
+    assert "Harbour log updated" in page

@@ -542,6 +542,25 @@ class _SessionBuilder:
         attachment = entry.data.get("attachment")
         if isinstance(attachment, dict) and attachment.get("type") == "file":
             self._attached_file(entry.data, attachment)
+        elif isinstance(attachment, dict) and str(attachment.get("type", "")).startswith("hook_"):
+            self._hook_output(entry.data, attachment)
+
+    def _hook_output(self, data: Mapping[str, Any], attachment: Mapping[str, Any]) -> None:
+        """What a hook printed (2.1.2xx onwards). Shown when Claude was given it (the entry's `rendered`
+        text: a UserPromptSubmit hook's context, a blocking error); otherwise chatter, kept for
+        --show-hidden."""
+        said = next((value for name in ("content", "stdout", "stderr", "blockingError", "message", "error")
+                     if isinstance(value := attachment.get(name), str) and value.strip()), "")
+        if not said:
+            return
+        hook = attachment.get("hookName") or attachment.get("hookEvent") or "hook"
+        details = [("command", attachment["command"])] if isinstance(attachment.get("command"), str) else []
+        exit_code = attachment.get("exitCode")
+        if isinstance(exit_code, int) and not isinstance(exit_code, bool) and exit_code != 0:
+            details.append(("exit-code", str(exit_code)))
+        self.events.append(Notice(self._next_anchor(data.get("uuid")), self._time(data), NoticeKind.HOOK,
+                                  f"{hook} hook: {strip_ansi(said).strip()}", hidden=not data.get("rendered"),
+                                  details=tuple(details)))
 
     @handles(ENTRY_HANDLERS, "custom-title")
     def _custom_title(self, entry: Entry) -> None:
