@@ -413,3 +413,9 @@ def test_a_hook_s_output_claude_was_given_is_shown_and_its_chatter_is_hidden(bui
     build(BuildConfig(inputs=(FIXTURES / "hooks" / "projects",), output=shown, show_hidden=True))
     page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(shown))
     assert "Harbour log updated" in page
+
+
+def test_claude_code_s_own_error_messages_are_no_model_of_the_session(built):
+    site, _ = built["api-error"]
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    assert "unknown 0 in" not in page and "<synthetic>" not in page

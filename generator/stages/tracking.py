@@ -71,15 +71,15 @@ class UsageCounter:
     def count(self, data: Mapping[str, Any], message: Mapping[str, Any]) -> None:
         """Count an assistant entry (`data`) whose message is `message`."""
         usage = message.get("usage")
-        if not isinstance(usage, dict):
-            return
+        if not isinstance(usage, dict) or message.get("model") == "<synthetic>":
+            return  # Claude Code's own message (an API error): no model read or wrote it
         key = (str(message.get("id", data.get("uuid", ""))), str(data.get("requestId", "")))
         counted = self.recent.get(key)
         if counted is None:
             counted = self.recent[key] = Counter()
             if len(self.recent) > RECENT_MESSAGES:
                 self._add_up(next(iter(self.recent)))
-        if isinstance(message.get("model"), str) and message["model"] != "<synthetic>":
+        if isinstance(message.get("model"), str):
             self.model_of_message[key] = message["model"]
         timestamp = data.get("timestamp")
         if isinstance(timestamp, str) and len(timestamp) >= 10 and key not in self.day_of_message:
