@@ -419,3 +419,41 @@ def test_claude_code_s_own_error_messages_are_no_model_of_the_session(built):
     site, _ = built["api-error"]
     page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
     assert "unknown 0 in" not in page and "<synthetic>" not in page
+
+
+class _Paragraphs(HTMLParser):
+    """The text of each <p> of a page, outside <pre>."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.paragraphs: list[str] = []
+        self._in_p = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "p":
+            self._in_p = True
+            self.paragraphs.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "p":
+            self._in_p = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_p:
+            self.paragraphs[-1] += data
+
+
+def test_a_new_kind_of_message_part_is_shown_as_words_with_its_type_named(tmp_path):
+    entries = _conversation()
+    entries[1]["message"]["content"].append({"type": "citation_list", "id": "cit_1", "citations": [
+        {"title": "Admiralty tide tables", "text": "Penzance high water 06:12"}]})
+    log = write_jsonl(tmp_path / "p" / "-home-ada-tidewatch" / "s.jsonl", entries)
+    site = tmp_path / "site"
+    report = build(BuildConfig(inputs=(log.parent,), output=site))
+    assert report.unknown.get("part:citation_list") == 1
+    html = "".join(p.read_text(encoding="utf-8") for p in session_pages(site))
+    assert "Unrecognised" not in visible_text(html)
+    assert "citation_list" in visible_text(html)
+    parser = _Paragraphs()
+    parser.feed(html)
+    assert any("Penzance high water 06:12" in paragraph for paragraph in parser.paragraphs), "shown only as JSON"
