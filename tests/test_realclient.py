@@ -226,8 +226,11 @@ def _conversation() -> list[dict]:
 
 
 def test_request_records_are_never_published_even_with_show_hidden(tmp_path):
+    conversation = _conversation()
+    # A part of a new kind inside a message, carrying the request it answered.
+    conversation[1]["message"]["content"].append({"type": "request_echo", "system": [{"text": SYSTEM_WORDS}]})
     log = write_jsonl(tmp_path / "projects" / "-home-ada-tidewatch" / "5b1f0c2e-3a4d-4e6f-8a9b-0c1d2e3f4a5b.jsonl",
-                      [*_conversation()[:1], *request_records(), *_conversation()[1:]])
+                      [*conversation[:1], *request_records(), *conversation[1:]])
     site = tmp_path / "site"
     report = build(BuildConfig(inputs=(log.parent,), output=site, show_hidden=True))
     bundle = tmp_path / "bundle.html"
@@ -239,7 +242,8 @@ def test_request_records_are_never_published_even_with_show_hidden(tmp_path):
     for secret in (SYSTEM_WORDS, SCHEMA_WORDS, MEMORY_WORDS, "7f3a", "9c1e", "2b8d"):
         assert secret not in everything
     # Really new types are still counted, so that the report says a new version wrote something new.
-    assert {"type:request-snapshot", "type:model-context", "type:api-request-replay"} <= set(report.unknown)
+    assert {"type:request-snapshot", "type:model-context", "type:api-request-replay",
+            "part:request_echo"} <= set(report.unknown)
 
 
 def test_a_new_bookkeeping_type_is_hidden_by_default_and_counted(tmp_path):

@@ -625,7 +625,8 @@ class _SessionBuilder:
             else:
                 name = f"part:{part.get('type')}"
                 self.unknown[name] += 1
-                self.events.append(Unknown(self._next_anchor(None), timestamp, name, part))
+                if not holds_model_request(part):
+                    self.events.append(Unknown(self._next_anchor(None), timestamp, name, part))
         if gathered.texts or gathered.images:
             self._user_text(uuid, timestamp, "\n\n".join(gathered.texts), tuple(gathered.images),
                             meta=bool(data.get("isMeta")))
@@ -840,7 +841,8 @@ class _SessionBuilder:
             else:
                 name = f"part:{part.get('type')}"
                 self.unknown[name] += 1
-                self.events.append(Unknown(self._next_anchor(part_id), timestamp, name, part))
+                if not holds_model_request(part):
+                    self.events.append(Unknown(self._next_anchor(part_id), timestamp, name, part))
 
     @handles(ASSISTANT_PART_HANDLERS, "text")
     def _assistant_text(self, part: Mapping[str, Any], part_id: str, timestamp: str, model: str) -> None:
