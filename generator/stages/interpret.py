@@ -447,7 +447,7 @@ class _SessionBuilder:
             entry = Entry(entry.file, entry.line, data)
         kind = data.get("type")
         known_type = isinstance(kind, str) and kind in ENTRY_HANDLERS
-        if kind in CONVERSATION_TYPES or not (known_type or _is_request_record(kind)):
+        if (isinstance(kind, str) and kind in CONVERSATION_TYPES) or not (known_type or _is_request_record(kind)):
             for name in data:
                 if name not in KNOWN_FIELDS:
                     self.unknown[f"field:{name}"] += 1
