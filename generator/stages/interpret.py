@@ -74,7 +74,7 @@ KNOWN_FIELDS = frozenset(
      "perTurnEffort", "madeBy", "permissionDecision", "sandboxed", "attributionAgent", "attributionSkill",
      "errorDetails", "apiErrorType", "failedResponseHadNoToolCall", "promptCacheRequested", "thinkingDisplay",
      "thinkingDurationMs", "toolInputStreamMs", "sentAtMs", "rowSource", "rendered", "renderedRole",
-     "renderedBesideToolResult", "microcompactMetadata", "isApiErrorMessage", "turnCompanion",
+     "renderedBesideToolResult", "microcompactMetadata", "turnCompanion",
      "queueSkipAttachments", "renderedInHumanTurn", "commandRun", "session_id", "serverClassifierRequest",
      "toolDenialKind", "toolDenialBeforeRun"}
 )
