@@ -181,14 +181,16 @@ def _distinctive_lines(received: list[dict[str, Any]]) -> dict[str, list[str]]:
         blocks = body.get("system")
         for block in blocks if isinstance(blocks, list) else [{"text": blocks or ""}]:
             system.update(line.strip() for line in str(block.get("text", "")).splitlines()
-                          if len(line.strip()) >= 60 and "billing-header" not in line)
+                          if (len(line.strip()) >= 60 or line.startswith("You are ")) and "billing-header" not in line)
         for schema in body.get("tools") or []:
             description = str(schema.get("description", ""))
             tools.update(line.strip() for line in description.splitlines() if len(line.strip()) >= 60)
             properties = (schema.get("input_schema") or {}).get("properties") or {}
             tools.update(str(p.get("description", "")) for p in properties.values()
                          if isinstance(p, dict) and len(str(p.get("description", ""))) >= 60)
-    return {"system_prompt": sorted(system)[:40], "tool_schemas": sorted(tools)[:40]}
+    # Claude Code's opening words ("You are Claude Code, ...") always, then a sample of the rest.
+    identity = sorted(line for line in system if line.startswith("You are "))
+    return {"system_prompt": identity + sorted(system - set(identity))[:40], "tool_schemas": sorted(tools)[:40]}
 
 
 def _scrubber(home: Path, executable: Path) -> Any:
