@@ -461,3 +461,28 @@ def test_a_new_kind_of_message_part_is_shown_as_words_with_its_type_named(tmp_pa
     parser = _Paragraphs()
     parser.feed(html)
     assert any("Penzance high water 06:12" in paragraph for paragraph in parser.paragraphs), "shown only as JSON"
+
+
+def test_a_refused_todo_list_says_why(built):
+    site, _ = built["tools"]
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    assert "TodoWrite is disabled for this session" in page
+
+
+def test_titles_and_a_pull_request_from_today_s_entries(tmp_path):
+    entries = [*_conversation(),
+               _envelope("ai-title", aiTitle="High water questions"),
+               _envelope("pr-link", prNumber=42, prUrl="https://github.com/ada/tidewatch/pull/42",
+                         prRepository="ada/tidewatch")]
+    log = write_jsonl(tmp_path / "p" / "-home-ada-tidewatch" / "s.jsonl", entries)
+    site = tmp_path / "site"
+    report = build(BuildConfig(inputs=(log.parent,), output=site))
+    assert not report.unknown
+    html = "".join(p.read_text(encoding="utf-8") for p in session_pages(site))
+    assert "<title>High water questions" in html
+    assert "Pull request #42: https://github.com/ada/tidewatch/pull/42" in visible_text(html)
+    named = write_jsonl(tmp_path / "q" / "-home-ada-tidewatch" / "s.jsonl",
+                        [*entries, _envelope("custom-title", customTitle="Tide table review")])
+    build(BuildConfig(inputs=(named.parent,), output=tmp_path / "named"))
+    html = "".join(p.read_text(encoding="utf-8") for p in session_pages(tmp_path / "named"))
+    assert "<title>Tide table review" in html

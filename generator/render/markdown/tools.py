@@ -313,8 +313,10 @@ def todo_write(call: ToolCall, context: ToolContext) -> ToolView:
         for number, t in enumerate(todos if isinstance(todos, list) else [], start=1)
         if isinstance(t, dict)
     ]
-    return ToolView("Todo list", _progress(items), (checklist(items),) if items else (),
-                    classes=("todo", "checklist"))
+    blocks: list[Block | str] = [checklist(items)] if items else []
+    if call.result and call.result.is_error:  # refused (a version without the tool): say why
+        blocks.extend(output_block(call, context))
+    return ToolView("Todo list", _progress(items), tuple(blocks), classes=("todo", "checklist"))
 
 
 @renders("TaskCreate", "TaskUpdate")
