@@ -111,6 +111,7 @@ def test_fixtures_hold_no_path_of_the_machine_that_made_them():
         if path.is_file():
             words = path.read_text(encoding="utf-8")
             assert not re.search(r"/tmp/realclient-|/root\b|/home/(?!ada\b)\w+", words), path
+            assert set(re.findall(r"\bLinux \d[^\s\"\\]*", words)) <= {"Linux 6.8.0-generic"}, path
             assert "/home/" not in str(path.relative_to(FIXTURES)), path
 
 
@@ -291,6 +292,9 @@ def test_the_real_cli_writes_logs_that_build_clean(tmp_path):
     executable = generate.install(generate.PINNED_VERSION, tmp_path)
     fixture = tmp_path / "fixture"
     generate.run_scenario(BY_NAME["tools"], executable, generate.PINNED_VERSION, fixture)
+    written = every_file_text(fixture)
+    assert "/home/ada/tidewatch" in written and str(tmp_path) not in written and "/tmp/realclient-" not in written
+    assert set(re.findall(r"\bLinux \d[^\s\"\\]*", written)) <= {"Linux 6.8.0-generic"}
     site = tmp_path / "site"
     report = build(BuildConfig(inputs=(fixture / "projects",), output=site))
     assert dict(report.unknown) == {}

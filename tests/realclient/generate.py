@@ -36,6 +36,7 @@ FIXTURES = HERE.parent / "fixtures" / "realclient"
 DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "sessionsite-realclient"
 FAKE_HOME = "/home/ada"
 FAKE_HOST = "ada-laptop"
+FAKE_KERNEL = "Linux 6.8.0-generic"
 RUN_TIMEOUT = 180
 SCREEN_TIMEOUT = 60
 API_KEY = "sk-ant-scripted-not-a-key"
@@ -200,6 +201,8 @@ def _scrubber(home: Path, executable: Path) -> Any:
     replacements.append((f"/tmp/claude-{os.getuid()}/", "/tmp/claude-1000/"))
     host = socket.gethostname()
     words = [(re.compile(rf"\b{re.escape(host)}\b"), FAKE_HOST)] if len(host) >= 4 else []
+    # The kernel's release names the machine's build (the environment Claude Code records).
+    words.append((re.compile(r"\bLinux \d+\.\d+\.\d+[-.\w]*"), FAKE_KERNEL))
 
     def scrub(words_in: str) -> str:
         for old, new in replacements:
