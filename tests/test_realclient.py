@@ -490,3 +490,10 @@ def test_titles_and_a_pull_request_from_today_s_entries(tmp_path):
     build(BuildConfig(inputs=(named.parent,), output=tmp_path / "named"))
     html = "".join(p.read_text(encoding="utf-8") for p in session_pages(tmp_path / "named"))
     assert "<title>Tide table review" in html
+
+
+def test_a_background_agent_s_launch_shows_no_instructions_meant_for_the_model(built):
+    site, _ = built["background-agent"]
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    assert "Started in the background" in page
+    assert "internal metadata" not in page and "do not mention to user" not in page

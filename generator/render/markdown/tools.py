@@ -391,7 +391,11 @@ def task(call: ToolCall, context: ToolContext) -> ToolView:
     if prompt:
         blocks.extend([label("Prompt"), Prose(prose(prompt))])
     text = result_text(call)
-    if text.strip():
+    structured = call.result.structured if call.result else None
+    if isinstance(structured, dict) and structured.get("status") == "async_launched":
+        # The result is Claude Code's instructions to the model about a background agent, not its answer.
+        blocks.append("*Started in the background: its result comes back later, as a notification.*")
+    elif text.strip():
         blocks.extend([label("Result"), Prose(prose(text))])
     name = f"{call.name} · {agent_type}" if agent_type else call.name
     return ToolView(name, description, tuple(blocks), classes=("subagent",))
