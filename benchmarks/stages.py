@@ -24,8 +24,10 @@ Function = tuple[str, int, str]
 
 # Our modules by file name (under generator/), in pipeline order.
 OUR_STAGES = {
-    "discover.py": "read", "read.py": "read", "vault.py": "write (vault)",
-    "redact.py": "redact",
+    "discover.py": "read", "read.py": "read",
+    "redact.py": "redact", "redactor.py": "redact", "homes.py": "redact", "own.py": "redact", "schema.py": "redact",
+    "names.py": "redact", "assignments.py": "redact", "forms.py": "redact", "scan.py": "redact",
+    "entropy.py": "redact", "files.py": "redact", "providers.py": "redact", "prefilter.py": "redact",
     "interpret.py": "interpret", "summarize.py": "interpret", "claude.py": "interpret", "model.py": "interpret",
     "link.py": "link",
     "search.py": "search",
@@ -63,6 +65,8 @@ def stage_of(function: Function) -> str | None:
             inside = inside[1:]  # the layer folder; the stage is the module (or markdown/, html/) inside it
         if inside[:1] == ("markdown",):
             return "markdown"
+        if inside[:1] == ("vault",):
+            return "write (vault)"
         if inside == ("html", "render.py"):
             if name in ("sanitize", "keep_links_inside", "keep_callback_errors"):
                 return "html: sanitising"

@@ -9,22 +9,23 @@ It reads the sessions as a build would (the same selection, the same redaction) 
   folders, long high-entropy strings (masked too: they may be keys of a format no rule knows), and last
   the hosts of web addresses, which are mostly public sites a search or a fetch named,
 
-grouped by kind and value, and counted. Given the site built from the same sessions (`--site DIR`), each
+grouped by kind and value, and counted; the high-entropy strings ranked by how random they look, the likeliest
+keys first. Given the site built from the same sessions (`--site DIR`), each
 place is also a link into it: the page, and the anchor of the entry when the page shows one.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import math
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from .core import urls
 from .core.model import Archive, Entry
+from .stages.credentials.entropy import entropy, randomness
 from .stages.redact import HOME_PATH, UNTOUCHED_FIELDS, Redactor
 from .stages.selection import Selection
 from .render.html.anchors import find_anchor_page
@@ -67,11 +68,6 @@ def masked(secret: str) -> str:
     return f"{secret[:shown]}{'•' * 4} ({len(secret)} characters)"
 
 
-def entropy(text: str) -> float:
-    """Shannon entropy, in bits per character (the measure detect-secrets' high-entropy plugins use)."""
-    return -sum(count / len(text) * math.log2(count / len(text)) for count in Counter(text).values())
-
-
 @dataclass(frozen=True)
 class Place:
     """Where something is: the log and its line, the session, and the page and anchor of a built site."""
@@ -90,6 +86,8 @@ class Finding:
     shown: str
     """What the audit prints: the value, or, for a secret, the value masked."""
     places: list[Place] = field(default_factory=list)
+    randomness: float = 0.0
+    """For a high-entropy string: how random it looks (bits over its length), which ranks it."""
 
 
 @dataclass
@@ -107,7 +105,8 @@ class AuditReport:
     def add(self, found: dict[tuple[str, str], Finding], kind: str, value: str, shown: str, place: Place) -> None:
         finding = found.get((kind, value))
         if finding is None:
-            finding = found[(kind, value)] = Finding(kind, shown)
+            finding = found[(kind, value)] = Finding(kind, shown,
+                                                     randomness=randomness(value) if kind == "high-entropy" else 0.0)
         if not finding.places or finding.places[-1] != place:
             finding.places.append(place)
 
@@ -269,7 +268,8 @@ def lines(report: AuditReport, everything: bool = False, most: int = 30, places:
         yield f"{title}: {total} place{'s' if total != 1 else ''}" + (":" if total else "")
         kinds = sorted(by_kind, key=lambda k: (order.index(k) if order and k in order else len(order or ()), k))
         for kind in kinds:
-            findings = sorted(by_kind[kind], key=lambda f: (-len(f.places), f.shown))
+            # Strings no rule knew are ranked by how random they look: the likeliest keys first.
+            findings = sorted(by_kind[kind], key=lambda f: (-f.randomness, -len(f.places), f.shown))
             count = sum(len(f.places) for f in findings)
             yield f"  {kind}: {count} place{'s' if count != 1 else ''}, {len(findings)} different"
             shown = findings if everything else findings[:most]

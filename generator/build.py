@@ -90,16 +90,32 @@ def gather(config: BuildConfig, hashes: HashCache, stack: ExitStack, progress: P
     keeps that were under them once and are gone (read back, until `stack` closes, from a private folder).
     With them, what the save did, and the logs that are gone and were left out (--prune). What cannot be
     read goes to `problems`."""
+    problems = [] if problems is None else problems
     live = find(list(config.inputs), problems)
     if config.vault is None:
         return arranged(live, config.inputs, config.redact_paths, problems, config.own_redaction), None, []
-    from .output.vault import Vault  # loaded only when there is a vault
+    from .output.vault import Vault, VaultError  # loaded only when there is a vault
 
     vault = Vault(config.vault)
-    saved = vault.save(live, progress)
-    for path, (size, mtime_ns, content_hash) in saved.hashes.items():
+    # A vault that cannot be used (not a database, cut short, locked, another schema) is one warning: the
+    # build goes on with what it can read, the live logs at least.
+    saved, not_saved = None, None
+    try:
+        saved = vault.save(live, progress)
+    except VaultError as error:
+        not_saved = error
+    try:
+        gone, damaged = vault.gone_under(config.inputs, live)
+    except VaultError as error:
+        problems.append(Diagnostic(str(vault.database), 0, f"{not_saved or error}; built from the live logs alone, "
+                                                           "nothing saved to the vault or read from it"))
+        return arranged(live, config.inputs, config.redact_paths, problems, config.own_redaction), None, []
+    if not_saved is not None:
+        problems.append(Diagnostic(str(vault.database), 0, f"{not_saved}; nothing saved to the vault this time"))
+    for path, (size, mtime_ns, content_hash) in (saved.hashes.items() if saved else ()):
         hashes.remember(path, size, mtime_ns, content_hash)  # read once, for both
-    gone = vault.gone_under(config.inputs, live)
+    problems.extend(Diagnostic(u.shown_origin or str(vault.database), 0, f"the vault's copy of {u.name} is damaged "
+                               f"({u.reason}): left out (see `sessionsite doctor`)") for u in damaged)
     if config.prune:
         pruned = sorted(f"{redact_project_dir(g.place.project_dir, config.redact_paths, config.own_redaction)}/{g.place.relpath}"
                         for g in gone)

@@ -25,7 +25,7 @@ from typing import Any
 from .core.errors import SessionsiteError
 from .core.text import byte_size
 from .stages.discover import AGENT_FILE, SessionFile, claude_folder, default_input, find
-from .output.vault import HOOK_LOG, Vault, log_hook_failure, write_atomically
+from .output.vault import HOOK_LOG, Vault, VaultError, log_hook_failure, write_atomically
 
 EVENTS = ("SessionEnd", "PreCompact")
 DEFAULT_CLEANUP_DAYS = 30
@@ -164,7 +164,7 @@ def _write_settings(path: Path, data: dict[str, Any]) -> Path | None:
     the old one is copied to `settings.json.sessionsite-backup`. Returns the backup. A symlink (dotfiles)
     is written through: the link stays, its target gets the new text. A read-only file is left alone."""
     target = Path(os.path.realpath(path))
-    shown = f"{path} (a link to {target})" if target != path.absolute() else str(path)
+    shown = f"{path} (a link to {target})" if path.is_symlink() else str(path)
     backup = None
     mode = 0o600
     try:
@@ -399,13 +399,36 @@ def doctor(vault: Vault, settings: Path, projects: Path | None = None) -> Checku
     """What stands between the user's sessions and losing them."""
     checkup = Checkup()
     projects = projects or default_input()
-    stored = vault.stored()
-    if stored:
-        gone = sum(1 for s in stored if not Path(s.place.origin).exists())
-        checkup.ok(f"vault {vault.folder}: {len(stored)} logs, {byte_size(vault.size_on_disk())}"
-                   + (f"; {gone} of them gone from where they were (kept only here)" if gone else ""))
+    stored, damaged, below = [], [], []
+    try:
+        stored = vault.stored()
+        damaged = vault.check()
+        below = vault.file_problems()
+    except VaultError as error:  # not a database, cut short, locked, another schema
+        checkup.warn(f"{error} ({vault.database}): it cannot be read; move it aside to start a new vault (a "
+                     "build still reads the live logs)")
     else:
-        checkup.warn(f"vault {vault.folder} is empty: run `sessionsite save` (or a build) to fill it")
+        if stored:
+            gone = sum(1 for s in stored if not Path(s.place.origin).exists())
+            checkup.ok(f"vault {vault.folder}: {len(stored)} logs, {byte_size(vault.size_on_disk())}"
+                       + (f"; {gone} of them gone from where they were (kept only here)" if gone else "")
+                       + ("" if damaged or below else "; every chunk checks out against its digest"))
+        elif not damaged:
+            checkup.warn(f"vault {vault.folder} is empty: run `sessionsite save` (or a build) to fill it")
+    if below:
+        checkup.warn(f"SQLite finds the file of the vault damaged ({vault.database}): {below[0]}"
+                     + (f" (and {len(below) - 1} more)" if len(below) > 1 else "") + "; what it keeps can still be "
+                     "read where the damage is not (`sqlite3 vault.sqlite3 .recover` can copy it out)")
+    if damaged:
+        one = len(damaged) == 1
+        checkup.warn(f"{len(damaged)} log{'' if one else 's'} in the vault {vault.folder} {'is' if one else 'are'} "
+                     f"damaged: {'it' if one else 'they'} can be neither built nor restored from it. To repair a "
+                     "log, save an intact copy of it: copy it back where it was (or touch the live log, if it is "
+                     "still there) and run `sessionsite save`")
+        for found in damaged[:20]:
+            checkup.note(found.describe())
+        if len(damaged) > 20:
+            checkup.note(f"… and {len(damaged) - 20} more")
     days, said = cleanup_days(settings)
     (checkup.ok if days is None or days >= DEFAULT_CLEANUP_DAYS else checkup.warn)(said)
     if projects.is_dir():

@@ -11,7 +11,7 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 from urllib.parse import urlsplit
 
 import click
@@ -157,8 +157,23 @@ def _run(config: BuildConfig, report_file: Path | None, verbose: bool, quiet: bo
         click.echo(f"search index {byte_size(report.search_index_bytes)}, "
                    f"{report.search_index_bytes / max(1, report.site_bytes):.0%} of the site's {byte_size(report.site_bytes)}",
                    err=True)
+    _say_redactions(report.redactions, config.redact)
     _say_vault(config.vault, report.saved, report.kept, report.pruned)
     return report
+
+
+def _say_redactions(counts: Mapping[str, int], redacted: bool) -> None:
+    """How many secrets were taken out, and where to look for what may be left."""
+    if not redacted:
+        click.echo("nothing was redacted (--no-redact): keep this output to yourself", err=True)
+        return
+    total = sum(counts.values())
+    if total:
+        kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+        click.echo(f"redacted {total} secret{'s' if total != 1 else ''} ({kinds}); `sessionsite audit` lists each, "
+                   "and what may still be private", err=True)
+    else:
+        click.echo("no secret found to redact; `sessionsite audit` lists what may still be private", err=True)
 
 
 def _say_vault(vault: Path | None, saved: SaveReport | None, kept: Sequence[str] = (),
@@ -547,6 +562,7 @@ def bundle_command(inputs: tuple[Path, ...], output: Path, show_hidden: bool, st
         shortened = f", shortened to fit: {report.shortened}" if report.shortened else ""
         of_branch = f" of branch {report.branch}" if report.branch else ""
         click.echo(f"{count} session{'s' if count != 1 else ''}{of_branch} ({size}{shortened}) -> {output}", err=True)
+        _say_redactions(report.redactions, config.redact)
         _say_vault(config.vault, report.saved)
 
 
@@ -719,6 +735,11 @@ def restore_command(session_id: str, output: Path | None, number: int | None, li
         result = restore(Vault(_vault_folder(vault_dir)), session_id, output, default_input(), number, list_only)
     for line in result.lines:
         click.echo(line, err=not list_only)
+    if result.damaged:
+        for line in result.damaged:
+            click.echo(f"{'damaged' if list_only else 'Error: not restored'}: {line} (see `sessionsite doctor`)",
+                       err=True)
+        sys.exit(1)
 
 
 @main.group("hook")

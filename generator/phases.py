@@ -14,6 +14,7 @@ import logging
 import os
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterable, Iterator, Mapping
@@ -178,6 +179,8 @@ def collect(inputs: Iterable[Path], progress: Progress | None = None,
             size = kept.size if kept is not None else session_file.path.stat().st_size
             plans.append(PlannedFile(session_file, FileRecord(path_key(session_file), size, "", session_file.project_dir,
                                                               kept=kept.last_seen if kept is not None else "")))
+    unreadable = _unreadable_kept_copies([plan for plan in plans if not plan.reused])
+    plans = [plan for plan in plans if id(plan) not in unreadable]
     to_read = _largest_first([plan for plan in plans if not plan.reused])
     anchor_folder = staging.root if staging is not None else None
     results = in_workers(lambda p: summarise(p.source, redaction, anchor_folder=anchor_folder), to_read, jobs)
@@ -231,6 +234,9 @@ def collect(inputs: Iterable[Path], progress: Progress | None = None,
         log.info("selected %d of the sessions found (%s)", sum(1 for s in archive.sessions.values() if s.is_listed),
                  selection.describe())
     report = BuildReport()
+    report.diagnostics.extend(Diagnostic(str(plan.source.path), 0, f"{problem}: left out of the site (see "
+                                                                    "`sessionsite doctor`)")
+                              for plan, problem in unreadable.values())
     for plan in shown:
         assert plan.result is not None
         report.diagnostics.extend(plan.result.diagnostics)
@@ -250,6 +256,26 @@ def collect(inputs: Iterable[Path], progress: Progress | None = None,
     return archive, report, plans
 
 
+def _unreadable_kept_copies(plans: Iterable[PlannedFile]) -> dict[int, tuple[PlannedFile, str]]:
+    """The logs read back from the vault, written out before the workers read them: those whose copy there
+    is damaged, by id, each with what is wrong (the build leaves them out and goes on with the rest)."""
+    def problem(plan: PlannedFile) -> str:
+        try:
+            if plan.source.kept is not None:
+                plan.source.kept.readable()
+        except InputError as error:
+            return str(error)
+        return ""
+
+    kept = [plan for plan in plans if plan.source.kept is not None]
+    if not kept:
+        return {}
+    # On threads: decompressing and hashing let go of the interpreter, and each copy opens its own connection.
+    with ThreadPoolExecutor(max_workers=min(len(kept), os.cpu_count() or 1)) as pool:
+        problems = list(pool.map(problem, kept))
+    return {id(plan): (plan, found) for plan, found in zip(kept, problems, strict=True) if found}
+
+
 def _only(interpreted: Interpreted, chosen: set[str]) -> Interpreted:
     """A file's summaries without the subagent runs (from its progress entries) that are not chosen."""
     sidechains = tuple(side for side in interpreted.sidechains if side.key in chosen)
@@ -266,7 +292,8 @@ def _summarised_to(result: Summarised) -> dict[str, Any]:
     """For the manifest, which is published with the site: without the input's path."""
     interpreted = result.interpreted
     interpreted = replace(interpreted, session=replace(interpreted.session, source=""),
-                          sidechains=tuple(replace(side, source="") for side in interpreted.sidechains))
+                          sidechains=tuple(replace(side, source="") for side in interpreted.sidechains),
+                          diagnostics=tuple(replace(d, file="") for d in interpreted.diagnostics))
     return {"interpreted": interpreted, "diagnostics": [replace(d, file="") for d in result.diagnostics],
             "content_hash": result.content_hash}
 
@@ -276,7 +303,8 @@ def _summarised_from(data: Mapping[str, Any], session_file: SessionFile) -> Summ
     source = str(session_file.path)
     interpreted = data["interpreted"]
     interpreted = replace(interpreted, session=replace(interpreted.session, source=source),
-                          sidechains=tuple(replace(side, source=source) for side in interpreted.sidechains))
+                          sidechains=tuple(replace(side, source=source) for side in interpreted.sidechains),
+                          diagnostics=tuple(replace(d, file=source) for d in interpreted.diagnostics))
     return Summarised(interpreted, tuple(replace(d, file=source) for d in data["diagnostics"]),
                       data["content_hash"])
 
@@ -621,6 +649,18 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
                 staging, [path for path in old.outputs if path not in plan.record.outputs]):
             plan.record = replace(plan.record, render_digest=render_digest,
                                   outputs=sorted({*plan.record.outputs, *old.outputs}))
+            continue
+        damaged = _unreadable_kept_copies([plan]).get(id(plan))
+        if damaged is not None:
+            # Summarised by an earlier build, and its copy in the vault damaged since: the pages that
+            # build made stay, and the next build tries again (the manifest keeps the old digest).
+            carried = old is not None and _carry_over(staging, [p for p in old.outputs if p not in plan.record.outputs])
+            message = f"{damaged[1]}: {'its pages are kept from the last build' if carried else 'it has no page'}"
+            log.warning("%s:0: %s", plan.source.path, message)
+            report.diagnostics.append(Diagnostic(str(plan.source.path), 0, message))
+            if carried and old is not None:
+                plan.record = replace(plan.record, render_digest=old.render_digest,
+                                      outputs=sorted({*plan.record.outputs, *old.outputs}))
             continue
         plan.record = replace(plan.record, render_digest=render_digest)
         to_render.append(plan)

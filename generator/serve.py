@@ -86,7 +86,7 @@ class _SiteHandler(SimpleHTTPRequestHandler):
         if not super().parse_request():
             return False
         assert isinstance(self.server, SiteServer)
-        refusal = _refusal(self.path, self.headers.get_all("Host") or [], self.server.bound,
+        refusal = _refusal(self.request_version, self.path, self.headers.get_all("Host") or [], self.server.bound,
                            self.headers.get("Sec-Fetch-Site", ""), self.headers.get("Sec-Fetch-Mode", ""))
         if refusal is None:
             return True
@@ -98,7 +98,7 @@ class _SiteHandler(SimpleHTTPRequestHandler):
         the served folder, a folder without an index.html, or the build's own bookkeeping. A folder asked
         for without its slash keeps its path, for the base class to redirect to it with the slash."""
         lexical = super().translate_path(path)
-        root = os.path.realpath(self.directory)
+        root = self.directory  # resolved by `serve`
         try:
             real = os.path.realpath(lexical)
             if lexical.endswith("/"):
@@ -164,10 +164,12 @@ NOT_SERVED = frozenset(LEFT_OUT)
 """The build's bookkeeping in a site folder, which a published site does not have."""
 
 
-def _refusal(target: str, hosts: list[str], bound: tuple[str, int], fetch_site: str,
+def _refusal(version: str, target: str, hosts: list[str], bound: tuple[str, int], fetch_site: str,
              fetch_mode: str) -> tuple[HTTPStatus, str] | None:
     """Why a request is not answered, or None. One Host header is required, of HTTP/1.0 too: every browser
     sends it on every request, so only a program leaves it out, and the rule stays one rule."""
+    if version == "HTTP/0.9":  # no browser sends it, and its answer could carry none of our headers
+        return HTTPStatus.BAD_REQUEST, "HTTP/0.9 is not served"
     if not target.startswith("/"):  # "http://host/path" names its own host, which would stand for Host
         return HTTPStatus.BAD_REQUEST, "Only a path is accepted as the request target"
     if "\\" in target:  # never sent by a browser; a redirect to /\host/… would send the page to that host

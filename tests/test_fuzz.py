@@ -103,7 +103,14 @@ def check_read_invariants(path: Path, data: bytes, result: ReadResult) -> None:
         assert isinstance(diagnostic.message, str) and diagnostic.message.strip()
         assert "\n" not in diagnostic.message, "a diagnostic is one line"
     numbers = [item.line for item in result.items]
-    assert numbers == sorted(set(numbers)), "at most one item per line, in file order"
+    assert numbers == sorted(numbers), "in file order"
+    broken = [item.line for item in result.items if isinstance(item, BrokenLine)]
+    assert len(broken) == len(set(broken)), "at most one broken piece per line"
+    for number in set(numbers):
+        on_line = [item for item in result.items if item.line == number]
+        # Several items on one line: entries written with no newline between them, each read, and what
+        # follows the last one that could be read, if anything.
+        assert len(on_line) == 1 or all(isinstance(item, Entry) for item in on_line[:-1])
     for item in result.items:
         assert item.file == name
         assert 1 <= item.line <= lines
@@ -174,9 +181,16 @@ json_objects = st.dictionaries(st.text(max_size=10), json_values, max_size=5)
 
 def _not_an_object(junk: bytes) -> bool:
     """A junk line that cannot be read as a JSON object: blank, or not ending in `}` once decoded and
-    stripped as the reader does."""
+    stripped as the reader does, and not starting with a whole object followed by the start of another
+    (entries written with no newline between them, which are read)."""
     stripped = junk.decode("utf-8", errors="replace").strip()
-    return not stripped.endswith("}")
+    try:
+        # As line 1 is read: without a byte-order mark.
+        _, end = json.JSONDecoder().raw_decode(stripped.removeprefix("\ufeff"))
+    except (ValueError, RecursionError):
+        end = -1
+    rest = stripped.removeprefix("\ufeff")[end:] if end > 0 else ""
+    return not stripped.endswith("}") and not rest.lstrip(" \t").startswith("{")
 
 
 junk_lines = st.one_of(

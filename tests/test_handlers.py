@@ -60,7 +60,9 @@ def test_unknown_content_parts_are_counted_and_shown(tmp_path):
     assert result.unknown["part:hologram"] == result.unknown["part:sparkle"] == 1
     assert [event.name for event in events_of(result.session, Unknown)] == ["part:hologram", "part:sparkle"]
     assert [prompt.text for prompt in events_of(result.session, Prompt)] == ["look"]
-    assert sorted(interpret_stage.ASSISTANT_PART_HANDLERS) == ["redacted_thinking", "text", "thinking", "tool_use"]
+    assert sorted(interpret_stage.ASSISTANT_PART_HANDLERS) == sorted(
+        ["redacted_thinking", "text", "thinking", "tool_use", "server_tool_use", "mcp_tool_use",
+         *interpret_stage.SERVER_TOOL_RESULTS])
     assert sorted(interpret_stage.USER_PART_HANDLERS) == ["document", "image", "text", "tool_result"]
 
 

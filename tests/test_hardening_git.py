@@ -217,7 +217,8 @@ def test_the_library_refuses_such_a_branch_too(checkout, site, branch):
     assert refs(checkout) == before
 
 
-@pytest.mark.parametrize("branch", ["gh-pages", "pages/2026", "docs-site", "x.y", "ünïcode"])
+@pytest.mark.parametrize("branch", ["gh-pages", "pages/2026", "docs-site", "x.y", "ünïcode", "AHEAD", "head", "ref",
+                                    "pages@2026"])
 def test_plain_branch_names_deploy(checkout, site, branch):
     done = deploy(site, checkout, branch=branch, push=False)
     assert git(checkout, "rev-parse", f"refs/heads/{branch}").strip() == done.commit

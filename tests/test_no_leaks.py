@@ -144,9 +144,6 @@ def test_the_search_finds_every_planted_value_in_the_logs(corpus):
     assert missing == []
 
 
-@pytest.mark.xfail(reason="issue 26 is open: provider formats beyond the rules, values shown in prose and URLs, "
-                          "outline previews cut before redaction still leak (see the test's message for the table)",
-                   strict=False)
 def test_nothing_planted_leaks_into_any_output(corpus, outputs):
     finder = Finder(corpus.planted)
     leaks: list[tuple[Planted, str]] = []

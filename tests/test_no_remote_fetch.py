@@ -80,6 +80,7 @@ def hostile(part: str) -> str:
     its reference labels too: the first definition of a label on a page is the one that counts)."""
     return "\n\n".join(EVERY_VECTOR.values()).replace(f"{HOST}/", f"{HOST}/{part}/").replace("[pixel", f"[pixel-{part}")
 
+
 # Attributes through which an element loads something (a link's href does not: it waits for a click).
 RESOURCE_ATTRIBUTES = ("src", "srcset", "poster", "data", "background", "lowsrc", "dynsrc", "longdesc", "xlink:href")
 
@@ -88,8 +89,7 @@ def is_remote(url: str) -> bool:
     """Whether a browser resolving `url` against a page of ours would reach another host: as the URL
     parser reads it (leading and trailing controls and spaces dropped, tabs and newlines removed anywhere,
     a backslash read as a slash), a URL with a scheme other than data:, or one with an authority."""
-    cleaned = re.sub(r"[\t\n\r]", "", url.strip("\x00\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r\x0e\x0f\x10\x11\x12"
-                                                "\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f ")).replace("\\", "/")
+    cleaned = re.sub(r"[\t\n\r]", "", url.strip("".join(map(chr, range(0x21))))).replace("\\", "/")
     parts = urlsplit(cleaned)
     return (bool(parts.scheme) and parts.scheme.lower() != "data") or cleaned.startswith("//")
 
@@ -190,12 +190,23 @@ def hostile_logs(root: Path) -> Path:
                     "toolu_01TaskCall0001")
     plan = tool_use("ExitPlanMode", {"plan": "# The plan\n\n" + hostile("plan")}, "toolu_01PlanCall0001")
     bash = tool_use("Bash", {"command": f"curl https://{HOST}/tool.png"}, "toolu_01BashCall0001")
+    one_line = " ".join(markdown for markdown in EVERY_VECTOR.values() if "\n" not in markdown)
+    todo = tool_use("TodoWrite", {"todos": [{"content": one_line.replace(f"{HOST}/", f"{HOST}/todo/"),
+                                             "status": "in_progress", "activeForm": "Looking"}]}, "toolu_01TodoCall0001")
+    question = tool_use("AskUserQuestion", {"questions": [{
+        "question": one_line.replace(f"{HOST}/", f"{HOST}/question/"), "header": "Pick",
+        "options": [{"label": "A ![l](https://evil.example/label.png)",
+                     "description": one_line.replace(f"{HOST}/", f"{HOST}/option/")}]}]}, "toolu_01AskCall0001")
     write_jsonl(project / f"{SESSION_ID}.jsonl", chain(
         custom_title(f"Title ![t](https://{HOST}/title.png) <img src=https://{HOST}/title-raw.png>"),
         user([text("Prompt words marigold\n\n" + hostile("prompt")), image(PNG_BYTES)]),
         assistant(thinking("Thinking " + hostile("thinking"))),
         assistant(bash),
         tool_result(bash["id"], hostile("output")),
+        assistant(todo),
+        tool_result(todo["id"], "Todos have been modified successfully."),
+        assistant(question),
+        tool_result(question["id"], 'User has answered your questions: "x"="A". You can now continue.'),
         assistant(task),
         tool_result(task["id"], [text("Result " + hostile("result"))], structured={"agentId": agent_id, "status": "completed"}),
         assistant(plan),

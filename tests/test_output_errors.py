@@ -198,3 +198,29 @@ def rebuild_on_a_full_disk(monkeypatch, logs, caplog, where):
     assert site_files(site) == before
     assert live.rebuild()  # no lock left held by the failed one
     assert any(ANOTHER_SESSION in name for name in site_files(site))
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="finds a file's path by its descriptor in /proc")
+def test_restore_and_the_hook_settings_on_a_full_disk_name_the_file(monkeypatch, tmp_path, logs):
+    vault = tmp_path / "vault"
+    assert CliRunner().invoke(main, ["save", str(logs), "--vault", str(vault)]).exit_code == 0
+    restored = tmp_path / "restored"
+    settings = tmp_path / "claude" / "settings.json"
+    settings.parent.mkdir()
+    fill_the_disk(monkeypatch, tmp_path, errno.ENOSPC, which=lambda path: not path.is_relative_to(vault))
+    real_fdopen = os.fdopen
+
+    def fdopen_for_a_full_disk(fd, mode="r", *args, **kwargs):  # how write_atomically opens what it writes
+        opened = real_fdopen(fd, mode, *args, **kwargs)
+        where = Path(os.readlink(f"/proc/self/fd/{fd}"))
+        return FullDisk(opened, errno.ENOSPC) if "w" in mode and not where.is_relative_to(vault) else opened
+
+    monkeypatch.setattr(os, "fdopen", fdopen_for_a_full_disk)
+    results = {
+        restored: CliRunner().invoke(main, ["restore", SESSION_ID, "-o", str(restored), "--vault", str(vault)]),
+        settings: CliRunner().invoke(main, ["hook", "install", "--settings", str(settings), "--vault", str(vault)]),
+    }
+    monkeypatch.undo()
+    for written, result in results.items():
+        assert_one_line_naming(result, written, errno.ENOSPC)
+    assert not any(restored.rglob("*.jsonl")) and not settings.exists()

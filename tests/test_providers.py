@@ -5,7 +5,9 @@ listed here, each looked at by hand."""
 
 from __future__ import annotations
 
+import base64
 import json
+import random
 import re
 from collections.abc import Iterator
 from functools import cache
@@ -24,6 +26,7 @@ from conftest import corpus_files
 # secret by what surrounds it. Keyed by the rule: its kind and its first anchor (or its look).
 SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
     ('anthropic-key', 'sk-ant-'): [
+        'sk-ant-N0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al',
         'sk-ant-api03-N0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAA',
         'sk-ant-oat01-N0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAA',
         'sk-ant-admin01-N0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAA',
@@ -34,6 +37,7 @@ SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
         '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',
     ],
     ('openai-key', 'T3BlbkFJ'): [
+        'sk-service-N0tAR3al_T0k-enN0tAR3alT3BlbkFJN0tAR3al_T0k-enN0tAR3al',
         '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',
     ],
     ('openrouter-key', 'sk-or-v1-'): [
@@ -88,6 +92,7 @@ SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
         'AKIANOTAREALKEY23456',
         'ASIANOTAREALKEY23456',
         'AKIAIOSFODNN7EXAMPLE',
+        'AKIAI44QH8DHBEXAMPLE',
     ],
     ('aws-bedrock-key', 'ABSK'): [
         'ABSKN0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T=',
@@ -104,8 +109,11 @@ SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
     ('google-oauth-token', 'ya29.'): [
         'ya29.N0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T',
     ],
-    ('gcp-service-account-key', '"private_key_id"'): [
+    ('gcp-service-account-key', 'private_key_id'): [
         ('"private_key_id": "0ddba11c0ffee5afe0ddba11c0ffee5afe0ddba1"', '0ddba11c0ffee5afe0ddba11c0ffee5afe0ddba1'),
+        # the key file inside a JSON string (GOOGLE_CREDENTIALS='{"type": …}' printed as JSON)
+        ('{\\"private_key_id\\": \\"0ddba11c0ffee5afe0ddba11c0ffee5afe0ddba1\\",',
+         '0ddba11c0ffee5afe0ddba11c0ffee5afe0ddba1'),
     ],
     ('firebase-messaging-key', ':APA91b'): [
         'AAAAN0tAR3a:APA91bN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-e',
@@ -151,6 +159,10 @@ SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
     ('flyio-token', 'fm1a_'): [
         'fm2_N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/==,fm2_N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR3al+T0ken/N0tAR',
     ],
+    ('vercel-token', 'vcp_'): [
+        'vcp_N0tAR3alT0kenN0tAR3alT0kenN0tAR3alT0kenN0tAR3alT0kenN0t',
+        'vci_N0tAR3alT0kenN0tAR3alT0kenN0t',
+    ],
     ('netlify-token', 'nfp_'): [
         'nfp_N0tAR3al_T0kenN0tAR3al_T0kenN0tAR3al',
     ],
@@ -169,6 +181,7 @@ SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
     ],
     ('render-key', 'rnd_'): [
         'rnd_N0tAR3alT0kenN0tAR3alT0kenN0tAR3',
+        'rnd_N0tAR3alT0kenN0tAR3alT0ke',
     ],
     ('pulumi-token', 'pul-'): [
         'pul-0ddba11c0ffee5afe0ddba11c0ffee5afe0ddba1',
@@ -228,6 +241,7 @@ SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
         'ghs_N0tAR3alT0kenN0tAR3alT0kenN0tAR3alT0',
     ],
     ('github-token', 'github_pat_'): [
+        'github_pat_N0tAR3alT0kenN0tAR3al_T0kenN0tAR3alT0ken',
         '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',
     ],
     ('gitlab-token', 'glpat-'): [
@@ -265,6 +279,7 @@ SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
         'npm_N0tAR3alT0kenN0tAR3alT0kenN0tAR3alT0',
     ],
     ('npm-token', ':_authToken='): [
+        ('//npm.example.com/:_authToken=6F1E2D3C-4B5A-4987-8C6D-5E4F3A2B1C0D', '6F1E2D3C-4B5A-4987-8C6D-5E4F3A2B1C0D'),
         ('//registry.npmjs.org/:_authToken=6f1e2d3c-4b5a-4987-8c6d-5e4f3a2b1c0d', '6f1e2d3c-4b5a-4987-8c6d-5e4f3a2b1c0d'),
     ],
     ('pypi-token', 'pypi-AgEIcHlwaS5vcmc'): [
@@ -498,6 +513,9 @@ SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
     ('sentry-token', 'sntryu_'): [
         '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',
     ],
+    ('honeycomb-key', 'hcaik_'): [
+        'hcaik_01n0tar3alt0ken0n0tar3alt0kenn0tar3alt0kenn0tar3alt0ken0ta',
+    ],
     ('linear-key', 'lin_api_'): [
         'lin_api_N0tAR3alT0kenN0tAR3alT0kenN0tAR3alT0kenN',
     ],
@@ -603,7 +621,8 @@ def text_and_secret(sample: str | tuple[str, str]) -> tuple[str, str]:
 
 
 # Where a token turns up: alone, in prose, quoted, in code, at the start and the end of a line, in a
-# header, after a JSON escape (a .env file printed inside a JSON string), URL-encoded in a query.
+# header, after a JSON escape (a .env file printed inside a JSON string), URL-encoded in a query, coloured
+# by a terminal, on the removed and added lines of a diff.
 CONTEXTS = [
     "{}",
     "the key is {} and that is all",
@@ -618,6 +637,13 @@ CONTEXTS = [
     "Authorization: Bearer {}",
     'printf "line one\\n{}\\nline two"',
     "https://example.com/callback?state=1&token%3D{}&next=2",
+    "\x1b[32m{}\x1b[0m",
+    "Token: \x1b[1;31m{}\x1b[m",
+    "[38;5;208m{}[0m",
+    "diff --git a/.token b/.token\n@@ -1 +1 @@\n-{}\n+(rotated)",
+    "@@ -0,0 +1 @@\n+{}",
+    "-{}",
+    '"html": "\\u003ccode\\u003e{}\\u003c/code\\u003e"',
 ]
 
 
@@ -674,6 +700,14 @@ def test_at_least_eighty_providers_and_a_hundred_rules():
     assert len(TOKEN_RULES) >= 100
 
 
+def test_a_telegram_token_is_found_in_a_bot_api_url():
+    """The Bot API puts the token in the path, right after `bot`: a letter, which stops other tokens."""
+    token = "4815162342:AAN0tAR3al_T0k-enN0tAR3al_T0k-enN0t"
+    url = f"curl https://api.telegram.org/bot{token}/getMe"
+    assert findings(url) == [("telegram-token::AA", token)]
+    assert findings(f"robot{token}") == []
+
+
 # Values that share a token's characters, and sometimes its prefix, but are not secrets.
 LOOK_ALIKES = [
     "3f786850e387550fdab836ed7e6dc881de23001b",  # a git SHA
@@ -683,6 +717,7 @@ LOOK_ALIKES = [
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",  # sha256 of nothing
     "cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e",  # sha512 of nothing
     "d41d8cd98f00b204e9800998ecf8427e",  # md5 of nothing
+    "01ARZ3NDEKTSV4RRFFQ69G5FAV", "2NxXcD4k1jZy4fS0gPqz9rT8vW1",  # a ULID, a KSUID
     # npm's lockfile integrity strings, and Docker and OCI digests
     '"integrity": "sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg=="',
     '"integrity": "sha1-2Xz8CjzAGbpKNPkWDw3yUi4s1Tk="',
@@ -702,17 +737,17 @@ LOOK_ALIKES = [
     # prose and code that handles secrets without holding one
     "API_KEY = os.environ['API_KEY']",
     "const token = process.env.GITHUB_TOKEN;",
-    "export ANTHROPIC_API_KEY=sk-ant-...",
+    "export ANTHROPIC_API_KEY=sk-ant-...", "sk-ant-api03-your-api-key-goes-here", "github_pat_your_token_here_x",
     "Set OPENAI_API_KEY to sk-proj-your-api-key-goes-here-xxxx",
-    "STRIPE_SECRET_KEY=sk_live_yourSecretKeyGoesHereNow",
-    "SLACK_BOT_TOKEN=xoxb-your-bot-token-here-please",
+    "STRIPE_SECRET_KEY=sk_live_yoursecretkeygoeshere",
+    "SLACK_BOT_TOKEN=xoxb-your-bot-token-here-please", "GITLAB_TOKEN=glpat-your-personal-access-token",
     "scikit-learn sk-learn task-runner risk-assessment",
     "def test_parses_a_very_long_function_name_without_digits(): pass",
     "live_reload_configuration_value_for_the_dev_server",
     "secret_key_base_for_the_rails_application_configuration_x",
     "max_tokens: 4096", "AKIA", "ghp_", "glpat-", "AIzaSy", "xoxb-", "sk_live_", "pk_test_",
     "the key-value store", "api-gateway-service", "sdk-version-2.4.1", "pat-na1-", "re_compile", "cio_client",
-    "tk-us-east", "sl.example", "fc-button", "oy2hello", "t1.small", "en-us", "de-us-east",
+    "tk-us-east", "sl.example", "RENDER_API_KEY=rnd_xxxxxxxxxxxxxxxxxxxxxxxxxx", "export VERCEL_TOKEN=vcp_yourtokenherefromthedashboard", "fc-button", "oy2hello", "t1.small", "en-us", "de-us-east",
     "https://hooks.slack.com/services/", "https://discord.com/api/webhooks/",
     "pytest tests/test_x.py::test_y -k 'sig=1'",
     "http://localhost:8080/?sig=abc&sv=1",
@@ -742,11 +777,22 @@ def test_a_token_is_found_after_a_flood_of_near_misses():
             assert [secret_of(match) for match in pattern.finditer(flood)] == [secret], rule_id(rule)
 
 
+def test_random_base64_and_hex_hold_no_token():
+    """Encoded data (images, signatures, digests) is random characters of a token's alphabet, with a `+`,
+    `/` or line break now and then where a token could start: none of it is taken for a token."""
+    generator = random.Random(26)
+    data = generator.randbytes(100_000)
+    encoded = [base64.b64encode(data).decode(), base64.urlsafe_b64encode(data).decode(), data.hex(),
+               base64.encodebytes(data).decode()]  # the last wrapped at 76 characters, as MIME does
+    assert [found for text in encoded for found in findings(text)] == []
+
+
 # -- the public corpus ---------------------------------------------------------------------------------------
 
 # What the rules find in ../shared/corpus/public, each value looked at by hand: placeholders and examples
 # in documentation, test fixtures, and values that were published in those repositories already. A new
-# finding fails the test until someone has looked at it.
+# finding fails the test until someone has looked at it. None so far: of its 275,870 strings (14.1 million
+# characters) none holds a token of these formats, nor a look-alike the rules take for one.
 CORPUS_FINDINGS: dict[str, str] = {
 }
 
@@ -772,7 +818,8 @@ def may_match(rule: TokenRule, text: str) -> bool:
 @cache
 def corpus_findings() -> dict[str, set[str]]:
     """Every secret any rule finds in any string of the corpus's JSONL files, by rule id. A file's strings
-    are searched together, one to a line: no rule matches across a line break."""
+    are searched together, one to a line, which is faster: a line break stands where a string starts and
+    ends (no rule takes one), and a match across one would be a finding here, not hide one."""
     found: dict[str, set[str]] = {}
     for path in corpus_files("*.jsonl"):
         strings = []

@@ -390,7 +390,7 @@ def test_team_schedule_and_workflow_tools_read_as_cards_not_json(tmp_path):
     site = tmp_path / "site"
     build(BuildConfig(inputs=(log.parent,), output=site))
     page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
-    for shown in ("Message to harbour-master: Berth change", "Move the Gull to berth 4.", "to pilot",
+    for shown in ("Message to harbour-master Berth change", "Move the Gull to berth 4.", "Message to pilot",
                   "Board at the Gurnard buoy.", "Workflow Nightly tides", "Refresh the tables.", "run('refresh')",
                   "Wake-up in 1,800 s, wait for the next tide", "Check again", "Stop task bu54fku9t",
                   "CronDelete f1b34d79", "PowerShell Get-ChildItem tides", "Leave worktree keep"):

@@ -14,18 +14,19 @@ from pathlib import Path
 import pytest
 
 from generator.build import BuildConfig, build
+from generator.core.errors import SessionsiteError
 from generator.core.places import user_cache_folder
-from generator.serve import LIVE_PREFIX, LiveSite, live_config, serve
-from helpers import PROJECT_DIR, SESSION_ID, assistant, chain, text, user, write_jsonl
+from generator.serve import LIVE_PREFIX, LiveSite, cache_folder, live_config, serve
+from helpers import OTHER_SESSION_ID, PROJECT_DIR, SESSION_ID, assistant, chain, text, user, write_jsonl
 
 PROMPT = "how high is the tide at noon?"
 OUTSIDE_SECRET = "outside-the-served-folder-4f2a9c"
 
 
-def a_session(logs: Path) -> None:
-    write_jsonl(logs / PROJECT_DIR / f"{SESSION_ID}.jsonl", chain(
-        user(PROMPT, sessionId=SESSION_ID),
-        assistant(text("About 2.1 m at the harbour gauge."), sessionId=SESSION_ID),
+def a_session(logs: Path, session_id: str = SESSION_ID) -> None:
+    write_jsonl(logs / PROJECT_DIR / f"{session_id}.jsonl", chain(
+        user(PROMPT, sessionId=session_id),
+        assistant(text("About 2.1 m at the harbour gauge."), sessionId=session_id),
     ))
 
 
@@ -151,6 +152,19 @@ def test_no_path_leaves_the_served_folder_or_lists_one(port, target):
         assert get(port, target + "/")[0] == 404
 
 
+def test_an_http_0_9_request_gets_nothing(port):
+    """HTTP/0.9: no status line, no headers (so none of those above), only a body."""
+    for request in (b"GET /\r\n\r\n", b"GET /\r\nHost: 127.0.0.1:%d\r\n\r\n" % port, b"GET /search/index.js\r\n\r\n"):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+            connection.sendall(request)
+            connection.shutdown(socket.SHUT_WR)
+            answer = b""
+            while chunk := connection.recv(65536):
+                answer += chunk
+        assert b"Error response" in answer  # the control: it answers, with an error page
+        assert_nothing_shown(answer)
+
+
 def test_a_symlink_inside_the_served_folder_is_followed(port, site):
     status, _, body = get(port, "/assets/same.css")
     assert status == 200 and body == (site / "assets" / "style.css").read_bytes()
@@ -183,8 +197,8 @@ def test_a_link_from_elsewhere_still_opens_the_site_and_browsers_are_told_not_to
 
 
 @contextmanager
-def live_server(logs: Path):
-    live = LiveSite(live_config(BuildConfig(inputs=(logs,), output=Path(), vault=None, jobs=1)))
+def live_server(logs: Path, jobs: int = 1):
+    live = LiveSite(live_config(BuildConfig(inputs=(logs,), output=Path(), vault=None, jobs=jobs)))
     live.build_once()
     with serve(live.config.output, 0, live.generation) as server:
         threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -214,13 +228,15 @@ def modes_under(folder: Path) -> dict[str, int]:
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
-def test_the_site_serve_builds_is_private_to_the_user(tmp_path):
+@pytest.mark.parametrize("jobs", [1, 2])  # 2: pages written by worker processes too
+def test_the_site_serve_builds_is_private_to_the_user(tmp_path, jobs):
     cache = user_cache_folder()
     cache.mkdir(parents=True, exist_ok=True)
     cache.chmod(0o755)  # as an earlier version, or another program, left it
     logs = tmp_path / "logs"
     a_session(logs)
-    with live_server(logs) as (_, live):
+    a_session(logs, OTHER_SESSION_ID)
+    with live_server(logs, jobs) as (_, live):
         site = live.config.output
         assert (site / "index.html").is_file()
         shared = {name: oct(mode) for name, mode in modes_under(site).items() if mode & 0o077}
@@ -244,3 +260,16 @@ def test_a_folder_asked_for_without_its_slash_is_never_sent_to_another_site(port
         location = headers["location"]
         assert location.startswith("/") and not location.startswith(("//", "/\\")), location
         assert "\\" not in location
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root can give a folder away")
+def test_a_cache_folder_of_another_user_is_not_used(tmp_path, monkeypatch):
+    """XDG_CACHE_HOME on a shared disk, where another user made sessionsite/ first: they could read the site."""
+    cache = tmp_path / "shared-cache"
+    (cache / "sessionsite").mkdir(parents=True)
+    os.chown(cache / "sessionsite", 65534, 65534)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    with pytest.raises(SessionsiteError, match="belongs to another user") as refused:
+        cache_folder((tmp_path / "logs",))
+    assert str(cache / "sessionsite") in refused.value.message
+    assert list((cache / "sessionsite").iterdir()) == []

@@ -596,20 +596,21 @@ def test_a_save_that_finds_its_logs_saved_meanwhile_checks_them_again(archive, v
     no log is saved twice, and no version appears that nobody made."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from generator.output.vault import Place, SaveReport, _current_of, _prepare, today
+    from generator.output.vault.save import Place, SaveReport, commit, prepare
+    from generator.output.vault.store import current_of, today
 
     vault = Vault(vault_dir)
     path = archive / TIDEWATCH / f"{SESSION}.jsonl"
     vault.save(find([archive]))
 
     def prepare_all() -> list:
-        with vault._open() as connection, ThreadPoolExecutor(1) as pool:
-            known = _current_of(connection)
+        with vault.connect() as connection, ThreadPoolExecutor(1) as pool:
+            known = current_of(connection)
             prepared = []
             for session_file in find([archive]):
                 origin = str(session_file.path.resolve())
                 info = session_file.path.stat()
-                prepared.append(_prepare(connection, pool, Place.of(session_file, origin), session_file.path,
+                prepared.append(prepare(connection, pool, Place.of(session_file, origin), session_file.path,
                                          (info.st_size, info.st_mtime_ns), known[origin]))
             return prepared
 
@@ -619,8 +620,8 @@ def test_a_save_that_finds_its_logs_saved_meanwhile_checks_them_again(archive, v
     assert [p.kind for p in first].count("grown") == 1
     assert vault.save(find([archive])).grown == 1  # ...and the other one saves it first
     report = SaveReport()
-    with vault._open() as connection, ThreadPoolExecutor(1) as pool:
-        vault._commit(connection, pool, first, today(), report)
+    with vault.connect() as connection, ThreadPoolExecutor(1) as pool:
+        commit(connection, pool, first, today(), report)
     assert (report.grown, report.new, report.versions) == (0, 0, 0)
     with sqlite3.connect(vault_dir / DATABASE) as connection:
         assert connection.execute("SELECT COUNT(*) FROM versions").fetchone()[0] == 18

@@ -29,15 +29,24 @@ from conftest import EXAMPLES
 from test_vault import lines_of
 
 BIG = "-home-x-big"
+TIDE = "-home-ada-src-tidewatch"
+VICTIM = "5c12bdb1-a10b-4b0a-9bc1-2edc1cd3eb90"
 FIRST, SECOND = "0b16b16a-0000-4000-8000-00000000000a", "0b16b16b-0000-4000-8000-00000000000b"
 
 
 @pytest.fixture
 def archive(tmp_path: Path) -> Path:
-    """The examples' logs, and two logs of a few chunks each that share their first chunks (the second is
-    the first with other lines after its first 2 MB: a copy that went another way)."""
+    """The examples' logs."""
     copy = tmp_path / "projects"
     shutil.copytree(EXAMPLES, copy, ignore=shutil.ignore_patterns("*.md"))
+    return copy
+
+
+@pytest.fixture
+def big_archive(archive: Path) -> Path:
+    """The examples' logs, and two logs of a few chunks each that share their first chunks (the second is
+    the first with other lines after its first 2 MB: a copy that went another way)."""
+    copy = archive
     (copy / BIG).mkdir()
     first = lines_of(3 << 20, 11)
     (copy / BIG / f"{FIRST}.jsonl").write_bytes(first)
@@ -62,6 +71,11 @@ def pages(site: Path) -> set[str]:
 
 def page_of(project_dir: str, stem: str) -> str:
     return f"projects/{project_dir.lstrip('-')}/{stem}.html"
+
+
+def without(found: set[str], *stems: str) -> set[str]:
+    """The pages but those of the sessions named (a long session has pages `<stem>~p2.html`, ...)."""
+    return {page for page in found if Path(page).stem.split("~")[0] not in stems}
 
 
 def remove_live_logs(archive: Path) -> None:
@@ -135,7 +149,8 @@ def warnings_naming(output: str, name: str) -> list[str]:
 # -- (a) a chunk flipped ---------------------------------------------------------------------------------------
 
 
-def test_a_damaged_chunk_costs_only_the_logs_that_use_it(archive, vault_dir, tmp_path):
+def test_a_damaged_chunk_costs_only_the_logs_that_use_it(big_archive, vault_dir, tmp_path):
+    archive = big_archive
     intact_site = tmp_path / "intact"
     assert build_cli(archive, intact_site, vault_dir).exit_code == 0
     database = vault_dir / DATABASE
@@ -150,7 +165,7 @@ def test_a_damaged_chunk_costs_only_the_logs_that_use_it(archive, vault_dir, tmp
     assert len(warnings_naming(result.output, f"{FIRST}.jsonl")) == 1, result.output
     assert len(warnings_naming(result.output, f"{SECOND}.jsonl")) == 1, result.output
     assert len(damaged_lines(result.output)) == 2, result.output
-    assert pages(tmp_path / "site") == expected - {page_of(BIG, FIRST), page_of(BIG, SECOND)}
+    assert pages(tmp_path / "site") == without(expected, FIRST, SECOND)
 
     # Restore: the intact sessions come back whole, the damaged ones are refused in one line.
     out = tmp_path / "restored"
@@ -166,7 +181,8 @@ def test_a_damaged_chunk_costs_only_the_logs_that_use_it(archive, vault_dir, tmp
     assert not list((out / "bad").rglob("*")) if (out / "bad").exists() else True
 
 
-def test_doctor_checks_every_chunk_and_names_the_damaged_sessions(archive, vault_dir, tmp_path, monkeypatch):
+def test_doctor_checks_every_chunk_and_names_the_damaged_sessions(big_archive, vault_dir, tmp_path, monkeypatch):
+    archive = big_archive
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     Vault(vault_dir).save(find([archive]))
     database = vault_dir / DATABASE
@@ -189,7 +205,8 @@ def test_doctor_checks_every_chunk_and_names_the_damaged_sessions(archive, vault
 
 
 @pytest.mark.parametrize("how", ["written back in place", "saved from another folder", "touched"])
-def test_saving_an_intact_copy_repairs_the_vault(archive, vault_dir, tmp_path, monkeypatch, how):
+def test_saving_an_intact_copy_repairs_the_vault(big_archive, vault_dir, tmp_path, monkeypatch, how):
+    archive = big_archive
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     original = {name: (archive / BIG / f"{name}.jsonl").read_bytes() for name in (FIRST, SECOND)}
     Vault(vault_dir).save(find([archive]))
@@ -272,8 +289,29 @@ def intact_logs(pristine: Path, damaged: Path) -> set[str]:
     return intact
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
-def test_random_damage_never_stops_the_build_and_keeps_every_intact_session(archive, vault_dir, tmp_path, seed):
+def rows_intact(pristine: Path, damaged: Path) -> set[str]:
+    """The origins of the logs whose row in the damaged file is exactly the pristine one."""
+    with sqlite3.connect(pristine) as connection:
+        logs = connection.execute("SELECT * FROM logs").fetchall()
+    try:
+        with sqlite3.connect(f"{damaged.as_uri()}?mode=ro", uri=True) as connection:
+            connection.text_factory = bytes
+            found = set()
+            for log in logs:
+                try:
+                    row = connection.execute("SELECT * FROM logs WHERE id = ?", (log[0],)).fetchone()
+                except sqlite3.Error:
+                    continue
+                if row == tuple(v.encode() if isinstance(v, str) else v for v in log):
+                    found.add(log[1])
+            return found
+    except sqlite3.Error:
+        return set()
+
+
+@pytest.mark.parametrize(("seed", "count"), [(1, 200), (2, 200), (3, 200), (4, 200), (5, 200), (6, 20), (7, 2000)])
+def test_random_damage_never_stops_the_build_and_keeps_every_intact_session(archive, vault_dir, tmp_path, seed,
+                                                                            count):
     assert build_cli(archive, tmp_path / "intact", vault_dir).exit_code == 0
     database = vault_dir / DATABASE
     pristine = tmp_path / "pristine.sqlite3"
@@ -281,7 +319,7 @@ def test_random_damage_never_stops_the_build_and_keeps_every_intact_session(arch
     sessions = main_logs(pristine)
     content = bytearray(database.read_bytes())
     generator = random.Random(seed)
-    for _ in range(200):
+    for _ in range(count):
         content[generator.randrange(len(content))] = generator.randrange(256)
     database.write_bytes(bytes(content))
     remove_live_logs(archive)
@@ -291,10 +329,17 @@ def test_random_damage_never_stops_the_build_and_keeps_every_intact_session(arch
     built = pages(tmp_path / "site") if result.exit_code == 0 else set()
     missing = {origin for origin in intact if origin in sessions and page_of(*sessions[origin]) not in built}
     assert not missing, result.output
-    # Every log that is not in the site is named, one line each (or the whole vault is, when it cannot be read).
-    for origin, (project_dir, stem) in sessions.items():
-        if page_of(project_dir, stem) not in built:
+    # Every log whose own row is whole and that is not in the site is named, one line each (or the whole vault
+    # is, when it cannot be read). A row damaged into other text that still looks right names what it says.
+    for origin in sessions.keys() & rows_intact(pristine, database):
+        if page_of(*sessions[origin]) not in built:
             assert warnings_naming(result.output, Path(origin).name) or str(database) in result.output, result.output
+    assert intact or str(database) in result.output or damaged_lines(result.output)
+    # What the build found damaged, doctor finds too (and says so without an internal error).
+    doctor = CliRunner().invoke(main, ["doctor", "--vault", str(vault_dir)])
+    assert doctor.exit_code == 1 and "internal error" not in doctor.output, doctor.output
+    if damaged_lines(result.output) or str(database) in result.output:
+        assert damaged_lines(doctor.output) or str(database) in doctor.output, doctor.output
 
 
 # -- (c, d) a vault that cannot be read at all ----------------------------------------------------------------
@@ -333,17 +378,29 @@ def test_an_unreadable_vault_is_a_warning_and_the_build_goes_on_from_the_live_lo
     assert "internal error" not in result.output
     named = [line for line in result.output.splitlines() if str(vault_dir) in line]
     assert len(named) == 1 and "warning" in named[0].lower(), result.output
-    assert pages(tmp_path / "site") == pages(tmp_path / "first") - {
-        page_of("-home-ada-src-tidewatch", "5c12bdb1-a10b-4b0a-9bc1-2edc1cd3eb90")}
+    assert pages(tmp_path / "site") == without(pages(tmp_path / "first"), "5c12bdb1-a10b-4b0a-9bc1-2edc1cd3eb90")
     assert database.read_bytes() == left  # left as it was, for the owner to look at
     doctor = CliRunner().invoke(main, ["doctor", "--vault", str(vault_dir)])
     assert doctor.exit_code == 1 and str(vault_dir) in doctor.output and "internal error" not in doctor.output
 
 
+def test_a_bundle_with_an_unreadable_vault_says_so_and_is_written(archive, vault_dir, tmp_path):
+    assert build_cli(archive, tmp_path / "first", vault_dir).exit_code == 0
+    not_sqlite(vault_dir / DATABASE)
+    result = CliRunner().invoke(main, ["bundle", str(archive / TIDE / f"{VICTIM}.jsonl"), "-o", str(tmp_path / "pr.md"),
+                                       "--vault", str(vault_dir)])
+    assert result.exit_code == 0, result.output
+    named = [line for line in result.output.splitlines() if str(vault_dir) in line]
+    assert len(named) == 1 and "not a database" in named[0], result.output
+    assert (tmp_path / "pr.md").is_file()
+
+
 def test_a_vault_locked_forever_is_a_warning(archive, vault_dir, tmp_path, monkeypatch):
-    import generator.output.vault as vault_module
+    import generator.output.vault.store as vault_module
 
     assert build_cli(archive, tmp_path / "first", vault_dir).exit_code == 0
+    with (archive / TIDE / f"{VICTIM}.jsonl").open("ab") as handle:  # a save that has something to write
+        handle.write(lines_of(2000, 5))
     monkeypatch.setattr(vault_module, "BUSY_SECONDS", 0.5)
     holder = sqlite3.connect(vault_dir / DATABASE, isolation_level=None)
     try:
@@ -352,15 +409,13 @@ def test_a_vault_locked_forever_is_a_warning(archive, vault_dir, tmp_path, monke
     finally:
         holder.close()
     assert result.exit_code == 0, result.output
-    assert "internal error" not in result.output and str(vault_dir) in result.output
+    assert "internal error" not in result.output
+    named = [line for line in result.output.splitlines() if str(vault_dir) in line]
+    assert len(named) == 1 and "locked" in named[0], result.output
     assert pages(tmp_path / "site") == pages(tmp_path / "first")
 
 
 # -- damaged metadata ------------------------------------------------------------------------------------------
-
-
-TIDE = "-home-ada-src-tidewatch"
-VICTIM = "5c12bdb1-a10b-4b0a-9bc1-2edc1cd3eb90"
 
 
 def _victim_version(connection: sqlite3.Connection) -> tuple[int, int]:
@@ -416,13 +471,19 @@ def project_dir_as_number(connection: sqlite3.Connection) -> None:
     connection.execute("UPDATE logs SET project_dir = 42, last_seen = x'01' WHERE id = ?", (log,))
 
 
+def line_end_in_origin(connection: sqlite3.Connection) -> None:
+    log, _ = _victim_version(connection)
+    connection.execute("UPDATE logs SET origin = origin || char(10) || 'WARNING: forged line' WHERE id = ?", (log,))
+
+
 def no_version(connection: sqlite3.Connection) -> None:
     log, _ = _victim_version(connection)
     connection.execute("UPDATE versions SET log_id = 99999 WHERE log_id = ?", (log,))
 
 
 @pytest.mark.parametrize("damage", [chunk_gone, negative_version_size, negative_chunk_size, text_digest, text_data,
-                                    number_as_text, sha1_as_blob, relpath_escapes, project_dir_as_number])
+                                    number_as_text, sha1_as_blob, relpath_escapes, project_dir_as_number,
+                                    line_end_in_origin])
 def test_damaged_metadata_costs_only_its_session(archive, vault_dir, tmp_path, damage):
     assert build_cli(archive, tmp_path / "intact", vault_dir).exit_code == 0
     with sqlite3.connect(vault_dir / DATABASE) as connection:
@@ -434,20 +495,70 @@ def test_damaged_metadata_costs_only_its_session(archive, vault_dir, tmp_path, d
     assert "internal error" not in result.output and "Traceback" not in result.output
     damaged = damaged_lines(result.output)
     assert len(damaged) == 1 and VICTIM in damaged[0], result.output
-    assert pages(tmp_path / "site") == pages(tmp_path / "intact") - {page_of(TIDE, VICTIM)}
+    assert not any(line.startswith("WARNING: forged") for line in result.output.splitlines())
+    assert pages(tmp_path / "site") == without(pages(tmp_path / "intact"), VICTIM)
     restore = CliRunner().invoke(main, ["restore", VICTIM, "-o", str(tmp_path / "out"), "--vault", str(vault_dir)])
     assert restore.exit_code == 1 and "internal error" not in restore.output, restore.output
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").rglob("*.jsonl"))
     doctor = CliRunner().invoke(main, ["doctor", "--vault", str(vault_dir)])
     assert doctor.exit_code == 1 and VICTIM in doctor.output and "internal error" not in doctor.output, doctor.output
+    assert "\nWARNING: forged" not in doctor.output
+
+
+def test_a_damaged_row_leaves_its_live_log_unsaved_and_built(archive, vault_dir, tmp_path):
+    """While the live log is there, its damaged row is left as it is (nothing in the vault is written over),
+    the save says so, and the build reads the live log."""
+    assert build_cli(archive, tmp_path / "intact", vault_dir).exit_code == 0
+    with sqlite3.connect(vault_dir / DATABASE) as connection:
+        sha1_as_blob(connection)
+    with (archive / TIDE / f"{VICTIM}.jsonl").open("ab") as handle:
+        handle.write(lines_of(2000, 8))
+    before = (vault_dir / DATABASE).read_bytes()
+    result = build_cli(archive, tmp_path / "site", vault_dir)
+    assert result.exit_code == 0 and "internal error" not in result.output, result.output
+    unsaved = [line for line in result.output.splitlines() if "not saved" in line]
+    assert len(unsaved) == 1 and VICTIM in unsaved[0] and "damaged" in unsaved[0], result.output
+    assert pages(tmp_path / "site") == pages(tmp_path / "intact")
+    with sqlite3.connect(vault_dir / DATABASE) as connection:
+        assert connection.execute("SELECT sha1 FROM versions JOIN logs ON logs.id = versions.log_id"
+                                  " WHERE logs.relpath = ?", (f"{VICTIM}.jsonl",)).fetchone()[0] == b"\x00\xff"
+    assert (vault_dir / DATABASE).read_bytes() == before  # nothing else to save: the file is as it was
 
 
 def test_a_log_without_any_version_is_left_out_with_its_name(archive, vault_dir, tmp_path):
-    """A logs row whose versions went away cannot be built; it is not even listed as kept."""
+    """A logs row whose versions went away cannot be built: it is named, and the rest is built."""
     assert build_cli(archive, tmp_path / "intact", vault_dir).exit_code == 0
     with sqlite3.connect(vault_dir / DATABASE) as connection:
         no_version(connection)
     remove_live_logs(archive)
     result = build_cli(archive, tmp_path / "site", vault_dir)
     assert result.exit_code == 0 and "internal error" not in result.output, result.output
-    assert pages(tmp_path / "site") == pages(tmp_path / "intact") - {page_of(TIDE, VICTIM)}
+    damaged = damaged_lines(result.output)
+    assert len(damaged) == 1 and VICTIM in damaged[0] and "no version" in damaged[0], result.output
+    assert pages(tmp_path / "site") == without(pages(tmp_path / "intact"), VICTIM)
+
+
+def test_a_log_damaged_after_it_was_built_keeps_the_pages_the_last_build_made(archive, vault_dir, tmp_path):
+    """A later build that has to render the damaged log's page again (its subagent's first prompt changed)
+    cannot read it: the page the last build made from the intact copy stays, said so in one line, and the
+    next build tries again."""
+    parent = "057ab0db-f705-4249-82fd-8293d16bc8eb"
+    subagent = archive / TIDE / parent / "subagents" / "agent-a36e531.jsonl"
+    site = tmp_path / "site"
+    assert build_cli(archive, site, vault_dir).exit_code == 0
+    (archive / TIDE / f"{parent}.jsonl").unlink()
+    assert build_cli(archive, site, vault_dir).exit_code == 0
+    page = site / page_of(TIDE, parent)
+    before = page.read_bytes()
+    database = vault_dir / DATABASE
+    flip_inside_blob(database, chunks_of(database)[str((archive / TIDE / f"{parent}.jsonl").resolve())][0])
+    said = b"look at how"
+    for attempt in ("first", "second"):
+        saying = f"look ({attempt} time) at how".encode()
+        subagent.write_bytes(subagent.read_bytes().replace(said, saying, 1))
+        said = saying
+        result = build_cli(archive, site, vault_dir)
+        assert result.exit_code == 0 and "internal error" not in result.output, result.output
+        damaged = damaged_lines(result.output)
+        assert len(damaged) == 1 and parent in damaged[0] and "kept from the last build" in damaged[0], result.output
+        assert page.read_bytes() == before

@@ -98,6 +98,8 @@ class BundleReport:
     """Why GitHub would refuse the file as an attachment, and what to do ("" when it takes it)."""
     branch: str = ""
     """The branch whose sessions were bundled (with no inputs)."""
+    redactions: dict[str, int] = field(default_factory=dict)
+    """Redactions made in the sessions bundled, by kind."""
 
 
 # -- which sessions belong together ----------------------------------------------------------------------
@@ -253,10 +255,14 @@ def bundle(config: BundleConfig) -> BundleReport:
     saved = None
     if config.vault is not None:
         from ..stages.discover import find
-        from ..output.vault import Vault
+        from ..output.vault import Vault, VaultError
 
         check_vault_location(config.output, config.vault)
-        saved = Vault(config.vault).save(find(folders))
+        vault = Vault(config.vault)
+        try:
+            saved = vault.save(find(folders))
+        except VaultError as error:  # a vault that cannot be used is one warning: the bundle reads the live logs
+            log.warning("%s:0: %s; nothing saved to the vault", vault.database, error)
     redactor = Redactor(secrets=config.redact, home=config.redact_paths, own=config.own_redaction)
     archive, _, plans = collect(folders, redactor=redactor, jobs=config.jobs, selection=config.selection)
 
@@ -305,7 +311,7 @@ def bundle(config: BundleConfig) -> BundleReport:
                 writer = ReviewNotes(selected, spool)
             else:
                 writer = HtmlSections(archive, selected, staging.root, spool)
-            render_parts(archive, files, staging, options, redaction, writer, config.jobs, theme)
+            redactions = render_parts(archive, files, staging, options, redaction, writer, config.jobs, theme)
             present = [key for key in selected if writer.spool_of(key).is_file() or archive.sessions[key].is_subagent
                        and kind == "markdown"]
             shortened = ""
@@ -329,6 +335,7 @@ def bundle(config: BundleConfig) -> BundleReport:
             staging.discard()
             release(Path(temporary))
     return BundleReport(sessions=present, size=size, shortened=shortened, diagnostics=len(problems),
+                        redactions=dict(redactions),
                         saved=saved, too_large=_too_large(config.output, kind, size),
                         branch=work.branch if work else "")
 

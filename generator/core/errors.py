@@ -5,7 +5,9 @@ from __future__ import annotations
 import errno
 import os
 import re
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import click
 
@@ -79,3 +81,15 @@ def _file_of(output: Path, error: OSError) -> str | None:
     if as_known[0] == output.name:
         return "/".join(as_known[1:])
     return str(written) if parts[0].startswith(f".{output.name}.") else None
+
+
+@contextmanager
+def naming_errors(target: Path) -> Iterator[None]:
+    """An OSError while writing `target` names it, as one from opening it does: a full disk fails a
+    write, which names no file, and the user is then told only "No space left on device"."""
+    try:
+        yield
+    except OSError as error:
+        if error.filename is None:
+            error.filename = os.fspath(target)
+        raise

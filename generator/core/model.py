@@ -396,6 +396,8 @@ class SubagentCall:
     """Digest of the prompt it gave (1.x inline runs are matched by their first prompt)."""
     description: str
     """The caller's short description of the run."""
+    name: str = ""
+    """The name the call gave the agent (agent teams), by which messages are sent to it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -576,7 +578,8 @@ class Session:
     parent_anchor_page: int = 1
     """Set by `link`: the page of the parent session that call is on."""
     call_subagents: Mapping[str, str] = field(default_factory=dict)
-    """Set by `link`: subagent transcript key by the anchor of the Task/Agent call that started it."""
+    """Set by `link`: subagent transcript key by the anchor of the Task/Agent call that started it, and by
+    `to:` and the agent's name or id, for the messages sent to it (`link.RECIPIENT`)."""
     accepted_plan_anchor: str = ""
     """Set by `link`: a pending plan that a later session carried out (it shows as approved)."""
     page_starts: tuple[int, ...] = (0,)

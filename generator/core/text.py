@@ -13,14 +13,24 @@ def strip_ansi(text: str) -> str:
 
 
 def shorten(text: str, limit: int = 80) -> str:
-    """The text on one line, at most `limit` characters, cut at a word boundary."""
+    """The text on one line, at most `limit` characters, cut at a word boundary. A word is never cut in
+    two: what is shortened is redacted after, and a key cut short no longer has the shape its rule knows."""
     flat = " ".join(text.split())
     if len(flat) <= limit:
         return flat
     cut = flat[: limit - 1]
-    if " " in cut[limit // 2 :]:
-        cut = cut[: cut.rindex(" ")]
+    cut = cut[: cut.rindex(" ")] if " " in cut else ""
     return cut.rstrip(" ,.;:") + "…"
+
+
+def head(text: str, limit: int) -> str:
+    """At most the first `limit` characters of `text`, ending at a white space when it has to be cut (for
+    the same reason as `shorten`)."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    end = max(cut.rfind(" "), cut.rfind("\n"), cut.rfind("\t"))
+    return cut[:end] if end > 0 else ""
 
 
 _MARKDOWN_MARKERS = re.compile(r"^\s{0,3}#{1,6}\s+|`+|\*\*|__", re.M)

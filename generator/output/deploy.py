@@ -105,7 +105,7 @@ def deploy(site: Path, repository: Path, remote: str = "origin", branch: str = "
              what=f"git push to {remote} failed")
     # An empty old value: the branch must still not exist (another deploy, or the user, did not make it meanwhile).
     _git(repository, "update-ref", "-m", "sessionsite gh-deploy", "--end-of-options", ref, commit, local,
-         what=f"{branch} changed here during the deploy; it was left as it is")
+         what=(f"pushed to {remote}, but " if push else "") + f"{branch} here was left as it is")
     return Deployed(commit, len(files), push)
 
 
@@ -113,7 +113,7 @@ def deploy(site: Path, repository: Path, remote: str = "origin", branch: str = "
 # remote given on the command line or in a config file, whatever the user's git config allows.
 NO_COMMAND_TRANSPORTS = ("-c", "protocol.ext.allow=never", "-c", "protocol.fd.allow=never")
 # Names git gives a meaning of its own wherever a revision is read (HEAD, FETCH_HEAD, ORIG_HEAD, MERGE_HEAD, …).
-_SPECIAL_NAME = re.compile(r"[A-Z_]*HEAD")
+_SPECIAL_NAME = re.compile(r"(?:[A-Z_]+_)?HEAD")
 # scp-like syntax, `[user@]host:path`: git reads it so when a colon comes before any slash.
 _SCP_LIKE = re.compile(r"[^/:]+:")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")

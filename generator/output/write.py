@@ -13,11 +13,10 @@ import shutil
 import stat
 import tempfile
 import zipfile
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from ..core.errors import SessionsiteError, UsageProblem
+from ..core.errors import SessionsiteError, UsageProblem, naming_errors
 from .locks import MARKER, claim, release, remove_abandoned
 
 MARKER_TEXT = b"This folder was written by sessionsite; the next build replaces it whole.\n"
@@ -37,7 +36,7 @@ class Staging:
         self.root = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.building-", dir=self.out.parent))
         claim(self.root)  # held while this build lives: no other build takes it for a dead one's leftover
         self.root.chmod(0o755)  # mkdtemp makes it private; a site is meant to be read
-        with _naming(self.root / MARKER):
+        with naming_errors(self.root / MARKER):
             (self.root / MARKER).write_bytes(MARKER_TEXT)
         self._appending: set[str] = set()
         self._folders_made: set[Path] = set()
@@ -55,7 +54,7 @@ class Staging:
         data = content.encode("utf-8") if isinstance(content, str) else content
         target = self._target(path)
         try:
-            with _naming(target), target.open("xb") as handle:  # exclusive: even across worker processes
+            with naming_errors(target), target.open("xb") as handle:  # exclusive: even across worker processes
                 handle.write(data)
         except FileExistsError:
             raise SessionsiteError(f"internal error: two outputs want the path {path}") from None
@@ -67,7 +66,7 @@ class Staging:
         if target.exists():
             return
         temporary = target.with_name(f".{target.name}.{os.getpid()}.part")
-        with _naming(target):
+        with naming_errors(target):
             temporary.write_bytes(content)
         os.replace(temporary, target)
 
@@ -76,7 +75,7 @@ class Staging:
         mode = "ab" if path in self._appending else "xb"
         target = self._target(path)
         try:
-            with _naming(target), target.open(mode) as handle:
+            with naming_errors(target), target.open(mode) as handle:
                 handle.write(text.encode("utf-8") if isinstance(text, str) else text)
         except FileExistsError:
             raise SessionsiteError(f"internal error: two outputs want the path {path}") from None
@@ -101,7 +100,7 @@ class Staging:
             return False
         except OSError:  # a filesystem without hard links
             try:
-                with _naming(target):
+                with naming_errors(target):
                     shutil.copy2(self.out / path, target)
             except FileNotFoundError:
                 return False
@@ -117,18 +116,6 @@ class Staging:
     def discard(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
         release(self.root)
-
-
-@contextmanager
-def _naming(target: Path) -> Iterator[None]:
-    """An OSError while writing `target` names it, as one from opening it does: a full disk fails a
-    write, which names no file, and the user is then told only "No space left on device"."""
-    try:
-        yield
-    except OSError as error:
-        if error.filename is None:
-            error.filename = os.fspath(target)
-        raise
 
 
 def is_sessionsite_output(out: Path) -> bool:
@@ -215,7 +202,7 @@ def write_zip(site: Path, zip_path: Path, top_folder: str, leave_out: frozenset[
     zip_path.parent.mkdir(parents=True, exist_ok=True)
     temporary = zip_path.with_name(f".{zip_path.name}.building-{os.getpid()}")
     try:
-        with _naming(temporary), zipfile.ZipFile(temporary, "w") as archive:
+        with naming_errors(temporary), zipfile.ZipFile(temporary, "w") as archive:
             for name in progress(files, len(files), "Zipping") if progress else files:
                 entry = zipfile.ZipInfo(f"{top_folder}/{name}", date_time=ZIP_TIME)
                 entry.create_system = 3  # Unix, so that the permission bits below are read

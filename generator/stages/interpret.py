@@ -68,8 +68,8 @@ KNOWN_FIELDS = frozenset(
      "agentName", "planContent", "origin", "prNumber", "prUrl", "prRepository", "toolUseId", "mode",
      "isApiError", "retryInMs", "retryAttempt", "maxRetries", "cause", "fileHistorySnapshot",
      "files", "requestIds", "model", "costUSD", "durationApiMs", "isCompactBoundary", "uuidHistory",
-     # Claude Code 2.1.1xx-2.1.3xx: who and what made a turn, how it was requested, the text an attachment
-     # gave the model. Known and harmless: none of them changes what a page shows.
+     # Claude Code 2.1.1xx-2.1.3xx: who and what made a turn, how it was requested and answered, the text
+     # an attachment gave the model. Known and harmless: none of them changes what a page shows.
      "promptSource", "turnOrigin", "turnPosition", "requestRef", "apiBlockIndex", "requestedModel", "effort",
      "perTurnEffort", "madeBy", "permissionDecision", "sandboxed", "attributionAgent", "attributionSkill",
      "errorDetails", "apiErrorType", "failedResponseHadNoToolCall", "promptCacheRequested", "thinkingDisplay",
@@ -90,6 +90,14 @@ MODEL_REQUEST_FIELDS = frozenset({"system", "systemPrompt", "system_prompt", "sy
                                   "claudeMd", "userContext", "systemContext"})
 REQUEST_SCAN_DEPTH = 8
 REQUEST_SCAN_ITEMS = 200
+# The model name of the messages Claude Code writes itself ("No response requested.", an API error): no
+# model answered them, so they are in no list of models and no figures.
+SYNTHETIC_MODEL = "<synthetic>"
+# Results in an assistant message: of tools the API runs itself (its `server_tool_use` calls), and of any
+# call, as other backends write them.
+SERVER_TOOL_RESULTS = ("tool_result", "mcp_tool_result", "web_search_tool_result", "web_fetch_tool_result",
+                       "code_execution_tool_result", "bash_code_execution_tool_result",
+                       "text_editor_code_execution_tool_result", "tool_search_tool_result")
 # Written into the site as files; anything else (SVG can carry script) is shown as a reference only.
 SAFE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"})
 
@@ -296,7 +304,7 @@ def _text_of(content: Any) -> str:
 # as the entry is read: redacting it was a tenth of a build, for text no page shows.
 STRUCTURED_RESULT_KEYS = frozenset(
     {"interrupted", "structuredPatch", "command", "status", "answers", "task", "taskId", "agentId",
-     "backgroundTaskId"}
+     "backgroundTaskId", "planWasEdited", "plan"}
 )
 
 
@@ -332,6 +340,30 @@ def _media(part: Mapping[str, Any]) -> Media | None:
     if location:
         return Media(media_type="", data=b"", source=str(location))
     return None
+
+
+def _document_text(part: Mapping[str, Any]) -> Media | None:
+    """A text file attached to a prompt (2.1.97): its text as a `Media` of type `text/plain`, named by its
+    title; None for a document that is not text (a PDF), which `_media` takes."""
+    source = part.get("source")
+    if not isinstance(source, dict):
+        return None
+    kind, media_type = source.get("type"), str(source.get("media_type") or "text/plain")
+    found: str | None = None
+    if kind == "text" and isinstance(source.get("data"), str):
+        found = source["data"]
+    elif kind == "content" and isinstance(source.get("content"), (str, list)):
+        found = _text_of(source["content"])
+    elif kind == "base64" and media_type.startswith("text/") and isinstance(source.get("data"), str):
+        try:
+            found = base64.b64decode(source["data"], validate=False).decode("utf-8", "replace")
+        except (binascii.Error, ValueError):
+            return None
+    if found is None:
+        return None
+    title = part.get("title")
+    return Media(media_type="text/plain", data=found.encode("utf-8", "replace"),
+                 source=title.strip() if isinstance(title, str) else "")
 
 
 # Whose uuid an entry shares, as its diagnostic says.
@@ -639,13 +671,8 @@ class _SessionBuilder:
     @handles(USER_PART_HANDLERS, "image", "document")
     def _user_media_part(self, data: Mapping[str, Any], part: Mapping[str, Any], timestamp: str,
                          gathered: _UserParts) -> None:
-        source = part.get("source")
-        if isinstance(source, dict) and source.get("type") == "text" and isinstance(source.get("data"), str):
-            # A text document sent with a prompt is the person's words: shown as part of the prompt.
-            title = part.get("title") if isinstance(part.get("title"), str) else ""
-            gathered.texts.append(f"[Attached document{': ' + title if title else ''}]\n{source['data']}")
-            return
-        media = _media(part)
+        media = _document_text(part) if part.get("type") == "document" else None
+        media = media or _media(part)
         if media is not None:
             gathered.images.append(media)
 
@@ -733,6 +760,20 @@ class _SessionBuilder:
     @handles(USER_PART_HANDLERS, "tool_result")
     def _tool_result(self, data: Mapping[str, Any], part: Mapping[str, Any], timestamp: str,
                      gathered: _UserParts) -> None:
+        self._pair_result(part, self._time(data), data.get("toolUseResult"))
+
+    @handles(ASSISTANT_PART_HANDLERS, *SERVER_TOOL_RESULTS)
+    def _assistant_tool_result(self, part: Mapping[str, Any], part_id: str, timestamp: str, model: str) -> None:
+        """A result inside Claude's own message: a tool the API ran (web search), or a call another backend
+        (DeepSeek, GLM, MiniMax through Claude Code) answered in the same message."""
+        if part.get("type") != "tool_result":
+            content = part.get("content")
+            is_error = isinstance(content, dict) and str(content.get("type", "")).endswith("_error")
+            part = {**part, "content": _server_result_text(content), "is_error": is_error}
+        self._pair_result(part, timestamp, None)
+
+    def _pair_result(self, part: Mapping[str, Any], timestamp: str, structured: Any) -> None:
+        """A tool's result, given to the call it answers (or waiting for it)."""
         tool_use_id = str(part.get("tool_use_id", ""))
         content = part.get("content")
         images = tuple(
@@ -741,10 +782,10 @@ class _SessionBuilder:
         )
         text = strip_system_reminders(self._result_text(content))
         result = ToolResult(
-            timestamp=self._time(data),
+            timestamp=timestamp,
             text=TOOL_USE_ERROR.sub(r"\1", text),
             is_error=part.get("is_error") is True or TOOL_USE_ERROR.search(text) is not None,
-            structured=data.get("toolUseResult"),
+            structured=structured,
             images=images,
         )
         index = self.calls.result_came(tool_use_id)
@@ -812,13 +853,18 @@ class _SessionBuilder:
     def _assistant(self, entry: Entry) -> None:
         data = entry.data
         message = data.get("message")
-        if not isinstance(message, dict):
-            self._malformed(entry, "assistant entry without a message object")
-            return
+        if not isinstance(message, dict) or _spread_string(message):
+            message = _message_object(message)
+            if message is None:
+                self._malformed(entry, "assistant entry whose message is not an object")
+                return
+            self.problems.append(Diagnostic(entry.file, entry.line, "assistant message is not an object (a string, "
+                                            "or one spread into an object by character position): read as its text"))
         timestamp = self._time(data)
-        model = named if isinstance(named := message.get("model"), str) else ""
+        model = named if isinstance(named := message.get("model"), str) and named != SYNTHETIC_MODEL else ""
         self.metadata.note_model(model)
-        self.usage.count(data, message)
+        if message.get("model") != SYNTHETIC_MODEL:
+            self.usage.count(data, message)
         content = message.get("content")
         if data.get("isApiErrorMessage"):
             self.events.append(Notice(self._next_anchor(data.get("uuid")), timestamp, NoticeKind.API_ERROR, _text_of(content)))
@@ -855,13 +901,17 @@ class _SessionBuilder:
         text = str(part.get("thinking", ""))
         if text.strip():
             self.events.append(Thinking(self._next_anchor(part_id), timestamp, text))
+        elif part.get("signature"):
+            # Since 2.1.69 the default: Claude reasoned and the log keeps only the signature. An empty
+            # Thinking says so where it happened.
+            self.events.append(Thinking(self._next_anchor(part_id), timestamp, ""))
 
     @handles(ASSISTANT_PART_HANDLERS, "redacted_thinking")
     def _redacted_thinking(self, part: Mapping[str, Any], part_id: str, timestamp: str, model: str) -> None:
         self.events.append(Notice(self._next_anchor(part_id), timestamp, NoticeKind.REDACTED_THINKING,
                                   "Thinking (redacted by the API)"))
 
-    @handles(ASSISTANT_PART_HANDLERS, "tool_use")
+    @handles(ASSISTANT_PART_HANDLERS, "tool_use", "server_tool_use", "mcp_tool_use")
     def _tool_use(self, part: Mapping[str, Any], part_id: str, timestamp: str, model: str) -> None:
         tool_use_id = str(part.get("id", ""))
         if tool_use_id and self.calls.is_waiting(tool_use_id):
@@ -893,7 +943,7 @@ class _SessionBuilder:
         for part in content:
             if not isinstance(part, dict):
                 continue
-            if part.get("type") == "tool_use" and isinstance(part.get("id"), str):
+            if part.get("type") in ("tool_use", "server_tool_use", "mcp_tool_use") and isinstance(part.get("id"), str):
                 self.calls.call_replayed(part["id"], str(part.get("name", "(unnamed tool)")), _tool_input(part))
             elif part.get("type") == "tool_result":
                 self.calls.replayed_result(str(part.get("tool_use_id", "")))
@@ -1013,6 +1063,8 @@ class _SessionBuilder:
         return event
 
     def _malformed(self, entry: Entry, reason: str) -> None:
+        """An entry of a known type in a shape this stage cannot read: shown raw, counted, and said."""
+        self.problems.append(Diagnostic(entry.file, entry.line, f"{reason}: shown as it is"))
         name = f"shape:{entry.data.get('type')}"
         self.unknown[name] += 1
         self.events.append(Unknown(self._next_anchor(entry.data.get("uuid")), self._time(entry.data), name,
@@ -1120,6 +1172,54 @@ def holds_model_request(value: Any, depth: int = 0) -> bool:
         return any(isinstance(item, (dict, list)) and holds_model_request(item, depth + 1)
                    for item in value[:REQUEST_SCAN_ITEMS])
     return False
+
+
+def _server_result_text(content: Any) -> str:
+    """The result of a tool the API ran, as text: each search hit's title and address, an error's code,
+    the output of code it ran; anything else as its JSON, so that nothing is lost."""
+    if isinstance(content, str):
+        return content
+    lines: list[str] = []
+    for item in content if isinstance(content, list) else [content]:
+        if not isinstance(item, dict):
+            lines.append(str(item))
+        elif item.get("type") == "text" and isinstance(item.get("text"), str):
+            lines.append(item["text"])
+        elif isinstance(item.get("url"), str):
+            title = item.get("title")
+            lines.append(f"{title} <{item['url']}>" if isinstance(title, str) and title else item["url"])
+        elif isinstance(item.get("error_code"), str):
+            lines.append(f"Error: {item['error_code']}")
+        elif isinstance(item.get("stdout"), str) or isinstance(item.get("stderr"), str):
+            lines.append("\n".join(str(item.get(name) or "") for name in ("stdout", "stderr")).strip())
+        else:
+            lines.append(json.dumps(item, ensure_ascii=False, sort_keys=True, default=str))
+    return "\n".join(lines)
+
+
+def _spread_string(message: Mapping[str, Any]) -> bool:
+    """Whether an object is a string spread by character position: {"0": "H", "1": "i"}."""
+    return bool(message) and all(isinstance(v, str) and len(v) == 1 for v in message.values()) and \
+        set(message) == {str(index) for index in range(len(message))}
+
+
+def _message_object(message: Any) -> Mapping[str, Any] | None:
+    """An assistant entry's message as an object. Damaged files hold it as a string, or as a string spread
+    into an object keyed by character position ({"0": "H", "1": "i"}): the string is the message's JSON
+    when it reads as an object, else the reply's text. None when it is none of these."""
+    if isinstance(message, dict):
+        if not _spread_string(message):
+            return message
+        message = "".join(message[str(index)] for index in range(len(message)))
+    if not isinstance(message, str):
+        return None
+    try:
+        parsed = json.loads(message) if message.lstrip().startswith("{") else None
+    except (ValueError, RecursionError):
+        parsed = None
+    if isinstance(parsed, dict) and "content" in parsed:
+        return parsed
+    return {"role": "assistant", "content": [{"type": "text", "text": message}]}
 
 
 def _tool_input(part: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -178,6 +178,13 @@ def _link_subagents(sessions: dict[str, Session]) -> dict[str, Session]:
                     # The caller's short description names the run better than its long prompt.
                     child = replace(child, title=shorten(call.description))
                 linked[target] = child
+        # The agents a SendMessage may name: by the name their call gave them, and by their id.
+        for call in parent.subagent_calls:
+            if call.name and call.anchor in targets:
+                targets.setdefault(RECIPIENT + call.name, targets[call.anchor])
+        for child in children:
+            if child.agent_id:
+                targets.setdefault(RECIPIENT + child.agent_id, child.key)
         children_keys = tuple(sorted(c.key for c in children))
         linked[parent_key] = replace(parent, call_subagents=targets, subagent_keys=children_keys)
     return linked
@@ -243,11 +250,25 @@ def _mark_plan_accepted(planning: Session, implementation: Session) -> Session:
 PLAN_CARRIED_OUT = "accepted with a fresh context: carried out in the next session"
 
 
+# In `Session.call_subagents`, beside the calls' anchors (which start with `e-`): the agents a message may
+# be sent to, by this prefix and their name or id.
+RECIPIENT = "to:"
+MESSAGE_TOOLS = frozenset({"SendMessage"})
+
+
 def linked_event(session: Session, event: Event) -> Event:
     """An event as phase 2 shows it, with what `link` learnt about it: the transcript a Task call
     started, a plan carried out in the next session."""
     if isinstance(event, ToolCall) and event.anchor in session.call_subagents:
         return replace(event, subagent=session.call_subagents[event.anchor])
+    if isinstance(event, ToolCall) and event.name in MESSAGE_TOOLS:
+        recipient = event.input.get("to") or event.input.get("recipient")
+        if isinstance(recipient, str) and recipient:
+            # `name@team` names a teammate of a team by its name.
+            key = session.call_subagents.get(RECIPIENT + recipient) or session.call_subagents.get(
+                RECIPIENT + recipient.split("@", 1)[0])
+            if key:
+                return replace(event, subagent=key)
     if isinstance(event, Plan) and event.anchor == session.accepted_plan_anchor:
         return replace(event, status=PlanStatus.APPROVED, how=PLAN_CARRIED_OUT)
     return event

@@ -269,6 +269,9 @@ def _read_line(name: str, number: int, raw: bytes) -> Iterator[tuple[ReadItem | 
     try:
         data = json.loads(stripped)
     except json.JSONDecodeError as error:
+        if error.msg == "Extra data":
+            yield from _several_on_one_line(name, number, stripped, raw, error)
+            return
         # Only the last line of a file can lack its newline: a write that was cut off.
         where = f"{error.msg} (column {error.colno})"
         reason = f"truncated last line: {where}" if not raw.endswith((b"\n", b"\r")) else f"not valid JSON: {where}"
@@ -290,6 +293,52 @@ def _read_line(name: str, number: int, raw: bytes) -> Iterator[tuple[ReadItem | 
         return
     if data:
         yield Entry(name, number, data), None
+
+
+def _several_on_one_line(name: str, number: int, text: str, raw: bytes,
+                         first_error: json.JSONDecodeError) -> Iterator[tuple[ReadItem | None, Diagnostic | None]]:
+    """A line holding entries one after the other with no newline between them (two writes that raced,
+    seen in real files): each entry is read, and what cannot be is shown as the rest of the line. Only a
+    line that fails to parse whole comes here, so the usual line pays nothing for it."""
+    decoder = json.JSONDecoder()
+    found: list[dict[str, Any]] = []
+    position, rest_reason = 0, ""
+    while position < len(text):
+        try:
+            value, end = decoder.raw_decode(text, position)
+        except (json.JSONDecodeError, RecursionError, ValueError) as error:
+            rest_reason = str(getattr(error, "msg", error))
+            break
+        if not isinstance(value, dict):
+            rest_reason = f"expected a JSON object, found {_json_kind(value)}"
+            break
+        found.append(value)
+        position = end
+        while position < len(text) and text[position] in " \t":
+            position += 1
+        if position < len(text) and text[position] != "{":
+            # Not another entry after this one: the line is damaged, not two writes run together.
+            found = []
+            break
+    if not found:
+        where = f"{first_error.msg} (column {first_error.colno})"
+        reason = f"truncated last line: {where}" if not raw.endswith((b"\n", b"\r")) else f"not valid JSON: {where}"
+        yield BrokenLine(name, number, text, reason), Diagnostic(name, number, reason)
+        return
+    yield None, Diagnostic(name, number, f"{len(found) + (1 if rest_reason else 0)} JSON values on one line, with no "
+                                         f"line break between them: each read on its own")
+    lone_surrogates = _LONE_SURROGATE.search(text) is not None
+    for value in found:
+        data = _without_lone_surrogates(value) if lone_surrogates else value
+        if data:
+            assert isinstance(data, dict)
+            yield Entry(name, number, data), None
+    if rest_reason:
+        rest = text[position:]
+        cut_off = not raw.endswith((b"\n", b"\r"))
+        reason = (f"truncated last line: {rest_reason}" if cut_off else f"not valid JSON: {rest_reason}") + \
+            f" (the part of the line after its first {len(found)} entr{'y' if len(found) == 1 else 'ies'})"
+        yield BrokenLine(name, number, rest, reason), Diagnostic(name, number, reason)
 
 
 # JSON may escape half of a UTF-16 pair (`\ud83d` alone: a string cut inside an emoji); Python keeps it as

@@ -36,7 +36,7 @@ from ..core.model import (
     Unknown,
     Unreadable,
 )
-from ..core.text import plain, shorten
+from ..core.text import head, plain, shorten
 
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 # The tools that change files, and the input naming the file each changes.
@@ -63,6 +63,19 @@ PAGE_BUDGET = 180_000
 # Past the inline limit a tool output moves to a text file, so it costs a page only its preview.
 OUTPUT_PREVIEW = 50_000
 
+# Claude Code's own commands, which set something up or show something: not a request to Claude. Any other
+# slash command (one of the project's, a plugin's, a skill) sends Claude a prompt, its arguments included.
+BUILT_IN_COMMANDS = frozenset(
+    "/" + name for name in (
+        "add-dir", "agents", "bashes", "btw", "bug", "clear", "compact", "config", "context", "copy", "cost",
+        "doctor", "effort", "exit", "export", "extra-usage", "fast", "feedback", "help", "hooks", "ide",
+        "install-github-app", "keybindings", "login", "logout", "mcp", "memory", "migrate-installer", "model",
+        "output-style", "permissions", "plan", "plugin", "privacy-settings", "quit", "release-notes",
+        "remote-control", "rename", "resume", "rewind", "sandbox", "skills", "stats", "status", "statusline",
+        "tasks", "terminal-setup", "theme", "todos", "upgrade", "usage", "vim",
+    )
+)
+
 EVENT_KINDS = {
     Prompt: "prompt", AssistantText: "assistant_text", Thinking: "thinking", ToolCall: "tool_call",
     SlashCommand: "slash_command", BashMode: "bash_mode", Notice: "notice", Unknown: "unknown",
@@ -77,10 +90,23 @@ def _action_of(event: Event) -> str:
     if isinstance(event, BashMode) and event.command:
         return f"! {event.command}"
     if isinstance(event, (Notice, AssistantText, Thinking)):
-        return event.text[:2000]
+        return head(event.text, 2000)
     if isinstance(event, ToolCall) and event.result is not None:
-        return event.result.text[:2000]
+        return head(event.result.text, 2000)
     return ""
+
+
+# A prompt of fewer words than this beside an attached text file ("go", "see attached") says less than
+# the file does: the file is what was asked.
+FEW_WORDS = 4
+
+
+def _what_was_asked(prompt: Prompt) -> str:
+    """A prompt's text, or, when it is a word or two beside an attached text file, the file's text."""
+    if len(prompt.text.split()) >= FEW_WORDS:
+        return prompt.text
+    document = next((media for media in prompt.images if media.media_type == "text/plain" and media.data.strip()), None)
+    return document.data[:FIRST_PROMPT_LIMIT * 4].decode("utf-8", "ignore") if document is not None else prompt.text
 
 
 def text_digest(text: str) -> str:
@@ -180,14 +206,22 @@ class Summary:
                 # A subagent's task was written by the agent that started it: not a prompt of the person.
                 if not event.by_agent:
                     self.prompt_count += 1
+                asked = _what_was_asked(event)
                 if not self.first_prompt:
-                    self.first_prompt = event.text[:FIRST_PROMPT_LIMIT]
-                if event.text.strip():
-                    self.outline.append(OutlineItem(anchor, shorten(plain(event.text[:2000]), 70), timestamp, page))
+                    self.first_prompt = asked[:FIRST_PROMPT_LIMIT]
+                if asked.strip():
+                    self.outline.append(OutlineItem(anchor, shorten(plain(head(asked, 2000)), 70), timestamp, page))
             elif event.label == PromptLabel.PLAN_PREAMBLE and not self.plan_source_id:
                 found = TRANSCRIPT_PATH.search(event.text)
                 if found:
                     self.plan_source_id = found.group(1)
+        elif isinstance(event, SlashCommand) and event.name.lower() not in BUILT_IN_COMMANDS and event.name.strip("/"):
+            # `/orchestrator create TODO app`: the person asked Claude for something, in a command's words.
+            typed = f"{event.name} {event.args}".strip()
+            self.prompt_count += 1
+            if not self.first_prompt:
+                self.first_prompt = typed[:FIRST_PROMPT_LIMIT]
+            self.outline.append(OutlineItem(anchor, shorten(plain(head(typed, 2000)), 70), timestamp, page))
         elif isinstance(event, ToolCall):
             if event.name != UNKNOWN_TOOL:
                 self.tool_call_count += 1
@@ -199,14 +233,15 @@ class Summary:
                 self.subagent_calls.append(SubagentCall(
                     anchor=anchor, page=page, agent_id=agent_id if isinstance(agent_id, str) else "",
                     prompt_digest=text_digest(str(event.input.get("prompt", "")).strip()),
-                    description=str(event.input.get("description", "")).strip()[:500]))
+                    description=head(str(event.input.get("description", "")).strip(), 500),
+                    name=str(event.input.get("name", "") or "").strip()[:200]))
         elif isinstance(event, Plan):
             if not self.first_plan[0]:
                 self.first_plan = (event.status.value, event.how)
             if event.decision == PlanDecision.STARTED_SESSION:
                 if not self.started_plan_digest:
                     self.started_plan_digest = text_digest(event.text)
-                    self.started_plan_text = event.text[:2000]
+                    self.started_plan_text = head(event.text, 2000)
                 self.role = "implementation"
             else:
                 if event.status == PlanStatus.PENDING:

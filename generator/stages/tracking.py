@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Collection, Mapping
 
+from ..core.text import head
 from ..core.model import (
     AssistantText,
     Event,
@@ -41,6 +42,9 @@ PLAN_TOOLS = frozenset({"ExitPlanMode", "exit_plan_mode"})
 PLAN_APPROVED = re.compile(r"approved your plan|approved exiting plan mode|Approved Plan", re.I)
 PLAN_REJECTED = re.compile(r"rejected|doesn't want to proceed", re.I)
 PLAN_FEEDBACK = "the user said:"
+# The plan as the user edited it before approving, at the end of ExitPlanMode's answer (2.1.1xx).
+EDITED_PLAN = re.compile(r"^#+ *Approved Plan \(edited by user\):? *\n", re.M)
+PLAN_APPROVED_EDITED = "approved after your edits"
 
 TASK_TOOLS = frozenset({"TaskCreate", "TaskUpdate"})
 
@@ -71,15 +75,15 @@ class UsageCounter:
     def count(self, data: Mapping[str, Any], message: Mapping[str, Any]) -> None:
         """Count an assistant entry (`data`) whose message is `message`."""
         usage = message.get("usage")
-        if not isinstance(usage, dict) or message.get("model") == "<synthetic>":
-            return  # Claude Code's own message (an API error): no model read or wrote it
+        if not isinstance(usage, dict):
+            return
         key = (str(message.get("id", data.get("uuid", ""))), str(data.get("requestId", "")))
         counted = self.recent.get(key)
         if counted is None:
             counted = self.recent[key] = Counter()
             if len(self.recent) > RECENT_MESSAGES:
                 self._add_up(next(iter(self.recent)))
-        if isinstance(message.get("model"), str):
+        if isinstance(message.get("model"), str) and message["model"] != "<synthetic>":
             self.model_of_message[key] = message["model"]
         timestamp = data.get("timestamp")
         if isinstance(timestamp, str) and len(timestamp) >= 10 and key not in self.day_of_message:
@@ -155,12 +159,21 @@ def plan_of(call: ToolCall) -> Plan:
         decision, how = PlanDecision.NO_ANSWER, "no answer in this session"
     elif PLAN_APPROVED.search(result):
         status, how = PlanStatus.APPROVED, "approved by the user"
+        structured = call.result.structured if isinstance(call.result.structured, dict) else {}
+        edited_heading = EDITED_PLAN.search(result)
+        if structured.get("planWasEdited") is True or edited_heading is not None:
+            how = PLAN_APPROVED_EDITED
+            edited = structured.get("plan")
+            if isinstance(edited, str) and edited.strip():
+                plan_text = edited
+            elif edited_heading is not None and result[edited_heading.end():].strip():
+                plan_text = result[edited_heading.end():]
     elif PLAN_REJECTED.search(result):
         status, how = PlanStatus.REJECTED, "rejected by the user"
         said = result.split(PLAN_FEEDBACK, 1)
         feedback = said[1].strip() if len(said) == 2 else ""
     else:
-        how = "answered: " + " ".join(result.split())[:200]
+        how = "answered: " + head(" ".join(result.split()), 200)
     return Plan(call.anchor, call.timestamp, plan_text, status, decision, how, feedback)
 
 

@@ -13,6 +13,7 @@ import secrets
 import sys
 from functools import lru_cache
 from typing import Callable, Sequence
+from urllib.parse import unquote
 
 import nh3
 from markdown_it import MarkdownIt
@@ -165,8 +166,6 @@ def is_local_resource(url: str) -> bool:
     """Whether a page loading `url` (an image's source) stays on the site: a path relative to the page or to
     the site, or a data: URI; not a URL with a scheme or a host, as a browser would read it, percent-encoded
     or not."""
-    from urllib.parse import unquote
-
     for form in (url, unquote(url)):
         cleaned = _URL_IGNORED.sub("", form.strip(_URL_PADDING)).replace("\\", "/")
         scheme = _SCHEME.match(cleaned)

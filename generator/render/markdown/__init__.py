@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Protocol
 
 from ...core import urls
@@ -45,6 +45,8 @@ from .tools import INLINE_OUTPUT_LIMIT, ToolContext, json_block, previewed, rend
 NOTICE_WORDING: dict[str, str] = {NoticeKind.INTERRUPT: "Interrupted by the user"}
 MEDIA_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp",
                     "application/pdf": "pdf"}
+TEXT_DOCUMENT = "text/plain"
+"""The media type of a text file attached to a prompt, which `interpret` keeps as its text."""
 CHECKLIST_TOOLS = frozenset({"TaskCreate", "TaskUpdate", "TodoWrite"})
 
 
@@ -311,6 +313,8 @@ class SessionDocument:
             return
         if isinstance(event, AssistantText):
             self._add_to_run(*self._reply_text(event))
+        elif isinstance(event, Thinking) and not event.text.strip():
+            self._add_to_run(Structure(self.markup.event("thinking-not-kept", {"anchor": event.anchor}), "thinking"))
         elif isinstance(event, Thinking):
             opening, closing = self.markup.event_wrapper("thinking", {"anchor": event.anchor})
             self._add_to_run(Group("thinking", opening, (Prose(prose(event.text)),), closing, event.anchor))
@@ -445,7 +449,10 @@ class SessionDocument:
                 parts = [Structure(self._meta_line(label, event.timestamp, anchor=event.anchor), "meta")]
             if event.text.strip():
                 parts.extend(self._prompt_text(event))
-            media = self._media(event.images)
+            documents = [media for media in event.images if media.media_type == TEXT_DOCUMENT]
+            for number, document in enumerate(documents, start=1):
+                parts.extend(self._document(event, document, number))
+            media = self._media(tuple(media for media in event.images if media.media_type != TEXT_DOCUMENT))
             if media:
                 parts.append(Prose(media, "sessionsite"))
             return [Group("prompt", opening, tuple(parts), closing, event.anchor,
@@ -477,6 +484,15 @@ class SessionDocument:
                                                              hidden=bool(hidden))
                 return [Group("notice", opening, (Prose(prose(event.text)),), closing, event.anchor)]
             text = NOTICE_WORDING.get(event.kind) or " ".join(strip_ansi(event.text).split()) or event.kind
+            report = next((value for name, value in event.details if name == "result" and value.strip()), "")
+            if report:
+                # A background task's final report is Markdown Claude wrote: shown as such, under the notice.
+                notice = replace(event, details=tuple(item for item in event.details if item[0] != "result"))
+                opening, closing = self.markup.event_wrapper("notice-result", {}, hidden=bool(hidden))
+                return [Group("notice", opening, (Structure(self._notice(notice, text, hidden), "notice"),
+                                                  *self._shown_in_part(report, lambda shown: [Prose(prose(shown))],
+                                                                       f"{event.anchor}-result.txt", "The whole result")),
+                              closing, event.anchor)]
             return [Structure(self._notice(event, text, hidden), "notice")]
         if isinstance(event, Unknown):
             if event.name.startswith("part:"):
@@ -519,6 +535,14 @@ class SessionDocument:
             return [Prose(prose(text))] if prompt.by_agent else typed_blocks(text)
 
         return self._shown_in_part(prompt.text, render, f"{prompt.anchor}-prompt.txt", "The whole prompt")
+
+    def _document(self, prompt: Prompt, document: Media, number: int) -> list[Block]:
+        """A text file attached to the prompt, shown as it is under a label naming it; a long one shows its
+        start and links the whole."""
+        label = Structure(self.markup.event("document-label", {"name": document.source}), "label")
+        text = document.data.decode("utf-8", "replace")
+        return [label, *self._shown_in_part(text, lambda shown: [Code(shown.strip("\n"), "text", kind="pasted")],
+                                            f"{prompt.anchor}-document-{number}.txt", "The whole document")]
 
     def _reply_text(self, reply: AssistantText) -> list[Block]:
         """Claude's text, as Markdown; a very long one shows its start and links the whole."""

@@ -403,18 +403,27 @@ def task(call: ToolCall, context: ToolContext) -> ToolView:
 
 @renders("SendMessage")
 def send_message(call: ToolCall, context: ToolContext) -> ToolView:
-    """A message to another agent of a team, by name or id (some versions say `recipient` and `content`)."""
-    to = _text(call.input.get("to")) or _text(call.input.get("recipient"))
+    """A message to another agent of a team (2.1.32): who it went to, its summary, and the message as the
+    Markdown Claude wrote. Some versions name the fields `recipient` and `content`, and add a `type`."""
+    recipient = _text(call.input.get("to") or call.input.get("recipient"))
     summary = _text(call.input.get("summary"))
     message = call.input.get("message", call.input.get("content"))
+    kind = _text(call.input.get("type"))
     blocks: list[Block | str] = []
+    if context.subagent_link:
+        blocks.append(f"To [{literal(context.subagent_title or recipient)}]({context.subagent_link})"
+                      + (f" ({inline_code(recipient)})" if recipient and recipient != context.subagent_title else ""))
+    elif recipient:
+        blocks.append(f"To {'every agent of the team' if recipient == '*' else inline_code(recipient)}")
+    if kind and kind != "message":
+        blocks.append(f"Kind: {inline_code(kind)}")
     if isinstance(message, str) and message.strip():
-        blocks.append(Prose(prose(message)))
-    elif message is not None:
-        blocks.append(json_block(message))
+        blocks.extend([label("Message"), Prose(prose(message))])
+    elif message not in (None, ""):
+        blocks.extend([label("Message"), json_block(message)])
     blocks.extend(output_block(call, context))
-    target = f"to {to}" + (f": {summary}" if summary else "") if to else summary
-    return ToolView("Message", _first_line(target), tuple(blocks), classes=("subagent",))
+    target = summary or _first_line(message if isinstance(message, str) else "", 80)
+    return ToolView(f"Message to {recipient}" if recipient else "Message", target, tuple(blocks))
 
 
 @renders("TaskStop")

@@ -58,6 +58,10 @@ _FILE_NAME = re.compile(r"\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|ex|exs|erl|rb|go|rs|
                         r"php|swift|m|mm|dart|lua|pl|r|md|rst|txt|html|htm|css|scss|vue|svelte|sh|bash|zsh|sql|lock|"
                         r"log|snap|test|spec|d|ini|toml|ya?ml|json|env|conf|cfg|properties|xml|pem|crt|txt|csv|tf|tfvars)$", re.IGNORECASE)
 """A name that is a file name (`token.ex`, `auth.test.ts`): what follows it is a place, not a value."""
+_NETRC_BEFORE = re.compile(r"(?:\blogin[ \t]+\S+[ \t]+|(?:^|\n|\t|→|(?:^|\n)(?:[^\s:]*:)?\d+[:-]|(?:^|\n)[+\-])[ \t]*)\Z")
+"""What stands before a `.netrc` password: the login on its line, or nothing."""
+_SAID_TO_BE = re.compile(r"(?:is|was|=)[ \t]+(?:(?:set|changed|now)[ \t]+(?:to[ \t]+)?)?(?=\S)")
+"""Prose that gives a secret: "the password is X" (the value is then taken only if it looks like one)."""
 _QUERY_SECRETS = frozenset({"sig", "signature", "x-amz-signature", "x-goog-signature", "key", "code", "apikey",
                             "api-key", "access_token", "auth", "sas", "se-token"})
 """Query parameters that carry a credential though their names alone would not say so (an Azure SAS's
@@ -116,12 +120,17 @@ def _separator(text: str, name_start: int, name_end: int, credential_file: bool 
             if separator == "=" and text[following:following + 1] == "~":
                 return None  # a Perl or awk match
             return _skip_blanks(text, following), separator
+    said = _SAID_TO_BE.match(text, after_blanks)
+    if said is not None and after_blanks > position:
+        return said.end(), "is"  # prose: "the db password is X", "my token was X"
     if quoted_name and text.startswith(",", after_blanks) and _opens_arguments(text, name_start):
         return _skip_blanks(text, after_blanks + 1), ","  # define('DB_PASSWORD', '…'), set("token", "…")
     if name_start > 0 and text[name_start - 1] == "<" and text[position:position + 1] == ">":
         return position + 1, ">"  # <password>…</password>
-    flag = (text[name_start:name_start + 1] == "-" or credential_file) and (
-        name_start == 0 or text[name_start - 1] in " \t\n\"'(")
+    flag = text[name_start:name_start + 1] == "-" and (name_start == 0 or text[name_start - 1] in " \t\n\"'(")
+    if not flag and text[name_start:position].lower() in ("password", "passwd") and _NETRC_BEFORE.search(
+            text, max(0, name_start - 200), name_start):
+        flag = True  # .netrc: `machine h login me password X`, on one line or on its own
     if flag and after_blanks > position and after_blanks < len(text) and text[after_blanks] not in "-\n|&;>":
         return after_blanks, " "  # --password X
     return None
@@ -192,10 +201,12 @@ def plausible_secret(value: str, quoted: bool, credential_file: bool, whole_fiel
     return _SECRET_SIGNS.search(stripped) is not None or len(stripped) >= 12
 
 
-def assigned_secrets(text: str, credential_file: bool = False) -> Iterator[tuple[int, int]]:
-    """The spans of the values given to secret-like names in `text`, in order, not overlapping."""
+def assigned_secrets(text: str, credential_file: bool = False,
+                     positions: list[int] | None = None) -> Iterator[tuple[int, int]]:
+    """The spans of the values given to secret-like names in `text`, in order, not overlapping (`positions`:
+    where the secret words are, when the caller has found them already)."""
     seen_end = -1
-    for position in secret_word_positions(text):
+    for position in secret_word_positions(text) if positions is None else positions:
         if position < seen_end:
             continue
         name_start, name_end = _name_span(text, position)
@@ -228,6 +239,8 @@ def assigned_secrets(text: str, credential_file: bool = False) -> Iterator[tuple
         value = text[start:end]
         if separator == ":" and _LINE_REFERENCE.match(value):
             continue  # `token.ex:135:`, `cargo-credentials.toml:2:token = …`: a place in a stack trace or a grep
+        if separator == "is" and (_SECRET_SIGNS.search(value) is None or quoted or _WORD.fullmatch(value)):
+            continue  # prose gives a secret only if it looks like one: "the password is S3cr3t!", not "is not"
         if words[-1] in ("key", "keys") and _WORD.fullmatch(value) and not credential_file:
             continue  # `STORAGE_KEY = 'todos'`: a key that names a thing
         if plausible_secret(value, quoted, credential_file):

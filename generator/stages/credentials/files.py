@@ -31,5 +31,7 @@ _DOTENV_LINE = re.compile(r"(?m)^(?:[ \t]*\d+(?:→|\t)|[^\s:]+:\d+:|[+ ])?[ \t]
 def looks_like_dotenv(text: str) -> bool:
     """Text with two or more `NAME=value` lines of environment variables: a `.env` file, however it got
     into the transcript (printed by `env`, pasted, written by a heredoc)."""
+    if "=" not in text:
+        return False
     found = _DOTENV_LINE.search(text)
     return found is not None and _DOTENV_LINE.search(text, found.end()) is not None

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .anchors import Anchors
+from .prefilter import Anchors
 
 _CAMEL_HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _SEPARATORS = re.compile(r"[^A-Za-z0-9]+")
@@ -142,14 +142,15 @@ def is_secret_name(name: str) -> bool:
     return False
 
 
-_NAME_STEMS = Anchors([
+NAME_STEMS = (
     "pass", "pwd", "secret", "token", "auth", "credential", "creds", "cookie", "sessid", "sessionid", "bearer", "jwt",
     "connstr", "connectionstring", "dsn", "webhook", "mnemonic", "_pat", "pat_", "-pat", "_pw", "pw_", "-pw", "pw=",
     "pw:", "pin=", "pin:", "otp", "psk", "sig=", "signature=", "?key=", "&key=", "?code=", "&code=", "sas=",
-    *(qualifier + separator + "key" for qualifier in _KEY_QUALIFIERS for separator in ("", "_", "-", ".", " ")),
-])
-"""Where a secret-like name may stand, in lower-case text: the one scan that finds every place a name rule could
-apply (a `key` only after a word that makes it a credential: code is full of keys)."""
+    *(qualifier + separator + "key" for qualifier in sorted(_KEY_QUALIFIERS) for separator in ("", "_", "-", ".", " ")),
+)
+"""Where a secret-like name may stand, in lower-case text: every place a name rule could apply is found by one
+scan for these (a `key` only after a word that makes it a credential: code is full of keys)."""
+_NAME_STEMS = Anchors(NAME_STEMS)
 
 
 _ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}

@@ -6,11 +6,12 @@ own, written from those facts, and every one is tested on an invented token of i
 (tests/test_providers.py).
 
 A token is found where a token can start and end: not inside a longer run of its own characters (so a
-hex digest, a base64 blob or an identifier that happens to hold `ghp_` is left alone), but right after a
-JSON escape (`\\nghp_…`, a `.env` file printed inside a JSON string) or an escaped URL character
-(`token%3Dghp_…`), which put a letter before it. The check is written after the literal prefix, not
-before it: a pattern that starts with a literal is searched for as one (Python's re skips to it), one
-that starts with a look-behind is tried at every position, 30 to 90 times slower.
+hex digest, a base64 blob or an identifier that happens to hold `ghp_` is left alone), but also where
+text puts one of those characters right before a token: a JSON escape (`\\nghp_…`, a `.env` file printed
+inside a JSON string), an escaped URL character (`token%3Dghp_…`), a terminal's colour code, a diff's
+`-` or `+`, `/bot` in a Telegram URL. The check is written after the literal prefix, not before it: a
+pattern that starts with a literal is searched for as one (Python's re skips to it), one that starts
+with a look-behind is tried at every position, 30 to 90 times slower.
 
 Providers whose tokens have no literal or shape of their own (a 32-digit hex key, a uuid) are not here:
 only the name they are given (DATADOG_API_KEY=…) tells them apart, and that is the context rules' work.
@@ -45,12 +46,23 @@ _TOKEN = "A-Za-z0-9_-"
 _BASE64 = "A-Za-z0-9_+/=-"
 
 
-def _starting(lead: str, run: str = _TOKEN) -> str:
+# What may stand right before a token although it ends in one of the token's characters: a JSON escape
+# (`\\n`, `\\t`: a .env file printed inside a JSON string; `\\u003e`), an escaped URL character (`%3D`), a
+# terminal's colour code (`ESC[32m`, `ESC[1;31m`, `ESC[m`), the `-` or `+` that starts a diff's line.
+_MAY_PRECEDE = (r"\\[nrt]", r"\\u[0-9A-Fa-f]{4}", "%[0-9A-Fa-f]{2}",
+                r"\[m", r"[\[;][0-9]m", r"[\[;][0-9]{2}m", r"[\[;][0-9]{3}m",
+                r"\n[-+]", r"\\n[-+]", "^[-+]")
+
+
+def _starting(lead: str, run: str = _TOKEN, after: str = "") -> str:
     """`lead` (a pattern of fixed width that every match starts with) where a token may start: not right
-    after one of the `run` characters, except where those end a JSON escape (`\\n`, `\\r`, `\\t`) or an
-    escaped URL character (`%3D`). Checked behind the lead, so that re can search for the lead's literal."""
-    lead, run = f"(?:{lead})", run.replace("=", "")  # `=` ends base64, and assigns: it may stand before a token
-    return f"{lead}(?:(?<![{run}]{lead})|(?<=\\\\[nrt]{lead})|(?<=%[0-9A-Fa-f]{{2}}{lead}))"
+    after one of the `run` characters, unless they end one of `_MAY_PRECEDE` or `after` (a literal the
+    provider puts before its tokens). Checked behind the lead, so that re can search for the lead's
+    literal."""
+    # `=` ends base64, and assigns; `/` ends a URL's path segment: either may stand before a token.
+    lead, run = f"(?:{lead})", run.replace("=", "").replace("/", "")
+    allowed = "".join(f"|(?<={before}{lead})" for before in (*_MAY_PRECEDE, *([after] if after else [])))
+    return f"{lead}(?:(?<![{run}]{lead}){allowed})"
 
 
 def _end(run: str = _TOKEN) -> str:
@@ -60,18 +72,19 @@ def _end(run: str = _TOKEN) -> str:
 
 _END = _end()
 _UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-# Ahead of a random part whose length varies: it holds a digit. A placeholder is words
-# (`sk-proj-your-key-here`, `sk_live_yourSecretKey`); a random run of 16 or more letters and digits has
-# none with a chance of a few in a thousand.
-_HOLDS_DIGIT = "(?=[A-Za-z_-]*[0-9])"
+# Ahead of a random part whose length varies: it is not all lower-case words, as placeholders are
+# (`sk-proj-your-api-key-here`, `glpat-your-access-token`); 16 random letters and digits are all lower
+# case about one time in a million. (A digit is no test: 24 random letters and digits hold none one time
+# in 70.)
+_NOT_WORDS = "(?![a-z_-]*(?![A-Za-z0-9_-]))"
 
 
 _SLACK_WEBHOOK_PATH = r"(?:services|workflows|triggers)/[A-Za-z0-9_-]{1,64}(?:/[A-Za-z0-9_-]{1,64}){1,4}" + _END
 
 
-def _token(lead: str, body: str, run: str = _TOKEN) -> str:
-    """A token: `lead`, then `body`, standing alone in its text."""
-    return _starting(lead, run) + body + _end(run)
+def _token(lead: str, body: str, run: str = _TOKEN, after: str = "") -> str:
+    """A token: `lead`, then `body`, standing alone in its text (or right after `after`)."""
+    return _starting(lead, run, after) + body + _end(run)
 
 
 # Ordered: where two rules could match the same text, the first names it (none is known to; the tests
@@ -79,15 +92,16 @@ def _token(lead: str, body: str, run: str = _TOKEN) -> str:
 TOKEN_RULES: tuple[TokenRule, ...] = (
     # -- AI model providers -----------------------------------------------------------------------------
     # Anthropic: sk-ant-api03- (API), sk-ant-admin01- (Admin API), sk-ant-oat01-/ort01- (OAuth access and
-    # refresh, as Claude Code holds them); 95 characters after the prefix, ending in AA. Shorter ones are
-    # still taken: a key cut by a terminal is still a key.
+    # refresh, as Claude Code holds them); 95 characters after the prefix, ending in AA. Shorter ones, and
+    # ones without the version, are still taken: a key cut by a terminal is still a key.
     TokenRule("anthropic-key", "Anthropic", ("sk-ant-",),
-              _token("sk-ant-", r"(?:api|admin|oat|ort|sid)[0-9]{2}-" + _HOLDS_DIGIT + "[A-Za-z0-9_-]{20,200}")),
+              _token("sk-ant-", "(?:[a-z]{2,8}[0-9]{2}-|(?![a-z]{2,8}[0-9]{2}-))" + _NOT_WORDS + "[A-Za-z0-9_-]{20,200}")),
     # OpenAI project, service-account, admin and user keys (sk-proj-…, up to 164 characters)…
     TokenRule("openai-key", "OpenAI", ("sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-"),
-              _token("sk-", "(?:proj|svcacct|admin|None)-" + _HOLDS_DIGIT + "[A-Za-z0-9_-]{20,300}")),
-    # …and the legacy key, whose middle is base64 for "openai" (T3BlbkFJ).
-    TokenRule("openai-key", "OpenAI", ("T3BlbkFJ",), _token("sk-", r"[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}")),
+              _token("sk-", "(?:proj|svcacct|admin|None)-" + _NOT_WORDS + "[A-Za-z0-9_-]{20,300}")),
+    # …and any other key whose middle is base64 for "openai" (T3BlbkFJ), the legacy sk-<20>T3BlbkFJ<20> first.
+    TokenRule("openai-key", "OpenAI", ("T3BlbkFJ",),
+              _token("sk-", "(?!(?:proj|svcacct|admin|None)-)[A-Za-z0-9_-]{20,200}T3BlbkFJ[A-Za-z0-9_-]{20,200}")),
     TokenRule("openrouter-key", "OpenRouter", ("sk-or-v1-",), _token("sk-or-v1-", "[0-9a-f]{64}")),
     TokenRule("huggingface-token", "Hugging Face", ("hf_",), _token("hf_", "[A-Za-z0-9]{34}")),
     TokenRule("huggingface-token", "Hugging Face", ("api_org_",), _token("api_org_", "[A-Za-z0-9]{34}")),
@@ -108,18 +122,20 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     TokenRule("langfuse-key", "Langfuse", ("sk-lf-", "pk-lf-"), _token("[sp]k-lf-", _UUID)),
 
     # -- Cloud platforms ------------------------------------------------------------------------------
-    # AWS access key ids: long-term (AKIA), temporary from STS (ASIA), and the other id types; 16 base32.
+    # AWS access key ids: long-term (AKIA), temporary from STS (ASIA), and the other id types; 16 base32
+    # (AWS's own examples hold other digits: AKIAI44QH8DHBEXAMPLE).
     TokenRule("aws-access-key", "AWS", ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
-              _token("A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA", "[A-Z2-7]{16}")),
+              _token("A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA", "[A-Z0-9]{16}")),
     # Amazon Bedrock long-term API keys: ABSK and base64.
     TokenRule("aws-bedrock-key", "AWS", ("ABSK",), _token("ABSK", "[A-Za-z0-9+/]{109,269}={0,2}", _BASE64)),
     TokenRule("google-api-key", "Google", ("AIza",), _token("AIza", "[A-Za-z0-9_-]{35}")),
     TokenRule("google-oauth-client-secret", "Google", ("GOCSPX-",), _token("GOCSPX-", "[A-Za-z0-9_-]{28}")),
     TokenRule("google-oauth-token", "Google", ("1//0",), _token("1//0", "[A-Za-z0-9_-]{40,512}")),
     TokenRule("google-oauth-token", "Google", ("ya29.",), _token(r"ya29\.", "[A-Za-z0-9_-]{30,2048}")),
-    # A service account's key file names its key by a 40-hex id (the private key beside it is a PEM block).
-    TokenRule("gcp-service-account-key", "Google", ('"private_key_id"',),
-              r'"private_key_id"[ \t]*:[ \t]*"(?P<secret>[0-9a-f]{40})"'),
+    # A service account's key file names its key by a 40-hex id (the private key beside it is a PEM
+    # block); the file's JSON may itself be inside a JSON string, its quotes escaped (`\\"`).
+    TokenRule("gcp-service-account-key", "Google", ("private_key_id",),
+              r'"private_key_id\\{0,3}"[ \t]*:[ \t]*\\{0,3}"(?P<secret>[0-9a-f]{40})\\{0,3}"'),
     # Firebase Cloud Messaging's legacy server key.
     TokenRule("firebase-messaging-key", "Google", (":APA91b",),
               _token("AAAA", "[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{134}")),
@@ -150,6 +166,9 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     TokenRule("flyio-token", "Fly.io", ("fm1a_", "fm1r_", "fm2_"),
               _token("fm", r"(?:1[ar]|2)_[A-Za-z0-9+/]{100,4000}={0,3}(?:,fm(?:1[ar]|2)_[A-Za-z0-9+/]{100,4000}={0,3}){0,8}",
                      _BASE64)),
+    # Vercel personal, integration, app access and refresh tokens and API keys (prefixed since 2025).
+    TokenRule("vercel-token", "Vercel", ("vcp_", "vci_", "vca_", "vcr_", "vck_"),
+              _token("vc[piark]_", _NOT_WORDS + "[A-Za-z0-9]{24,80}")),
     TokenRule("netlify-token", "Netlify", ("nfp_",), _token("nfp_", "[A-Za-z0-9_]{36}")),
     # Cloudflare user and account API tokens and API keys: 40 letters and digits, 8 hex of checksum.
     TokenRule("cloudflare-api-token", "Cloudflare", ("cfut_", "cfat_", "cfk_"),
@@ -158,7 +177,8 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
               _token(r"v1\.0-", "[0-9a-f]{24}-[0-9a-f]{146}")),
     TokenRule("supabase-token", "Supabase", ("sbp_",), _token("sbp_", "[0-9a-f]{40}")),
     TokenRule("supabase-token", "Supabase", ("sb_secret_",), _token("sb_secret_", "[A-Za-z0-9_-]{20,64}")),
-    TokenRule("render-key", "Render", ("rnd_",), _token("rnd_", "[A-Za-z0-9]{32}")),
+    # Render API keys: 28 letters and digits seen, more allowed.
+    TokenRule("render-key", "Render", ("rnd_",), _token("rnd_", _NOT_WORDS + "[A-Za-z0-9]{24,40}")),
     TokenRule("pulumi-token", "Pulumi", ("pul-",), _token("pul-", "[0-9a-f]{40}")),
     # Terraform Cloud / HCP Terraform: 14 characters, .atlasv1., 60 to 70.
     TokenRule("terraform-token", "HashiCorp", (".atlasv1.",),
@@ -177,7 +197,7 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     TokenRule("tailscale-key", "Tailscale", ("tskey-",),
               _token("tskey-", "(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{8,32}-[A-Za-z0-9]{16,64}")),
     TokenRule("planetscale-token", "PlanetScale", ("pscale_tkn_", "pscale_pw_", "pscale_oauth_"),
-              _token("pscale_", "(?:tkn|pw|oauth)_[A-Za-z0-9_]{32,64}")),
+              _token("pscale_", "(?:tkn|pw|oauth)_[A-Za-z0-9_-]{32,64}")),
     TokenRule("scalingo-token", "Scalingo", ("tk-us-",), _token("tk-us-", "[A-Za-z0-9_-]{48}")),
     TokenRule("prefect-key", "Prefect", ("pnu_",), _token("pnu_", "[A-Za-z0-9]{36}")),
     TokenRule("neon-key", "Neon", ("napi_",), _token("napi_", "[a-z0-9]{64}")),
@@ -191,22 +211,23 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     # GitHub personal (ghp), OAuth (gho), user-to-server (ghu), server-to-server (ghs), refresh (ghr)…
     TokenRule("github-token", "GitHub", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
               _token("gh[pousr]_", "[A-Za-z0-9]{36}")),
-    # …and fine-grained personal access tokens: 22, an underscore, 59.
-    TokenRule("github-token", "GitHub", ("github_pat_",), _token("github_pat_", "[A-Za-z0-9]{22}_[A-Za-z0-9]{59}")),
+    # …and fine-grained personal access tokens: 22, an underscore, 59 (other lengths taken too).
+    TokenRule("github-token", "GitHub", ("github_pat_",), _token("github_pat_", _NOT_WORDS + "[A-Za-z0-9_]{22,255}")),
     # GitLab personal, deploy, runner, trigger, SCIM, feed, CI job, incoming mail, agent, OAuth app and
     # feature flag tokens; routable ones end in .<version>.<9 characters>.
     TokenRule("gitlab-token", "GitLab",
               ("glpat-", "gldt-", "glrt-", "glptt-", "glsoat-", "glft-", "glcbt-", "glimt-", "glagent-", "gloas-",
                "glffct-"),
-              _token("gl", "(?:pat|dt|rt|ptt|soat|ft|cbt|imt|agent|oas|ffct)-" + _HOLDS_DIGIT + "[A-Za-z0-9_-]{20,300}"
+              _token("gl", "(?:pat|dt|rt|ptt|soat|ft|cbt|imt|agent|oas|ffct)-" + _NOT_WORDS + "[A-Za-z0-9_-]{20,300}"
                            r"(?:\.[0-9a-z]{2}\.[0-9a-z]{9}|\.[0-9a-z]{9})?")),
     # GitLab runner registration tokens.
     TokenRule("gitlab-token", "GitLab", ("GR1348941",), _token("GR1348941", "[A-Za-z0-9_-]{20,50}")),
-    # Bitbucket app passwords, repository/workspace access and API tokens, Data Center tokens.
+    # Atlassian API tokens (Jira, Confluence, Bitbucket) and access tokens, Bitbucket app passwords and
+    # Bitbucket Data Center tokens.
     TokenRule("atlassian-token", "Atlassian", ("ATATT3",), _token("ATATT3", "[A-Za-z0-9_=-]{186}", "A-Za-z0-9_=-")),
     TokenRule("atlassian-token", "Atlassian", ("ATCTT3",),
               _token("ATCTT3", "[A-Za-z0-9_=-]{100,300}=[A-F0-9]{8}", "A-Za-z0-9_=-")),
-    TokenRule("bitbucket-app-password", "Atlassian", ("ATBB",), _token("ATBB", "[A-Za-z0-9]{32}")),
+    TokenRule("bitbucket-app-password", "Atlassian", ("ATBB",), _token("ATBB", "[A-Za-z0-9]{32}(?:[A-F0-9]{8})?")),
     TokenRule("bitbucket-token", "Atlassian", ("BBDC-",),
               _token("BBDC-", "[A-Za-z0-9+/@_-]{40,50}", "A-Za-z0-9+/@_-")),
     TokenRule("circleci-token", "CircleCI", ("CCIPAT_", "CCIPRJ_"),
@@ -216,14 +237,15 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
               _token("sgp_", "(?:(?:[0-9a-f]{16}|local)_)?[0-9a-f]{40}")),
     TokenRule("npm-token", "npm", ("npm_",), _token("npm_", "[A-Za-z0-9]{36}")),
     # A legacy npm token: a uuid given to a registry in .npmrc.
-    TokenRule("npm-token", "npm", (":_authToken=",), r":_authToken=[ \t]*(?P<secret>" + _UUID + ")" + _END),
+    TokenRule("npm-token", "npm", (":_authToken=",),
+              r":_authToken=[ \t]*(?P<secret>" + _UUID.replace("a-f", "a-fA-F") + ")" + _END),
     TokenRule("pypi-token", "PyPI", ("pypi-AgEIcHlwaS5vcmc", "pypi-AgENdGVzdC5weXBpLm9yZw"),
               _token("pypi-AgE", "(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{50,1000}")),
     TokenRule("rubygems-key", "RubyGems", ("rubygems_",), _token("rubygems_", "[0-9a-f]{48}")),
     TokenRule("nuget-key", "NuGet", ("oy2",), _token("oy2", "[a-z0-9]{43}")),
     TokenRule("dockerhub-token", "Docker", ("dckr_pat_", "dckr_oat_"),
               _token("dckr_", "(?:pat_[A-Za-z0-9_-]{27}|oat_[A-Za-z0-9_-]{32})")),
-    # JFrog Artifactory API keys (AKCp) and reference tokens (base64 of "reftkn").
+    # JFrog Artifactory API keys (AKCp) and reference tokens (base64 of "reftkn…").
     TokenRule("jfrog-token", "JFrog", ("AKCp",), _token("AKCp", "[A-Za-z0-9]{69}")),
     TokenRule("jfrog-token", "JFrog", ("cmVmd",), _token("cmVmd", "[A-Za-z0-9]{59}")),
     TokenRule("crates-io-token", "crates.io", ("cio",), _token("cio", "[A-Za-z0-9]{32}")),
@@ -245,14 +267,14 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     # configuration tokens and their refresh tokens…
     TokenRule("slack-token", "Slack", ("xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xoxe.xox"),
               _token("xox", r"(?:[bpos]-(?:[0-9]{1,16}-){1,4}|[ar]-(?:[0-9]{1,16}-){0,4}|e-[0-9]-|e\.xox[bp]-[0-9]-)"
-                            + _HOLDS_DIGIT + "[A-Za-z0-9]{8,250}")),
+                             "[A-Za-z0-9]{8,250}")),
     TokenRule("slack-token", "Slack", ("xapp-",), _token("xapp-", "[0-9]-[A-Z0-9]{6,20}-[0-9]{6,20}-[a-f0-9]{32,80}")),
     # …and incoming webhooks (services/), workflow webhooks and triggers.
     TokenRule("slack-webhook", "Slack", ("://hooks.slack.com/",),
               r"https?://hooks\.slack\.com/" + _SLACK_WEBHOOK_PATH),
     # (the same without its scheme)
     TokenRule("slack-webhook", "Slack", ("hooks.slack.com/",),
-              _starting(r"hooks\.slack\.com/", "A-Za-z0-9_./-") + _SLACK_WEBHOOK_PATH),
+              r"(?<!/)" + _starting(r"hooks\.slack\.com/", "A-Za-z0-9_.-") + _SLACK_WEBHOOK_PATH),
     # Discord bot tokens: the bot's id in base64, a timestamp, an HMAC (27, or 38 in newer tokens).
     TokenRule("discord-token", "Discord", (),
               _token("[MNO]", r"[A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.(?:[A-Za-z0-9_-]{38}|[A-Za-z0-9_-]{27})"),
@@ -260,8 +282,9 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     TokenRule("discord-webhook", "Discord", ("discord",),
               r"https://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/(?:v[0-9]{1,2}/)?webhooks/[0-9]{17,20}/"
               r"[A-Za-z0-9_-]{68}" + _END),
-    # Telegram bot tokens: the bot's id, a colon, 35 characters that start with AA.
-    TokenRule("telegram-token", "Telegram", (":AA",), _token("[0-9]", "[0-9]{7,9}:AA[A-Za-z0-9_-]{33}")),
+    # Telegram bot tokens: the bot's id, a colon, 35 characters that start with AA; in the Bot API's URLs
+    # right after `/bot` (https://api.telegram.org/bot<token>/getMe).
+    TokenRule("telegram-token", "Telegram", (":AA",), _token("[0-9]", "[0-9]{7,9}:AA[A-Za-z0-9_-]{33}", after="/bot")),
     TokenRule("teams-webhook", "Microsoft", (".webhook.office.com/",),
               r"https://[a-z0-9-]{1,63}\.webhook\.office\.com/webhookb2/" + _UUID + "@" + _UUID
               + r"/IncomingWebhook/[0-9a-f]{32}/" + _UUID + "(?:/[A-Za-z0-9_-]{20,80})?" + _END),
@@ -296,7 +319,7 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
 
     # -- Payments and commerce --------------------------------------------------------------------------
     # Stripe secret, restricted and publishable keys, live and test…
-    TokenRule("stripe-key", "Stripe", ("k_live_", "k_test_"), _token("[spr]k_(?:live|test)_", _HOLDS_DIGIT + "[A-Za-z0-9]{16,247}")),
+    TokenRule("stripe-key", "Stripe", ("k_live_", "k_test_"), _token("[spr]k_(?:live|test)_", _NOT_WORDS + "[A-Za-z0-9]{16,247}")),
     # …and webhook signing secrets.
     TokenRule("stripe-webhook-secret", "Stripe", ("whsec_",), _token("whsec_", "[A-Za-z0-9+/]{32,88}={0,2}", _BASE64)),
     # Square OAuth secrets (sq0csp-, sandbox-sq0csb-) and access tokens (sq0atp-, EAAA).
@@ -337,8 +360,10 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     TokenRule("new-relic-key", "New Relic", ("NRII-", "NRIQ-"), _token("NRI[IQ]-", "[A-Za-z0-9_-]{25,32}")),
     # Sentry organisation tokens (base64 JSON, an underscore, 43) and user tokens.
     TokenRule("sentry-token", "Sentry", ("sntrys_eyJ",),
-              _token("sntrys_eyJ", "[A-Za-z0-9+/=]{60,400}_[A-Za-z0-9+/]{43}", "A-Za-z0-9+/=")),
+              _token("sntrys_eyJ", "[A-Za-z0-9+/=]{60,400}_[A-Za-z0-9+/]{43}", _BASE64)),
     TokenRule("sentry-token", "Sentry", ("sntryu_",), _token("sntryu_", "[0-9a-f]{64}")),
+    # Honeycomb ingest keys (environment and classic): a ULID and a secret, 58 in all, lower case.
+    TokenRule("honeycomb-key", "Honeycomb", ("hcaik_", "hcxik_"), _token("hc[ax]ik_", "[0-9a-z]{58}")),
     TokenRule("linear-key", "Linear", ("lin_api_",), _token("lin_api_", "[A-Za-z0-9]{40}")),
     TokenRule("notion-token", "Notion", ("ntn_",), _token("ntn_", "[0-9]{11}[A-Za-z0-9]{35}")),
     TokenRule("notion-token", "Notion", ("secret_",), _token("secret_", "[A-Za-z0-9]{43}")),

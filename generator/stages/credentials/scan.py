@@ -15,14 +15,15 @@ import binascii
 import functools
 import re
 from dataclasses import dataclass
+from urllib.parse import unquote
 from typing import Callable, Iterable
 
 from .assignments import assigned_secrets
 from .entropy import looks_random
-from .files import names_credential_file
-from .forms import FORM_RULES, KUBERNETES_SECRET_MARKS, form_matches, kubernetes_secret_values
-from .anchors import Anchors
-from .names import lower_in_place, may_name_secret, secret_word_positions
+from .files import looks_like_dotenv, names_credential_file
+from .forms import FORM_RULES, KUBERNETES_SECRET_MARKS, form_matches, kubernetes_secret_values, lines_with_offsets
+from .prefilter import Anchors
+from .names import NAME_STEMS, lower_in_place
 from .providers import TOKEN_RULES, TokenRule
 
 
@@ -45,6 +46,14 @@ class _Compiled:
     """Every anchor of four characters or more as base64 would spell it, at each of its three alignments."""
     form_anchors: Anchors
     """The lower-case anchors of the fixed forms (`forms.FORM_RULES`)."""
+    any_look: re.Pattern[str] | None
+    """Every look in one alternation, for the one question whether any may match."""
+    token_side: Anchors
+    """The token anchors and their base64 spellings: one pass over a text finds both."""
+    encoded_spellings: frozenset[str]
+    context_side: Anchors
+    """In lower-case text: the secret-like names' stems, the fixed forms' anchors and the marks of a Kubernetes
+    Secret, in one pass."""
 
 
 def _base64_spellings(anchor: str) -> list[str]:
@@ -71,29 +80,29 @@ def compiled() -> _Compiled:
     looks = tuple((index, re.compile(rule.look)) for index, (rule, _) in enumerate(rules) if not rule.anchors)
     spellings = sorted({spelling for anchor in by_anchor if len(anchor) >= 4 for spelling in _base64_spellings(anchor)})
     form_anchors = Anchors(anchor for rule in FORM_RULES for anchor in rule.anchors)
+    any_look = re.compile("|".join(f"(?:{look.pattern})" for _, look in looks)) if looks else None
+    context_side = Anchors([*NAME_STEMS, *form_anchors.literals, *KUBERNETES_SECRET_MARKS])
     return _Compiled(rules, Anchors(by_anchor), {a: tuple(i) for a, i in by_anchor.items()}, looks, Anchors(spellings),
-                     form_anchors)
+                     form_anchors, any_look, Anchors([*by_anchor, *spellings]), frozenset(spellings), context_side)
 
 
-def _token_rules_present(text: str) -> list[int]:
+def _token_rules_present(text: str, anchors: Iterable[str] | None = None) -> list[int]:
     catalogue = compiled()
     present: set[int] = set()
-    for anchor in catalogue.anchors.found(text):
-        present.update(catalogue.rules_by_anchor[anchor])
-    for index, look in catalogue.looks:
-        if look.search(text):
-            present.add(index)
+    for anchor in catalogue.anchors.found(text) if anchors is None else anchors:
+        present.update(catalogue.rules_by_anchor.get(anchor, ()))
+    if catalogue.any_look is not None and catalogue.any_look.search(text):
+        for index, look in catalogue.looks:
+            if look.search(text):
+                present.add(index)
     return sorted(present)
 
 
 def may_hold_token(text: str) -> bool:
     """Whether any token rule (or a token's base64) could match in `text`."""
     catalogue = compiled()
-    if catalogue.anchors.any_in(text):
-        return True
-    if any(look.search(text) for _, look in catalogue.looks):
-        return True
-    return catalogue.encoded_anchors.any_in(text)
+    return catalogue.token_side.any_in(text) or (catalogue.any_look is not None and catalogue.any_look.search(text)
+                                                 is not None)
 
 
 def _non_overlapping(found: Iterable[Found]) -> list[Found]:
@@ -104,12 +113,13 @@ def _non_overlapping(found: Iterable[Found]) -> list[Found]:
     return kept
 
 
-def token_spans(text: str) -> list[Found]:
-    """Tokens of known formats; where two rules match the same text, the earlier rule names it."""
+def token_spans(text: str, anchors: Iterable[str] | None = None) -> list[Found]:
+    """Tokens of known formats; where two rules match the same text, the earlier rule names it. `anchors`:
+    the rules' anchors in the text, where the caller has found them already."""
     catalogue = compiled()
     found: list[Found] = []
     taken: list[tuple[int, int]] = []
-    for index in _token_rules_present(text):
+    for index in _token_rules_present(text, anchors):
         rule, pattern = catalogue.rules[index]
         group = "secret" if "secret" in pattern.groupindex else 0
         for match in pattern.finditer(text):
@@ -119,6 +129,21 @@ def token_spans(text: str) -> list[Found]:
             taken.append((start, end))
             found.append(Found(start, end, rule.kind))
     return _non_overlapping(found)
+
+
+def scan_tokens(text: str, embedded: bool = False) -> list[Found]:
+    """Tokens of known formats and their base64, from one pass that finds every anchor and spelling (and the
+    looks of the rules with no anchor). `embedded`: inside longer runs of token characters too (a name)."""
+    catalogue = compiled()
+    hits = catalogue.token_side.occurrences(text)
+    if not hits and (catalogue.any_look is None or catalogue.any_look.search(text) is None):
+        return []
+    anchors = {literal for _, literal in hits if literal in catalogue.rules_by_anchor}
+    spans = embedded_token_spans(text) if embedded else token_spans(text, anchors)
+    encoded = [start for start, literal in hits if literal in catalogue.encoded_spellings]
+    if encoded:
+        spans = _non_overlapping([*spans, *encoded_token_spans(text, encoded)])
+    return spans
 
 
 _LONGEST_EMBEDDED = 256
@@ -133,6 +158,8 @@ def embedded_token_spans(text: str) -> list[Found]:
     for start, anchor in catalogue.anchors.occurrences(text):
         if any(item.start <= start < item.end for item in found):
             continue
+        if len(anchor) < 4 and len(text) > 200:
+            continue  # in a long run of random characters (a signature) a short anchor stands by chance
         for index in catalogue.rules_by_anchor[anchor]:
             rule, pattern = catalogue.rules[index]
             window = text[start:start + _LONGEST_EMBEDDED]
@@ -147,10 +174,11 @@ def embedded_token_spans(text: str) -> list[Found]:
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]+={0,2}")
 
 
-def encoded_token_spans(text: str) -> list[Found]:
-    """base64 runs that decode to text holding a token of a known format (`"auth": "<base64 of user:ghp_…>"`)."""
+def encoded_token_spans(text: str, hits: Iterable[int] | None = None) -> list[Found]:
+    """base64 runs that decode to text holding a token of a known format (`"auth": "<base64 of user:ghp_…>"`).
+    `hits`: where the tokens' base64 spellings are, where the caller has found them already."""
     found: list[Found] = []
-    for hit in compiled().encoded_anchors.starts(text):
+    for hit in compiled().encoded_anchors.starts(text) if hits is None else hits:
         if found and hit < found[-1].end:
             continue
         start = hit
@@ -187,22 +215,26 @@ def catalogue_anchor_in(text: str) -> bool:
     return compiled().anchors.any_in(text)
 
 
-def form_spans(text: str, lower: str) -> list[Found]:
+def form_spans(text: str, lower: str, present: set[str] | None = None) -> list[Found]:
+    """The fixed forms (`forms.FORM_RULES`) whose anchors and flags the lower-case text holds."""
     found: list[Found] = []
-    present = compiled().form_anchors.found(lower)
+    present = compiled().context_side.found(lower) if present is None else present
     for rule in FORM_RULES:
-        if not present.isdisjoint(rule.anchors):
+        if not present.isdisjoint(rule.anchors) and (not rule.also or any(flag in lower for flag in rule.also)):
             found += [Found(start, end, rule.kind) for start, end in form_matches(rule, text)]
-    if any(mark in lower for mark in KUBERNETES_SECRET_MARKS):
+    if not present.isdisjoint(KUBERNETES_SECRET_MARKS):
         found += [Found(start, end, "kubernetes-secret") for start, end in kubernetes_secret_values(text)]
     return _non_overlapping(found)
 
 
 _ANY_ASSIGNMENT = re.compile(
-    r"(?<![A-Za-z0-9_.\-])(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_.\-]*[\"']?[ \t]*[=:][ \t]*[\"']?"
+    r"(?<![A-Za-z0-9_.\-])(?:export[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)[\"']?[ \t]*[=:][ \t]*[\"']?"
     r"(?P<value>[A-Za-z0-9+/=_\-.~]{16,})")
 
 
+_DIGEST_NAME = re.compile(r"(?i)(?:.*@)?(?:sha\d*|sha3-\d+|md5|h\d|blake\w*|crc\d*|xxh\w*|integrity|digest|checksum|"
+                          r"hash|etag|commit|rev|revision|sum)")
+"""Names of digests and checksums: what they are given is a hash (`sha256:…`, go.sum's `h1:…`)."""
 _RANDOM_RUN = re.compile(r"(?<![A-Za-z0-9+/_])[A-Za-z0-9+/_]{32,}={0,2}(?![A-Za-z0-9+/=_])")
 """A run of base64 on its own: a key's body line, whatever a tool put before it (grep's `file-3-`)."""
 _PGPASS_LINE = re.compile(r"(?m)(?:^|\t|→|[\s'\"])[^\s'\"]*?(?:localhost|[^\s:'\"]*\.[^\s:'\"]+|\*):(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:"
@@ -210,9 +242,9 @@ _PGPASS_LINE = re.compile(r"(?m)(?:^|\t|→|[\s'\"])[^\s'\"]*?(?:localhost|[^\s:
 
 
 def random_runs(text: str) -> list[Found]:
-    """Every run of base64 on its own that looks random (a key's body line; a command's argument)."""
+    """Every run of base64 on its own that looks random (a key's line; a command's argument), but a path."""
     return [Found(*match.span(), "high-entropy") for match in _RANDOM_RUN.finditer(text)
-            if looks_random(match.group(), paths=False)]
+            if looks_random(match.group())]
 
 
 def random_value_spans(text: str, nameless: bool) -> list[Found]:
@@ -220,7 +252,8 @@ def random_value_spans(text: str, nameless: bool) -> list[Found]:
     key = …`), and every long run that does on its own (a key's body lines, a value on a line of its own),
     and the password field of a `.pgpass` line."""
     found = [Found(*match.span("value"), "high-entropy") for match in _ANY_ASSIGNMENT.finditer(text)
-             if looks_random(match.group("value"), hex_counts=True) and not match.group("value").startswith("REDACTED")]
+             if not _DIGEST_NAME.fullmatch(match.group("name"))
+             and looks_random(match.group("value"), hex_counts=nameless) and not match.group("value").startswith("REDACTED")]
     if nameless:
         found += random_runs(text)
     return found
@@ -235,36 +268,136 @@ def pgpass_spans(text: str) -> list[Found]:
             if not match.group("value").startswith("[REDACTED")]
 
 
+_PERCENT_HEX = re.compile(r"%[0-9A-Fa-f]{2}")
+_SEGMENT_END = frozenset(" \t\r\n/?&#=\"'<>\\")
+
+
+def _segments_with_escapes(text: str) -> list[tuple[int, int]]:
+    """The URL segments (between `/`, `?`, `&`, `#`, `=` and white space) that hold a percent-escape."""
+    segments: list[tuple[int, int]] = []
+    for escape in _PERCENT_HEX.finditer(text):
+        if segments and escape.start() < segments[-1][1]:
+            continue
+        start, end = escape.start(), escape.end()
+        while start > 0 and text[start - 1] not in _SEGMENT_END:
+            start -= 1
+        while end < len(text) and text[end] not in _SEGMENT_END:
+            end += 1
+        segments.append((start, end))
+    return segments
+
+
+def percent_encoded_spans(text: str) -> list[Found]:
+    """A path segment or query value that holds a secret once its percent-escapes are decoded (a webhook's
+    URL passed in another URL, a connection string in a query): the whole encoded segment goes."""
+    found: list[Found] = []
+    for start, end in _segments_with_escapes(text):
+        segment = text[start:end]
+        decoded = unquote(segment)
+        if len(decoded) < 8 or decoded == segment:
+            continue
+        kinds = [item.kind for item in token_spans(decoded)] if may_hold_token(decoded) else []
+        if not kinds and (has_context(decoded) or looks_like_dotenv(decoded)):
+            kinds = [item.kind for item in context_spans(decoded, False)]
+        if kinds:
+            found.append(Found(start, end, kinds[0]))
+    return found
+
+
+_KEY_BODY_LINE = re.compile(r"(?:[ \t]*\d+(?:→|\t)|[^\s:]*[:-]\d+[:-]|\d+[:-]|[+> ])?[ \t]*"
+                            r"(?P<body>[A-Za-z0-9+/]{56,80}={0,2})[ \t]*")
+_KEY_BODY_TAIL = re.compile(r"(?:[ \t]*\d+(?:→|\t)|[^\s:]*[:-]\d+[:-]|\d+[:-]|[+> ])?[ \t]*"
+                            r"(?P<body>[A-Za-z0-9+/]{4,80}={0,2})[ \t]*")
+_LONG_BASE64 = re.compile(r"(?m)^(?:[^\S\n]*\d+(?:→|\t)|[^\s:]*[:-]\d+[:-]|\d+[:-]|[+> ])?[^\S\n]*[A-Za-z0-9+/]{56}")
+"""A line that starts with a long run of base64: a key's body line may be in the text."""
+
+
+def key_body_spans(text: str) -> list[Found]:
+    """Two or more lines of random base64 of a key's width (64 for PEM, 70 for OpenSSH, 76 for MIME), with
+    the short line that may end them: the body of a private key shown without its header (a grep, a pasted
+    part, a quoted one), whatever a tool put before each line."""
+    if _LONG_BASE64.search(text) is None:
+        return []
+    found: list[Found] = []
+    run: list[tuple[int, int]] = []
+    for offset, line in lines_with_offsets(text):
+        body = _KEY_BODY_LINE.fullmatch(line)
+        if body is not None and looks_random(body.group("body"), paths=False):
+            run.append((offset + body.start("body"), offset + body.end("body")))
+            continue
+        if len(run) >= 2:
+            tail = _KEY_BODY_TAIL.fullmatch(line)
+            if tail is not None and tail.group("body").endswith("="):
+                run.append((offset + tail.start("body"), offset + tail.end("body")))
+            found += [Found(start, end, "private-key") for start, end in run]
+        run = []
+    if len(run) >= 2:
+        found += [Found(start, end, "private-key") for start, end in run]
+    return found
+
+
 def context_spans(text: str, credential_file: bool, named_file: bool = False) -> list[Found]:
     """Secrets found by their context. `credential_file`: the text has the shape of a credential file or
     is one; `named_file`: it is a file known as one by its name, where a random run on its own is a secret too
     (a key's body lines)."""
     lower = lower_in_place(text)
-    found = form_spans(text, lower)
-    if secret_word_positions(text):
+    hits = compiled().context_side.occurrences(lower)
+    found = form_spans(text, lower, {literal for _, literal in hits}) if hits else []
+    if len(text) > 112 and _LONG_BASE64.search(text) is not None:
+        found += key_body_spans(text)
+    if "%" in text:
+        found += percent_encoded_spans(text)
+    stems = [start for start, literal in hits if literal in _STEMS]
+    if stems:
         found += [Found(start, end, "secret-assignment")
-                  for start, end in assigned_secrets(text, credential_file or named_file)]
+                  for start, end in assigned_secrets(text, named_file, sorted(set(stems)))]
     if credential_file or named_file:
         found += random_value_spans(text, nameless=named_file)
-    if _PGPASS_FIELDS.search(text):
+    if ":" in text and _PGPASS_FIELDS.search(text):
         found += pgpass_spans(text)
     return _non_overlapping(found)
 
 
+_STEMS = frozenset(NAME_STEMS)
+
+
+def token_positions(text: str) -> list[int]:
+    """Where any token rule's anchor, a token's base64 spelling or an anchorless rule's look stands."""
+    catalogue = compiled()
+    positions = catalogue.token_side.starts(text)
+    if catalogue.any_look is not None:
+        positions += [found.start() for found in catalogue.any_look.finditer(text)]
+    return positions
+
+
+def context_positions(text: str) -> list[int]:
+    """Where any rule by context may apply: a secret-like name's stem, a form's anchor, a Kubernetes Secret's
+    mark, and the marks of the shapes the rules look for (a `.pgpass` line, a percent-escape, a key's body
+    line, a `.env` line, grep's place)."""
+    positions = compiled().context_side.starts(lower_in_place(text))
+    for shape in (_PGPASS_FIELDS, _PERCENT_HEX, _LONG_BASE64, _DOTENV_LINE_START, _GREP_PLACE):
+        positions += [found.start() for found in shape.finditer(text)]
+    return positions
+
+
+_DOTENV_LINE_START = re.compile(r"(?m)^(?:[ \t]*\d+(?:→|\t)|[^\s:]+:\d+:|[+ ])?[ \t]*(?:export[ \t]+)?[A-Z][A-Z0-9_]{2,}=\S")
+
+
 def has_context(text: str) -> bool:
     """Whether any rule by context could match in `text` (cheap)."""
-    if may_name_secret(text):
-        return True
-    lower = text.lower()
-    return compiled().form_anchors.any_in(lower) or any(mark in lower for mark in KUBERNETES_SECRET_MARKS) or (
-        _PGPASS_FIELDS.search(text) is not None)
+    return compiled().context_side.any_in(text.lower()) or (":" in text and _PGPASS_FIELDS.search(text) is not None) or (
+        "%" in text and _PERCENT_HEX.search(text) is not None) or (
+        len(text) > 112 and _LONG_BASE64.search(text) is not None)
 
 
 _GREP_PLACE = re.compile(r"(?m)^(?P<path>[^\s:]+?)[:-]\d+[:-]")
+_GREP_MARK = re.compile(r"[:-]\d+[:-]")
 
 
 def shows_credential_file(text: str) -> bool:
     """grep's lines of a file that `files` knows as one (`config/.env:3:…`, `certs/server.pem-4-…`)."""
+    if _GREP_MARK.search(text) is None:
+        return False
     checked: set[str] = set()
     for place in _GREP_PLACE.finditer(text):
         path = place.group("path")

@@ -18,14 +18,16 @@ import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from bisect import bisect_right
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 from ...core.model import BrokenLine, Diagnostic, Entry, Session
 from ..credentials.assignments import plausible_secret
 from ..credentials.files import looks_like_dotenv, names_credential_file
 from ..credentials.names import is_secret_name
-from ..credentials.scan import (Found, context_spans, shows_credential_file, encoded_token_spans, has_context,
-                                embedded_token_spans, may_hold_token, random_runs, replace_spans, token_spans)
+from ..credentials.scan import (Found, context_spans, shows_credential_file, has_context,
+                                context_positions, embedded_token_spans, may_hold_token, random_runs, scan_tokens, token_positions, replace_spans, token_spans)
 from .homes import HOME_FOLDER, HOME_PATH, encoded_homes, holds_home, local_home
 from .own import OwnRules
 from .schema import IDENTIFIER, OURS, SCHEMA, TEXT
@@ -87,8 +89,16 @@ def _key_flags(name: str) -> int:
     return flags
 
 
-_SHORT_TEXT = 300
-"""Names and ids are this short: in them a token is looked for inside longer runs of token characters too."""
+_NAME_LIKE = re.compile(r"[A-Za-z0-9_.:@/-]{1,200}")
+_BASE64_ONLY = re.compile(r"[A-Za-z0-9+/=]+")
+
+
+def _name_like(value: str) -> bool:
+    """A name or an id (a tool's `mcp__server__tool`, a branch, a slug): in it a token is looked for inside
+    longer runs of token characters too. Not base64, in which a token's prefix stands by chance."""
+    return _NAME_LIKE.fullmatch(value) is not None and not _BASE64_ONLY.fullmatch(value) and not value.startswith("data:")
+
+
 _AUTH_SCHEME = re.compile(r"(?i)(?:bearer|basic|token|bot|digest|negotiate|apikey)[ \t]+(?=\S)")
 _KEY_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-")
 _KEY_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|Private-MAC:")
@@ -111,6 +121,31 @@ def _wrapped_token_breaks(value: str) -> list[tuple[int, int]]:
                 value[head_start] in _TOKEN_CHARACTERS):
             breaks.append((end, head_start))
     return breaks
+
+
+def _needs_of(look: _Look, joined: str, tokens: bool, context: bool,
+              commands: list[str]) -> tuple[set[int], set[int] | None]:
+    """From one pass over all of an entry's text for each family: the ids of its strings that hold any
+    rule's anchor (tokens), and of those that hold a secret-like name's stem, a form's anchor or the mark
+    of a shape a rule looks for (context; None when every string needs those rules)."""
+    texts = [*look.texts, *look.ids]
+    starts = list(accumulate([0, *(len(text) + 1 for text in texts[:-1])]))
+    every = "\n".join(texts) if look.ids else joined
+
+    def owners(positions: Iterable[int]) -> set[int]:
+        return {id(texts[bisect_right(starts, position) - 1]) for position in positions}
+
+    token_ids: set[int] = set()
+    if tokens:
+        token_ids = owners(token_positions(every))
+        token_ids |= {id(text) for text in look.encoded if may_hold_token(text)}
+        token_ids |= {id(text) for text in look.texts if "\n" in text and ("→" in text or "\t" in text)
+                      and id(text) not in token_ids and may_hold_token(_LINE_NUMBER.sub("", text))}
+    context_ids: set[int] | None = None
+    if context:
+        context_ids = owners(context_positions(joined))
+        context_ids |= {id(command) for command in commands if random_runs(command)}
+    return token_ids, context_ids
 
 
 def _commands(data: Mapping[str, Any]) -> list[str]:
@@ -191,6 +226,9 @@ class Redactor:
     record: Callable[[str, str], None] | None = field(default=None, repr=False, compare=False)
     """Told of every redaction, its kind and the text taken out (for `sessionsite audit`)."""
     _cwd: str = field(default="", repr=False)
+    _needs: tuple[set[int], set[int] | None] | None = field(default=None, repr=False)
+    """While an entry is redacted: the ids of its strings that need the token rules, and of those that need
+    the rules by context (None: all of them, as in a credential file)."""
     _credential_calls: set[str] = field(default_factory=set, repr=False)
     """The ids of the calls seen reading or writing a credential file: their results are searched as one."""
 
@@ -208,24 +246,21 @@ class Redactor:
         return bool(self.secrets or self.home or self.own)
 
     def text(self, value: str, tokens: bool = True, context: bool = True, home: bool = True, own: bool = True,
-             credential_file: bool = False) -> str:
+             credential_file: bool = False, identifier: bool = False) -> str:
         """`tokens`, `context` and `home` may be turned off for text known to hold no token prefix, no
         word that names a secret, or no home folder; `own` (the user's rules) for identifiers.
         `credential_file`: the text is (part of) a file that holds credentials, where every value of a
-        secret-like name, and every value that looks random, is a secret."""
+        secret-like name, and every value that looks random, is a secret. `identifier`: an id or a signature,
+        in which a token is looked for inside longer runs of token characters too."""
         if self.secrets and len(value) >= SHORTEST_SECRET:
             if tokens and "\n" in value and ("→" in value or "\t" in value) and may_hold_token(
                     _LINE_NUMBER.sub("", value)):
                 value = self._unwrap(value)  # a token a numbered line cut in two, even inside its anchor
-            if tokens and may_hold_token(value):
-                spans = embedded_token_spans(value) if len(value) < _SHORT_TEXT or not context else token_spans(value)
-                value = replace_spans(value, spans, self._taken)
-                value = replace_spans(value, encoded_token_spans(value), self._taken)
+            if tokens:
+                value = replace_spans(value, scan_tokens(value, embedded=identifier or _name_like(value)), self._taken)
             if context:
                 named_file = credential_file or shows_credential_file(value)
-                shaped = looks_like_dotenv(value)
-                if named_file or shaped or has_context(value):
-                    value = replace_spans(value, context_spans(value, shaped, named_file), self._taken)
+                value = replace_spans(value, context_spans(value, looks_like_dotenv(value), named_file), self._taken)
         if self.home and home:
             value = HOME_PATH.sub(self._home, value)
             if "-home-" in value or "-Users-" in value:
@@ -290,12 +325,21 @@ class Redactor:
             self.record("home-directory", match.group())
         return "~"
 
+    def _needed(self, text: str, tokens: bool, context: bool) -> tuple[bool, bool]:
+        """Which families of rules a string of the entry being redacted needs: only those whose anchors the
+        one look at the whole entry found in it (`_needs_of`)."""
+        if self._needs is None:
+            return tokens, context
+        token_ids, context_ids = self._needs
+        return tokens and id(text) in token_ids, context and (context_ids is None or id(text) in context_ids)
+
     def value(self, value: Any, key: str = "", tokens: bool = True, context: bool = True, home: bool = True,
               own: bool = True, credential_file: bool = False) -> Any:
         """Every string in a JSON value, mapping keys included (but an embedded file's bytes)."""
         if isinstance(value, str):
+            tokens, context = self._needed(value, tokens, context)
             if key in UNTOUCHED_FIELDS:
-                return self.text(value, tokens, False, False, False)
+                return self.text(value, tokens, False, False, False, identifier=True)
             return self.text(value, tokens, context, home, own, credential_file)
         own = own and bool(self.own)
         shortest = 1 if own else SHORTEST_SECRET  # a word of the user's may be short
@@ -305,18 +349,20 @@ class Redactor:
             for name, child in value.items():
                 flags = _key_flags(name)
                 if type(child) is str:
+                    child_tokens, child_context = self._needed(child, tokens, context)
                     if len(child) < shortest and not (context and flags & _SECRET_KEY) or media and name == "data":
                         new = child  # too short for any rule (but a secret-named key's value), or a file's bytes
                     elif name in UNTOUCHED_FIELDS:
-                        new = self.text(child, tokens, False, False, False) if tokens else child
+                        new = self.text(child, child_tokens, False, False, False, identifier=True) if child_tokens \
+                            else child
                     elif context and flags & _SECRET_KEY and child:
                         new = self._secret_field(child, credential_file)
-                    elif context and self.secrets and name == "command":
+                    elif child_context and self.secrets and name == "command":
                         # A random argument of a command is a key whatever the command (`grep -- <key line>`).
-                        new = self.text(child, tokens, context, home, own, credential_file)
+                        new = self.text(child, child_tokens, child_context, home, own, credential_file)
                         new = replace_spans(new, random_runs(new), self._taken)
                     else:
-                        new = self.text(child, tokens, context, home, own, credential_file)
+                        new = self.text(child, child_tokens, child_context, home, own, credential_file)
                 elif isinstance(child, (dict, list)):
                     new = self.value(child, name, tokens, context, home, own, credential_file)
                 else:
@@ -370,8 +416,13 @@ class Redactor:
         families["own"] = bool(self.own)
         if not any(families.values()):
             return entry
-        return Entry(entry.file, entry.line, self.value(dict(entry.data), "", **families,
-                                                        credential_file=credential_file))
+        self._needs = _needs_of(look, joined, families["tokens"], families["context"] and not credential_file,
+                                _commands(entry.data))
+        try:
+            return Entry(entry.file, entry.line, self.value(dict(entry.data), "", **families,
+                                                            credential_file=credential_file))
+        finally:
+            self._needs = None
 
     def _reads_credential_file(self, data: Mapping[str, Any]) -> bool:
         """Whether the entry is a call that reads or writes a credential file, or the result of one (the
@@ -478,7 +529,7 @@ class Redactor:
     def _field(self, value: Any, rule: Any) -> Any:
         if isinstance(value, str):
             if rule == IDENTIFIER:
-                return self.text(value, context=False, home=False, own=False)
+                return self.text(value, context=False, home=False, own=False, identifier=True)
             return self.text(value)
         if dataclasses.is_dataclass(value) and not isinstance(value, type):  # an instance, as fields hold
             return self._dataclass(value)

@@ -37,7 +37,8 @@ SCHEMA: dict[type, dict[str, Any]] = {
         "page_starts": OURS, "previous_key": OURS, "next_key": OURS, "subagent_keys": OURS,
     },
     OutlineItem: {"anchor": OURS, "text": TEXT, "timestamp": IDENTIFIER, "page": OURS},
-    SubagentCall: {"anchor": OURS, "page": OURS, "agent_id": IDENTIFIER, "prompt_digest": OURS, "description": TEXT},
+    SubagentCall: {"anchor": OURS, "page": OURS, "agent_id": IDENTIFIER, "prompt_digest": OURS, "description": TEXT,
+                   "name": TEXT},
     FileTouch: {"path": TEXT, "changes": OURS, "places": OURS},
     # The subject and branch are what the transcript printed; the forge's address came from a push's output.
     Commit: {"sha": IDENTIFIER, "branch": TEXT, "subject": TEXT, "anchor": OURS, "page": OURS, "timestamp": IDENTIFIER,

@@ -25,13 +25,18 @@ class Anchors:
         self.literals = tuple(sorted(set(literals), key=lambda literal: (-len(literal), literal)))
         self._automaton: Any = None
         self._pattern: re.Pattern[str] | None = None
+        self._prefixes: dict[str, list[str]] = {}
         if automaton and ahocorasick is not None and self.literals:
-            self._automaton = ahocorasick.Automaton(ahocorasick.STORE_LENGTH)
+            self._automaton = ahocorasick.Automaton()
             for literal in self.literals:
-                self._automaton.add_word(literal)
+                self._automaton.add_word(literal, (len(literal), literal))
             self._automaton.make_automaton()
         elif self.literals:
-            self._pattern = re.compile("|".join(map(re.escape, self.literals)))
+            # A look-ahead consumes nothing, so literals that overlap are all found; at one place, the longest
+            # is matched, and the shorter ones that start there are its prefixes.
+            self._pattern = re.compile("(?=(" + "|".join(map(re.escape, self.literals)) + "))")
+            self._prefixes = {literal: [shorter for shorter in self.literals if literal.startswith(shorter)]
+                              for literal in self.literals}
 
     def any_in(self, text: str) -> bool:
         if self._automaton is not None:
@@ -41,17 +46,20 @@ class Anchors:
     def found(self, text: str) -> set[str]:
         """The literals that occur in `text`."""
         if self._automaton is not None:
-            return {text[end - length + 1:end + 1] for end, length in self._automaton.iter(text)}
-        return set(self._pattern.findall(text)) if self._pattern is not None else set()
+            return {literal for _, (_, literal) in self._automaton.iter(text)}
+        return {literal for _, literal in self.occurrences(text)}
 
     def occurrences(self, text: str) -> list[tuple[int, str]]:
         """Each place a literal starts, with the literal."""
         if self._automaton is not None:
-            return sorted({(end - length + 1, text[end - length + 1:end + 1]) for end, length in self._automaton.iter(text)})
-        return [(found.start(), found.group()) for found in self._pattern.finditer(text)] if self._pattern else []
+            return sorted({(end - length + 1, literal) for end, (length, literal) in self._automaton.iter(text)})
+        if self._pattern is None:
+            return []
+        return sorted({(found.start(), literal) for found in self._pattern.finditer(text)
+                       for literal in self._prefixes[found.group(1)]})
 
     def starts(self, text: str) -> list[int]:
         """Where the literals start, in order (each place once)."""
         if self._automaton is not None:
-            return sorted({end - length + 1 for end, length in self._automaton.iter(text)})
-        return [found.start() for found in self._pattern.finditer(text)] if self._pattern is not None else []
+            return sorted({end - length + 1 for end, (length, _) in self._automaton.iter(text)})
+        return sorted({start for start, _ in self.occurrences(text)})
