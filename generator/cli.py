@@ -157,7 +157,8 @@ def _run(config: BuildConfig, report_file: Path | None, verbose: bool, quiet: bo
         click.echo(f"search index {byte_size(report.search_index_bytes)}, "
                    f"{report.search_index_bytes / max(1, report.site_bytes):.0%} of the site's {byte_size(report.site_bytes)}",
                    err=True)
-    _say_redactions(report.redactions, config.redact)
+    if report.sessions:
+        _say_redactions(report.redactions, config.redact)
     _say_vault(config.vault, report.saved, report.kept, report.pruned)
     return report
 

@@ -416,6 +416,7 @@ def test_bundle_commits_errors_are_one_clear_line(repository, tmp_path, monkeypa
         result = CliRunner().invoke(main, ["bundle", *arguments, "-o", str(tmp_path / "x.md"), "--no-vault"])
         assert result.exit_code == 2, (arguments, result.output)
         assert message in result.output and "Traceback" not in result.output
+    (Path.home() / ".claude" / "projects").mkdir(parents=True, exist_ok=True)  # whatever tests ran before
     nowhere = CliRunner().invoke(main, ["bundle", "--commits", "HEAD~1..HEAD", "-o", str(tmp_path / "x.md"), "--no-vault"])
     assert nowhere.exit_code == 1 and "no sessions of" in nowhere.output
 

@@ -241,10 +241,12 @@ _PGPASS_LINE = re.compile(r"(?m)(?:^|\t|→|[\s'\"])[^\s'\"]*?(?:localhost|[^\s:
                           r"(?P<value>[^\s\"'\\]+)(?=$|['\"\s])")
 
 
-def random_runs(text: str) -> list[Found]:
-    """Every run of base64 on its own that looks random (a key's line; a command's argument), but a path."""
+def random_runs(text: str, shortest: int = 32) -> list[Found]:
+    """Every run of base64 on its own, `shortest` characters or more, that looks random (a key's line; a
+    command's argument), but a path or a data URI's content (`data:…;base64,…`)."""
     return [Found(*match.span(), "high-entropy") for match in _RANDOM_RUN.finditer(text)
-            if looks_random(match.group())]
+            if len(match.group()) >= shortest and not text.endswith("base64,", 0, match.start())
+            and looks_random(match.group())]
 
 
 def random_value_spans(text: str, nameless: bool) -> list[Found]:

@@ -89,6 +89,9 @@ def _key_flags(name: str) -> int:
     return flags
 
 
+_COMMAND_KEY = 40
+"""A random run this long in a command is a key given to it (`grep -- <a key's line>`); base64 of a few words
+(`echo PHNj…= | base64 -d`) is shorter."""
 _NAME_LIKE = re.compile(r"[A-Za-z0-9_.:@/-]{1,200}")
 _BASE64_ONLY = re.compile(r"[A-Za-z0-9+/=]+")
 
@@ -144,7 +147,7 @@ def _needs_of(look: _Look, joined: str, tokens: bool, context: bool,
     context_ids: set[int] | None = None
     if context:
         context_ids = owners(context_positions(joined))
-        context_ids |= {id(command) for command in commands if random_runs(command)}
+        context_ids |= {id(command) for command in commands if random_runs(command, _COMMAND_KEY)}
     return token_ids, context_ids
 
 
@@ -360,7 +363,7 @@ class Redactor:
                     elif child_context and self.secrets and name == "command":
                         # A random argument of a command is a key whatever the command (`grep -- <key line>`).
                         new = self.text(child, child_tokens, child_context, home, own, credential_file)
-                        new = replace_spans(new, random_runs(new), self._taken)
+                        new = replace_spans(new, random_runs(new, _COMMAND_KEY), self._taken)
                     else:
                         new = self.text(child, child_tokens, child_context, home, own, credential_file)
                 elif isinstance(child, (dict, list)):
@@ -409,7 +412,7 @@ class Redactor:
                 or (bool(look.ids) and may_hold_token("\n".join(look.ids)))
                 or any(may_hold_token(encoded) for encoded in look.encoded)),
             "context": self.secrets and (bool(look.keys & _SECRET_KEY) or credential_file or has_context(joined)
-                                         or any(random_runs(command) for command in _commands(entry.data))),
+                                         or any(random_runs(command, _COMMAND_KEY) for command in _commands(entry.data))),
             "home": self.home and (bool(look.keys & _HOME_KEY) or holds_home(joined)),
         }
         # The user's own rules may match any string, however short: every entry is searched for them.
