@@ -255,12 +255,12 @@ class Transcript:
                   "sessionId": session_id(self.vector, "A"), "content": p})
         self.check("queued_message_removed", ".notice-queue-removed", "verbatim")
 
+        # Of a new type, and with a message: possibly conversation, so shown (one with none is bookkeeping,
+        # hidden unless --show-hidden).
         unknown = self.add({**user("x", **self.env()), "type": "mystery-event", "detail": p, "nested": {"list": [p]}})
-        del unknown["message"]
         self.check("unknown_entry_fields", f"#e-{unknown['uuid']}", "json", exclude=body)
         self.anchors.append(f"e-{unknown['uuid']}")
         odd = self.add({**user("x", **self.env()), "type": p, "detail": SAFE})
-        del odd["message"]
         self.check("unknown_entry_type", f"#e-{odd['uuid']}" + " summary code", "verbatim")
         self.anchors.append(f"e-{odd['uuid']}")
 

@@ -343,6 +343,8 @@ class Unknown:
     """What it is, e.g. `type:foo` or `part:bar`."""
     raw: Any
     """The raw JSON value."""
+    hidden: bool = False
+    """True for an entry of a new type with no conversation in it: bookkeeping, shown only with --show-hidden."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -501,6 +503,8 @@ class Session:
     """Token usage, each API message counted once."""
     usage_by_model: Mapping[str, Usage] = field(default_factory=dict)
     """The same, split by the model that replied."""
+    reported_cost_by_model: Mapping[str, float] = field(default_factory=dict)
+    """Dollars by model as Claude Code itself reported them (`cost-state`), when the log has them."""
     active_ms: int = 0
     """Time Claude spent working, summed from `turn_duration` entries (0 when the version wrote none)."""
     agent_id: str = ""

@@ -76,7 +76,10 @@ class ModelFigures:
     model: str
     usage: Usage
     cost: float | None
-    """None when the price table does not know the model."""
+    """None when neither the price table nor Claude Code's own figures give the model's cost."""
+    reported: bool = False
+    """True when the cost is the one Claude Code reported (`cost-state`), the price table not knowing the
+    model."""
 
     @property
     def tokens(self) -> int:
@@ -98,6 +101,8 @@ class Totals:
     api_errors: int = 0
     active_ms: int = 0
     usage_by_model: dict[str, Usage] = field(default_factory=dict)
+    reported_cost_by_model: dict[str, float] = field(default_factory=dict)
+    """Claude Code's own figure, for the sessions whose logs have one."""
     sessions_by_day: Counter[str] = field(default_factory=Counter)
     """Main sessions by the UTC day they started."""
     tokens_by_day: Counter[str] = field(default_factory=Counter)
@@ -119,6 +124,8 @@ class Totals:
         for model, usage in session.usage_by_model.items():
             known = self.usage_by_model.get(model)
             self.usage_by_model[model] = add_usage(known, usage) if known else usage
+        for model, dollars in session.reported_cost_by_model.items():
+            self.reported_cost_by_model[model] = self.reported_cost_by_model.get(model, 0.0) + dollars
 
     @property
     def tool_error_count(self) -> int:
@@ -128,8 +135,13 @@ class Totals:
     def models(self) -> list[ModelFigures]:
         """Models that used any tokens, most tokens first."""
         table = price_table()
-        figures = [ModelFigures(model, usage, table.cost(model, usage))
-                   for model, usage in self.usage_by_model.items() if total_tokens(usage)]
+        figures = []
+        for model, usage in self.usage_by_model.items():
+            if not total_tokens(usage):
+                continue
+            priced = table.cost(model, usage)
+            reported = self.reported_cost_by_model.get(model) if priced is None else None
+            figures.append(ModelFigures(model, usage, priced if reported is None else reported, reported is not None))
         return sorted(figures, key=lambda f: (-f.tokens, f.model))
 
     @property
@@ -147,6 +159,11 @@ class Totals:
     @property
     def unpriced(self) -> list[str]:
         return [f.model for f in self.models if f.cost is None]
+
+    @property
+    def reported(self) -> list[str]:
+        """Models whose cost is Claude Code's own figure."""
+        return [f.model for f in self.models if f.reported]
 
 
 def totals(sessions: Iterable[Session]) -> Totals:

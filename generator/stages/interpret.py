@@ -68,11 +68,28 @@ KNOWN_FIELDS = frozenset(
      "agentName", "planContent", "origin", "prNumber", "prUrl", "prRepository", "toolUseId", "mode",
      "isApiError", "retryInMs", "retryAttempt", "maxRetries", "cause", "fileHistorySnapshot",
      "files", "requestIds", "model", "costUSD", "durationApiMs", "isCompactBoundary", "uuidHistory",
-     # 2.1.1xx: who or what started a turn, how it was asked for and answered; nothing a page shows.
-     "attributionAgent", "attributionSkill", "errorDetails", "promptSource", "turnOrigin", "turnPosition",
-     "requestRef", "apiBlockIndex", "requestedModel", "effort", "perTurnEffort", "madeBy", "permissionDecision",
-     "sandboxed"}
+     # Claude Code 2.1.1xx-2.1.3xx: who and what made a turn, how it was requested and answered, the text
+     # an attachment gave the model. Known and harmless: none of them changes what a page shows.
+     "promptSource", "turnOrigin", "turnPosition", "requestRef", "apiBlockIndex", "requestedModel", "effort",
+     "perTurnEffort", "madeBy", "permissionDecision", "sandboxed", "attributionAgent", "attributionSkill",
+     "errorDetails", "apiErrorType", "failedResponseHadNoToolCall", "promptCacheRequested", "thinkingDisplay",
+     "thinkingDurationMs", "toolInputStreamMs", "sentAtMs", "rowSource", "rendered", "renderedRole",
+     "renderedBesideToolResult", "microcompactMetadata", "turnCompanion",
+     "queueSkipAttachments", "renderedInHumanTurn", "commandRun", "session_id", "serverClassifierRequest",
+     "toolDenialKind", "toolDenialBeforeRun"}
 )
+# The entry types whose fields are checked against KNOWN_FIELDS, with every type that has no handler; the
+# fields of a known bookkeeping entry are its own business.
+CONVERSATION_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
+# What Claude Code sent the model (the whole system prompt, every tool's schema, memory files such as
+# CLAUDE.md, the environment, git status) is never published, not even with --show-hidden: today's records
+# are types starting `api-request`, and an entry of a new type is held back too when its fields look like
+# a request (`holds_model_request`).
+REQUEST_RECORD_PREFIX = "api-request"
+MODEL_REQUEST_FIELDS = frozenset({"system", "systemPrompt", "system_prompt", "systemPromptBlocks", "memoryFiles",
+                                  "claudeMd", "userContext", "systemContext"})
+REQUEST_SCAN_DEPTH = 8
+REQUEST_SCAN_ITEMS = 200
 # The model name of the messages Claude Code writes itself ("No response requested.", an API error): no
 # model answered them, so they are in no list of models and no figures.
 SYNTHETIC_MODEL = "<synthetic>"
@@ -380,6 +397,9 @@ class _SessionBuilder:
     """Where problems found in the entries go (shared by the sessions of one file)."""
     events: _EventQueue = field(init=False)
     unknown: Counter[str] = field(default_factory=Counter)
+    restoring_context: bool = False
+    """Between a compaction and the next prompt: files attached then are Claude Code's re-reading, not the
+    person's."""
     calls: CallPairing = field(default_factory=CallPairing)
     duplicates: DuplicateEntries = field(default_factory=DuplicateEntries)
     usage: UsageCounter = field(default_factory=UsageCounter)
@@ -465,18 +485,25 @@ class _SessionBuilder:
                                             " in 2023-2099: shown without it, left out of charts and durations"))
             data = {name: value for name, value in data.items() if name != "timestamp"}
             entry = Entry(entry.file, entry.line, data)
-        for name in data:
-            if name not in KNOWN_FIELDS:
-                self.unknown[f"field:{name}"] += 1
-        self._metadata(data)
         kind = data.get("type")
+        known_type = isinstance(kind, str) and kind in ENTRY_HANDLERS
+        if (isinstance(kind, str) and kind in CONVERSATION_TYPES) or not (known_type or _is_request_record(kind)):
+            for name in data:
+                if name not in KNOWN_FIELDS:
+                    self.unknown[f"field:{name}"] += 1
+        self._metadata(data)
         handler = ENTRY_HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is not None:
             handler(self, entry)
-        else:
-            name = f"type:{kind}" if isinstance(kind, str) else "type:(missing)"
-            self.unknown[name] += 1
-            self.events.append(Unknown(self._next_anchor(uuid), self._time(data), name, dict(data)))
+            return
+        name = f"type:{kind}" if isinstance(kind, str) else "type:(missing)"
+        self.unknown[name] += 1
+        if _is_request_record(kind) or holds_model_request(data):
+            return
+        # A new type with no message is bookkeeping (counted above, shown only with --show-hidden); one
+        # with a message may be conversation, and is shown.
+        self.events.append(Unknown(self._next_anchor(uuid), self._time(data), name, dict(data),
+                                   hidden="message" not in data))
 
     def _metadata(self, data: Mapping[str, Any]) -> None:
         self.metadata.note(data)
@@ -493,9 +520,19 @@ class _SessionBuilder:
 
     # -- bookkeeping entries: not conversation; what each is for, and so whether it is shown --------------
 
-    @handles(ENTRY_HANDLERS, "file-history-snapshot", "last-prompt", "agent-name")
+    @handles(ENTRY_HANDLERS, "file-history-snapshot", "last-prompt", "agent-name", "tools-used", "atis-latch",
+             "mode", "relocated", "worktree-state")
     def _claude_code_bookkeeping(self, entry: Entry) -> None:
         """Claude Code's own bookkeeping: not shown."""
+
+    @handles(ENTRY_HANDLERS, "api-request", "api-request-shape", "api-request-blob")
+    def _request_record(self, entry: Entry) -> None:
+        """What was sent to the model (system prompt, tool schemas, memory files): never published."""
+
+    @handles(ENTRY_HANDLERS, "cost-state")
+    def _cost_state(self, entry: Entry) -> None:
+        """Claude Code's own running cost of the session, by model: the last one is the total."""
+        self.metadata.note_reported_cost(entry.data.get("modelUsage"), entry.data.get("totalCostUSD"))
 
     @handles(ENTRY_HANDLERS, "progress")
     def _progress(self, entry: Entry) -> None:
@@ -545,6 +582,25 @@ class _SessionBuilder:
         attachment = entry.data.get("attachment")
         if isinstance(attachment, dict) and attachment.get("type") == "file":
             self._attached_file(entry.data, attachment)
+        elif isinstance(attachment, dict) and str(attachment.get("type", "")).startswith("hook_"):
+            self._hook_output(entry.data, attachment)
+
+    def _hook_output(self, data: Mapping[str, Any], attachment: Mapping[str, Any]) -> None:
+        """What a hook printed (2.1.2xx onwards). Shown when Claude was given it (the entry's `rendered`
+        text: a UserPromptSubmit hook's context, a blocking error); otherwise chatter, kept for
+        --show-hidden."""
+        said = next((value for name in ("content", "stdout", "stderr", "blockingError", "message", "error")
+                     if isinstance(value := attachment.get(name), str) and value.strip()), "")
+        if not said:
+            return
+        hook = attachment.get("hookName") or attachment.get("hookEvent") or "hook"
+        details = [("command", attachment["command"])] if isinstance(attachment.get("command"), str) else []
+        exit_code = attachment.get("exitCode")
+        if isinstance(exit_code, int) and not isinstance(exit_code, bool) and exit_code != 0:
+            details.append(("exit-code", str(exit_code)))
+        self.events.append(Notice(self._next_anchor(data.get("uuid")), self._time(data), NoticeKind.HOOK,
+                                  f"{hook} hook: {strip_ansi(said).strip()}", hidden=not data.get("rendered"),
+                                  details=tuple(details)))
 
     @handles(ENTRY_HANDLERS, "custom-title")
     def _custom_title(self, entry: Entry) -> None:
@@ -587,7 +643,8 @@ class _SessionBuilder:
                                       label=PromptLabel.PLAN_PREAMBLE))
             return
         if data.get("isCompactSummary") or data.get("isVisibleInTranscriptOnly"):
-            self.events.append(Notice(self._next_anchor(uuid), timestamp, NoticeKind.CONTINUATION, _text_of(content)))
+            self.events.append(Notice(self._next_anchor(uuid), timestamp, NoticeKind.CONTINUATION,
+                                      strip_system_reminders(_text_of(content))))
             return
         if isinstance(content, str):
             self._user_text(uuid, timestamp, content, (), meta=bool(data.get("isMeta")))
@@ -608,7 +665,8 @@ class _SessionBuilder:
             else:
                 name = f"part:{part.get('type')}"
                 self.unknown[name] += 1
-                self.events.append(Unknown(self._next_anchor(None), timestamp, name, part))
+                if not holds_model_request(part):
+                    self.events.append(Unknown(self._next_anchor(None), timestamp, name, part))
         if gathered.texts or gathered.images:
             self._user_text(uuid, timestamp, "\n\n".join(gathered.texts), tuple(gathered.images),
                             meta=bool(data.get("isMeta")))
@@ -691,6 +749,9 @@ class _SessionBuilder:
             self.unknown[f"tag:{tag}"] += 1
         details: list[tuple[str, str]] = []
         for name, value in SYSTEM_MESSAGE_FIELD.findall(inner):
+            # A field of fields (a task's <usage>) reads as "name value" pairs, not as tags.
+            value = SYSTEM_MESSAGE_FIELD.sub(lambda inner_field: f"{inner_field[1].replace('_', ' ')} "
+                                             f"{inner_field[2].strip()}; ", value).strip().rstrip(";")
             details.append((name.replace("_", "-"), value.strip()))
         rest = SYSTEM_MESSAGE_FIELD.sub("", inner).strip()
         fields = dict(details)
@@ -834,7 +895,8 @@ class _SessionBuilder:
             else:
                 name = f"part:{part.get('type')}"
                 self.unknown[name] += 1
-                self.events.append(Unknown(self._next_anchor(part_id), timestamp, name, part))
+                if not holds_model_request(part):
+                    self.events.append(Unknown(self._next_anchor(part_id), timestamp, name, part))
 
     @handles(ASSISTANT_PART_HANDLERS, "text")
     def _assistant_text(self, part: Mapping[str, Any], part_id: str, timestamp: str, model: str) -> None:
@@ -926,6 +988,7 @@ class _SessionBuilder:
         detail = f"{trigger}" + (f", {tokens:,} tokens before" if isinstance(tokens, int) else "")
         self.events.append(Notice(anchor, timestamp, NoticeKind.COMPACTION,
                                   "Conversation compacted" + (f" ({detail})" if detail else "")))
+        self.restoring_context = True
 
     @handles(SYSTEM_HANDLERS, "turn_duration")
     def _turn_duration(self, entry: Entry, anchor: str, timestamp: str, text: str) -> None:
@@ -973,6 +1036,11 @@ class _SessionBuilder:
         inner = content.get("file") if isinstance(content, dict) else None
         file_text = inner.get("content") if isinstance(inner, dict) else None
         details = (("lines", f"{file_text.count(chr(10)) + 1:,}"),) if isinstance(file_text, str) else ()
+        if self.restoring_context:  # Claude Code gives back the files read before the compaction
+            self.events.append(Notice(self._next_anchor(data.get("uuid")), self._time(data), NoticeKind.ATTACHED_FILE,
+                                      f"Given back to Claude after the compaction: {name}", hidden=True,
+                                      details=details))
+            return
         self.events.append(Notice(self._next_anchor(data.get("uuid")), self._time(data), NoticeKind.ATTACHED_FILE,
                                   f"Sent with the prompt: {name}", details=details))
 
@@ -990,6 +1058,8 @@ class _SessionBuilder:
             self.progress_sink(agent_id, Entry(str(self.source.path), line, entry))
 
     def before_adding(self, event: Event) -> Event:
+        if isinstance(event, Prompt) and not event.hidden:
+            self.restoring_context = False
         if self.plans.waiting is None:
             return event
         index = self.plans.waiting
@@ -1036,6 +1106,7 @@ class _SessionBuilder:
             replay_digests=bytes(self.duplicates.replay_digests),
             leaf_summaries=dict(metadata.leaf_summaries),
             custom_title=metadata.custom_title,
+            reported_cost_by_model=dict(metadata.reported_cost_by_model),
             skipped_entries=self.duplicates.replayed,
             **self.summary.fields(),
         )
@@ -1083,6 +1154,32 @@ class _EventQueue:
             self.waiting.popleft()
             self.sent += 1
             builder.deliver(head)
+
+
+def _is_request_record(kind: Any) -> bool:
+    return isinstance(kind, str) and kind.startswith(REQUEST_RECORD_PREFIX)
+
+
+def holds_model_request(value: Any, depth: int = 0) -> bool:
+    """True when `value` looks like a record of a request to the model: a system prompt, tool schemas or a
+    system-role message anywhere in it (looked for a few levels down, in the first items of each list)."""
+    if depth > REQUEST_SCAN_DEPTH:
+        return False
+    if isinstance(value, dict):
+        for name, inner in value.items():
+            if name in MODEL_REQUEST_FIELDS and inner:
+                return True
+            if (name == "tools" and isinstance(inner, list)
+                    and any(isinstance(t, dict) and ("input_schema" in t or "inputSchema" in t) for t in inner)):
+                return True
+            if name == "role" and inner == "system":
+                return True
+            if isinstance(inner, (dict, list)) and holds_model_request(inner, depth + 1):
+                return True
+    elif isinstance(value, list):
+        return any(isinstance(item, (dict, list)) and holds_model_request(item, depth + 1)
+                   for item in value[:REQUEST_SCAN_ITEMS])
+    return False
 
 
 def _server_result_text(content: Any) -> str:

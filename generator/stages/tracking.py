@@ -39,7 +39,8 @@ USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cac
 MOST_TOKENS = 10**12
 
 PLAN_TOOLS = frozenset({"ExitPlanMode", "exit_plan_mode"})
-PLAN_APPROVED = re.compile(r"approved your plan", re.I)
+# "approved your plan" up to 2.1.1xx; "has approved exiting plan mode" by 2.1.3xx.
+PLAN_APPROVED = re.compile(r"approved your plan|approved exiting plan mode|Approved Plan", re.I)
 PLAN_REJECTED = re.compile(r"rejected|doesn't want to proceed", re.I)
 PLAN_FEEDBACK = "the user said:"
 # The plan as the user edited it before approving, at the end of ExitPlanMode's answer (2.1.1xx).
@@ -340,6 +341,8 @@ class SessionMetadata:
     ai_title: str = ""
     leaf_summaries: dict[str, str] = field(default_factory=dict)
     """Summaries (titles) by the uuid of the entry they end at, which may be another file's."""
+    reported_cost_by_model: dict[str, float] = field(default_factory=dict)
+    """Dollars by model as Claude Code last reported them (`cost-state`): running totals for the session."""
 
     def note(self, data: Mapping[str, Any]) -> None:
         """Take in what any entry says (a message's model is `note_model`'s)."""
@@ -359,6 +362,16 @@ class SessionMetadata:
             self.git_branch = data["gitBranch"]
         if isinstance(data.get("version"), str):
             self.versions.setdefault(data["version"], None)
+
+    def note_reported_cost(self, model_usage: Any, total: Any) -> None:
+        """Take in a `cost-state`: its cost per model, or its total when it names no model."""
+        costs = {model: float(figures["costUSD"]) for model, figures in model_usage.items()
+                 if isinstance(model, str) and isinstance(figures, dict) and _dollars(figures.get("costUSD"))
+                 } if isinstance(model_usage, dict) else {}
+        if costs:
+            self.reported_cost_by_model = costs
+        elif _dollars(total) and self.models:
+            self.reported_cost_by_model = {next(reversed(self.models)): float(total)}
 
     def note_model(self, model: str) -> None:
         if model and model != "<synthetic>":
@@ -475,3 +488,8 @@ class DuplicateEntries:
         self.uuid_digests += digest
         self.replay_digests += replay
         return seen
+
+
+def _dollars(value: Any) -> bool:
+    """A cost a log may hold: a finite, non-negative number (never a bool, which JSON keeps apart)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e9

@@ -44,7 +44,8 @@ def duration_text(milliseconds: int) -> str:
 def _usage_rows(found: Totals) -> dict[str, Any]:
     """Token kinds by model, and what each model cost: a table a person can check."""
     models = found.models
-    columns = [{"name": f.model, "cost": money(f.cost) if f.cost is not None else "no price"} for f in models]
+    columns = [{"name": f.model, "cost": money(f.cost) if f.cost is not None else "no price", "reported": f.reported}
+               for f in models]
     rows = []
     for attribute, label in TOKEN_KINDS:
         values = [getattr(f.usage, attribute) for f in models]
@@ -58,6 +59,7 @@ def _usage_rows(found: Totals) -> dict[str, Any]:
         "cost": money(found.cost),
         "has_cost": any(f.cost is not None for f in models),
         "unpriced": found.unpriced,
+        "reported": found.reported,
     }
 
 
@@ -119,6 +121,7 @@ def overview(sessions: Iterable[Session], chart_prefix: str) -> dict[str, Any]:
         "cost": money(found.cost),
         "has_cost": any(f.cost is not None for f in models),
         "unpriced": found.unpriced,
+        "reported": found.reported,
         "activity": activity,
         "tools": {
             "svg": charts.bar_chart(f"{chart_prefix}-tools", "Tool calls by tool", tools, lambda v: f"{v:,.0f}"),

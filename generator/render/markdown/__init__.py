@@ -495,7 +495,15 @@ class SessionDocument:
                               closing, event.anchor)]
             return [Structure(self._notice(event, text, hidden), "notice")]
         if isinstance(event, Unknown):
-            opening, closing = self.markup.event_wrapper("unknown", {"anchor": event.anchor, "name": event.name})
+            if event.name.startswith("part:"):
+                # A part of a message is conversation: its words come first, its JSON after.
+                opening, closing = self.markup.event_wrapper("unknown", {"anchor": event.anchor,
+                                                                         "name": event.name[len("part:"):]}, part=True)
+                words = readable_words(event.raw)
+                body: tuple[Block, ...] = ((Prose(prose(words)),) if words else ()) + (json_block(event.raw),)
+                return [Group("unknown", opening, body, closing, event.anchor)]
+            opening, closing = self.markup.event_wrapper("unknown", {"anchor": event.anchor, "name": event.name},
+                                                         part=False)
             return [Group("unknown", opening, (json_block(event.raw),), closing, event.anchor)]
         if isinstance(event, Unreadable):
             shown, note = event.text, []
@@ -589,6 +597,26 @@ def _without_title(plan_text: str, page_title: str) -> str:
     if first.startswith("#") and " ".join(plain(first).split()) == " ".join(plain(page_title).split()):
         return rest
     return plan_text
+
+
+READABLE_KEYS = ("title", "text", "content", "summary", "thinking", "message")
+
+
+def readable_words(value: Any, depth: int = 0) -> str:
+    """The text a content part of a new kind carries for a person: its strings under the usual names
+    (a few levels down, in order), not its ids or types."""
+    if depth > 3:
+        return ""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, list):
+        return "\n\n".join(words for item in value[:50] if (words := readable_words(item, depth + 1)))
+    if isinstance(value, dict):
+        # The usual names' strings, then whatever the other lists and objects hold (never a bare id).
+        named = [value[key] for key in READABLE_KEYS if key in value]
+        nested = [inner for key, inner in value.items() if key not in READABLE_KEYS and isinstance(inner, (list, dict))]
+        return "\n\n".join(words for inner in named + nested if (words := readable_words(inner, depth + 1)))
+    return ""
 
 
 def _in_reply(event: Event) -> bool:

@@ -313,8 +313,10 @@ def todo_write(call: ToolCall, context: ToolContext) -> ToolView:
         for number, t in enumerate(todos if isinstance(todos, list) else [], start=1)
         if isinstance(t, dict)
     ]
-    return ToolView("Todo list", _progress(items), (checklist(items),) if items else (),
-                    classes=("todo", "checklist"))
+    blocks: list[Block | str] = [checklist(items)] if items else []
+    if call.result and call.result.is_error:  # refused (a version without the tool): say why
+        blocks.extend(output_block(call, context))
+    return ToolView("Todo list", _progress(items), tuple(blocks), classes=("todo", "checklist"))
 
 
 @renders("TaskCreate", "TaskUpdate")
@@ -389,7 +391,11 @@ def task(call: ToolCall, context: ToolContext) -> ToolView:
     if prompt:
         blocks.extend([label("Prompt"), Prose(prose(prompt))])
     text = result_text(call)
-    if text.strip():
+    structured = call.result.structured if call.result else None
+    if isinstance(structured, dict) and structured.get("status") == "async_launched":
+        # The result is Claude Code's instructions to the model about a background agent, not its answer.
+        blocks.append("*Started in the background: its result comes back later, as a notification.*")
+    elif text.strip():
         blocks.extend([label("Result"), Prose(prose(text))])
     name = f"{call.name} · {agent_type}" if agent_type else call.name
     return ToolView(name, description, tuple(blocks), classes=("subagent",))
@@ -418,6 +424,83 @@ def send_message(call: ToolCall, context: ToolContext) -> ToolView:
     blocks.extend(output_block(call, context))
     target = summary or _first_line(message if isinstance(message, str) else "", 80)
     return ToolView(f"Message to {recipient}" if recipient else "Message", target, tuple(blocks))
+
+
+@renders("TaskStop")
+def task_stop(call: ToolCall, context: ToolContext) -> ToolView:
+    task_id = _text(call.input.get("task_id")) or _text(call.input.get("shell_id"))
+    return ToolView("Stop task", task_id, output_block(call, context))
+
+
+@renders("Monitor")
+def monitor(call: ToolCall, context: ToolContext) -> ToolView:
+    """A command (or a websocket) watched in the background, each line it prints a notification."""
+    command = _text(call.input.get("command"))
+    socket = call.input.get("ws")
+    url = _text(socket.get("url")) if isinstance(socket, dict) else ""
+    blocks: list[Block | str] = [Code(command, "bash", kind="command")] if command else []
+    if url:
+        blocks.append(Prose(f"Watching {inline_code(url)}", "sessionsite"))
+    blocks.extend(output_block(call, context))
+    return ToolView("Monitor", _first_line(_text(call.input.get("description")) or command or url), tuple(blocks))
+
+
+@renders("Workflow")
+def workflow(call: ToolCall, context: ToolContext) -> ToolView:
+    """A scripted multi-step workflow, given inline or by path."""
+    name = (_text(call.input.get("title")) or _text(call.input.get("name")) or _text(call.input.get("scriptPath"))
+            or _text(call.input.get("resumeFromRunId")))
+    blocks: list[Block | str] = []
+    description = _text(call.input.get("description"))
+    if description.strip():
+        blocks.append(Prose(prose(description)))
+    script = _text(call.input.get("script"))
+    if script.strip():
+        blocks.extend([label("Script"), Code(script, "javascript")])
+    arguments = call.input.get("args")
+    if isinstance(arguments, dict) and arguments:
+        blocks.extend([label("Arguments"), json_block(arguments)])
+    blocks.extend(output_block(call, context))
+    return ToolView("Workflow", _first_line(name or description), tuple(blocks))
+
+
+@renders("CronCreate")
+def cron_create(call: ToolCall, context: ToolContext) -> ToolView:
+    """A prompt scheduled to run again on a cron schedule (once, unless recurring)."""
+    schedule = _text(call.input.get("cron"))
+    recurring = call.input.get("recurring")
+    target = schedule + (" (recurring)" if recurring is True else " (once)" if recurring is False else "")
+    prompt = _text(call.input.get("prompt"))
+    blocks: list[Block | str] = [label("Prompt"), Prose(prose(prompt))] if prompt.strip() else []
+    blocks.extend(output_block(call, context))
+    return ToolView("Scheduled prompt", target, tuple(blocks))
+
+
+@renders("CronDelete", "CronList")
+def cron_other(call: ToolCall, context: ToolContext) -> ToolView:
+    return ToolView(call.name, _text(call.input.get("id")), output_block(call, context))
+
+
+@renders("ScheduleWakeup")
+def schedule_wakeup(call: ToolCall, context: ToolContext) -> ToolView:
+    delay = call.input.get("delaySeconds")
+    when = f"in {delay:,} s" if isinstance(delay, int) and not isinstance(delay, bool) else ""
+    reason = _text(call.input.get("reason"))
+    target = "stop" if call.input.get("stop") is True else ", ".join(part for part in (when, reason) if part)
+    prompt = _text(call.input.get("prompt"))
+    blocks: list[Block | str] = [label("Prompt"), Prose(prose(prompt))] if prompt.strip() else []
+    blocks.extend(output_block(call, context))
+    return ToolView("Wake-up", _first_line(target), tuple(blocks))
+
+
+@renders("EnterWorktree", "ExitWorktree")
+def worktree(call: ToolCall, context: ToolContext) -> ToolView:
+    if call.name == "EnterWorktree":
+        target = _text(call.input.get("name")) or _text(call.input.get("path"))
+        return ToolView("Enter worktree", target, output_block(call, context))
+    action = _text(call.input.get("action"))
+    target = action + (", discarding changes" if call.input.get("discard_changes") is True else "")
+    return ToolView("Leave worktree", target, output_block(call, context))
 
 
 @renders("WebSearch")

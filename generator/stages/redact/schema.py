@@ -24,7 +24,7 @@ SCHEMA: dict[type, dict[str, Any]] = {
         "key": OURS, "session_id": IDENTIFIER, "source": OURS, "project_dir": OURS, "cwd": TEXT, "title": TEXT,
         "slug": TEXT, "git_branch": TEXT, "models": TEXT, "versions": TEXT, "started": IDENTIFIER,
         "ended": IDENTIFIER, "events": OURS, "prompt_count": OURS, "first_prompt": TEXT, "first_action": TEXT, "usage": OURS,
-        "usage_by_model": (TEXT, OURS), "active_ms": OURS, "agent_id": IDENTIFIER, "parent_key": OURS,
+        "usage_by_model": (TEXT, OURS), "reported_cost_by_model": (TEXT, OURS), "active_ms": OURS, "agent_id": IDENTIFIER, "parent_key": OURS,
         "uuid_digests": OURS, "replay_digests": OURS, "leaf_summaries": (IDENTIFIER, TEXT), "custom_title": TEXT, "from_progress": OURS,
         "event_counts": OURS, "outline": TEXT, "tool_call_count": OURS, "first_plan_status": OURS,
         "first_plan_how": TEXT, "started_plan_digest": OURS, "started_plan_text": TEXT, "pending_plans": OURS,

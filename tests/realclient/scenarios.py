@@ -1,0 +1,249 @@
+"""The scripted sessions tests/realclient/generate.py runs through the real Claude Code CLI.
+
+A scenario is a project folder's starting files and a list of CLI runs; each run is the arguments Claude Code
+gets (a prompt in `-p` mode, `--continue`, ...) and the replies the stub API gives, turn by turn, in order. All
+content is invented. tests/test_realclient.py reads these to know what each page must show: the prompts, the
+replies and the tool calls.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from api_stub import Reply, text, thinking, tool
+
+ALL_TOOLS = ("Bash,Read,Write,Edit,Glob,Grep,TodoWrite,Agent,NotebookEdit,WebFetch,Skill,SlashCommand,"
+             "ExitPlanMode,EnterPlanMode,ToolSearch,CronCreate,CronDelete,CronList,Monitor,TaskStop,SendMessage,"
+             "EnterWorktree,ExitWorktree,TaskCreate,TaskUpdate,TaskList,TaskGet")
+
+
+@dataclass(frozen=True)
+class Step:
+    """On an interactive run's screen: wait until `wait_for` shows, then type `text` (literally), then
+    press `keys` (tmux key names)."""
+
+    wait_for: str = ""
+    text: str = ""
+    keys: tuple[str, ...] = ()
+
+
+def say(words: str, wait_for: str = "") -> Step:
+    return Step(wait_for, words, ("Enter",))
+
+
+@dataclass(frozen=True)
+class Run:
+    """One invocation of `claude`: its arguments after the binary, and what the model says during it."""
+
+    args: tuple[str, ...]
+    replies: tuple[Reply, ...] = ()
+    stdin: str = ""
+    screen: tuple[Step, ...] = ()
+    """When set, the run is interactive (under tmux): these steps are played on its screen."""
+
+    @property
+    def prompt(self) -> str:
+        return self.args[self.args.index("-p") + 1] if "-p" in self.args else ""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    about: str
+    runs: tuple[Run, ...]
+    files: dict[str, str] = field(default_factory=dict)
+    """Project files written before the first run (relative path -> text)."""
+    shown_prompts: tuple[str, ...] = ()
+    """Words the page must show as the user's (defaults to each run's -p prompt)."""
+    env: dict[str, str] = field(default_factory=dict)
+
+    def replies_text(self) -> list[str]:
+        return [block["text"] for run in self.runs for reply in run.replies for block in reply.blocks
+                if block.get("type") == "text"]
+
+    def tool_calls(self) -> list[dict[str, Any]]:
+        return [block for run in self.runs for reply in run.replies for block in reply.blocks
+                if block.get("type") == "tool_use"]
+
+    def prompts(self) -> list[str]:
+        return list(self.shown_prompts) or [run.prompt for run in self.runs if run.prompt]
+
+
+def prompt(words: str, *replies: Reply, extra: tuple[str, ...] = ()) -> Run:
+    return Run(("-p", words, "--allowedTools", ALL_TOOLS, *extra), tuple(replies))
+
+
+TIDEWATCH = {
+    "README.md": "# tidewatch\n\nPredicts the tide at Penzance from harmonic constants.\n",
+    "tides.py": ("def height(hour):\n    \"\"\"Tide height in metres at `hour`.\"\"\"\n"
+                 "    return 2.4 + 1.9 * cos_hour(hour)\n"),
+    "NOTES.txt": "high water 06:12\nlow water 12:25\n",
+}
+
+SCENARIOS: tuple[Scenario, ...] = (
+    Scenario(
+        "tools",
+        "every common tool: Bash, Read, Write, Edit, Glob, Grep, TodoWrite",
+        (prompt(
+            "Tidy the tidewatch project: list it, read tides.py, fix cos_hour and note the change",
+            Reply.of(thinking("Plan the tidy-up first, then look around."),
+                     text("I'll keep a short list of the steps."),
+                     tool("TodoWrite", todos=[
+                         {"content": "Look at the project", "status": "in_progress", "activeForm": "Looking"},
+                         {"content": "Fix cos_hour in tides.py", "status": "pending", "activeForm": "Fixing"}])),
+            Reply.of(tool("Bash", command="ls -1", description="List the project's files")),
+            Reply.of(tool("Glob", pattern="**/*.py")),
+            Reply.of(tool("Grep", pattern="cos_hour", output_mode="content", **{"-n": True})),
+            Reply.of(tool("Read", file_path="@PROJECT@/tides.py")),
+            Reply.of(text("cos_hour is never defined; the tide follows a cosine of the hour angle."),
+                     tool("Edit", file_path="@PROJECT@/tides.py", old_string="cos_hour(hour)",
+                          new_string="math.cos(2 * math.pi * hour / 12.42)")),
+            Reply.of(tool("Write", file_path="@PROJECT@/CHANGES.md",
+                          content="# Changes\n\n- height() uses the M2 period of 12.42 hours.\n")),
+            Reply.of(text("Fixed: height() now uses the M2 tidal period, and CHANGES.md says so.")),
+        ),),
+        files=TIDEWATCH,
+    ),
+    Scenario(
+        "subagent",
+        "an Agent call: a subagent with a transcript of its own, run in the foreground",
+        (prompt(
+            "Ask a helper to count the Python files",
+            Reply.of(text("I'll hand the count to a helper."),
+                     tool("Agent", subagent_type="general-purpose", description="Count Python files",
+                          prompt="Count the .py files in this project and report the number.",
+                          run_in_background=False)),
+            Reply.of(tool("Glob", pattern="**/*.py"), to="Count the .py files"),
+            Reply.of(text("There is 1 Python file: tides.py."), to="Count the .py files"),
+            Reply.of(text("The helper found one Python file, tides.py.")),
+        ),),
+        files=TIDEWATCH,
+    ),
+    Scenario(
+        "background-agent",
+        "an Agent call in the background: its result comes back later as a task notification",
+        (prompt(
+            "In the background, have a helper check the README's port name",
+            Reply.of(text("A helper will check it while we carry on."),
+                     tool("Agent", subagent_type="general-purpose", description="Check the port",
+                          prompt="Read README.md and say which port it names.")),
+            Reply.of(tool("Read", file_path="@PROJECT@/README.md"), to="say which port it names"),
+            Reply.of(text("The README names **Penzance**."), to="say which port it names"),
+            Reply.of(text("The helper is on it; I'll report when it finishes.")),
+            Reply.of(text("The helper reports that the README names Penzance.")),
+        ),),
+        files=TIDEWATCH,
+    ),
+    Scenario(
+        "api-error",
+        "the API fails (529 overloaded, then 500): Claude Code reports the error",
+        (prompt("Summarise NOTES.txt", Reply.failing(529)),
+         prompt("Try again: summarise NOTES.txt", Reply.failing(500), extra=("--continue",)),
+         prompt("Once more, please", Reply.of(text("High water is at 06:12 and low water at 12:25.")),
+                extra=("--continue",))),
+        files=TIDEWATCH,
+    ),
+    Scenario(
+        "continue-resume",
+        "one session carried on with --continue, then --resume by id, then renamed with /rename",
+        (prompt("What does tides.py compute?",
+                Reply.of(text("It computes the tide height in metres for a given hour."))),
+         prompt("And what units is the hour in?",
+                Reply.of(text("Hours since midnight, as a float.")), extra=("--continue",)),
+         prompt("Thanks, one last question: which port?",
+                Reply.of(text("Penzance, according to the README.")), extra=("--resume", "@SESSION@")),
+         Run(("-p", "/rename Tide questions", "--continue"))),
+        files=TIDEWATCH,
+        shown_prompts=("What does tides.py compute?", "And what units is the hour in?",
+                       "Thanks, one last question: which port?"),
+    ),
+    Scenario(
+        "slash-command",
+        "a custom slash command with arguments",
+        (prompt("/tide-at 06:00 Penzance",
+                Reply.of(text("At 06:00 in Penzance the tide is close to high water."))),),
+        files={**TIDEWATCH, ".claude/commands/tide-at.md":
+               "---\ndescription: Predict the tide\n---\nPredict the tide at $ARGUMENTS using tides.py.\n"},
+        shown_prompts=("tide-at", "06:00 Penzance"),
+    ),
+    Scenario(
+        "hooks",
+        "hooks that print: a UserPromptSubmit hook adds context, a PostToolUse hook reports",
+        (prompt("Run the tide check",
+                Reply.of(tool("Bash", command="echo tide ok", description="Check the tide")),
+                Reply.of(text("The tide check passed."))),),
+        files={**TIDEWATCH, ".claude/settings.json": (
+            '{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": '
+            '"echo Tide tables were last refreshed on Monday"}]}],'
+            ' "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": '
+            '"echo Harbour log updated >&2; exit 0"}]}]}}')},
+    ),
+    Scenario(
+        "compact",
+        "/compact in the middle of a session",
+        (prompt("Read NOTES.txt and tell me the high water time",
+                Reply.of(tool("Read", file_path="@PROJECT@/NOTES.txt")),
+                Reply.of(text("High water is at 06:12."))),
+         Run(("-p", "/compact", "--continue")),
+         prompt("And low water?", Reply.of(text("Low water is at 12:25.")), extra=("--continue",))),
+        files=TIDEWATCH,
+        shown_prompts=("Read NOTES.txt and tell me the high water time", "And low water?"),
+    ),
+    Scenario(
+        "attached-file",
+        "a file mentioned with @ in the prompt, and a text document attached to a prompt (stream-json input)",
+        (prompt("When is high water? See @NOTES.txt",
+                Reply.of(text("High water is at 06:12, according to NOTES.txt."))),
+         Run(("-p", "--continue", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"),
+             (Reply.of(text("The attached harbour notes say the pilot boards at the Gurnard buoy.")),),
+             stdin=json.dumps({"type": "user", "message": {"role": "user", "content": [
+                 {"type": "document", "source": {"type": "text", "media_type": "text/plain",
+                                                 "data": "Pilot boards at the Gurnard buoy."},
+                  "title": "harbour-notes.txt"},
+                 {"type": "text", "text": "What do the attached harbour notes say?"}]}}) + "\n")),
+        files=TIDEWATCH,
+        shown_prompts=("When is high water? See @NOTES.txt", "What do the attached harbour notes say?"),
+    ),
+    Scenario(
+        "deferred-tools",
+        "tools loaded on demand with ToolSearch: a scheduled prompt, a monitor, a worktree, a task list",
+        (prompt(
+            "Set up a reminder to check the tide tables every morning, and try the fix in a worktree",
+            Reply.of(tool("ToolSearch", query="select:CronCreate,CronList,Monitor,EnterWorktree,ExitWorktree,"
+                                              "TaskCreate,TaskUpdate", max_results=7)),
+            Reply.of(tool("TaskCreate", subject="Schedule the morning check",
+                          description="A cron prompt that checks the tide tables")),
+            Reply.of(tool("CronCreate", cron="0 7 * * *", prompt="Check the tide tables for today",
+                          recurring=True)),
+            Reply.of(tool("CronList")),
+            Reply.of(tool("TaskUpdate", taskId="1", status="completed")),
+            Reply.of(tool("Monitor", description="Watch the tide log", command="echo rising; echo falling",
+                          timeout_ms=5000)),
+            Reply.of(tool("EnterWorktree", **{"name": "tide-fix"})),
+            Reply.of(tool("ExitWorktree", action="remove", discard_changes=True)),
+            Reply.of(text("The morning check is scheduled, and the worktree is cleaned up.")),
+        ),),
+        files=TIDEWATCH,
+    ),
+    Scenario(
+        "plan-mode",
+        "interactive plan mode: a plan rejected, the change asked for in words, the revised plan approved",
+        (Run(("--permission-mode", "plan"), (
+            Reply.of(text("Here is my plan."),
+                     tool("ExitPlanMode", plan="# Fix the tide formula\n\n1. Define cos_hour\n2. Add a test\n")),
+            Reply.of(text("Revised: no helper, math.cos directly."),
+                     tool("ExitPlanMode", plan="# Fix the tide formula\n\n1. Use math.cos in height()\n")),
+            Reply.of(text("Plan approved. I'll make the change now.")),
+        ), screen=(
+            say("Plan the cos_hour fix", wait_for="plan mode on"),
+            Step("Exit plan mode?", keys=("Down", "Enter")),
+            say("Use math.cos directly, not a helper", wait_for="Rejected"),
+            Step("Exit plan mode?", keys=("Enter",)),
+            Step("I'll make the change now."),
+        )),),
+        files=TIDEWATCH,
+        shown_prompts=("Plan the cos_hour fix", "Use math.cos directly, not a helper"),
+    ),
+)

@@ -1,0 +1,499 @@
+"""Logs written by the real Claude Code CLI (tests/fixtures/realclient/, made by tests/realclient/generate.py
+against a scripted API) build into pages a person can read: every prompt, reply and tool call is there, no
+entry is shown raw as "Unrecognised", and nothing Claude Code sent to the model (its system prompt, its tool
+schemas, the memory files and environment of its request records) reaches any published file, even with
+--show-hidden.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from generator.build import BuildConfig, BuildReport, build
+from generator.cli import main
+from helpers import write_jsonl
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE / "realclient"))
+
+import generate  # noqa: E402
+from scenarios import SCENARIOS, Scenario  # noqa: E402
+
+FIXTURES = HERE / "fixtures" / "realclient"
+BY_NAME = {scenario.name: scenario for scenario in SCENARIOS}
+# Fields of new Claude Code entries that are harmless and expected: the report must not call them new.
+HARMLESS_NEW_FIELDS = ("attributionAgent", "errorDetails", "promptId", "origin", "entrypoint", "requestedModel",
+                       "effort", "madeBy", "turnOrigin", "promptSource")
+
+
+INLINE_TAGS = frozenset({"a", "abbr", "b", "code", "em", "i", "kbd", "mark", "q", "s", "small", "span", "strong",
+                         "sub", "sup", "time", "u", "var", "wbr"})
+
+
+class _VisibleText(HTMLParser):
+    """The words a reader sees: text outside <script>, <style> and <template>."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.words: list[str] = []
+        self._skipping = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "style", "template"):
+            self._skipping += 1
+        elif tag not in INLINE_TAGS:
+            self.words.append(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style", "template") and self._skipping:
+            self._skipping -= 1
+        elif tag not in INLINE_TAGS:
+            self.words.append(" ")
+
+    def handle_data(self, data: str) -> None:
+        if not self._skipping:
+            self.words.append(data)
+
+
+def visible_text(html: str) -> str:
+    parser = _VisibleText()
+    parser.feed(html)
+    return " ".join("".join(parser.words).split())
+
+
+def every_file_text(folder: Path) -> str:
+    """All the text of every file a build wrote (pages, Markdown, search index, manifest, attachments)."""
+    return "\n".join(path.read_bytes().decode("utf-8", "replace") for path in sorted(folder.rglob("*"))
+                     if path.is_file())
+
+
+def session_pages(site: Path) -> list[Path]:
+    return sorted(p for p in (site / "projects").rglob("*.html") if p.name != "index.html")
+
+
+def leak_probes(fixture: Path) -> list[str]:
+    sent = json.loads((fixture / "sent.json").read_text(encoding="utf-8"))
+    probes = sent["system_prompt"] + sent["tool_schemas"]
+    assert len(sent["system_prompt"]) >= 5 and len(sent["tool_schemas"]) >= 5, f"{fixture}/sent.json is too thin"
+    return probes
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> dict[str, tuple[Path, BuildReport]]:
+    """Each fixture built once, as a user would build it (default options)."""
+    sites = {}
+    for scenario in SCENARIOS:
+        out = tmp_path_factory.mktemp(scenario.name) / "site"
+        sites[scenario.name] = (out, build(BuildConfig(inputs=(FIXTURES / scenario.name / "projects",), output=out)))
+    return sites
+
+
+def test_there_is_a_fixture_for_every_scenario_and_of_the_pinned_version():
+    for scenario in SCENARIOS:
+        fixture = FIXTURES / scenario.name
+        assert list((fixture / "projects").rglob("*.jsonl")), f"{fixture}: no logs (run tests/realclient/generate.py)"
+        sent = json.loads((fixture / "sent.json").read_text(encoding="utf-8"))
+        assert sent["version"] == generate.PINNED_VERSION, f"{fixture} was made by Claude Code {sent['version']}"
+
+
+def test_fixtures_hold_no_path_of_the_machine_that_made_them():
+    for path in FIXTURES.rglob("*"):
+        if path.is_file():
+            words = path.read_text(encoding="utf-8")
+            assert not re.search(r"/tmp/realclient-|/root\b|/home/(?!ada\b)\w+", words), path
+            assert set(re.findall(r"\bLinux \d[^\s\"\\]*", words)) <= {"Linux 6.8.0-generic"}, path
+            assert "/home/" not in str(path.relative_to(FIXTURES)), path
+
+
+@pytest.mark.parametrize("name", sorted(BY_NAME))
+def test_no_entry_is_shown_raw(built, name):
+    site, _ = built[name]
+    for page in session_pages(site):
+        html = page.read_text(encoding="utf-8")
+        assert "Unrecognised" not in visible_text(html), f"{name}: {page.name} shows an entry raw"
+        assert 'class="unknown"' not in html, f"{name}: {page.name}"
+    for page in site.rglob("*.md"):
+        assert "Unrecognised" not in page.read_text(encoding="utf-8"), page
+
+
+@pytest.mark.parametrize("name", sorted(BY_NAME))
+def test_the_report_lists_nothing_of_the_pinned_version_as_unknown(built, name):
+    _, report = built[name]
+    assert dict(report.unknown) == {}, f"{name}: the report calls these new: {dict(report.unknown)}"
+
+
+@pytest.mark.parametrize("name", sorted(BY_NAME))
+def test_nothing_claude_code_sent_to_the_model_is_published(built, name):
+    site, _ = built[name]
+    everything = every_file_text(site)
+    for probe in leak_probes(FIXTURES / name):
+        assert probe not in everything, f"{name}: the site shows what Claude Code sent the model: {probe[:80]!r}"
+
+
+@pytest.mark.parametrize("name", sorted(BY_NAME))
+def test_prompts_replies_and_tool_calls_are_on_the_page(built, name):
+    site, _ = built[name]
+    scenario: Scenario = BY_NAME[name]
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    for words in scenario.prompts():
+        assert " ".join(words.split()) in page, f"{name}: the prompt {words!r} is not on the page"
+    for words in scenario.replies_text():
+        shown = " ".join(words.replace("**", "").split())
+        assert shown in page, f"{name}: the reply {shown!r} is not on the page"
+    for call in scenario.tool_calls():
+        shown_as = {"ExitPlanMode": "Plan"}.get(call["name"], call["name"])
+        assert shown_as in page, f"{name}: no {call['name']} call on the page"
+        for value in call["input"].values():
+            if isinstance(value, str) and "\n" not in value and len(value) < 80:
+                # A path in the project may be shown relative to it.
+                assert value.replace("@PROJECT@/", "") in page, f"{name}: {value!r} not shown"
+
+
+def test_api_errors_are_shown_as_errors(built):
+    site, _ = built["api-error"]
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    assert "529" in page and "500" in page
+
+
+def test_a_hidden_build_publishes_no_request_record(tmp_path):
+    """--show-hidden shows bookkeeping, but never what was sent to the model: not in the pages, the
+    Markdown, the search index, the manifest, or a bundle."""
+    site = tmp_path / "site"
+    inputs = tuple(FIXTURES / name / "projects" for name in sorted(BY_NAME))
+    build(BuildConfig(inputs=inputs, output=site, show_hidden=True))
+    bundle = tmp_path / "bundle.md"
+    logs = [str(log) for folder in inputs for log in sorted(folder.glob("*/*.jsonl"))]
+    result = CliRunner().invoke(main, ["bundle", *logs, "-o", str(bundle), "--show-hidden",
+                                       "--no-vault", "-j", "1"])
+    assert result.exit_code == 0, result.output
+    everything = every_file_text(site) + bundle.read_text(encoding="utf-8")
+    for name in BY_NAME:
+        for probe in leak_probes(FIXTURES / name):
+            assert probe not in everything, f"{name}: --show-hidden published {probe[:80]!r}"
+
+
+# -- what is new: a policy, not a list -------------------------------------------------------------------
+
+SYSTEM_WORDS = "You are Tidebot, the secret operator persona 7f3a"
+SCHEMA_WORDS = "Schema text only the model should read 9c1e"
+MEMORY_WORDS = "CLAUDE.md says the staging password hint is 2b8d"
+
+
+def _envelope(kind: str, **fields: object) -> dict:
+    return {"type": kind, "sessionId": "5b1f0c2e-3a4d-4e6f-8a9b-0c1d2e3f4a5b", "timestamp": "2026-11-20T10:00:00.000Z",
+            **fields}
+
+
+def request_records() -> list[dict]:
+    """Records of what was sent to the model, as today's Claude Code writes them and as a later one might."""
+    schema = {"name": "Bash", "description": SCHEMA_WORDS, "input_schema": {"type": "object"}}
+    return [
+        _envelope("api-request-shape", shape={"system": [{"type": "text", "text": SYSTEM_WORDS}], "tools": [schema]}),
+        _envelope("api-request-blob", message={"role": "system", "content": [{"type": "text", "text": MEMORY_WORDS}]}),
+        _envelope("api-request", params={"model": "claude-opus-5-5", "system": SYSTEM_WORDS}),
+        # Types no version writes yet: the same content under new names must be kept out as well.
+        _envelope("api-request-replay", body={"messages": [{"role": "user", "content": MEMORY_WORDS}]}),
+        _envelope("request-snapshot", request={"system": [{"type": "text", "text": SYSTEM_WORDS}],
+                                               "tools": [schema]}),
+        _envelope("model-context", systemPrompt=[SYSTEM_WORDS], memoryFiles=[{"path": "CLAUDE.md",
+                                                                             "content": MEMORY_WORDS}]),
+        {"type": "attachment", "attachment": {"type": "prompt_snapshot", "systemPrompt": [SYSTEM_WORDS]},
+         "uuid": "00000000-0000-4000-8000-0000000000a1", "timestamp": "2026-11-20T10:00:01.000Z",
+         "sessionId": "5b1f0c2e-3a4d-4e6f-8a9b-0c1d2e3f4a5b"},
+    ]
+
+
+def _conversation() -> list[dict]:
+    base = {"sessionId": "5b1f0c2e-3a4d-4e6f-8a9b-0c1d2e3f4a5b", "cwd": "/home/ada/tidewatch", "version": "2.1.332",
+            "isSidechain": False, "userType": "external"}
+    return [
+        {**base, "type": "user", "uuid": "00000000-0000-4000-8000-000000000001", "parentUuid": None,
+         "timestamp": "2026-11-20T10:00:00.000Z", "message": {"role": "user", "content": "When is high water?"}},
+        {**base, "type": "assistant", "uuid": "00000000-0000-4000-8000-000000000002",
+         "parentUuid": "00000000-0000-4000-8000-000000000001", "timestamp": "2026-11-20T10:00:02.000Z",
+         "message": {"id": "msg_1", "role": "assistant", "model": "claude-opus-5-5",
+                     "content": [{"type": "text", "text": "At 06:12."}]}},
+    ]
+
+
+def test_request_records_are_never_published_even_with_show_hidden(tmp_path):
+    conversation = _conversation()
+    # A part of a new kind inside a message, carrying the request it answered.
+    conversation[1]["message"]["content"].append({"type": "request_echo", "system": [{"text": SYSTEM_WORDS}]})
+    log = write_jsonl(tmp_path / "projects" / "-home-ada-tidewatch" / "5b1f0c2e-3a4d-4e6f-8a9b-0c1d2e3f4a5b.jsonl",
+                      [*conversation[:1], *request_records(), *conversation[1:]])
+    site = tmp_path / "site"
+    report = build(BuildConfig(inputs=(log.parent,), output=site, show_hidden=True))
+    bundle = tmp_path / "bundle.html"
+    result = CliRunner().invoke(main, ["bundle", str(log), "-o", str(bundle), "--show-hidden", "--no-vault",
+                                       "-j", "1"])
+    assert result.exit_code == 0, result.output
+    everything = every_file_text(site) + bundle.read_text(encoding="utf-8")
+    assert "At 06:12." in everything
+    for secret in (SYSTEM_WORDS, SCHEMA_WORDS, MEMORY_WORDS, "7f3a", "9c1e", "2b8d"):
+        assert secret not in everything
+    # Really new types are still counted, so that the report says a new version wrote something new.
+    assert {"type:request-snapshot", "type:model-context", "type:api-request-replay",
+            "part:request_echo"} <= set(report.unknown)
+
+
+def test_a_new_bookkeeping_type_is_hidden_by_default_and_counted(tmp_path):
+    log = write_jsonl(tmp_path / "p" / "-home-ada-tidewatch" / "s.jsonl",
+                      [*_conversation(), _envelope("tide-state", level="rising 4f2c")])
+    site = tmp_path / "site"
+    report = build(BuildConfig(inputs=(log.parent,), output=site))
+    assert "4f2c" not in every_file_text(site)
+    assert report.unknown.get("type:tide-state") == 1
+    shown = tmp_path / "shown"
+    build(BuildConfig(inputs=(log.parent,), output=shown, show_hidden=True))
+    assert "rising 4f2c" in " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(shown))
+
+
+def test_harmless_new_fields_are_not_reported_as_unknown(tmp_path):
+    entries = _conversation()
+    for entry in entries:
+        entry.update({name: "x" for name in HARMLESS_NEW_FIELDS})
+    log = write_jsonl(tmp_path / "p" / "-home-ada-tidewatch" / "s.jsonl", entries)
+    report = build(BuildConfig(inputs=(log.parent,), output=tmp_path / "site"))
+    assert not [name for name in report.unknown if name.startswith("field:")], dict(report.unknown)
+
+
+# -- the real CLI, end to end -----------------------------------------------------------------------------
+
+NPM_CACHE = Path(os.environ.get("SESSIONSITE_NPM_CACHE", HERE.parent / ".npm-cache"))
+
+
+def test_the_real_cli_writes_logs_that_build_clean(tmp_path):
+    """Installs the pinned Claude Code from a pre-filled npm cache (no network), runs a scenario against the
+    stub, and builds what it wrote."""
+    if not shutil.which("npm") or not shutil.which("node"):
+        pytest.skip("npm and node are needed to run the real Claude Code CLI")
+    if not NPM_CACHE.is_dir():
+        pytest.skip(f"no npm cache with @anthropic-ai/claude-code@{generate.PINNED_VERSION} at {NPM_CACHE} "
+                    "(fill it with `npm cache add`; see .ci/run)")
+    prefix = tmp_path / f"claude-code-{generate.PINNED_VERSION}"
+    installed = subprocess.run(["npm", "install", "--offline", "--cache", str(NPM_CACHE), "--prefix", str(prefix),
+                                "--no-save", "--no-audit", "--no-fund", "--",
+                                f"@anthropic-ai/claude-code@{generate.PINNED_VERSION}"],
+                               capture_output=True, text=True)
+    if installed.returncode != 0:
+        pytest.skip(f"@anthropic-ai/claude-code@{generate.PINNED_VERSION} is not in {NPM_CACHE}: "
+                    f"{installed.stderr[-300:]}")
+    executable = generate.install(generate.PINNED_VERSION, tmp_path)
+    fixture = tmp_path / "fixture"
+    generate.run_scenario(BY_NAME["tools"], executable, generate.PINNED_VERSION, fixture)
+    written = every_file_text(fixture)
+    assert "/home/ada/tidewatch" in written and str(tmp_path) not in written and "/tmp/realclient-" not in written
+    assert set(re.findall(r"\bLinux \d[^\s\"\\]*", written)) <= {"Linux 6.8.0-generic"}
+    site = tmp_path / "site"
+    report = build(BuildConfig(inputs=(fixture / "projects",), output=site))
+    assert dict(report.unknown) == {}
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    assert "Unrecognised" not in page
+    assert BY_NAME["tools"].prompts()[0] in page
+    everything = every_file_text(site)
+    for probe in leak_probes(fixture):
+        assert probe not in everything
+
+
+# -- what today's logs give ------------------------------------------------------------------------------
+
+def _last_reported_cost(fixture: Path) -> float:
+    costs = [json.loads(line)["totalCostUSD"] for log in (fixture / "projects").glob("*/*.jsonl")
+             for line in log.read_text(encoding="utf-8").splitlines() if '"type":"cost-state"' in line]
+    return costs[-1]
+
+
+def test_the_cost_claude_code_reported_is_shown_for_a_model_with_no_price(built):
+    """claude-opus-5-5 is not in prices.json: the page shows the log's own `cost-state` figure, and says so."""
+    site, _ = built["tools"]
+    dollars = _last_reported_cost(FIXTURES / "tools")
+    assert dollars >= 0.01, "the fixture's cost is too small to tell apart from a rounding"
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    assert f"Estimated cost ${dollars:,.2f} as Claude Code reported it" in page
+    assert "the cost is as Claude Code reported it" in page
+    assert "no price is known for claude-opus-5-5" not in page
+
+
+def test_a_reported_cost_that_is_not_a_number_is_ignored(tmp_path):
+    entries = [*_conversation(), _envelope("cost-state", totalCostUSD="12", modelUsage={
+        "claude-opus-5-5": {"costUSD": float("nan")}, "other": {"costUSD": True}})]
+    log = write_jsonl(tmp_path / "p" / "-home-ada-tidewatch" / "s.jsonl", entries)
+    report = build(BuildConfig(inputs=(log.parent,), output=tmp_path / "site"))
+    assert "type:cost-state" not in report.unknown
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(tmp_path / "site"))
+    assert "as Claude Code reported it" not in page and "$12" not in page
+
+
+def test_a_background_agent_s_notification_reads_as_words_not_tags(built):
+    site, _ = built["background-agent"]
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    assert "completed" in page
+    assert "<tool_uses>" not in page and "tool uses 1" in page
+
+
+def test_files_claude_code_gives_back_after_a_compaction_are_not_said_to_be_sent_with_a_prompt(built):
+    site, _ = built["compact"]
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    assert "Sent with the prompt" not in page
+
+
+def test_a_file_named_with_at_is_said_to_be_sent_with_the_prompt(built):
+    site, _ = built["attached-file"]
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    assert "Sent with the prompt: NOTES.txt" in page
+    assert "harbour-notes.txt" in page and "Pilot boards at the Gurnard buoy." in page
+
+
+def _calls_log(tmp_path: Path, calls: list[tuple[str, dict, str]]) -> Path:
+    base = {"sessionId": "5b1f0c2e-3a4d-4e6f-8a9b-0c1d2e3f4a5b", "cwd": "/home/ada/tidewatch", "version": "2.1.332",
+            "isSidechain": False, "userType": "external"}
+    entries, parent = list(_conversation()[:1]), "00000000-0000-4000-8000-000000000001"
+    for number, (name, tool_input, result) in enumerate(calls, start=1):
+        use, done = f"00000000-0000-4000-8000-1{number:011d}", f"00000000-0000-4000-8000-2{number:011d}"
+        entries.append({**base, "type": "assistant", "uuid": use, "parentUuid": parent,
+                        "timestamp": f"2026-11-20T10:01:{number:02d}.000Z",
+                        "message": {"id": f"msg_{number}", "role": "assistant", "model": "claude-opus-5-5",
+                                    "content": [{"type": "tool_use", "id": f"toolu_{number}", "name": name,
+                                                 "input": tool_input}]}})
+        entries.append({**base, "type": "user", "uuid": done, "parentUuid": use,
+                        "timestamp": f"2026-11-20T10:01:{number:02d}.500Z",
+                        "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{number}",
+                                                                 "content": result}]}})
+        parent = done
+    return write_jsonl(tmp_path / "p" / "-home-ada-tidewatch" / "s.jsonl", entries)
+
+
+def test_team_schedule_and_workflow_tools_read_as_cards_not_json(tmp_path):
+    log = _calls_log(tmp_path, [
+        ("SendMessage", {"to": "harbour-master", "summary": "Berth change", "message": "Move the *Gull* to berth 4."},
+         "Message sent to harbour-master"),
+        ("SendMessage", {"recipient": "pilot", "content": "Board at the Gurnard buoy.", "type": "message"}, "sent"),
+        ("Workflow", {"title": "Nightly tides", "description": "Refresh the tables.", "script": "run('refresh')",
+                      "args": {"port": "Penzance"}}, "Workflow run wf_1 finished"),
+        ("ScheduleWakeup", {"delaySeconds": 1800, "reason": "wait for the next tide", "prompt": "Check again"}, "ok"),
+        ("TaskStop", {"task_id": "bu54fku9t"}, "Stopped"),
+        ("CronDelete", {"id": "f1b34d79"}, "Deleted f1b34d79"),
+        ("PowerShell", {"command": "Get-ChildItem tides", "description": "List the tides folder"}, "tides.py"),
+        ("ExitWorktree", {"action": "keep"}, "Kept the worktree"),
+    ])
+    site = tmp_path / "site"
+    build(BuildConfig(inputs=(log.parent,), output=site))
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    for shown in ("Message to harbour-master Berth change", "Move the Gull to berth 4.", "Message to pilot",
+                  "Board at the Gurnard buoy.", "Workflow Nightly tides", "Refresh the tables.", "run('refresh')",
+                  "Wake-up in 1,800 s, wait for the next tide", "Check again", "Stop task bu54fku9t",
+                  "CronDelete f1b34d79", "PowerShell Get-ChildItem tides", "Leave worktree keep"):
+        assert shown in page, shown
+    assert '"to":' not in page and '"recipient":' not in page and '"delaySeconds":' not in page
+
+
+def test_a_title_given_with_rename_is_the_session_s_title(built):
+    site, _ = built["continue-resume"]
+    pages = [p.read_text(encoding="utf-8") for p in session_pages(site)]
+    assert any("<title>Tide questions" in html for html in pages)
+
+
+def test_a_plan_rejected_then_approved_reads_so(built):
+    site, _ = built["plan-mode"]
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    assert page.count("Fix the tide formula") == 2
+    assert "rejected by the user" in page and "approved by the user" in page
+    assert "pending" not in page
+
+
+def test_a_hook_s_output_claude_was_given_is_shown_and_its_chatter_is_hidden(built, tmp_path):
+    site, _ = built["hooks"]
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    assert "UserPromptSubmit hook: Tide tables were last refreshed on Monday" in page
+    assert "Harbour log updated" not in page
+    shown = tmp_path / "shown"
+    build(BuildConfig(inputs=(FIXTURES / "hooks" / "projects",), output=shown, show_hidden=True))
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(shown))
+    assert "Harbour log updated" in page
+
+
+def test_claude_code_s_own_error_messages_are_no_model_of_the_session(built):
+    site, _ = built["api-error"]
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    assert "unknown 0 in" not in page and "<synthetic>" not in page
+
+
+class _Paragraphs(HTMLParser):
+    """The text of each <p> of a page, outside <pre>."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.paragraphs: list[str] = []
+        self._in_p = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "p":
+            self._in_p = True
+            self.paragraphs.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "p":
+            self._in_p = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_p:
+            self.paragraphs[-1] += data
+
+
+def test_a_new_kind_of_message_part_is_shown_as_words_with_its_type_named(tmp_path):
+    entries = _conversation()
+    entries[1]["message"]["content"].append({"type": "citation_list", "id": "cit_1", "citations": [
+        {"title": "Admiralty tide tables", "text": "Penzance high water 06:12"}]})
+    log = write_jsonl(tmp_path / "p" / "-home-ada-tidewatch" / "s.jsonl", entries)
+    site = tmp_path / "site"
+    report = build(BuildConfig(inputs=(log.parent,), output=site))
+    assert report.unknown.get("part:citation_list") == 1
+    html = "".join(p.read_text(encoding="utf-8") for p in session_pages(site))
+    assert "Unrecognised" not in visible_text(html)
+    assert "citation_list" in visible_text(html)
+    parser = _Paragraphs()
+    parser.feed(html)
+    assert any("Penzance high water 06:12" in paragraph for paragraph in parser.paragraphs), "shown only as JSON"
+
+
+def test_a_refused_todo_list_says_why(built):
+    site, _ = built["tools"]
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    assert "TodoWrite is disabled for this session" in page
+
+
+def test_titles_and_a_pull_request_from_today_s_entries(tmp_path):
+    entries = [*_conversation(),
+               _envelope("ai-title", aiTitle="High water questions"),
+               _envelope("pr-link", prNumber=42, prUrl="https://github.com/ada/tidewatch/pull/42",
+                         prRepository="ada/tidewatch")]
+    log = write_jsonl(tmp_path / "p" / "-home-ada-tidewatch" / "s.jsonl", entries)
+    site = tmp_path / "site"
+    report = build(BuildConfig(inputs=(log.parent,), output=site))
+    assert not report.unknown
+    html = "".join(p.read_text(encoding="utf-8") for p in session_pages(site))
+    assert "<title>High water questions" in html
+    assert "Pull request #42: https://github.com/ada/tidewatch/pull/42" in visible_text(html)
+    named = write_jsonl(tmp_path / "q" / "-home-ada-tidewatch" / "s.jsonl",
+                        [*entries, _envelope("custom-title", customTitle="Tide table review")])
+    build(BuildConfig(inputs=(named.parent,), output=tmp_path / "named"))
+    html = "".join(p.read_text(encoding="utf-8") for p in session_pages(tmp_path / "named"))
+    assert "<title>Tide table review" in html
+
+
+def test_a_background_agent_s_launch_shows_no_instructions_meant_for_the_model(built):
+    site, _ = built["background-agent"]
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
+    assert "Started in the background" in page
+    assert "internal metadata" not in page and "do not mention to user" not in page
