@@ -21,6 +21,7 @@ from click.testing import CliRunner
 
 from generator.build import BuildConfig, BuildReport, build
 from generator.cli import main
+from conftest import skip_unless_in_ci
 from helpers import write_jsonl
 
 HERE = Path(__file__).parent
@@ -277,9 +278,9 @@ def test_the_real_cli_writes_logs_that_build_clean(tmp_path):
     """Installs the pinned Claude Code from a pre-filled npm cache (no network), runs a scenario against the
     stub, and builds what it wrote."""
     if not shutil.which("npm") or not shutil.which("node"):
-        pytest.skip("npm and node are needed to run the real Claude Code CLI")
+        skip_unless_in_ci("npm and node are needed to run the real Claude Code CLI")
     if not NPM_CACHE.is_dir():
-        pytest.skip(f"no npm cache with @anthropic-ai/claude-code@{generate.PINNED_VERSION} at {NPM_CACHE} "
+        skip_unless_in_ci(f"no npm cache with @anthropic-ai/claude-code@{generate.PINNED_VERSION} at {NPM_CACHE} "
                     "(fill it with `npm cache add`; see .ci/run)")
     prefix = tmp_path / f"claude-code-{generate.PINNED_VERSION}"
     installed = subprocess.run(["npm", "install", "--offline", "--cache", str(NPM_CACHE), "--prefix", str(prefix),
@@ -287,7 +288,7 @@ def test_the_real_cli_writes_logs_that_build_clean(tmp_path):
                                 f"@anthropic-ai/claude-code@{generate.PINNED_VERSION}"],
                                capture_output=True, text=True)
     if installed.returncode != 0:
-        pytest.skip(f"@anthropic-ai/claude-code@{generate.PINNED_VERSION} is not in {NPM_CACHE}: "
+        skip_unless_in_ci(f"@anthropic-ai/claude-code@{generate.PINNED_VERSION} is not in {NPM_CACHE}: "
                     f"{installed.stderr[-300:]}")
     executable = generate.install(generate.PINNED_VERSION, tmp_path)
     fixture = tmp_path / "fixture"
