@@ -57,9 +57,10 @@ def test_build_writes_site_and_report(runner, tmp_path):
     assert f"{report['sessions']} sessions" in index.select_one(".lede").get_text()
     assert f"{report['sessions']} sessions (+ {report['subagent_runs']} subagent runs)" in result.output
     assert report["events"]["prompt"] > 0 and report["events"]["tool_call"] > 0
-    # The adversarial example has four unreadable lines, each reported with its file and line.
+    # The adversarial example has four unreadable lines and a user entry with no message object, each reported
+    # with its file and line.
     broken = [d for d in report["diagnostics"] if d["file"].endswith("7296ccd2-c393-48c2-a896-d22e0099834f.jsonl")]
-    assert sorted(d["line"] for d in broken) == [8, 13, 14, 23]
+    assert sorted(d["line"] for d in broken) == [8, 13, 14, 18, 23]
     assert all(d["message"] for d in broken)
     assert report["unknown"] == {"shape:user": 1, "type:hologram": 1}
     assert (out / "index.html").is_file() and (out / "assets" / "style.css").is_file()
