@@ -229,6 +229,14 @@ def test_in_a_credential_file_a_random_value_goes_whatever_its_name(tmp_path, pa
     assert RANDOM_VALUE not in pages and "eu-west-1" in pages
 
 
+def test_an_id_of_a_wrong_type_does_not_stop_redaction():
+    """A result whose call id is not a string (damaged, or hostile) is redacted like any other."""
+    entry = tool_result("toolu_01", f"API_TOKEN={PASSWORD}")
+    entry["message"]["content"][0]["tool_use_id"] = ["toolu_01"]
+    redacted = json.dumps(Redactor().entry(Entry("f", 1, entry)).data)
+    assert PASSWORD not in redacted
+
+
 def test_outside_a_credential_file_a_random_value_needs_a_name():
     assert Redactor().text(f"STRIPE={RANDOM_VALUE}") == f"STRIPE={RANDOM_VALUE}"
 

@@ -415,7 +415,8 @@ def test_results_are_reached_by_keyboard_and_pass_axe(browser, axe, coding_site,
     page.focus("#site-search")
     page.keyboard.type("quokkameter")
     page.keyboard.press("Enter")
-    page.wait_for_function("document.activeElement && document.activeElement.classList.contains('result')")
+    # A function, not an expression: Playwright evaluates an expression with eval, which the page's CSP forbids.
+    page.wait_for_function("() => document.activeElement && document.activeElement.classList.contains('result')")
     assert page.evaluate("document.querySelector('#search-results .search-status').getAttribute('role')") == "status"
     assert serious_violations(axe, page) == []
     # The filters are labelled controls just before the results: Shift+Tab from the first result.

@@ -437,7 +437,7 @@ class Redactor:
                         self._credential_calls.clear()
                     self._credential_calls.add(str(part.get("id")))
                     found = True
-            elif part.get("type") == "tool_result" and part.get("tool_use_id") in self._credential_calls:
+            elif part.get("type") == "tool_result" and str(part.get("tool_use_id")) in self._credential_calls:
                 found = True
         result = data.get("toolUseResult")
         if isinstance(result, dict):
