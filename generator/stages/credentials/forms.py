@@ -69,7 +69,7 @@ FORM_RULES: tuple[FormRule, ...] = (
         r"['\"]?[^\s:'\"]*:(?P<secret>[^\s'\"|;&]+)"), also=("-u", "--user", "-a", "--auth", "--http-password")),
     FormRule("password-flag", ("login",), re.compile(
         r"\blogin\b" + _COMMAND_END + r"\s(?:-p|--password)[ =]" + _ARGUMENT), also=("-p", "--password")),
-    FormRule("password-flag", ("zip", "7z", "rar"), re.compile(
+    FormRule("password-flag", ("zip ", "7z ", "7za ", "7zz ", "rar "), re.compile(
         r"\b(?:zip|unzip|7z|7za|7zz|rar|unrar)\b" + _COMMAND_END + r"\s-(?:P\s*|p)" + _ARGUMENT), also=("-p",)),
     FormRule("password-flag", ("ldap",), re.compile(r"\bldap\w+\b" + _COMMAND_END + r"\s-w\s+" + _ARGUMENT),
              also=(" -w",)),

@@ -144,7 +144,9 @@ def is_secret_name(name: str) -> bool:
 
 NAME_STEMS = (
     "pass", "pwd", "secret", "token", "auth", "credential", "creds", "cookie", "sessid", "sessionid", "bearer", "jwt",
-    "connstr", "connectionstring", "dsn", "webhook", "mnemonic", "_pat", "pat_", "-pat", "_pw", "pw_", "-pw", "pw=",
+    "connstr", "connectionstring", "dsn", "webhook", "mnemonic", "_pw", "pw_", "-pw", "pw=",
+    # `GITHUB_PAT=`, `pat_token`: a bare `_pat` is in every `_path`.
+    *(mark + "pat" + end for mark in ("_", "-") for end in ("=", ":", " ", "\"", "'")), "pat_",
     "pw:", "pin=", "pin:", "otp", "psk", "sig=", "signature=", "?key=", "&key=", "?code=", "&code=", "sas=",
     *(qualifier + separator + "key" for qualifier in sorted(_KEY_QUALIFIERS) for separator in ("", "_", "-", ".", " ")),
 )
