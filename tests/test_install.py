@@ -202,8 +202,8 @@ def test_the_readme_install_and_try_commands_work_as_written(tmp_path):
     done = run_shell(commands, clone, env)
     assert done.returncode == 0, f"{commands}\n{done.stdout}\n{done.stderr}"
     assert (clone / "demo" / "index.html").is_file()
-    # As the README says: the hostile example's four unreadable lines are reported, and that is all.
-    assert "4 input problem(s)" in done.stderr
+    # As the README says: the hostile example's five input problems are reported, and that is all.
+    assert "5 input problem(s)" in done.stderr
 
 
 # -- the GitHub Pages workflow ---------------------------------------------------------------------------
