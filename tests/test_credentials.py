@@ -255,6 +255,7 @@ def test_the_regular_expression_fallback_finds_what_the_automaton_finds(monkeypa
         assert with_automaton.any_in(sample) == without.any_in(sample)
         assert with_automaton.starts(sample) == without.starts(sample)
         assert with_automaton.occurrences(sample) == without.occurrences(sample)
+        assert set(with_automaton.positions(sample)) == set(without.positions(sample))
 
 
 # -- what the commands say -------------------------------------------------------------------------------------

@@ -369,7 +369,7 @@ _STEMS = frozenset(NAME_STEMS)
 def token_positions(text: str) -> list[int]:
     """Where any token rule's anchor, a token's base64 spelling or an anchorless rule's look stands."""
     catalogue = compiled()
-    positions = catalogue.token_side.starts(text)
+    positions = catalogue.token_side.positions(text)
     if catalogue.any_look is not None:
         positions += [found.start() for found in catalogue.any_look.finditer(text)]
     return positions
@@ -379,13 +379,22 @@ def context_positions(text: str) -> list[int]:
     """Where any rule by context may apply: a secret-like name's stem, a form's anchor, a Kubernetes Secret's
     mark, and the marks of the shapes the rules look for (a `.pgpass` line, a percent-escape, a key's body
     line, a `.env` line, grep's place)."""
-    positions = compiled().context_side.starts(lower_in_place(text))
-    for shape in (_PGPASS_FIELDS, _PERCENT_HEX, _LONG_BASE64, _DOTENV_LINE_START, _GREP_PLACE):
-        positions += [found.start() for found in shape.finditer(text)]
+    positions = compiled().context_side.positions(lower_in_place(text))
+    if ":" in text:
+        positions += [found.start() for found in _PGPASS_FIELDS.finditer(text)]
+    if "%" in text:
+        positions += [found.start() for found in _PERCENT_HEX.finditer(text)]
+    positions += [found.start() for found in _LINE_SHAPES.finditer(text)]
     return positions
 
 
-_DOTENV_LINE_START = re.compile(r"(?m)^(?:[ \t]*\d+(?:→|\t)|[^\s:]+:\d+:|[+ ])?[ \t]*(?:export[ \t]+)?[A-Z][A-Z0-9_]{2,}=\S")
+_LINE_SHAPES = re.compile(
+    r"(?m)^(?:"
+    r"(?:[^\S\n]*\d+(?:→|\t)|[^\s:]*[:-]\d+[:-]|\d+[:-]|[+> ])?[^\S\n]*[A-Za-z0-9+/]{56}"  # a key's body line
+    r"|(?:[ \t]*\d+(?:→|\t)|[^\s:]+:\d+:|[+ ])?[ \t]*(?:export[ \t]+)?[A-Z][A-Z0-9_]{2,}=\S"  # a .env line
+    r"|[^\s:]+?[:-]\d+[:-])")  # grep's place
+"""The lines the rules by context look for by their shape, in one scan: a key's body line, a `.env` line, a
+line of grep's output."""
 
 
 def has_context(text: str) -> bool:
