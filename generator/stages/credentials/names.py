@@ -164,9 +164,6 @@ def lower_in_place(text: str) -> str:
     return lower if len(lower) == len(text) else text.translate(_ASCII_LOWER)
 
 
-def may_name_secret(text: str) -> bool:
-    return _NAME_STEMS.any_in(text.lower())
-
 
 def secret_word_positions(text: str) -> list[int]:
     """Where each secret word starts: the name around it is read from there."""

@@ -20,7 +20,7 @@ from typing import Callable, Iterable
 
 from .assignments import assigned_secrets
 from .entropy import looks_random
-from .files import looks_like_dotenv, names_credential_file
+from .files import names_credential_file
 from .forms import FORM_RULES, KUBERNETES_SECRET_MARKS, form_matches, kubernetes_secret_values, lines_with_offsets
 from .prefilter import Anchors
 from .names import NAME_STEMS, lower_in_place
@@ -42,14 +42,11 @@ class _Compiled:
     rules_by_anchor: dict[str, tuple[int, ...]]
     looks: tuple[tuple[int, re.Pattern[str]], ...]
     """The rules with no literal, each with its cheap pattern."""
-    encoded_anchors: Anchors
-    """Every anchor of four characters or more as base64 would spell it, at each of its three alignments."""
-    form_anchors: Anchors
-    """The lower-case anchors of the fixed forms (`forms.FORM_RULES`)."""
     any_look: re.Pattern[str] | None
     """Every look in one alternation, for the one question whether any may match."""
     token_side: Anchors
-    """The token anchors and their base64 spellings: one pass over a text finds both."""
+    """The token anchors and their base64 spellings (every anchor of four characters or more as base64 would
+    spell it, at each of its three alignments): one pass over a text finds both."""
     encoded_spellings: frozenset[str]
     context_side: Anchors
     """In lower-case text: the secret-like names' stems, the fixed forms' anchors and the marks of a Kubernetes
@@ -79,11 +76,10 @@ def compiled() -> _Compiled:
             by_anchor.setdefault(anchor, []).append(index)
     looks = tuple((index, re.compile(rule.look)) for index, (rule, _) in enumerate(rules) if not rule.anchors)
     spellings = sorted({spelling for anchor in by_anchor if len(anchor) >= 4 for spelling in _base64_spellings(anchor)})
-    form_anchors = Anchors(anchor for rule in FORM_RULES for anchor in rule.anchors)
     any_look = re.compile("|".join(f"(?:{look.pattern})" for _, look in looks)) if looks else None
-    context_side = Anchors([*NAME_STEMS, *form_anchors.literals, *KUBERNETES_SECRET_MARKS])
-    return _Compiled(rules, Anchors(by_anchor), {a: tuple(i) for a, i in by_anchor.items()}, looks, Anchors(spellings),
-                     form_anchors, any_look, Anchors([*by_anchor, *spellings]), frozenset(spellings), context_side)
+    context_side = Anchors([*NAME_STEMS, *(anchor for rule in FORM_RULES for anchor in rule.anchors),
+                            *KUBERNETES_SECRET_MARKS])
+    return _Compiled(rules, Anchors(by_anchor), {a: tuple(i) for a, i in by_anchor.items()}, looks, any_look, Anchors([*by_anchor, *spellings]), frozenset(spellings), context_side)
 
 
 def _token_rules_present(text: str, anchors: Iterable[str] | None = None, looked: bool | None = None) -> list[int]:
@@ -177,11 +173,11 @@ def embedded_token_spans(text: str) -> list[Found]:
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]+={0,2}")
 
 
-def encoded_token_spans(text: str, hits: Iterable[int] | None = None) -> list[Found]:
-    """base64 runs that decode to text holding a token of a known format (`"auth": "<base64 of user:ghp_…>"`).
-    `hits`: where the tokens' base64 spellings are, where the caller has found them already."""
+def encoded_token_spans(text: str, hits: Iterable[int]) -> list[Found]:
+    """base64 runs that decode to text holding a token of a known format (`"auth": "<base64 of user:ghp_…>"`);
+    `hits`: where the tokens' base64 spellings are (`scan_tokens` finds them with the anchors)."""
     found: list[Found] = []
-    for hit in compiled().encoded_anchors.starts(text) if hits is None else hits:
+    for hit in hits:
         if found and hit < found[-1].end:
             continue
         start = hit
@@ -209,13 +205,10 @@ def _decoded(run: str) -> str:
             except (binascii.Error, ValueError):
                 continue
             text = raw.decode("latin-1")
-            if catalogue_anchor_in(text):
+            if compiled().anchors.any_in(text):
                 return text
     return ""
 
-
-def catalogue_anchor_in(text: str) -> bool:
-    return compiled().anchors.any_in(text)
 
 
 def form_spans(text: str, lower: str, present: set[str] | None = None) -> list[Found]:
@@ -302,7 +295,7 @@ def percent_encoded_spans(text: str) -> list[Found]:
         if len(decoded) < 8 or decoded == segment:
             continue
         kinds = [item.kind for item in token_spans(decoded)] if may_hold_token(decoded) else []
-        if not kinds and (has_context(decoded) or looks_like_dotenv(decoded)):
+        if not kinds:
             kinds = [item.kind for item in context_spans(decoded, False)]
         if kinds:
             found.append(Found(start, end, kinds[0]))
@@ -395,13 +388,6 @@ _LINE_SHAPES = re.compile(
     r"|[^\s:]+?[:-]\d+[:-])")  # grep's place
 """The lines the rules by context look for by their shape, in one scan: a key's body line, a `.env` line, a
 line of grep's output."""
-
-
-def has_context(text: str) -> bool:
-    """Whether any rule by context could match in `text` (cheap)."""
-    return compiled().context_side.any_in(text.lower()) or (":" in text and _PGPASS_FIELDS.search(text) is not None) or (
-        "%" in text and _PERCENT_HEX.search(text) is not None) or (
-        len(text) > 112 and _LONG_BASE64.search(text) is not None)
 
 
 _GREP_PLACE = re.compile(r"(?m)^(?P<path>[^\s:]+?)[:-]\d+[:-]")
