@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Iterable
 
 from .assignments import not_a_reference, plausible_secret
 from .names import is_secret_name
@@ -131,10 +132,10 @@ def kubernetes_secret_values(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def form_matches(rule: FormRule, text: str) -> list[tuple[int, int]]:
-    """The spans of `rule`'s secrets in `text`."""
+def form_matches(rule: FormRule, text: str, matches: Iterable[re.Match[str]] | None = None) -> list[tuple[int, int]]:
+    """The spans of `rule`'s secrets in `text` (among `matches` of its pattern, when the caller has them)."""
     spans = []
-    for found in rule.pattern.finditer(text):
+    for found in rule.pattern.finditer(text) if matches is None else matches:
         group = "secret" if "secret" in rule.pattern.groupindex else 0
         start, end = found.span(group)
         secret = found.group(group)
