@@ -25,7 +25,7 @@ from .assignments import assigned_secrets
 from .entropy import looks_random
 from .files import CREDENTIAL_FILE_MARKS, names_credential_file
 from .forms import FORM_RULES, KUBERNETES_SECRET_MARKS, form_matches, kubernetes_secret_values, lines_with_offsets
-from .prefilter import Anchors, Prefilter
+from .prefilter import Prefilter
 from .names import NAME_STEMS, lower_in_place
 from .providers import TOKEN_RULES, TokenRule
 
@@ -46,7 +46,7 @@ _SHAPES = (
     (KEY_BODY, r"^(?:[^\S\n]*\d+(?:→|\t)|[^\s:]*[:-]\d+[:-]|\d+[:-]|[+> ])?[^\S\n]*[A-Za-z0-9+/]{56}"),
     (DOTENV, r"^(?:[ \t]*\d+(?:→|\t)|[^\s:]+:\d+:|[+ ])?[ \t]*(?:export[ \t]+)?[A-Z][A-Z0-9_]{2,}=\S"),
     # grep's place in a file whose name holds a credential file's mark (`config/.env:3:`).
-    (GREP_PLACE, "(?i)^[^\\s:]*?(?:" + "|".join(map(re.escape, CREDENTIAL_FILE_MARKS)) + ")[^\\s:]*?[:-]\\d+[:-]"),
+    (GREP_PLACE, "(?i)(?:" + "|".join(map(re.escape, CREDENTIAL_FILE_MARKS)) + ")[^\\s:]*[:-]\\d+[:-]"),
     (PGPASS, r":(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:"),
     (PERCENT, r"%[0-9A-Fa-f]{2}"),
     (WRAPPED, r"[A-Za-z0-9_\-+/=.]\n[ \t]*\d+(?:→|\t)[A-Za-z0-9_\-+/=.]"),
@@ -55,11 +55,25 @@ CONTEXT_SHAPES = KEY_BODY | DOTENV | GREP_PLACE | PGPASS | PERCENT
 """The shapes a rule by context looks for (a wrapped line is the token rules')."""
 
 
+class _RulesCompiledWhenUsed:
+    """The token rules, each with its pattern compiled the first time the rule runs: compiling them all costs
+    a fifth of a second in every process, and most never run."""
+
+    def __init__(self, rules: tuple[TokenRule, ...]) -> None:
+        self._rules = rules
+        self._compiled: list[tuple[TokenRule, re.Pattern[str]] | None] = [None] * len(rules)
+
+    def __getitem__(self, index: int) -> tuple[TokenRule, re.Pattern[str]]:
+        found = self._compiled[index]
+        if found is None:
+            rule = self._rules[index]
+            found = self._compiled[index] = (rule, re.compile(rule.pattern, rule.flags))
+        return found
+
+
 @dataclass(frozen=True)
 class _Compiled:
-    rules: tuple[tuple[TokenRule, re.Pattern[str]], ...]
-    anchors: Anchors
-    """Every anchor of every rule."""
+    rules: _RulesCompiledWhenUsed
     rules_by_anchor: dict[str, tuple[int, ...]]
     looks: tuple[tuple[int, re.Pattern[str]], ...]
     """The rules with no literal, each with its cheap pattern."""
@@ -117,12 +131,11 @@ def _base64_spellings(anchor: str) -> list[str]:
 
 @functools.cache
 def compiled() -> _Compiled:
-    rules = tuple((rule, re.compile(rule.pattern, rule.flags)) for rule in TOKEN_RULES)
     by_anchor: dict[str, list[int]] = {}
-    for index, (rule, _) in enumerate(rules):
+    for index, rule in enumerate(TOKEN_RULES):
         for anchor in rule.anchors:
             by_anchor.setdefault(anchor, []).append(index)
-    looks = tuple((index, re.compile(rule.look)) for index, (rule, _) in enumerate(rules) if not rule.anchors)
+    looks = tuple((index, re.compile(rule.look)) for index, rule in enumerate(TOKEN_RULES) if not rule.anchors)
     anchors = sorted(by_anchor)
     spellings = sorted({spelling for anchor in anchors if len(anchor) >= 4 for spelling in _base64_spellings(anchor)})
     words = sorted({*NAME_STEMS, *(anchor for rule in FORM_RULES for anchor in rule.anchors), *KUBERNETES_SECRET_MARKS})
@@ -133,8 +146,8 @@ def compiled() -> _Compiled:
     meanings += [(_SHAPE, bit) for bit, _ in _SHAPES]
     prefilter = Prefilter([*anchors, *spellings], words,
                           [*(look.pattern for _, look in looks), *(shape for _, shape in _SHAPES)])
-    return _Compiled(rules, Anchors(by_anchor), {a: tuple(i) for a, i in by_anchor.items()}, looks, prefilter,
-                     tuple(meanings))
+    return _Compiled(_RulesCompiledWhenUsed(TOKEN_RULES), {anchor: tuple(rules) for anchor, rules in by_anchor.items()},
+                     looks, prefilter, tuple(meanings))
 
 
 def sight_each(texts: Sequence[str]) -> list[Sighting | None]:
@@ -188,20 +201,6 @@ def sight(text: str) -> Sighting:
     return sight_each([text])[0] or _NOTHING
 
 
-def _token_rules_present(text: str, anchors: Iterable[str] | None = None, looked: bool | None = None) -> list[int]:
-    catalogue = compiled()
-    present: set[int] = set()
-    for anchor in catalogue.anchors.found(text) if anchors is None else anchors:
-        present.update(catalogue.rules_by_anchor.get(anchor, ()))
-    if looked is None:
-        looked = sight(text).looked
-    if looked:
-        for index, look in catalogue.looks:
-            if look.search(text):
-                present.add(index)
-    return sorted(present)
-
-
 def may_hold_token(text: str) -> bool:
     """Whether any token rule (or a token's base64) could match in `text`."""
     return sight(text).tokens
@@ -245,7 +244,7 @@ def token_spans(text: str, anchors: Iterable[tuple[int, str]] | None = None, loo
     where the rules' anchors are in the text, when the caller has found them already."""
     catalogue = compiled()
     if anchors is None:
-        anchors = catalogue.anchors.occurrences(text)
+        anchors = sight(text).anchors
     places: dict[int, list[int]] = {}
     for start, anchor in anchors:
         for index in catalogue.rules_by_anchor.get(anchor, ()):
@@ -277,7 +276,7 @@ def scan_tokens(text: str, embedded: bool = False, seen: Sighting | None = None)
         seen = sight(text)
     if not seen.tokens:
         return []
-    spans = embedded_token_spans(text) if embedded else token_spans(text, seen.anchors, seen.looked)
+    spans = embedded_token_spans(text, seen) if embedded else token_spans(text, seen.anchors, seen.looked)
     if seen.spellings:
         spans = _non_overlapping([*spans, *encoded_token_spans(text, seen.spellings)])
     return spans
@@ -286,13 +285,16 @@ def scan_tokens(text: str, embedded: bool = False, seen: Sighting | None = None)
 _LONGEST_EMBEDDED = 256
 
 
-def embedded_token_spans(text: str) -> list[Found]:
+def embedded_token_spans(text: str, seen: Sighting | None = None) -> list[Found]:
     """Tokens inside a longer run of token characters, which the rules' boundaries keep them from matching
     in prose: in an id, a signature, a tool's name (`mcp__<token>__search`). Each anchor's place is tried as
-    the token's start, with the longest run after it that a rule takes whole."""
+    the token's start, with the longest run after it that a rule takes whole. `seen`: what the prefilter saw
+    in `text`, when the caller has looked."""
     catalogue = compiled()
-    found = token_spans(text)
-    for start, anchor in catalogue.anchors.occurrences(text):
+    if seen is None:
+        seen = sight(text)
+    found = token_spans(text, seen.anchors, seen.looked)
+    for start, anchor in seen.anchors:
         if any(item.start <= start < item.end for item in found):
             continue
         if len(anchor) < 4 and len(text) > 200:
@@ -343,16 +345,17 @@ def _decoded(run: str) -> str:
             except (binascii.Error, ValueError):
                 continue
             text = raw.decode("latin-1")
-            if compiled().anchors.any_in(text):
+            if sight(text).anchors:
                 return text
     return ""
 
 
 
-def form_spans(text: str, lower: str, words: list[tuple[int, str]] | None = None) -> list[Found]:
-    """The fixed forms (`forms.FORM_RULES`) whose anchors and flags the lower-case text holds, each tried only
-    around its anchors' places (`words`: where the prefilter saw the words, when the caller has looked)."""
+def form_spans(text: str, words: list[tuple[int, str]] | None = None) -> list[Found]:
+    """The fixed forms (`forms.FORM_RULES`) whose anchors and flags the text holds (in any case), each tried
+    only around its anchors' places (`words`: where the prefilter saw the words, when the caller has looked)."""
     found: list[Found] = []
+    lower = ""
     if words is None:
         words = sight(text).words
     places: dict[str, list[int]] = {}
@@ -360,7 +363,11 @@ def form_spans(text: str, lower: str, words: list[tuple[int, str]] | None = None
         places.setdefault(word, []).append(start)
     for rule in FORM_RULES:
         starts = sorted(start for anchor in rule.anchors for start in places.get(anchor, ()))
-        if starts and (not rule.also or any(flag in lower for flag in rule.also)):
+        if not starts:
+            continue
+        if rule.also and not lower:
+            lower = lower_in_place(text)
+        if not rule.also or any(flag in lower for flag in rule.also):
             matches = _matches(rule.pattern, text, starts)
             found += [Found(start, end, rule.kind) for start, end in form_matches(rule, text, matches)]
     if not places.keys().isdisjoint(KUBERNETES_SECRET_MARKS):
@@ -479,7 +486,7 @@ def context_spans(text: str, credential_file: bool, named_file: bool = False,
     as one by its name, where a random run on its own is a secret too (a key's body lines)."""
     if seen is None:
         seen = sight(text)
-    found = form_spans(text, lower_in_place(text), seen.words) if seen.words else []
+    found = form_spans(text, seen.words) if seen.words else []
     if seen.shapes & KEY_BODY and len(text) > 112:
         found += key_body_spans(text)
     if seen.shapes & PERCENT:
