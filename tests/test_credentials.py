@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import re
 import string
 from collections import Counter
 from pathlib import Path
@@ -317,3 +318,29 @@ def test_on_the_public_corpus_every_redaction_is_a_reviewed_one(public_corpus):
                 redactor.entry(item)
     found = {(kind, secret[:70] if secret.startswith("test-only") else secret) for kind, secret in made}
     assert found == REVIEWED
+
+
+def test_no_token_of_a_known_format_can_stand_in_a_uuid():
+    """Ids that are uuids are passed over without a look (`redactor.identifier`): every token rule's anchor has a
+    character no uuid has, and no anchorless rule matches in uuids, random or made of its own characters."""
+    import uuid
+    from generator.stages.credentials.providers import TOKEN_RULES
+    from generator.stages.redact.redactor import identifier
+    uuid_characters = set("0123456789abcdef-")
+    generator = random.Random(7)
+    samples = [str(uuid.UUID(int=generator.getrandbits(128))) for _ in range(3000)]
+    samples += ["-".join(["a" * 8, "b" * 4, "c" * 4, "d" * 4, "e" * 12]), "12345678-1234-1234-1234-123456789012"]
+    for rule in TOKEN_RULES:
+        pattern = re.compile(rule.pattern, rule.flags)
+        placed = []
+        for anchor in rule.anchors:
+            if set(anchor) - uuid_characters:
+                continue  # a uuid cannot hold this anchor, nor a match
+            # An anchor a uuid can spell (`fc-`): a uuid with it at every place its dashes allow.
+            for place in range(37 - len(anchor)):
+                shape = samples[place]
+                candidate = shape[:place] + anchor + shape[place + len(anchor):]
+                if all((candidate[i] == "-") == (i in (8, 13, 18, 23)) for i in range(36)):
+                    placed.append(candidate)
+        assert not any(pattern.search(sample) for sample in [*samples, *placed]), rule.kind
+    assert identifier("toolu_" + GITHUB) != "toolu_" + GITHUB  # an id that is not a uuid is still searched

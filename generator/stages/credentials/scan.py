@@ -26,7 +26,7 @@ from .entropy import looks_random
 from .files import CREDENTIAL_FILE_MARKS, names_credential_file
 from .forms import FORM_RULES, KUBERNETES_SECRET_MARKS, form_matches, kubernetes_secret_values, lines_with_offsets
 from .prefilter import Prefilter
-from .names import NAME_STEMS, lower_in_place
+from .names import NAME_STEMS
 from .providers import TOKEN_RULES, TokenRule
 
 
@@ -105,6 +105,8 @@ class Sighting:
     (in lower case)."""
     shapes: int = 0
     """The shapes seen (`KEY_BODY` …), together."""
+    pgpass: list[int] = field(default_factory=list)
+    """Where a `.pgpass` line's fields end."""
 
     @property
     def tokens(self) -> bool:
@@ -150,10 +152,11 @@ def compiled() -> _Compiled:
                      looks, prefilter, tuple(meanings))
 
 
-def sight_each(texts: Sequence[str]) -> list[Sighting | None]:
-    """What the prefilter sees in each of `texts` (None: nothing), from one pass over them all."""
+def sightings_of(texts: Sequence[str]) -> dict[int, Sighting]:
+    """What the prefilter sees in each of `texts`, by the text's index (only those in which it sees anything),
+    from one pass over them all."""
     catalogue = compiled()
-    seen: list[Sighting | None] = [None] * len(texts)
+    seen: dict[int, Sighting] = {}
     if len(texts) == 1:
         hits = catalogue.prefilter.scan(texts[0])
         starts = [0]
@@ -168,7 +171,7 @@ def sight_each(texts: Sequence[str]) -> list[Sighting | None]:
         meaning, what = meanings[index]
         start = end - len(what) if isinstance(what, str) else end - 1
         owner = 0 if single else bisect_right(starts, start) - 1
-        sighting = seen[owner]
+        sighting = seen.get(owner)
         if sighting is None:
             sighting = seen[owner] = Sighting()
         start -= starts[owner]
@@ -178,18 +181,19 @@ def sight_each(texts: Sequence[str]) -> list[Sighting | None]:
             sighting.words.append((start, what))  # type: ignore[arg-type]
         elif meaning == _SHAPE:
             sighting.shapes |= what  # type: ignore[operator]
+            if what == PGPASS:
+                sighting.pgpass.append(start + 1)
         elif meaning == _SPELLING:
             sighting.spellings.append(start)
         else:
             sighting.looked = True
-    for sighting in seen:
-        if sighting is not None:
-            if len(sighting.anchors) > 1:
-                sighting.anchors = sorted(set(sighting.anchors))
-            if len(sighting.words) > 1:
-                sighting.words = sorted(set(sighting.words))
-            if len(sighting.spellings) > 1:
-                sighting.spellings = sorted(set(sighting.spellings))
+    for sighting in seen.values():
+        if len(sighting.anchors) > 1:
+            sighting.anchors = sorted(set(sighting.anchors))
+        if len(sighting.words) > 1:
+            sighting.words = sorted(set(sighting.words))
+        if len(sighting.spellings) > 1:
+            sighting.spellings = sorted(set(sighting.spellings))
     return seen
 
 
@@ -198,7 +202,7 @@ _NOTHING = Sighting()
 
 def sight(text: str) -> Sighting:
     """What the prefilter sees in `text`."""
-    return sight_each([text])[0] or _NOTHING
+    return sightings_of([text]).get(0, _NOTHING)
 
 
 def may_hold_token(text: str) -> bool:
@@ -222,21 +226,24 @@ match that touches the window's edge is looked for again in the whole text."""
 
 
 def _matches(pattern: re.Pattern[str], text: str, starts: list[int] | None) -> list[re.Match[str]]:
-    """`pattern`'s matches in `text`, found near the places `starts` (its anchors' places; None: anywhere)."""
+    """`pattern`'s matches in `text`, found near the places `starts` (its anchors' places, in order; None:
+    anywhere). Places close together share one window."""
     if starts is None or len(text) <= _LEAD + _REACH:
         return list(pattern.finditer(text))
-    found: dict[tuple[int, int], re.Match[str]] = {}
-    searched_to = 0
+    windows: list[list[int]] = []
     for start in starts:
-        low, high = max(searched_to, start - _LEAD), min(len(text), start + _REACH)
-        if low >= high:
-            continue
+        low, high = max(0, start - _LEAD), min(len(text), start + _REACH)
+        if windows and low <= windows[-1][1]:
+            windows[-1][1] = high
+        else:
+            windows.append([low, high])
+    found: list[re.Match[str]] = []
+    for low, high in windows:
         for match in pattern.finditer(text, low, high):
             if (match.end() == high and high < len(text)) or (match.start() == low and low > 0):
                 return list(pattern.finditer(text))  # it may go on past the window, or start before it
-            found[match.span()] = match
-        searched_to = high
-    return [found[span] for span in sorted(found)]
+            found.append(match)
+    return found
 
 
 def token_spans(text: str, anchors: Iterable[tuple[int, str]] | None = None, looked: bool | None = None) -> list[Found]:
@@ -302,12 +309,36 @@ def embedded_token_spans(text: str, seen: Sighting | None = None) -> list[Found]
         for index in catalogue.rules_by_anchor[anchor]:
             rule, pattern = catalogue.rules[index]
             window = text[start:start + _LONGEST_EMBEDDED]
-            end = next((length for length in range(len(window), len(anchor), -1)
-                        if pattern.fullmatch(window[:length])), 0)
+            end = _longest_whole(pattern, window, len(anchor))
             if end:
                 found.append(Found(start, start + end, rule.kind))
                 break
     return _non_overlapping(found)
+
+
+_TRAILING_BOUNDARY = re.compile(r"\(\?!\[[^\]]*\]\)$")
+
+
+@functools.cache
+def _without_end_boundary(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
+    """A rule's pattern without the check that its token ends where a run of token characters does (None: the
+    pattern ends otherwise)."""
+    boundary = _TRAILING_BOUNDARY.search(pattern.pattern)
+    return None if boundary is None else re.compile(pattern.pattern[:boundary.start()], pattern.flags)
+
+
+def _longest_whole(pattern: re.Pattern[str], window: str, shortest: int) -> int:
+    """The length of the longest start of `window` that `pattern` matches whole (0: none). Where the pattern
+    ends in its token's boundary, the same pattern without it says in one match where a token can end (its
+    greedy runs take the longest); else each length is tried, longest first."""
+    open_ended = _without_end_boundary(pattern)
+    if open_ended is not None:
+        candidate = open_ended.match(window)
+        if candidate is None:
+            return 0  # no start of the window can be a whole match: each would be a match of this
+        if candidate.end() > shortest and pattern.fullmatch(window, 0, candidate.end()):
+            return candidate.end()
+    return next((length for length in range(len(window), shortest, -1) if pattern.fullmatch(window, 0, length)), 0)
 
 
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]+={0,2}")
@@ -352,27 +383,35 @@ def _decoded(run: str) -> str:
 
 
 def form_spans(text: str, words: list[tuple[int, str]] | None = None) -> list[Found]:
-    """The fixed forms (`forms.FORM_RULES`) whose anchors and flags the text holds (in any case), each tried
-    only around its anchors' places (`words`: where the prefilter saw the words, when the caller has looked)."""
-    found: list[Found] = []
-    lower = ""
+    """The fixed forms (`forms.FORM_RULES`) whose anchors the text holds (in any case), each tried only around
+    its anchors' places (`words`: where the prefilter saw the words, when the caller has looked)."""
     if words is None:
         words = sight(text).words
-    places: dict[str, list[int]] = {}
+    places: dict[int, list[int]] = {}
+    kubernetes_secret = False
     for start, word in words:
-        places.setdefault(word, []).append(start)
-    for rule in FORM_RULES:
-        starts = sorted(start for anchor in rule.anchors for start in places.get(anchor, ()))
-        if not starts:
-            continue
-        if rule.also and not lower:
-            lower = lower_in_place(text)
-        if not rule.also or any(flag in lower for flag in rule.also):
-            matches = _matches(rule.pattern, text, starts)
-            found += [Found(start, end, rule.kind) for start, end in form_matches(rule, text, matches)]
-    if not places.keys().isdisjoint(KUBERNETES_SECRET_MARKS):
+        for index in _FORMS_BY_ANCHOR.get(word, ()):
+            places.setdefault(index, []).append(start)
+        kubernetes_secret = kubernetes_secret or word in KUBERNETES_SECRET_MARKS
+    found: list[Found] = []
+    for index, starts in sorted(places.items()):
+        rule = FORM_RULES[index]
+        matches = _matches(rule.pattern, text, sorted(starts))
+        found += [Found(start, end, rule.kind) for start, end in form_matches(rule, text, matches)]
+    if kubernetes_secret:
         found += [Found(start, end, "kubernetes-secret") for start, end in kubernetes_secret_values(text)]
     return _non_overlapping(found)
+
+
+def _forms_by_anchor() -> dict[str, list[int]]:
+    by_anchor: dict[str, list[int]] = {}
+    for index, rule in enumerate(FORM_RULES):
+        for anchor in rule.anchors:
+            by_anchor.setdefault(anchor, []).append(index)
+    return by_anchor
+
+
+_FORMS_BY_ANCHOR = _forms_by_anchor()
 
 
 _ANY_ASSIGNMENT = re.compile(
@@ -409,10 +448,21 @@ def random_value_spans(text: str, nameless: bool) -> list[Found]:
     return found
 
 
-def pgpass_spans(text: str) -> list[Found]:
-    """The password field of a `.pgpass` line (`host:port:database:user:password`), wherever it stands."""
-    return [Found(*match.span("value"), "secret-assignment") for match in _PGPASS_LINE.finditer(text)
+def pgpass_spans(text: str, places: Iterable[int] | None = None) -> list[Found]:
+    """The password field of a `.pgpass` line (`host:port:database:user:password`), wherever it stands
+    (`places`: where the prefilter saw a line's fields; only their lines are read)."""
+    if places is None:
+        matches: Iterable[re.Match[str]] = _PGPASS_LINE.finditer(text)
+    else:
+        lines = sorted({(text.rfind("\n", 0, place) + 1, _line_end(text, place)) for place in places})
+        matches = (match for start, end in lines for match in _PGPASS_LINE.finditer(text, start, end))
+    return [Found(*match.span("value"), "secret-assignment") for match in matches
             if not match.group("value").startswith("[REDACTED")]
+
+
+def _line_end(text: str, place: int) -> int:
+    end = text.find("\n", place)
+    return len(text) if end < 0 else end
 
 
 _PERCENT_HEX = re.compile(r"%[0-9A-Fa-f]{2}")
@@ -496,8 +546,8 @@ def context_spans(text: str, credential_file: bool, named_file: bool = False,
         found += [Found(start, end, "secret-assignment") for start, end in assigned_secrets(text, named_file, stems)]
     if credential_file or named_file:
         found += random_value_spans(text, nameless=named_file)
-    if seen.shapes & PGPASS:
-        found += pgpass_spans(text)
+    if seen.pgpass:
+        found += pgpass_spans(text, seen.pgpass)
     return _non_overlapping(found)
 
 

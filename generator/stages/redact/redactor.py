@@ -26,7 +26,7 @@ from ..credentials.files import looks_like_dotenv, names_credential_file
 from ..credentials.names import is_secret_name
 from ..credentials.scan import (DOTENV, GREP_PLACE, WRAPPED, Found, Sighting, context_spans, embedded_token_spans,
                                 may_hold_token, random_runs, replace_spans, scan_tokens, shows_credential_file, sight,
-                                sight_each, token_spans)
+                                sightings_of, token_spans)
 from .homes import HOME_FOLDER, HOME_PATH, encoded_homes, holds_home, local_home
 from .own import OwnRules
 from .schema import IDENTIFIER, OURS, SCHEMA, TEXT
@@ -62,11 +62,16 @@ def marker(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
 
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+"""Most ids are uuids, in which no token of a known format can stand (every format has an upper-case letter or a
+character other than a hex digit and a dash in it: tests/test_credentials.py checks it)."""
+
+
 def identifier(text: str) -> str:
     """An identifier with any token of a known format in it replaced by its marker (not counted). Anchors
     are made from ids: made from this, an id that holds a key cannot carry it into a link, and the anchor
     is the same whether the id was redacted before (phase 2) or not (phase 1's outline)."""
-    if len(text) < SHORTEST_SECRET or not may_hold_token(text):
+    if len(text) < SHORTEST_SECRET or _UUID.fullmatch(text) or not may_hold_token(text):
         return text
     return replace_spans(text, embedded_token_spans(text), lambda found, _: marker(found.kind))
 
@@ -136,9 +141,8 @@ def _needs_of(look: _Look, keyed_commands: list[str]) -> _Needs:
     sightings: dict[int, Sighting] = {}
     token_ids: set[int] = set()
     context_ids: set[int] = set()
-    for text, seen in zip(texts, sight_each(texts), strict=True):
-        if seen is None:
-            continue
+    for index, seen in sightings_of(texts).items():
+        text = texts[index]
         sightings[id(text)] = seen
         if seen.tokens or seen.shapes & WRAPPED and may_hold_token(_LINE_NUMBER.sub("", text)):
             token_ids.add(id(text))
