@@ -9,6 +9,7 @@ exactly what the program says; tests/test_docs.py fails when the committed file 
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -48,6 +49,16 @@ def _anchor(command_path: str) -> str:
     return command_path.lower().replace(" ", "-")
 
 
+def _table_cell(text: str) -> str:
+    """Help text as the text of a Markdown table cell: outside `code`, which reads as code, a `|` would end
+    the cell, `*` start emphasis and `<` a tag, where the terminal shows them as they are. A `|` ends the
+    cell even inside code, so it is escaped everywhere."""
+    pieces = re.split(r"(`[^`]*`)", text)
+    for index in range(0, len(pieces), 2):  # the even pieces are outside backticks
+        pieces[index] = pieces[index].replace("&", "&amp;").replace("<", "&lt;").replace("*", "\\*")
+    return "".join(pieces).replace("|", "\\|")
+
+
 def reference() -> str:
     sys.path.insert(0, str(ROOT))
     from generator.cli import main
@@ -57,8 +68,8 @@ def reference() -> str:
                          **main.context_settings)
     commands = _commands(main, root)
     lines = [HEADER, "| command | what it does |", "|---|---|"]
-    for path, command, context in commands:
-        summary = command.get_short_help_str(limit=200).replace("|", "\\|")
+    for path, command, _context in commands:
+        summary = _table_cell(command.get_short_help_str(limit=200))
         lines.append(f"| [`{path}`](#{_anchor(path)}) | {summary} |")
     lines += ["", f"## {root.command_path}", "", "```text", main.get_help(root).rstrip(), "```", ""]
     for path, command, context in commands:
