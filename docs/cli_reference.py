@@ -70,7 +70,7 @@ def reference() -> str:
     lines = [HEADER, "| command | what it does |", "|---|---|"]
     for path, command, _context in commands:
         summary = _table_cell(command.get_short_help_str(limit=200))
-        lines.append(f"| [`{path}`](#{_anchor(path)}) | {summary} |")
+        lines.append(f"| [{path}](#{_anchor(path)}) | {summary} |")
     lines += ["", f"## {root.command_path}", "", "```text", main.get_help(root).rstrip(), "```", ""]
     for path, command, context in commands:
         lines += [f"## {path}", "", "```text", command.get_help(context).rstrip(), "```", ""]
