@@ -60,7 +60,8 @@ def _table_cell(text: str) -> str:
 
 
 def reference() -> str:
-    sys.path.insert(0, str(ROOT))
+    if str(ROOT) not in sys.path:  # run as a script from anywhere: the checkout's generator, not another
+        sys.path.insert(0, str(ROOT))
     from generator.cli import main
 
     # The group's own settings (`-h` beside `--help`), which every command's context inherits.
