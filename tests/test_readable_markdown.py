@@ -86,6 +86,16 @@ def rendered(markdown: str) -> str:
     return github_like().use(tasklists_plugin).render(markdown)
 
 
+# The classes the renderer itself gives: a code block's language, a task list's.
+RENDERERS_CLASSES = re.compile(r"language-.*|contains-task-list|task-list-item(?:-checkbox)?")
+
+
+def classes_of_the_transcript(shown: BeautifulSoup) -> list[str]:
+    """Classes in the rendered .md that the renderer did not give (none can be ours: the .md has none)."""
+    return [name for element in shown.find_all(class_=True) for name in element["class"]
+            if not RENDERERS_CLASSES.fullmatch(name)]
+
+
 def _parts_of_a_build(inputs: tuple[Path, ...], out: Path) -> list[MarkdownPart]:
     parts: list[MarkdownPart] = []
     session_page = pages.PageBuilder.session_page
@@ -227,14 +237,14 @@ def _hostile_session(folder: Path) -> Path:
         assistant(thinking(HOSTILE)),
         assistant(text(HOSTILE)),
         assistant(tool_use("Bash", {"command": HOSTILE, "description": HOSTILE}, "toolu_bash1")),
-        user([tool_result("toolu_bash1", HOSTILE)]),
+        tool_result("toolu_bash1", HOSTILE),
         assistant(tool_use(HOSTILE, {"pattern": HOSTILE}, "toolu_odd1")),
-        user([tool_result("toolu_odd1", HOSTILE, is_error=True)]),
+        tool_result("toolu_odd1", HOSTILE, is_error=True),
         assistant(tool_use("Task", {"description": HOSTILE, "prompt": HOSTILE, "subagent_type": HOSTILE},
                            "toolu_task1")),
-        user([tool_result("toolu_task1", HOSTILE)]),
+        tool_result("toolu_task1", HOSTILE),
         assistant(tool_use("ExitPlanMode", {"plan": HOSTILE}, "toolu_plan1")),
-        user([tool_result("toolu_plan1", "User has approved your plan.")]),
+        tool_result("toolu_plan1", "User has approved your plan."),
         user(f"<command-name>/{HOSTILE}</command-name>\n<command-args>{HOSTILE}</command-args>"),
         system("api_error", HOSTILE, level="error"),
         assistant(text(HOSTILE), isApiErrorMessage=True),
@@ -251,7 +261,7 @@ def test_hostile_text_stays_in_its_block(tmp_path):
     assert problems_of(markdown) == []
     shown = BeautifulSoup(rendered(markdown), "html.parser")
     assert shown.find(["script", "div", "span"]) is None
-    assert [element for element in shown.find_all(class_=True) if element.name != "code"] == []
+    assert classes_of_the_transcript(shown) == []
     # The last reply is a paragraph of the document itself: nothing before it swallowed it into a fold,
     # a code block or an HTML block.
     last = shown.find_all("p")[-1]
@@ -272,6 +282,6 @@ def test_every_attack_vector_stays_text_in_the_markdown(tmp_path):
         assert problems_of(part.text) == [], part.path
         shown = BeautifulSoup(rendered(part.text), "html.parser")
         assert shown.find(["script", "div", "span", "iframe", "svg", "style", "object", "embed"]) is None, part.path
-        assert [element for element in shown.find_all(class_=True) if element.name != "code"] == [], part.path
+        assert classes_of_the_transcript(shown) == [], part.path
         assert shown.find(attrs={"onerror": True}) is None, part.path
     _assert_reads_as_the_page(parts)
