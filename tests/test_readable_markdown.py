@@ -21,6 +21,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.tasklists import tasklists_plugin
 
 from generator.build import BuildConfig, build
+from generator.bundle import BundleConfig, bundle
 from generator.render.html import pages
 from generator.render.html.render import render_blocks
 from generator.render.markdown import MarkdownPart
@@ -32,7 +33,7 @@ from attacks import VECTORS
 from test_attacks import SESSIONS, project_dir, session_id
 from test_writers import visible_text
 
-OUR_HTML = re.compile(r'<details(?: id="[^"<>]*")?(?: open)?>\n<summary>(?:[^<>]|</?b>|</?code>)*</summary>\n?'
+OUR_HTML = re.compile(r'<details(?: id="[^"<>]*")?(?: open)?>\n?<summary>(?:[^<>]|</?b>|</?code>)*</summary>\n?'
                       r'|</details>\n?')
 """The HTML the .md may hold: a fold's opening (an id to link to, open or not; its summary bold and code,
 the rest text) and its end."""
@@ -118,7 +119,7 @@ def examples(tmp_path_factory) -> tuple[Path, list[MarkdownPart]]:
 
 def _sample_of_the_corpus() -> tuple[Path, ...]:
     # Every third file: each kind of session the corpus has, at a third of its build time.
-    return tuple(corpus_files("*.jsonl")[::3])
+    return tuple(corpus_files("*.jsonl", "chat.json")[::3])
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +152,7 @@ def _assert_reads_as_the_page(parts: list[MarkdownPart]) -> None:
     for part in parts:
         page, markdown = reading(render_blocks(part.blocks)), reading(rendered(part.text))
         if markdown != page:
-            at = next(n for n, (a, b) in enumerate(zip(markdown + "$", page + "^")) if a != b)
+            at = next(n for n, (a, b) in enumerate(zip(markdown + "$", page + "^", strict=False)) if a != b)
             pytest.fail(f"{part.path} page {part.number}, at {at}:\n.md:  {markdown[at - 60:at + 60]}\n"
                         f"page: {page[at - 60:at + 60]}")
 
@@ -213,6 +214,14 @@ def test_links_to_a_place_in_the_same_markdown_find_it(examples):
                 checked += 1
                 assert f'id="{href[1:]}"' in markdown, f"{path}: {href}"
     assert checked
+
+
+def test_the_reviewers_markdown_bundle_holds_no_theme_markup_either(tmp_path):
+    out = tmp_path / "pr.md"
+    bundle(BundleConfig(inputs=(EXAMPLES / "-home-ada-src-tidewatch" / "c41f7d2e-8b3a-4e6f-9d15-2a7b6c0e8f31.jsonl",),
+                        output=out, jobs=1))
+    markdown = out.read_text(encoding="utf-8")
+    assert "<details" in markdown and problems_of(markdown) == []
 
 
 def test_a_sample_of_the_public_corpus_holds_no_theme_markup(public_corpus, corpus_sample):

@@ -173,24 +173,27 @@ def commit_stat(commit: Commit) -> str:
 
 
 def commits_list(session: Session, repo_url: str, markup: TranscriptMarkup) -> Structure | None:
-    """The commits a session made, as our own HTML (one block, so that Markdown keeps it whole): each SHA
-    links to the forge when its address is known, each subject to the call that made the commit."""
+    """The commits a session made, as one block (the page's HTML in one piece, so that Markdown keeps it
+    whole; a list in the .md): each SHA links to the forge when its address is known, each subject to the
+    call that made the commit."""
     if not session.commits:
         return None
-    commits = [{"url": commit_url(repo_url or commit.forge, commit.sha), "sha": commit.sha, "anchor": commit.anchor,
-                "subject": commit.subject, "branch": commit.branch, "time": time_of(commit.timestamp),
-                "labels": [label for label in ("root commit" if commit.root else "", "amended" if commit.amend else "",
-                                               commit_stat(commit)) if label]}
-               for commit in session.commits[:COMMITS_IN_HEADER]]
+    shown = session.commits[:COMMITS_IN_HEADER]
+    urls_of = [commit_url(repo_url or commit.forge, commit.sha) for commit in shown]
+    labels_of = [[label for label in ("root commit" if commit.root else "", "amended" if commit.amend else "",
+                                      commit_stat(commit)) if label] for commit in shown]
+    commits = [{"url": url, "sha": commit.sha, "anchor": commit.anchor, "subject": commit.subject,
+                "branch": commit.branch, "time": time_of(commit.timestamp), "labels": labels}
+               for commit, url, labels in zip(shown, urls_of, labels_of, strict=True)]
     count, more = len(session.commits), len(session.commits) - COMMITS_IN_HEADER
     items = []
-    for commit in commits:
-        sha = inline_code(commit["sha"])
-        subject = commit["subject"] or "(no subject)"
+    for commit, url, labels in zip(shown, urls_of, labels_of, strict=True):
+        sha = inline_code(commit.sha)
+        subject = commit.subject or "(no subject)"
         items.append("- " + " ".join((
-            f"[{sha}]({gfm.destination(commit['url'])})" if commit["url"] else sha,
-            gfm.link(subject, "#" + commit["anchor"]) if commit["anchor"] else literal(subject),
-            gfm.facts(inline_code(commit["branch"]), literal(commit["time"]), *map(literal, commit["labels"])))))
+            f"[{sha}]({gfm.destination(url)})" if url else sha,
+            gfm.link(subject, "#" + commit.anchor) if commit.anchor else literal(subject),
+            gfm.facts(inline_code(commit.branch), literal(time_of(commit.timestamp)), *map(literal, labels)))))
     if more > 0:
         items.append(f"- and {more} more (the project's commits page lists them all)")
     text = gfm.bold(f"{count} commit{'s' if count != 1 else ''} made in this session") + "\n\n" + "\n".join(items)

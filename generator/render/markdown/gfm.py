@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from .escape import html_text, inline_code, literal
+from .escape import html_text, literal
 
 SEPARATOR = " · "
 
