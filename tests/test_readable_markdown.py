@@ -134,8 +134,7 @@ def _assert_plain_markdown(site: Path) -> None:
     for path in files:
         markdown = path.read_text(encoding="utf-8")
         assert problems_of(markdown) == [], path
-        outside_code = [line for line in _lines_outside_code(markdown)]
-        assert [line for line in outside_code if re.match(r"\s*<(?:div|p|span)\b", line)] == [], path
+        assert [line for line in _lines_outside_code(markdown) if re.match(r"\s*<(?:div|p|span)\b", line)] == [], path
 
 
 def _lines_outside_code(markdown: str) -> Iterator[str]:
