@@ -340,16 +340,39 @@ def session_files_of(transcript: Path) -> list[SessionFile]:
     return files
 
 
+def _outside_projects(files: list[SessionFile], projects: Path) -> list[Path]:
+    """The files that are not, once every link is followed, logs inside Claude Code's projects folder: the
+    hook input is a stranger's, and what it names must not carry a private key or another program's file
+    into the vault (and from there into a build)."""
+    root = projects.resolve()
+    outside = []
+    for session_file in files:
+        real = session_file.path.resolve()
+        if real.suffix != ".jsonl" or root not in real.parents or real.parent == root:
+            outside.append(session_file.path)
+    return outside
+
+
 def hook_save(vault: Vault, text: str) -> None:
-    """What the hook runs: save the session Claude Code names on standard input. Never raises: a hook
-    must not show an error in Claude Code, so a failure goes to the vault's hook.log."""
+    """What the hook runs: save the session Claude Code names on standard input (its log, and its
+    subagents'), provided each is a log inside Claude Code's projects folder. Never raises: a hook must not
+    show an error in Claude Code, so a failure or a refusal goes to the vault's hook.log."""
     started = time.monotonic()
     try:
         data = json.loads(text)
         transcript = Path(os.path.expanduser(data["transcript_path"]))
         if not transcript.is_file():
             return  # a session that wrote nothing: nothing to save
-        report = vault.save(session_files_of(transcript))
+        files = session_files_of(transcript)
+        outside = _outside_projects(files, default_input())
+        if outside:
+            log_hook_failure(vault.folder, f"{data.get('hook_event_name', 'hook')}: not saved, as "
+                             f"{'they are' if len(outside) > 1 else 'it is'} outside Claude Code's projects folder "
+                             f"{default_input()}: " + "; ".join(map(str, outside)))
+        files = [session_file for session_file in files if session_file.path not in outside]
+        if not files:
+            return
+        report = vault.save(files)
         if report.skipped:
             log_hook_failure(vault.folder, f"{data.get('hook_event_name', 'hook')}: could not read "
                              + "; ".join(report.skipped))

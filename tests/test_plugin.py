@@ -1,0 +1,298 @@
+"""The Claude Code plugin: `.claude-plugin/marketplace.json` lists `plugins/sessionsite`, whose hooks save each
+session to the vault when it ends and before it is compacted, and whose slash commands bundle, open and
+publish sessions. Everything the plugin runs goes through `bin/sessionsite-run`, which finds the sessionsite
+command or says clearly that it cannot.
+
+Claude Code runs a hook's command with a shell and writes the hook input (session_id, transcript_path, cwd...)
+on its standard input: that input is a stranger's, so the tests here run the hook commands exactly as Claude
+Code does, with hostile input, and check that nothing of it is run and no file outside Claude Code's projects
+folder is saved. The end-to-end tests use the real CLI (`claude plugin validate`, `claude plugin install`, a
+`-p` session against the offline API stub of tests/realclient/).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from generator.cli import main
+from generator.output.vault import HOOK_LOG, Vault
+from conftest import skip_unless_in_ci
+
+HERE = Path(__file__).parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE / "realclient"))
+
+import generate  # noqa: E402
+from api_stub import Reply, ScriptedAPI, text, tool  # noqa: E402
+
+MARKETPLACE = REPO / ".claude-plugin" / "marketplace.json"
+PLUGIN = REPO / "plugins" / "sessionsite"
+RUNNER = PLUGIN / "bin" / "sessionsite-run"
+NOT_FOUND = "sessionsite plugin: cannot find the sessionsite command"
+SESSION_ID = "5b1f0c2e-3a4d-4e6f-8a9b-0c1d2e3f4a5b"
+PROJECT = "-home-ada-tidewatch"
+SYSTEM_PATH = "/usr/bin:/bin"
+NPM_CACHE = Path(os.environ.get("SESSIONSITE_NPM_CACHE", REPO / ".npm-cache"))
+
+
+def read_json(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def hook_commands() -> dict[str, list[str]]:
+    """Each event's hook commands, as hooks.json gives them to Claude Code."""
+    hooks = read_json(PLUGIN / "hooks" / "hooks.json")["hooks"]
+    return {event: [hook["command"] for group in groups for hook in group["hooks"]] for event, groups in hooks.items()}
+
+
+def log_lines(words: str = "When is high water?") -> str:
+    base = {"sessionId": SESSION_ID, "cwd": "/home/ada/tidewatch", "version": "2.1.332", "isSidechain": False,
+            "userType": "external"}
+    entries = [
+        {**base, "type": "user", "uuid": "00000000-0000-4000-8000-000000000001", "parentUuid": None,
+         "timestamp": "2026-11-20T10:00:00.000Z", "message": {"role": "user", "content": words}},
+        {**base, "type": "assistant", "uuid": "00000000-0000-4000-8000-000000000002",
+         "parentUuid": "00000000-0000-4000-8000-000000000001", "timestamp": "2026-11-20T10:00:02.000Z",
+         "message": {"id": "msg_1", "role": "assistant", "model": "claude-opus-5-5",
+                     "content": [{"type": "text", "text": "At 06:12."}]}},
+    ]
+    return "".join(json.dumps(entry) + "\n" for entry in entries)
+
+
+class Machine:
+    """A home folder with Claude Code's folder in it, a vault, and a sessionsite command on a PATH of its own."""
+
+    def __init__(self, root: Path, sessionsite_on_path: bool = True) -> None:
+        self.root = root
+        self.home = root / "home"
+        self.claude = self.home / ".claude"
+        self.projects = self.claude / "projects"
+        self.projects.mkdir(parents=True)
+        self.vault = root / "vault"
+        self.bin = root / "bin"
+        self.bin.mkdir()
+        self.work = root / "work"  # the hook's current folder, where a command run by mistake would write
+        self.work.mkdir()
+        if sessionsite_on_path:
+            write_sessionsite(self.bin / "sessionsite")
+
+    def env(self, **extra: str) -> dict[str, str]:
+        return {"PATH": f"{self.bin}:{SYSTEM_PATH}", "HOME": str(self.home), "CLAUDE_CONFIG_DIR": str(self.claude),
+                "SESSIONSITE_VAULT": str(self.vault), "PYTHONPATH": str(REPO), "LANG": "C.UTF-8", **extra}
+
+    def log(self, name: str, project: str = PROJECT) -> Path:
+        path = self.projects / project / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(log_lines(), encoding="utf-8")
+        return path
+
+    def run_hook(self, event: str, hook_input: str) -> None:
+        """Each of the event's hook commands, run as Claude Code runs it: by a shell, with the plugin's
+        folder in CLAUDE_PLUGIN_ROOT and the hook input on standard input. A hook must say nothing."""
+        for command in hook_commands()[event]:
+            result = subprocess.run(["/bin/sh", "-c", command], input=hook_input, capture_output=True, text=True,
+                                    cwd=self.work, env=self.env(CLAUDE_PLUGIN_ROOT=str(PLUGIN)), timeout=120)
+            assert (result.returncode, result.stdout, result.stderr) == (0, "", ""), command
+
+    def saved(self) -> set[str]:
+        if not (self.vault / "vault.sqlite3").exists():
+            return set()
+        return {stored.name for stored in Vault(self.vault).stored()}
+
+    def hook_log(self) -> str:
+        path = self.vault / HOOK_LOG
+        return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def write_sessionsite(path: Path) -> Path:
+    """A `sessionsite` command that runs this checkout's, as an installed one would."""
+    path.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m generator \"$@\"\n", encoding="utf-8")
+    path.chmod(0o755)
+    return path
+
+
+def hook_input(transcript: str | object, **fields: object) -> str:
+    return json.dumps({"session_id": SESSION_ID, "transcript_path": transcript, "cwd": "/home/ada/tidewatch",
+                       "hook_event_name": "SessionEnd", "reason": "other", **fields})
+
+
+# -- the manifests -------------------------------------------------------------------------------------------
+
+
+def test_the_marketplace_lists_the_plugin_folder_and_names_agree():
+    marketplace = read_json(MARKETPLACE)
+    [entry] = marketplace["plugins"]
+    folder = (MARKETPLACE.parent.parent / entry["source"]).resolve()
+    assert folder == PLUGIN
+    assert read_json(PLUGIN / ".claude-plugin" / "plugin.json")["name"] == entry["name"] == "sessionsite"
+
+
+def test_the_hooks_save_on_session_end_and_before_compaction_and_read_nothing_but_the_plugin_folder():
+    commands = hook_commands()
+    assert set(commands) == {"SessionEnd", "PreCompact"}
+    for event, found in commands.items():
+        assert found, event
+        for command in found:
+            # The only value put into the shell's words is Claude Code's own plugin folder, quoted: the hook
+            # input reaches sessionsite on standard input, never as a word.
+            assert re.findall(r"\$\{?(\w+)", command) == ["CLAUDE_PLUGIN_ROOT"], command
+            assert shlex.split(command) == ["${CLAUDE_PLUGIN_ROOT}/bin/sessionsite-run", "save", "--hook"], command
+
+
+# -- the hook, with a stranger's input ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("event", ["SessionEnd", "PreCompact"])
+def test_the_hook_saves_the_session_claude_code_names(tmp_path, event):
+    machine = Machine(tmp_path)
+    log = machine.log(f"{SESSION_ID}.jsonl")
+    agent = machine.log(f"{SESSION_ID}/subagents/agent-a1b2c3.jsonl")
+    machine.run_hook(event, hook_input(str(log), hook_event_name=event))
+    assert machine.saved() == {f"{PROJECT}/{SESSION_ID}.jsonl",
+                               f"{PROJECT}/{agent.relative_to(machine.projects / PROJECT).as_posix()}"}
+    assert machine.hook_log() == ""
+
+
+SHELL_WORDS = ["$(touch pwned-dollar)", "`touch pwned-tick`", "; touch pwned-semicolon", "| touch pwned-pipe",
+               "&& touch pwned-and", "\ntouch pwned-newline\n", "'; touch pwned-quote; '", "\"; touch pwned-dq; \"",
+               "${IFS}touch${IFS}pwned-ifs", "$HOME", "*", "-rf"]
+
+
+@pytest.mark.parametrize("words", SHELL_WORDS)
+@pytest.mark.parametrize("field", ["transcript_path", "session_id", "cwd", "hook_event_name", "reason"])
+def test_shell_metacharacters_in_the_hook_input_run_nothing(tmp_path, field, words):
+    """Each field of the hook input holds shell syntax; where it names the log, a log of that very name
+    exists in the projects folder (Claude Code names files after ids and folders a stranger may choose).
+    Nothing is run, and the log is saved under its own name."""
+    machine = Machine(tmp_path)
+    name = words.replace("/", "_").replace("\n", "_") + ".jsonl" if field == "transcript_path" else f"{SESSION_ID}.jsonl"
+    log = machine.log(name)
+    given = {"transcript_path": str(log), "session_id": SESSION_ID, "cwd": "/home/ada/tidewatch",
+             "hook_event_name": "SessionEnd", "reason": "other"}
+    if field != "transcript_path":
+        given[field] = words
+    machine.run_hook("SessionEnd", json.dumps(given))
+    assert not [path for path in tmp_path.rglob("pwned*")], "the hook input was run by a shell"
+    assert machine.saved() == {f"{PROJECT}/{name}"}
+
+
+def _outside_cases(machine: Machine) -> dict[str, tuple[str, set[str]]]:
+    """Hook inputs that name a file outside Claude Code's projects folder, with what may be saved."""
+    elsewhere = machine.root / "elsewhere"
+    elsewhere.mkdir()
+    stray = elsewhere / "notes.jsonl"
+    stray.write_text(log_lines("a log that is not Claude Code's"), encoding="utf-8")
+    ssh = machine.home / ".ssh"
+    ssh.mkdir()
+    key = ssh / "id_ed25519"
+    key.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n", encoding="utf-8")
+    settings = machine.claude / "settings.json"
+    settings.write_text('{"env": {"ANTHROPIC_API_KEY": "sk-ant-api03-not-a-real-key"}}', encoding="utf-8")
+    (machine.projects / PROJECT).mkdir()
+    linked = machine.projects / PROJECT / "linked.jsonl"
+    linked.symlink_to(stray)
+    real = machine.log(f"{SESSION_ID}.jsonl")
+    (real.parent / SESSION_ID / "subagents").mkdir(parents=True)
+    (real.parent / SESSION_ID / "subagents" / "agent-b0b0b0.jsonl").symlink_to(key)
+    own = {f"{PROJECT}/{SESSION_ID}.jsonl"}
+    return {
+        "a log elsewhere": (str(stray), set()),
+        "a private key": (str(key), set()),
+        "Claude Code's settings": (str(settings), set()),
+        "the way up out of the projects folder": (f"{machine.projects}/{PROJECT}/../../../../elsewhere/notes.jsonl", set()),
+        "a link in the projects folder to a log elsewhere": (str(linked), set()),
+        "a relative path": ("../elsewhere/notes.jsonl", set()),
+        "a home-relative path": ("~/.ssh/id_ed25519", set()),
+        "the projects folder itself": (str(machine.projects), set()),
+        "a subagent's log that links to a private key": (str(real), own),
+    }
+
+
+CASES = ["a log elsewhere", "a private key", "Claude Code's settings", "the way up out of the projects folder",
+         "a link in the projects folder to a log elsewhere", "a relative path", "a home-relative path",
+         "the projects folder itself", "a subagent's log that links to a private key"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_file_outside_claude_code_s_projects_folder_is_not_saved(tmp_path, case):
+    machine = Machine(tmp_path)
+    cases = _outside_cases(machine)
+    assert set(cases) == set(CASES)
+    transcript, allowed = cases[case]
+    machine.run_hook("SessionEnd", hook_input(transcript))
+    assert machine.saved() == allowed
+    saved_bytes = b"".join((machine.vault / name).read_bytes() for name in os.listdir(machine.vault)
+                           if (machine.vault / name).is_file()) if machine.vault.exists() else b""
+    assert b"PRIVATE KEY" not in saved_bytes and b"not Claude Code's" not in saved_bytes
+    if case != "the projects folder itself":  # a folder is not a log: there is nothing to refuse
+        assert "not saved" in machine.hook_log() and "outside" in machine.hook_log(), machine.hook_log()
+
+
+@pytest.mark.parametrize("transcript", [42, None, ["a"], {"path": "x"}, "", "\x00", "x" * 100_000])
+def test_a_transcript_path_that_is_no_path_saves_nothing_and_says_nothing(tmp_path, transcript):
+    machine = Machine(tmp_path)
+    machine.log(f"{SESSION_ID}.jsonl")
+    machine.run_hook("PreCompact", hook_input(transcript))
+    assert machine.saved() == set()
+
+
+# -- finding sessionsite --------------------------------------------------------------------------------------
+
+
+def test_the_runner_says_clearly_when_it_cannot_find_sessionsite(tmp_path):
+    machine = Machine(tmp_path, sessionsite_on_path=False)
+    result = subprocess.run([str(RUNNER), "bundle", "-o", "x.md"], capture_output=True, text=True,
+                            env=machine.env(), cwd=machine.work, timeout=60)
+    assert result.returncode == 127
+    assert NOT_FOUND in result.stderr and "pipx install" in result.stderr and "SESSIONSITE" in result.stderr
+    assert "sessionsite doctor" in result.stderr
+    wrong = subprocess.run([str(RUNNER), "--version"], capture_output=True, text=True, timeout=60,
+                           env=machine.env(SESSIONSITE=str(tmp_path / "no-such-program")), cwd=machine.work)
+    assert wrong.returncode == 127 and f"SESSIONSITE is set to {tmp_path / 'no-such-program'}" in wrong.stderr
+
+
+def test_a_hook_that_cannot_find_sessionsite_fails_saying_why_and_saves_nothing(tmp_path):
+    machine = Machine(tmp_path, sessionsite_on_path=False)
+    log = machine.log(f"{SESSION_ID}.jsonl")
+    [command] = hook_commands()["SessionEnd"]
+    result = subprocess.run(["/bin/sh", "-c", command], input=hook_input(str(log)), capture_output=True, text=True,
+                            cwd=machine.work, env=machine.env(CLAUDE_PLUGIN_ROOT=str(PLUGIN)), timeout=60)
+    assert result.returncode == 127 and NOT_FOUND in result.stderr
+    assert machine.saved() == set()
+
+
+@pytest.mark.parametrize("place", ["SESSIONSITE", "PATH", "~/.local/bin", "PIPX_BIN_DIR", "UV_TOOL_BIN_DIR"])
+def test_the_runner_finds_sessionsite_where_installers_put_it(tmp_path, place):
+    machine = Machine(tmp_path, sessionsite_on_path=False)
+    folder = {"~/.local/bin": machine.home / ".local" / "bin", "PATH": machine.bin}.get(place, tmp_path / "tools")
+    folder.mkdir(parents=True, exist_ok=True)
+    program = write_sessionsite(folder / "sessionsite")
+    extra = {"SESSIONSITE": str(program)} if place == "SESSIONSITE" else \
+        {place: str(folder)} if place.endswith("_DIR") else {}
+    result = subprocess.run([str(RUNNER), "--version"], capture_output=True, text=True, env=machine.env(**extra),
+                            cwd=machine.work, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("sessionsite, version")
+
+
+def test_the_runner_passes_each_argument_through_as_one_word(tmp_path):
+    machine = Machine(tmp_path, sessionsite_on_path=False)
+    echo = machine.bin / "sessionsite"
+    echo.write_text(f"#!{sys.executable}\nimport json, sys\nprint(json.dumps(sys.argv[1:]))\n", encoding="utf-8")
+    echo.chmod(0o755)
+    words = ["--project", *SHELL_WORDS, "", "two words", "--", "-o"]
+    result = subprocess.run([str(RUNNER), *words], capture_output=True, text=True, env=machine.env(), cwd=machine.work,
+                            timeout=60)
+    assert json.loads(result.stdout) == words
+    assert not list(tmp_path.rglob("pwned*"))
