@@ -297,12 +297,18 @@ def try_hook(command: str, timeout: float | None = None) -> str | None:
     if Path(program).name != "sessionsite" and not Path(program).name.startswith(("python", "pypy")):
         # `is_ours` takes any program before `-m generator`: only Python is run with it.
         return f"{program} is neither sessionsite nor Python, so it was not run"
+    return _trial([program, *words[1:]], timeout)
+
+
+def _trial(words: list[str], timeout: float | None = None, env: dict[str, str] | None = None) -> str | None:
+    """Run `words` (no shell) as a hook on a session that wrote no log: None when it exits 0, else why not."""
+    program = words[0]
     with tempfile.TemporaryDirectory(prefix="sessionsite-doctor-") as folder:
         given = json.dumps({"session_id": "sessionsite-doctor", "transcript_path": str(Path(folder, "none.jsonl")),
                             "cwd": folder, "hook_event_name": "SessionEnd", "reason": "other"})
         try:
-            process = subprocess.Popen([program, *words[1:]], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, cwd=folder, start_new_session=True)
+            process = subprocess.Popen(words, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       cwd=folder, start_new_session=True, env=env)
         except FileNotFoundError:
             return f"{program} does not exist"
         except PermissionError:
@@ -322,6 +328,57 @@ def try_hook(command: str, timeout: float | None = None) -> str | None:
         lines = [line for line in said.decode("utf-8", "replace").splitlines() if line.strip()]
         return f"it exits with code {process.returncode}" + (f" ({lines[-1].strip()[:300]})" if lines else "")
     return None
+
+
+# -- the plugin ----------------------------------------------------------------------------------------------
+
+PLUGIN_NAME = "sessionsite"
+PLUGIN_RUNNER = ("bin", "sessionsite-run")
+"""The program in the plugin's folder that its hooks and slash commands run: it finds sessionsite."""
+
+
+@dataclass(frozen=True)
+class InstalledPlugin:
+    """A sessionsite plugin `claude plugin install` put in place."""
+
+    key: str
+    """Its id, `sessionsite@<marketplace>`."""
+    folder: Path
+    enabled: bool
+
+
+def installed_plugins(claude: Path, settings: Path) -> list[InstalledPlugin]:
+    """The sessionsite plugins `plugins/installed_plugins.json` in Claude Code's folder lists, and whether
+    the settings leave them enabled. A file it cannot read, or of a shape it does not know, lists none."""
+    try:
+        data = json.loads((claude / "plugins" / "installed_plugins.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    plugins = data.get("plugins") if isinstance(data, dict) else None
+    try:
+        enabled = _load_settings(settings).get("enabledPlugins")
+    except SessionsiteError:
+        enabled = None
+    found = []
+    for key, installs in plugins.items() if isinstance(plugins, dict) else ():
+        if not isinstance(key, str) or key.split("@", 1)[0] != PLUGIN_NAME:
+            continue
+        for install in installs if isinstance(installs, list) else [installs]:
+            folder = install.get("installPath") if isinstance(install, dict) else None
+            if isinstance(folder, str) and os.path.isabs(folder):
+                found.append(InstalledPlugin(key, Path(folder),
+                                             not isinstance(enabled, dict) or enabled.get(key) is not False))
+    return found
+
+
+def try_plugin(plugin: InstalledPlugin, timeout: float | None = None) -> str | None:
+    """Run the plugin's hook as Claude Code does when a session ends (its program, with CLAUDE_PLUGIN_ROOT
+    set and this environment's PATH), on a session that wrote nothing: None when it finds sessionsite and
+    works, else what went wrong."""
+    runner = plugin.folder.joinpath(*PLUGIN_RUNNER)
+    if not runner.is_file():
+        return f"{runner} is missing: reinstall the plugin (`claude plugin install {plugin.key}`)"
+    return _trial([str(runner), "save", "--hook"], timeout, {**os.environ, "CLAUDE_PLUGIN_ROOT": str(plugin.folder)})
 
 
 def session_files_of(transcript: Path) -> list[SessionFile]:
@@ -486,7 +543,25 @@ def doctor(vault: Vault, settings: Path, projects: Path | None = None) -> Checku
             checkup.ok(f"every log in {projects} is in the vault")
     else:
         checkup.note(f"{projects} does not exist: no Claude Code logs on this machine")
+    plugins = installed_plugins(claude_folder(), settings)
+    plugin_saves = False
+    for plugin in plugins:
+        if not plugin.enabled:
+            checkup.note(f"the sessionsite plugin {plugin.key} is installed but disabled in {settings}")
+            continue
+        failure = try_plugin(plugin)
+        if failure:
+            checkup.warn(f"the sessionsite plugin {plugin.key} cannot save sessions, and its slash commands cannot "
+                         f"run: {failure}")
+            checkup.note(f"the plugin's folder: {plugin.folder}")
+        else:
+            plugin_saves = True
+            checkup.ok(f"the sessionsite plugin {plugin.key} saves each session when it ends and before it is "
+                       "compacted; its command finds sessionsite")
     events = installed_events(settings)
+    if plugin_saves and events:
+        checkup.note(f"the hook in {settings} saves each session too; one is enough: `sessionsite hook uninstall` "
+                     "takes it out")
     if set(events) == set(EVENTS):
         broken = [(command, failure) for command in our_commands(settings) if (failure := try_hook(command))]
         for command, failure in broken:
@@ -496,9 +571,9 @@ def doctor(vault: Vault, settings: Path, projects: Path | None = None) -> Checku
         if not broken:
             checkup.ok(f"the hook saves each session when it ends and before it is compacted ({settings}); "
                        "its command runs")
-    else:
-        checkup.warn("the hook is not installed: run `sessionsite hook install` so that each session is saved "
-                     "when it ends")
+    elif not plugins or not any(plugin.enabled for plugin in plugins):
+        checkup.warn("the hook is not installed: run `sessionsite hook install` (or install the Claude Code "
+                     "plugin) so that each session is saved when it ends")
     failures = _hook_failures(vault.folder / HOOK_LOG)
     if failures:
         checkup.warn(f"{len(failures)} hook save(s) failed; the last: {failures[-1]} (see {vault.folder / HOOK_LOG})")
@@ -512,5 +587,5 @@ def _hook_failures(path: Path) -> list[str]:
         return []
 
 
-__all__ = ["HookProgram", "doctor", "hook_command", "hook_program", "hook_save", "install", "is_ours", "our_commands",
-           "settings_path", "try_hook", "uninstall"]
+__all__ = ["HookProgram", "InstalledPlugin", "doctor", "hook_command", "hook_program", "hook_save", "install",
+           "installed_plugins", "is_ours", "our_commands", "settings_path", "try_hook", "try_plugin", "uninstall"]

@@ -296,3 +296,90 @@ def test_the_runner_passes_each_argument_through_as_one_word(tmp_path):
                             timeout=60)
     assert json.loads(result.stdout) == words
     assert not list(tmp_path.rglob("pwned*"))
+
+
+@pytest.mark.parametrize("path", [":{bin}", ".:{bin}", "{bin}::", "./:{bin}"])
+def test_the_runner_never_runs_a_sessionsite_of_the_current_folder(tmp_path, path):
+    """A PATH with an empty or relative entry would find a `sessionsite` file of the repository the session
+    is in (its current folder): only a full path is taken."""
+    machine = Machine(tmp_path, sessionsite_on_path=False)
+    planted = machine.work / "sessionsite"
+    planted.write_text("#!/bin/sh\ntouch pwned-planted\n", encoding="utf-8")
+    planted.chmod(0o755)
+    for extra in ({"PATH": path.format(bin=machine.bin)}, {"SESSIONSITE": "sessionsite"},
+                  {"SESSIONSITE": "./sessionsite"}):
+        result = subprocess.run([str(RUNNER), "--version"], capture_output=True, text=True, cwd=machine.work,
+                                env={**machine.env(), **extra}, timeout=60)
+        assert result.returncode == 127 and NOT_FOUND in result.stderr, extra
+    assert not list(tmp_path.rglob("pwned*"))
+
+
+# -- doctor ---------------------------------------------------------------------------------------------------
+
+
+def install_plugin_as_claude_code_does(machine: Machine, enabled: object = True) -> Path:
+    """The plugin's folder copied where `claude plugin install` puts it, listed and enabled as it lists it."""
+    folder = machine.claude / "plugins" / "cache" / "sessionsite" / "sessionsite" / "0.1.0"
+    shutil.copytree(PLUGIN, folder)
+    (machine.claude / "plugins" / "installed_plugins.json").write_text(json.dumps({"version": 2, "plugins": {
+        "sessionsite@sessionsite": [{"scope": "user", "installPath": str(folder), "version": "0.1.0"}]}}),
+        encoding="utf-8")
+    (machine.claude / "settings.json").write_text(json.dumps({"enabledPlugins": {"sessionsite@sessionsite": enabled}}),
+                                                  encoding="utf-8")
+    return folder
+
+
+def doctor(machine: Machine, monkeypatch) -> tuple[int, str]:
+    for name, value in machine.env().items():
+        monkeypatch.setenv(name, value)
+    result = CliRunner().invoke(main, ["doctor"])
+    return result.exit_code, result.output
+
+
+def test_doctor_says_when_the_plugin_cannot_find_sessionsite(tmp_path, monkeypatch):
+    machine = Machine(tmp_path, sessionsite_on_path=False)
+    folder = install_plugin_as_claude_code_does(machine)
+    code, said = doctor(machine, monkeypatch)
+    assert code == 1
+    [line] = [line for line in said.splitlines() if "plugin sessionsite@sessionsite" in line]
+    assert line.startswith("warn") and "cannot save sessions" in line and NOT_FOUND in line, said
+    assert str(folder) in said
+    assert "hook is not installed" not in said  # the plugin is what to fix, not a missing settings hook
+
+
+def test_doctor_says_the_plugin_saves_sessions_when_it_finds_sessionsite(tmp_path, monkeypatch):
+    machine = Machine(tmp_path)
+    install_plugin_as_claude_code_does(machine)
+    code, said = doctor(machine, monkeypatch)
+    assert "ok    the sessionsite plugin sessionsite@sessionsite saves each session when it ends" in said, said
+    assert "hook is not installed" not in said and "cannot save sessions" not in said
+    assert machine.saved() == set() and machine.hook_log() == ""  # the trial saved nothing
+
+
+def test_doctor_with_the_plugin_disabled_still_asks_for_a_hook(tmp_path, monkeypatch):
+    machine = Machine(tmp_path, sessionsite_on_path=False)
+    install_plugin_as_claude_code_does(machine, enabled=False)
+    code, said = doctor(machine, monkeypatch)
+    assert code == 1
+    assert "sessionsite@sessionsite is installed but disabled" in said and "hook is not installed" in said
+    assert "cannot save sessions" not in said
+
+
+@pytest.mark.parametrize("listing", ["", "{", "[]", '{"plugins": []}', '{"plugins": {"sessionsite@x": 3}}',
+                                     '{"plugins": {"sessionsite@x": [{"installPath": 7}]}}',
+                                     '{"plugins": {"sessionsite@x": [{"installPath": "relative/folder"}]}}',
+                                     '{"plugins": {"other@x": [{"installPath": "/bin"}]}}'])
+def test_doctor_takes_a_plugin_list_it_cannot_use_for_no_plugin(tmp_path, monkeypatch, listing):
+    machine = Machine(tmp_path)
+    (machine.claude / "plugins").mkdir()
+    (machine.claude / "plugins" / "installed_plugins.json").write_text(listing, encoding="utf-8")
+    code, said = doctor(machine, monkeypatch)
+    assert code == 1 and "hook is not installed" in said and "plugin sessionsite@" not in said, said
+
+
+def test_doctor_reports_a_plugin_folder_without_its_runner(tmp_path, monkeypatch):
+    machine = Machine(tmp_path)
+    folder = install_plugin_as_claude_code_does(machine)
+    (folder / "bin" / "sessionsite-run").unlink()
+    code, said = doctor(machine, monkeypatch)
+    assert code == 1 and f"{folder / 'bin' / 'sessionsite-run'} is missing" in said
