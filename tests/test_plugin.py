@@ -383,3 +383,188 @@ def test_doctor_reports_a_plugin_folder_without_its_runner(tmp_path, monkeypatch
     (folder / "bin" / "sessionsite-run").unlink()
     code, said = doctor(machine, monkeypatch)
     assert code == 1 and f"{folder / 'bin' / 'sessionsite-run'} is missing" in said
+
+
+# -- the real Claude Code CLI ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def claude(tmp_path_factory) -> Path:
+    """The pinned Claude Code, installed from the npm cache .ci/run fills (no network), as
+    tests/test_realclient.py installs it."""
+    if not shutil.which("npm") or not shutil.which("node"):
+        skip_unless_in_ci("npm and node are needed to run the real Claude Code CLI")
+    if not NPM_CACHE.is_dir():
+        skip_unless_in_ci(f"no npm cache with @anthropic-ai/claude-code@{generate.PINNED_VERSION} at {NPM_CACHE} "
+                          "(.ci/run fills it; or `npm cache add` it there)")
+    cache = tmp_path_factory.mktemp("claude-code")
+    prefix = cache / f"claude-code-{generate.PINNED_VERSION}"
+    installed = subprocess.run(["npm", "install", "--offline", "--cache", str(NPM_CACHE), "--prefix", str(prefix),
+                                "--no-save", "--no-audit", "--no-fund", "--",
+                                f"@anthropic-ai/claude-code@{generate.PINNED_VERSION}"],
+                               capture_output=True, text=True)
+    if installed.returncode != 0:
+        skip_unless_in_ci(f"@anthropic-ai/claude-code@{generate.PINNED_VERSION} is not in {NPM_CACHE}: "
+                          f"{installed.stderr[-300:]}")
+    return generate.install(generate.PINNED_VERSION, cache)
+
+
+def run_claude(claude: Path, args: list[str], home: Path, cwd: Path, env: dict[str, str] | None = None
+               ) -> subprocess.CompletedProcess[str]:
+    environment = env or {"PATH": SYSTEM_PATH, "HOME": str(home), "LANG": "C.UTF-8", "DISABLE_AUTOUPDATER": "1",
+                          "DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+    return subprocess.run([str(claude), *args], capture_output=True, text=True, cwd=cwd, env=environment,
+                          timeout=generate.RUN_TIMEOUT)
+
+
+@pytest.mark.parametrize("target", [REPO, PLUGIN], ids=["marketplace", "plugin"])
+def test_claude_plugin_validate_passes_strictly(claude, tmp_path, target):
+    result = run_claude(claude, ["plugin", "validate", "--strict", "--json", "--", str(target)], tmp_path, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    assert report["success"] is True and report["strict"] is True
+    assert (report["manifest"]["errors"], report["manifest"]["warnings"]) == ([], []), report["manifest"]
+    if target == PLUGIN:
+        provided = report["provides"]
+        assert sorted(provided["commands"]) == ["sessionsite:bundle", "sessionsite:open", "sessionsite:publish"]
+        assert {hook["event"] for hook in provided["hooks"]} == {"SessionEnd", "PreCompact"}
+        assert provided["bin"] == ["sessionsite-run"]
+
+
+def every_text(value: object) -> list[str]:
+    """Every string inside a request body."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [words for item in value.values() for words in every_text(item)]
+    if isinstance(value, list):
+        return [words for item in value for words in every_text(item)]
+    return []
+
+
+class InstalledMachine(Machine):
+    """A Machine whose Claude Code (its own HOME) has the plugin installed from this repository's
+    marketplace, as a user installs it, non-interactively."""
+
+    def __init__(self, root: Path, claude: Path) -> None:
+        super().__init__(root)
+        self.executable = claude
+        self.claude = self.home / ".claude"
+        self.project = self.home / "tidewatch"
+        self.project.mkdir()
+        for args in (["plugin", "marketplace", "add", "--", str(REPO)],
+                     ["plugin", "install", "--", "sessionsite@sessionsite"]):
+            result = run_claude(claude, args, self.home, self.project)
+            assert result.returncode == 0, f"claude {' '.join(args)}: {result.stdout}{result.stderr}"
+        listing = read_json(self.claude / "plugins" / "installed_plugins.json")
+        [install] = listing["plugins"]["sessionsite@sessionsite"]
+        self.plugin = Path(install["installPath"])
+        self.session_id = str(uuid.uuid4())
+
+    def claude_env(self, api: ScriptedAPI, path: str) -> dict[str, str]:
+        return generate.environment(self.home, api, {"PATH": path, "SESSIONSITE_VAULT": str(self.vault),
+                                                     "PYTHONPATH": str(REPO)})
+
+    def session(self, args: list[str], replies: list[Reply], path: str) -> list[dict]:
+        with ScriptedAPI() as api:
+            api.queue(replies)
+            result = run_claude(self.executable, [*args, "--allowedTools", "Bash"], self.home, self.project,
+                                self.claude_env(api, path))
+            assert result.returncode == 0, result.stdout + result.stderr
+            assert not api.pending, f"Claude Code asked for fewer replies than scripted: {result.stdout}"
+            return api.received
+
+
+def test_the_installed_plugin_saves_a_real_session_to_the_vault(claude, tmp_path, monkeypatch):
+    machine = InstalledMachine(tmp_path, claude)
+    assert machine.saved() == set()
+    machine.session(["-p", "When is high water at Penzance?", "--session-id", machine.session_id],
+                    [Reply.of(text("At 06:12, and again at 18:31."))], f"{machine.bin}:{SYSTEM_PATH}")
+    project = generate.encoded(str(machine.project))
+    assert f"{project}/{machine.session_id}.jsonl" in machine.saved()
+    assert machine.hook_log() == ""
+    restored = tmp_path / "restored"
+    result = subprocess.run([str(machine.bin / "sessionsite"), "restore", machine.session_id, "-o", str(restored),
+                             "--vault", str(machine.vault)], capture_output=True, text=True, env=machine.env(),
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    words = (restored / f"{machine.session_id}.jsonl").read_text(encoding="utf-8")
+    assert "When is high water at Penzance?" in words and "At 06:12, and again at 18:31." in words
+    # doctor finds the plugin Claude Code installed, and sees that it finds sessionsite.
+    for name, value in machine.env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR")
+    said = CliRunner().invoke(main, ["doctor"]).output
+    assert "ok    the sessionsite plugin sessionsite@sessionsite saves each session" in said, said
+
+
+def test_a_real_session_with_no_sessionsite_to_find_saves_nothing_and_doctor_says_why(claude, tmp_path, monkeypatch):
+    machine = InstalledMachine(tmp_path, claude)
+    (machine.bin / "sessionsite").unlink()
+    machine.session(["-p", "When is low water?", "--session-id", machine.session_id],
+                    [Reply.of(text("At 12:20."))], f"{machine.bin}:{SYSTEM_PATH}")
+    assert (machine.claude / "projects" / generate.encoded(str(machine.project))
+            / f"{machine.session_id}.jsonl").is_file()
+    assert machine.saved() == set()
+    for name, value in machine.env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR")
+    result = CliRunner().invoke(main, ["doctor"])
+    assert result.exit_code == 1
+    assert f"warn  the sessionsite plugin sessionsite@sessionsite cannot save sessions" in result.output
+    assert NOT_FOUND in result.output and str(machine.plugin) in result.output
+
+
+def fenced_command(name: str) -> list[str]:
+    """The commands a slash command's instructions give, in its fenced blocks."""
+    body = (PLUGIN / "commands" / f"{name}.md").read_text(encoding="utf-8")
+    return [block.strip() for block in re.findall(r"```\n(.*?)```", body, re.S)]
+
+
+def test_slash_bundle_writes_this_session_for_the_pull_request(claude, tmp_path):
+    """/sessionsite:bundle, in a session resumed from a first prompt: Claude Code hands the model the
+    command's instructions with the plugin's folder and the session's id filled in, and the command they
+    give, run by the Bash tool as the model would run it, bundles the whole session."""
+    machine = InstalledMachine(tmp_path, claude)
+    path = f"{machine.bin}:{SYSTEM_PATH}"
+    machine.session(["-p", "When is high water at Newlyn?", "--session-id", machine.session_id],
+                    [Reply.of(text("At 06:09."))], path)
+    # What the instructions say is known only once Claude Code has filled them in (the plugin's folder is
+    # its marketplace's for a local one, the install's copy for one from GitHub): a first run reads them.
+    received = machine.session(["-p", "/sessionsite:bundle", "--resume", machine.session_id],
+                               [Reply.of(text("Which file?"))], path)
+    told = "\n".join(words for body in received for words in every_text(body.get("messages", [])))
+    [template] = fenced_command("bundle")
+    pattern = (re.escape(template).replace(re.escape("${CLAUDE_PLUGIN_ROOT}"), "(?P<root>/[^\"]+)")
+               .replace(re.escape("${CLAUDE_SESSION_ID}"), re.escape(machine.session_id)))
+    given = re.search(pattern, told)
+    assert given, f"Claude Code did not fill in the plugin's folder and the session: {template}"
+    root = Path(given["root"])
+    assert root in (machine.plugin, PLUGIN) and (root / "bin" / "sessionsite-run").is_file()
+    output = machine.project / "pr notes.html"
+    command = given[0].replace("FILE", shlex.quote(str(output)))
+    received = machine.session(["-p", "/sessionsite:bundle", "--resume", machine.session_id],
+                               [Reply.of(tool("Bash", command=command, description="Bundle this session")),
+                                Reply.of(text("Bundled."))], path)
+    bundle = output.read_text(encoding="utf-8")
+    assert "When is high water at Newlyn?" in bundle and "At 06:09." in bundle
+    results = [words for body in received for words in every_text(body.get("messages", [])) if str(output) in words]
+    assert any(re.search(r"^1 session \([0-9,]+ bytes\) -> ", words, re.M) for words in results), results
+
+
+@pytest.mark.parametrize("name", ["bundle", "open", "publish"])
+def test_every_slash_command_runs_sessionsite_through_the_runner_and_says_when_it_is_missing(name):
+    commands = fenced_command(name)
+    assert commands
+    for command in commands:
+        assert command.startswith('"${CLAUDE_PLUGIN_ROOT}/bin/sessionsite-run" '), command
+    assert NOT_FOUND in (PLUGIN / "commands" / f"{name}.md").read_text(encoding="utf-8")
+
+
+def test_publish_audits_then_asks_before_it_deploys_and_claude_never_runs_it_unasked():
+    body = (PLUGIN / "commands" / "publish.md").read_text(encoding="utf-8")
+    front = body.split("---")[1]
+    assert re.search(r"^disable-model-invocation: true$", front, re.M)
+    audit, deploy = fenced_command("publish")
+    assert " audit " in audit and " gh-deploy " in deploy
+    assert body.index(audit) < body.index("AskUserQuestion") < body.index(deploy)
