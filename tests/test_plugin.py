@@ -511,7 +511,7 @@ def test_a_real_session_with_no_sessionsite_to_find_saves_nothing_and_doctor_say
     monkeypatch.delenv("CLAUDE_CONFIG_DIR")
     result = CliRunner().invoke(main, ["doctor"])
     assert result.exit_code == 1
-    assert f"warn  the sessionsite plugin sessionsite@sessionsite cannot save sessions" in result.output
+    assert "warn  the sessionsite plugin sessionsite@sessionsite cannot save sessions" in result.output
     assert NOT_FOUND in result.output and str(machine.plugin) in result.output
 
 
