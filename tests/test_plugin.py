@@ -512,7 +512,12 @@ def test_a_real_session_with_no_sessionsite_to_find_saves_nothing_and_doctor_say
     result = CliRunner().invoke(main, ["doctor"])
     assert result.exit_code == 1
     assert "warn  the sessionsite plugin sessionsite@sessionsite cannot save sessions" in result.output
-    assert NOT_FOUND in result.output and str(machine.plugin) in result.output
+    assert NOT_FOUND in result.output
+    # doctor names the folder Claude Code reads the plugin from, as `claude plugin list` does.
+    listed = run_claude(machine.executable, ["plugin", "list"], machine.home, machine.project)
+    read_from = re.search(r"Read from: (.+)", listed.stdout)
+    assert read_from, listed.stdout
+    assert f"the plugin's folder: {read_from[1].strip()}\n" in result.output, result.output
 
 
 def fenced_command(name: str) -> list[str]:
@@ -568,3 +573,43 @@ def test_publish_audits_then_asks_before_it_deploys_and_claude_never_runs_it_una
     audit, deploy = fenced_command("publish")
     assert " audit " in audit and " gh-deploy " in deploy
     assert body.index(audit) < body.index("AskUserQuestion") < body.index(deploy)
+
+
+def test_doctor_checks_the_folder_claude_code_reads_a_local_marketplace_s_plugin_from(tmp_path, monkeypatch):
+    """A marketplace added from a clone is read from the clone: when the clone moves, the plugin no longer
+    loads, though its installed copy is still there."""
+    machine = Machine(tmp_path)
+    install_plugin_as_claude_code_does(machine)
+    clone = tmp_path / "clone"
+    shutil.copytree(REPO / ".claude-plugin", clone / ".claude-plugin")
+    shutil.copytree(PLUGIN, clone / "plugins" / "sessionsite")
+    (machine.claude / "plugins" / "known_marketplaces.json").write_text(json.dumps({"sessionsite": {
+        "source": {"source": "directory", "path": str(clone)}, "installLocation": str(clone)}}), encoding="utf-8")
+    code, said = doctor(machine, monkeypatch)
+    assert "ok    the sessionsite plugin sessionsite@sessionsite saves each session" in said, said
+    clone.rename(tmp_path / "moved")
+    code, said = doctor(machine, monkeypatch)
+    assert code == 1
+    assert f"{clone / 'plugins' / 'sessionsite' / 'bin' / 'sessionsite-run'} is missing" not in said
+    assert f"{clone / 'bin' / 'sessionsite-run'} is missing: if the marketplace's folder moved" in said, said
+
+
+def test_when_the_clone_added_as_marketplace_moves_claude_code_and_doctor_both_see_it(claude, tmp_path, monkeypatch):
+    machine = Machine(tmp_path)
+    clone = tmp_path / "clone"
+    shutil.copytree(REPO / ".claude-plugin", clone / ".claude-plugin")
+    shutil.copytree(PLUGIN, clone / "plugins" / "sessionsite")
+    added = run_claude(claude, ["plugin", "install", "sessionsite", "--marketplace", str(clone)], machine.home,
+                       machine.work)
+    assert added.returncode == 0, added.stdout + added.stderr
+    for name, value in machine.env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR")
+    assert "ok    the sessionsite plugin sessionsite@sessionsite saves" in CliRunner().invoke(main, ["doctor"]).output
+    clone.rename(tmp_path / "moved")
+    listed = run_claude(claude, ["plugin", "list"], machine.home, machine.work)
+    assert "failed to load" in listed.stdout, listed.stdout
+    result = CliRunner().invoke(main, ["doctor"])
+    assert result.exit_code == 1
+    assert "warn  the sessionsite plugin sessionsite@sessionsite cannot save sessions" in result.output
+    assert "if the marketplace's folder moved, add it again" in result.output, result.output
