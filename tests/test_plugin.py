@@ -56,8 +56,8 @@ def hook_commands() -> dict[str, list[str]]:
     return {event: [hook["command"] for group in groups for hook in group["hooks"]] for event, groups in hooks.items()}
 
 
-def log_lines(words: str = "When is high water?") -> str:
-    base = {"sessionId": SESSION_ID, "cwd": "/home/ada/tidewatch", "version": "2.1.332", "isSidechain": False,
+def log_lines(words: str = "When is high water?", cwd: str = "/home/ada/tidewatch") -> str:
+    base = {"sessionId": SESSION_ID, "cwd": cwd, "version": "2.1.332", "isSidechain": False,
             "userType": "external"}
     entries = [
         {**base, "type": "user", "uuid": "00000000-0000-4000-8000-000000000001", "parentUuid": None,
@@ -91,10 +91,10 @@ class Machine:
         return {"PATH": f"{self.bin}:{SYSTEM_PATH}", "HOME": str(self.home), "CLAUDE_CONFIG_DIR": str(self.claude),
                 "SESSIONSITE_VAULT": str(self.vault), "PYTHONPATH": str(REPO), "LANG": "C.UTF-8", **extra}
 
-    def log(self, name: str, project: str = PROJECT) -> Path:
+    def log(self, name: str, project: str = PROJECT, cwd: str = "/home/ada/tidewatch") -> Path:
         path = self.projects / project / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(log_lines(), encoding="utf-8")
+        path.write_text(log_lines(cwd=cwd), encoding="utf-8")
         return path
 
     def run_hook(self, event: str, hook_input: str) -> None:
@@ -613,3 +613,69 @@ def test_when_the_clone_added_as_marketplace_moves_claude_code_and_doctor_both_s
     assert result.exit_code == 1
     assert "warn  the sessionsite plugin sessionsite@sessionsite cannot save sessions" in result.output
     assert "if the marketplace's folder moved, add it again" in result.output, result.output
+
+
+# -- what the other commands' instructions run ----------------------------------------------------------------
+
+
+def filled(template: str, **words: str) -> str:
+    command = template.replace("${CLAUDE_PLUGIN_ROOT}", str(PLUGIN))
+    for placeholder, value in words.items():
+        command = command.replace(placeholder, value)
+    return command
+
+
+def test_slash_open_s_command_serves_the_sessions_at_the_address_it_tells_claude_to_wait_for(tmp_path):
+    import select
+    import signal
+    import urllib.request
+
+    machine = Machine(tmp_path)
+    machine.log(f"{SESSION_ID}.jsonl")
+    [template] = fenced_command("open")
+    body = (PLUGIN / "commands" / "open.md").read_text(encoding="utf-8")
+    assert "`Watching and serving ... at http://127.0.0.1:PORT/`" in body
+    process = subprocess.Popen(["/bin/bash", "-c", filled(template)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, cwd=machine.work, env=machine.env(), start_new_session=True)
+    try:
+        said = ""
+        address = None
+        while address is None:
+            ready, _, _ = select.select([process.stdout], [], [], 120)
+            assert ready, f"no address in 120 s; it said: {said}"
+            line = process.stdout.readline()
+            assert line, f"it stopped: {said}"
+            said += line
+            address = re.search(r"^Watching and serving .* at (http://127\.0\.0\.1:\d+/) ", line)
+        with urllib.request.urlopen(address[1], timeout=30) as response:
+            home_page = response.read().decode("utf-8")
+        assert "tidewatch" in home_page  # the project of the log, listed on the home page
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.communicate(timeout=60)
+
+
+def test_slash_publish_s_commands_audit_then_deploy_the_sessions_chosen(tmp_path):
+    machine = Machine(tmp_path)
+    machine.log(f"{SESSION_ID}.jsonl")
+    machine.log("7c0ffee0-3a4d-4e6f-8a9b-0c1d2e3f4a5b.jsonl", project="-home-ada-ledger", cwd="/home/ada/ledger")
+    git = ["git", "-C", str(machine.work)]
+    env = {**machine.env(), "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.org",
+           "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.org"}
+    for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "Start"]):
+        subprocess.run([*git, *args], check=True, env=env)
+    audit, deploy = fenced_command("publish")
+    selection = "--project tidewatch"
+    audited = subprocess.run(["/bin/bash", "-c", filled(audit, SELECTION=selection)], capture_output=True, text=True,
+                             cwd=machine.work, env=env, timeout=120)
+    assert audited.returncode == 0, audited.stderr
+    assert audited.stdout.startswith("1 session audited"), audited.stdout
+    # The confirmed deploy, kept here: --no-push, as there is no remote to push to.
+    deployed = subprocess.run(["/bin/bash", "-c", filled(deploy, SELECTION=selection) + " --no-push"],
+                              capture_output=True, text=True, cwd=machine.work, env=env, timeout=300)
+    assert deployed.returncode == 0, deployed.stderr
+    assert "committed" in deployed.stderr and "gh-pages" in deployed.stderr
+    files = subprocess.run([*git, "ls-tree", "-r", "--name-only", "gh-pages"], capture_output=True, text=True,
+                           check=True).stdout.split()
+    assert "index.html" in files
+    assert any("tidewatch" in name for name in files) and not any("ledger" in name for name in files), files
