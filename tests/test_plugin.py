@@ -679,3 +679,17 @@ def test_slash_publish_s_commands_audit_then_deploy_the_sessions_chosen(tmp_path
                            check=True).stdout.split()
     assert "index.html" in files
     assert any("tidewatch" in name for name in files) and not any("ledger" in name for name in files), files
+
+
+def test_doctor_says_one_of_the_plugin_and_the_settings_hook_is_enough(tmp_path, monkeypatch):
+    machine = Machine(tmp_path)
+    install_plugin_as_claude_code_does(machine)
+    settings = machine.claude / "settings.json"
+    data = read_json(settings)
+    command = shlex.join([str(machine.bin / "sessionsite"), "save", "--hook"])
+    data["hooks"] = {event: [{"hooks": [{"type": "command", "command": command}]}]
+                     for event in ("SessionEnd", "PreCompact")}
+    settings.write_text(json.dumps(data), encoding="utf-8")
+    code, said = doctor(machine, monkeypatch)
+    assert "ok    the sessionsite plugin sessionsite@sessionsite saves each session" in said
+    assert f"the hook in {settings} saves each session too; one is enough: `sessionsite hook uninstall`" in said
