@@ -815,8 +815,9 @@ def hook_uninstall_command(settings_file: Path | None) -> None:
 @vault_option
 def doctor_command(settings_file: Path | None, vault_dir: Path | None) -> None:
     """Check that your sessions are safe: whether the vault is missing logs that are only in
-    ~/.claude/projects, what cleanupPeriodDays is set to, and whether the hook is installed and its command
-    runs (it is run on a session that wrote nothing, so it saves nothing). Exits 1 when something needs doing.
+    ~/.claude/projects, what cleanupPeriodDays is set to, and whether the hook (or the Claude Code plugin)
+    is installed and its command runs and finds sessionsite (it is run on a session that wrote nothing, so
+    it saves nothing). Exits 1 when something needs doing.
 
     Example:
 
