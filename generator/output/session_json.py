@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
@@ -50,12 +51,16 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"not a JSON value: {type(value).__name__}")
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""In a Python string every surrogate is a lone one: a pair that JSON escaped is read as the one character."""
+
+
 def _careful(value: Any) -> Any:
-    """`value` with what JSON cannot hold replaced as a reader's parser would take it: a lone surrogate
-    becomes U+FFFD, a NaN or an infinity null (as JavaScript's JSON.stringify writes them); an integer of
+    """`value` with what JSON cannot hold replaced as a reader's parser would take it: each lone surrogate
+    becomes one U+FFFD, a NaN or an infinity null (as JavaScript's JSON.stringify writes them); an integer of
     any size stays a number."""
     if isinstance(value, str):
-        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return _LONE_SURROGATE.sub("\ufffd", value)
     if isinstance(value, bool) or value is None or isinstance(value, int):
         return value
     if isinstance(value, float):
