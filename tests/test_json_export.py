@@ -465,7 +465,8 @@ def test_a_session_is_written_as_it_streams(tmp_path):
 
 def two_sessions(folder: Path) -> Path:
     write_jsonl(folder / PROJECT_DIR / f"{SESSION_ID}.jsonl", chain(user("one"), assistant(text("ok"))))
-    write_jsonl(folder / PROJECT_DIR / f"{OTHER_SESSION_ID}.jsonl", chain(user("two"), assistant(text("ok"))))
+    write_jsonl(folder / PROJECT_DIR / f"{OTHER_SESSION_ID}.jsonl",
+                chain(user("two", sessionId=OTHER_SESSION_ID), assistant(text("ok"), sessionId=OTHER_SESSION_ID)))
     return folder
 
 
@@ -533,3 +534,29 @@ def test_the_command_says_what_it_wrote(tmp_path):
     index = strict_json((tmp_path / "out" / "index.json").read_bytes())
     assert index["options"] == {"redacted": True, "home_directories_redacted": False, "show_hidden": False}
     assert math.isclose(sum(m["cost_usd"] or 0 for m in index["figures"]["models"]), index["figures"]["cost_usd"])
+
+
+def test_worker_processes_write_the_same_documents(tmp_path, examples_export):
+    """Files are spread over forked workers with -j 2; the documents are the same bytes as with -j 1 (no
+    time, path or order of their own in them)."""
+    out, _ = examples_export
+    result = CliRunner().invoke(main, ["json", str(EXAMPLES), "-o", str(tmp_path / "two"), "-j", "2", "--no-vault",
+                                       "-q"])
+    assert result.exit_code == 0, result.output
+    assert {p.relative_to(tmp_path / "two"): p.read_bytes() for p in (tmp_path / "two").rglob("*.json")} == {
+        p.relative_to(out): p.read_bytes() for p in out.rglob("*.json")}
+
+
+def test_a_log_gone_from_disk_is_exported_from_the_vault(tmp_path):
+    logs = two_sessions(tmp_path / "logs")
+    vault = tmp_path / "vault"
+    assert CliRunner().invoke(main, ["json", str(logs), "-o", str(tmp_path / "first"), "--vault", str(vault),
+                                     "-q"]).exit_code == 0
+    (logs / PROJECT_DIR / f"{OTHER_SESSION_ID}.jsonl").unlink()
+    result = CliRunner().invoke(main, ["json", str(logs), "-o", str(tmp_path / "again"), "--vault", str(vault)])
+    assert result.exit_code == 0 and "read from the vault" in result.output
+    index = strict_json((tmp_path / "again" / "index.json").read_bytes())
+    kept = {head["id"]: head["kept_by_vault_since"] for head in index["sessions"]}
+    assert kept[SESSION_ID] is None and re.fullmatch(r"\d{4}-\d\d-\d\d.*", kept[OTHER_SESSION_ID] or "")
+    gone = next(h for h in index["sessions"] if h["id"] == OTHER_SESSION_ID)
+    assert [e["text"] for e in strict_json((tmp_path / "again" / gone["file"]).read_bytes())["events"]] == ["two", "ok"]
