@@ -560,3 +560,17 @@ def test_a_log_gone_from_disk_is_exported_from_the_vault(tmp_path):
     assert kept[SESSION_ID] is None and re.fullmatch(r"\d{4}-\d\d-\d\d.*", kept[OTHER_SESSION_ID] or "")
     gone = next(h for h in index["sessions"] if h["id"] == OTHER_SESSION_ID)
     assert [e["text"] for e in strict_json((tmp_path / "again" / gone["file"]).read_bytes())["events"]] == ["two", "ok"]
+
+
+def test_the_documentation_names_every_field_and_event_type():
+    """docs/json-export.md describes the format: each field of a session's head, of the figures and of
+    the index, and each event type with its fields, is named there."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "json-export.md").read_text(encoding="utf-8")
+    definitions = SCHEMA_DATA["$defs"]
+    named = [*definitions["session_head"]["properties"], *definitions["figures"]["properties"],
+             *definitions["index_document"]["properties"], *definitions["media"]["properties"]]
+    for option in definitions["event"]["oneOf"]:
+        event = definitions[option["$ref"].removeprefix("#/$defs/")]
+        named += [event["properties"]["type"]["const"], *event["properties"]]
+    assert sorted({name for name in named if f"`{name}`" not in page}) == []
+    assert "sessionsite json " in page and "export.schema.json" in page
