@@ -574,3 +574,18 @@ def test_the_documentation_names_every_field_and_event_type():
         named += [event["properties"]["type"]["const"], *event["properties"]]
     assert sorted({name for name in named if f"`{name}`" not in page}) == []
     assert "sessionsite json " in page and "export.schema.json" in page
+
+
+def test_redact_paths_leaves_no_home_directory_in_any_document(tmp_path):
+    """--redact-paths: the home folder is in the session's folder name, its cwd, a tool's input and its
+    result; no document, nor a path in the export, names it."""
+    call = tool_use("Read", {"file_path": "/home/ada/src/tidewatch/tides.py"})
+    write_jsonl(tmp_path / "logs" / PROJECT_DIR / f"{SESSION_ID}.jsonl", chain(
+        user("Read /home/ada/src/tidewatch/tides.py"), assistant(call),
+        tool_result(call["id"], "/home/ada/src/tidewatch/tides.py: 12 lines"), assistant(text("Read it."))))
+    result = run("json", str(tmp_path / "logs"), "-o", str(tmp_path / "out"), "--redact-paths", "-q")
+    assert result.exit_code == 0, result.output
+    written = {p.relative_to(tmp_path / "out").as_posix(): p.read_bytes() for p in (tmp_path / "out").rglob("*")
+               if p.is_file()}
+    assert [name for name, data in written.items() if b"/home/ada" in data or "home-ada" in name] == []
+    assert any(b"~/src/tidewatch/tides.py" in data for data in written.values())
