@@ -4,7 +4,8 @@ The same pipeline as the site, with another writer at its end. The logs are foun
 read back from it as for `build` (`build.gather`); phase 1 (`phases.collect`) reads, redacts, interprets,
 links and selects them; phase 2 reads each file again and streams each chosen session's events into its
 document (`output.session_json.SessionJsonWriter`), one file per session, in worker processes. The
-index (every session's head, the projects, the figures) is written last, from the summaries. Everything
+index (every session's head, the projects, the figures) is written last, from the summaries, with a copy
+of the schema that describes them. Everything
 goes into a staging folder swapped in whole, as the site does: a kill or a full disk leaves the previous
 export as it was, and a second command writing the same folder stops at once.
 """
@@ -26,7 +27,7 @@ from .stages.interpret import interpret_stream
 from .stages.redact import Redactor
 from .output.locks import MARKER, OutputLock, claim, release, remove_abandoned
 from .output.manifest import NO_HASH_CACHE
-from .output.session_json import INDEX, SessionJsonWriter, document_path, index_document
+from .output.session_json import INDEX, SCHEMA, SessionJsonWriter, document_path, index_document
 from .output.write import (MARKER_TEXT, Staging, check_output_location, check_vault_location, check_zip_target,
                            write_zip)
 from .config import BuildConfig, BuildReport, Progress
@@ -142,6 +143,7 @@ def _export_folder(config: BuildConfig, progress: Progress | None) -> BuildRepor
             staging.write(INDEX, index_document(archive, config.repo_url, redacted=config.redact,
                                                 home_redacted=config.redact_paths, show_hidden=config.show_hidden))
             report.pages += 1
+            staging.write(SCHEMA.name, SCHEMA.read_bytes())  # the export describes itself, wherever it goes
             staging.commit()
         except BaseException:
             stop_workers()  # before their staging folder goes

@@ -51,7 +51,7 @@ def strict_json(data: bytes) -> Any:
 
 def documents(folder: Path) -> dict[str, Any]:
     return {path.relative_to(folder).as_posix(): strict_json(path.read_bytes())
-            for path in sorted(folder.rglob("*.json"))}
+            for path in sorted(folder.rglob("*.json")) if path.name != SCHEMA.name}
 
 
 # -- the schema, checked by hand (the checker is tested below) ---------------------------------------------
@@ -180,6 +180,7 @@ def test_the_index_lists_every_document_and_each_names_its_file(examples_export)
     for head in index["sessions"]:
         assert found[head["file"]]["session"] == head
     assert index["counts"] == {"sessions": 13, "subagent_runs": 7}  # as `build` says of the examples
+    assert (out / SCHEMA.name).read_bytes() == SCHEMA.read_bytes(), "the export carries its schema"
 
 
 def page_elements(site: Path, key: str) -> dict[str, str]:
@@ -284,7 +285,8 @@ def test_commits_plans_and_results_come_through(examples_export):
 def test_a_document_has_one_event_a_line(examples_export):
     """What docs/json-export.md promises for `grep` and for reading a huge session a line at a time."""
     out, _ = examples_export
-    path = max((p for p in out.rglob("*.json") if p.name != "index.json"), key=lambda p: p.stat().st_size)
+    path = max((p for p in out.rglob("*.json") if p.name not in ("index.json", SCHEMA.name)),
+               key=lambda p: p.stat().st_size)
     lines = path.read_bytes().split(b"\n")
     assert lines[0].endswith(b'"events":[') and lines[-2:] == [b"]}", b""]
     events = [strict_json(line.rstrip(b",")) for line in lines[1:-2]]
@@ -301,7 +303,7 @@ def test_the_selection_options_choose_the_sessions(tmp_path):
     index = strict_json((out / "index.json").read_bytes())
     assert [(h["id"], h["is_subagent"]) for h in index["sessions"]] == [
         ("23ddcd5f-bf80-4fbe-8f29-272760883dab", False), ("23ddcd5f-bf80-4fbe-8f29-272760883dab", True)]
-    assert len(list(out.rglob("*.json"))) == 3
+    assert len(documents(out)) == 3
     result = run("json", str(EXAMPLES), "-o", str(tmp_path / "none"), "--project", "nope")
     assert result.exit_code != 0 and "nope" in result.output and not (tmp_path / "none").exists()
 
@@ -311,7 +313,7 @@ def test_a_zip_holds_the_same_documents(tmp_path, examples_export):
     assert run("json", str(EXAMPLES), "-o", str(tmp_path / "sessions.zip"), "-q").exit_code == 0
     with zipfile.ZipFile(tmp_path / "sessions.zip") as archive:
         zipped = {name.removeprefix("sessions/"): strict_json(archive.read(name))
-                  for name in archive.namelist() if name.endswith(".json")}
+                  for name in archive.namelist() if name.endswith(".json") and not name.endswith(SCHEMA.name)}
     assert zipped == documents(out)
 
 
@@ -543,8 +545,8 @@ def test_worker_processes_write_the_same_documents(tmp_path, examples_export):
     result = CliRunner().invoke(main, ["json", str(EXAMPLES), "-o", str(tmp_path / "two"), "-j", "2", "--no-vault",
                                        "-q"])
     assert result.exit_code == 0, result.output
-    assert {p.relative_to(tmp_path / "two"): p.read_bytes() for p in (tmp_path / "two").rglob("*.json")} == {
-        p.relative_to(out): p.read_bytes() for p in out.rglob("*.json")}
+    assert {p.relative_to(tmp_path / "two"): p.read_bytes() for p in (tmp_path / "two").rglob("*") if p.is_file()} == {
+        p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
 
 
 def test_a_log_gone_from_disk_is_exported_from_the_vault(tmp_path):
