@@ -591,3 +591,32 @@ def test_redact_paths_leaves_no_home_directory_in_any_document(tmp_path):
                if p.is_file()}
     assert [name for name, data in written.items() if b"/home/ada" in data or "home-ada" in name] == []
     assert any(b"~/src/tidewatch/tides.py" in data for data in written.values())
+
+
+FULL_DISK_AT = {
+    "every file and lock": dict(fd_writes=True),
+    "a session's document": dict(which=lambda path: path.suffix == ".json" and path.name != "index.json"),
+    "the index, written last": dict(which=lambda path: path.name == "index.json"),
+}
+
+
+@pytest.mark.parametrize("where", FULL_DISK_AT)
+@pytest.mark.parametrize("name, jobs", [("out", "1"), ("out", "2"), ("out.zip", "1")])
+def test_a_full_disk_is_one_line_naming_the_output_and_keeps_the_previous_export(monkeypatch, tmp_path, where,
+                                                                                name, jobs):
+    import errno
+
+    from test_output_errors import assert_one_line_naming, fill_the_disk
+
+    logs = two_sessions(tmp_path / "logs")
+    out = tmp_path / "exports" / name
+    assert run("json", str(logs), "-o", str(out), "-q").exit_code == 0
+    before = out.read_bytes() if out.is_file() else {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    write_jsonl(logs / PROJECT_DIR / "0e9a3c55-1b2d-4c4e-9f60-7a8b9c0d1e2f.jsonl",
+                chain(user("three"), assistant(text("ok"))))
+    fill_the_disk(monkeypatch, out.parent, errno.ENOSPC, **FULL_DISK_AT[where])
+    result = CliRunner().invoke(main, ["json", str(logs), "-o", str(out), "--no-vault", "-j", jobs])
+    monkeypatch.undo()
+    assert_one_line_naming(result, out, errno.ENOSPC)
+    assert (out.read_bytes() if out.is_file() else {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}) == before
+    assert sorted(p.name for p in out.parent.iterdir()) == [name], "no staging folder or lock left behind"
