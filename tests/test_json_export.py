@@ -446,6 +446,23 @@ def test_a_line_too_long_to_read_whole_is_written_whole_a_piece_at_a_time(tmp_pa
     assert path.name in str(tmp_path / "logs" / PROJECT_DIR / path.name)
 
 
+def test_a_secret_in_a_line_too_long_to_read_whole_is_redacted(tmp_path, monkeypatch):
+    """The long line is copied into its document a piece at a time, redacted as it goes."""
+    import random
+    import string
+
+    monkeypatch.setattr(read, "LINE_LIMIT", 4000)
+    draw = random.Random(31)
+    token = "sk-ant-api03-" + "".join(draw.choice(string.ascii_letters + string.digits) for _ in range(93)) + "AA"
+    long_line = '{"type": "user", "broken": "' + "padding " * 2000 + token + " more" * 2000
+    write_jsonl(tmp_path / "logs" / PROJECT_DIR / f"{SESSION_ID}.jsonl",
+                [*chain(user("before"), assistant(text("ok"))), long_line])
+    export(BuildConfig(inputs=(tmp_path / "logs",), output=tmp_path / "out"))
+    written = b"".join(p.read_bytes() for p in (tmp_path / "out").rglob("*.json"))
+    assert token[13:40].encode() not in written and b"[REDACTED:anthropic-key]" in written
+    assert written.count(b"padding ") == 2000
+
+
 def test_a_session_is_written_as_it_streams(tmp_path):
     """Events go to the file as they come (the writer holds none): a large session needs the memory of
     one event."""
