@@ -27,6 +27,7 @@ from generator.json_export import export
 from generator.output import session_json
 from generator.output.locks import OutputLock
 from generator.output.session_json import SCHEMA, SCHEMA_VERSION, SessionJsonWriter, dumps
+from generator.render.html.pages import duration_of
 from generator.render.stats import money
 from generator.stages import read
 from generator.stages.summarize import UNKNOWN_TOOL
@@ -218,7 +219,11 @@ def test_the_figures_are_the_ones_the_page_prints(examples_export):
             compared += 1
         assert page_tools(site, head["key"]) == {tool["name"]: (tool["calls"], tool["errors"])
                                                  for tool in figures["tools"]}
-        assert page_facts(site, head["key"]).get("Branch") == (head["branch"] or None)
+        assert facts.get("Branch") == (head["branch"] or None)
+        if "Duration" in facts:
+            assert duration_of(figures["duration_ms"] / 1000) == facts["Duration"], head["key"]
+        page = BeautifulSoup((site / urls.session_page(head["key"])).read_text(encoding="utf-8"), "html.parser")
+        assert " ".join(page.h1.get_text(" ", strip=True).split()) == " ".join(head["title"].split()), head["key"]
     assert compared >= 10
 
 
@@ -637,3 +642,17 @@ def test_a_full_disk_is_one_line_naming_the_output_and_keeps_the_previous_export
     assert_one_line_naming(result, out, errno.ENOSPC)
     assert (out.read_bytes() if out.is_file() else {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}) == before
     assert sorted(p.name for p in out.parent.iterdir()) == [name], "no staging folder or lock left behind"
+
+
+@pytest.mark.parametrize("where", ["the input folder", "a folder inside it", "~/.claude"])
+def test_the_export_never_writes_into_what_it_reads(tmp_path, monkeypatch, where):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    logs = two_sessions(tmp_path / "logs")
+    (logs / PROJECT_DIR / "notes").mkdir()
+    (tmp_path / ".claude").mkdir()
+    out = {"the input folder": logs / PROJECT_DIR, "a folder inside it": logs / PROJECT_DIR / "notes",
+           "~/.claude": tmp_path / ".claude" / "json"}[where]
+    before = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
+    result = CliRunner().invoke(main, ["json", str(logs / PROJECT_DIR), "-o", str(out), "--no-vault"])
+    assert result.exit_code == 2 and str(out) in result.output, result.output
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == before
