@@ -26,6 +26,7 @@ from typing import IO, Any, Iterable, Iterator
 import orjson
 
 from .. import __version__
+from ..core import urls
 from ..core.model import (Archive, AssistantText, BashMode, Commit, Diagnostic, Event, Media, Notice, Plan, Prompt,
                           Session, SlashCommand, Thinking, ToolCall, ToolResult, Unknown, Unreadable, Usage)
 from ..stages.commits import commit_url
@@ -138,8 +139,6 @@ def _commit(commit: Commit, repo_url: str) -> dict[str, Any]:
 
 def document_path(key: str) -> str:
     """Where a session's document goes in the export: the page's path with .json (`urls.session_page`)."""
-    from ..core import urls
-
     return urls.session_page(key, "json")
 
 
