@@ -656,3 +656,18 @@ def test_the_export_never_writes_into_what_it_reads(tmp_path, monkeypatch, where
     result = CliRunner().invoke(main, ["json", str(logs / PROJECT_DIR), "-o", str(out), "--no-vault"])
     assert result.exit_code == 2 and str(out) in result.output, result.output
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == before
+
+
+@pytest.mark.parametrize("started, ended, expected", [
+    ("2026-03-02T09:00:00.000Z", "2026-03-02T09:05:00.250Z", 300_250),
+    ("2026-03-02T09:00:00", "2026-03-02T09:05:00.000Z", 300_000),  # no offset: UTC, as the page reads it
+    ("half past nine", "2026-03-02T09:05:00.000Z", None),
+    ("", "", None),
+])
+def test_the_duration_is_the_pages(started, expected, ended):
+    from generator.core.model import Session
+    from generator.render.stats import totals
+
+    session = Session(key="p/s", session_id="s", source="", project_dir="p", cwd="/w", title="t", started=started,
+                      ended=ended)
+    assert session_json.figures(totals([session]), session)["duration_ms"] == expected

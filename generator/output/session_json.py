@@ -19,7 +19,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
 
@@ -94,12 +94,16 @@ def _tokens(usage: Usage) -> dict[str, int]:
             "total": total_tokens(usage)}
 
 
+def _moment(timestamp: str) -> datetime:
+    parsed = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+    # Claude Code writes UTC; a time without an offset is read as UTC too, as the page reads it.
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
 def _milliseconds_between(started: str, ended: str) -> int | None:
     try:
-        begin = datetime.fromisoformat(started.replace("Z", "+00:00"))
-        end = datetime.fromisoformat(ended.replace("Z", "+00:00"))
-        return max(0, round((end - begin).total_seconds() * 1000))
-    except (ValueError, TypeError, OverflowError):
+        return max(0, round((_moment(ended) - _moment(started)).total_seconds() * 1000))
+    except (ValueError, OverflowError):
         return None  # a time Claude Code did not write, or none: no duration rather than a wrong one
 
 
