@@ -74,13 +74,13 @@ def test_strict_mode_fails_on_what_would_mislead_a_reader(tmp_path, breakage):
     project = copy_of_the_docs(tmp_path / "project")
     page = project / "docs" / "guide" / "vault.md"
     if breakage == "a link to a page that is not there":
-        page.write_text(page.read_text(encoding="utf-8") + "\nSee [the plugin](plugin.md).\n", encoding="utf-8")
-        warning = "contains a link 'plugin.md'"
+        page.write_text(page.read_text(encoding="utf-8") + "\nSee [the tour](tour.md).\n", encoding="utf-8")
+        warning = "contains a link 'tour.md'"
     elif breakage == "an anchor that is not there":
         page.write_text(page.read_text(encoding="utf-8") + "\nSee [the hook](#the-hooks).\n", encoding="utf-8")
         warning = "there is no such anchor on this page"
     else:
-        (project / "docs" / "json-export.md").write_text("# JSON export\n", encoding="utf-8")
+        (project / "docs" / "tour.md").write_text("# A tour\n", encoding="utf-8")
         warning = "are not included in the \"nav\""
     done = mkdocs_build(project, tmp_path / "site")
     assert done.returncode != 0, breakage
