@@ -270,7 +270,7 @@ def test_serve_on_a_taken_port_says_so_in_one_line(examples_site):
     assert "Traceback" not in result.output
 
 
-def test_the_readme_shows_the_workflow_that_ships(tmp_path):
+def test_the_sharing_guide_shows_the_workflow_that_ships(tmp_path):
     workflow = (Path(__file__).parents[1] / "docs" / "publish-sessions.yml").read_text(encoding="utf-8")
-    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parents[1] / "docs" / "guide" / "sharing.md").read_text(encoding="utf-8")
     assert workflow.strip() in readme

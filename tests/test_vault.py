@@ -310,10 +310,10 @@ def test_restore_lists_and_restores_older_versions(archive, vault_dir, tmp_path)
     assert (out / f"{SESSION}.jsonl").read_bytes() == original
 
 
-def test_the_round_trip_in_the_readme_works_as_written(tmp_path, monkeypatch):
-    """The README's own commands, run as a new user would from a clone: build, delete a log, build again
+def test_the_round_trip_in_the_vault_guide_works_as_written(tmp_path, monkeypatch):
+    """The vault guide's own commands, run as a new user would from a clone: build, delete a log, build again
     (the pages are still there, with the note), restore (the original bytes)."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "docs" / "guide" / "vault.md").read_text(encoding="utf-8")
     block = readme.split("Try it on the examples", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
     shutil.copytree(EXAMPLES, tmp_path / "examples")
     monkeypatch.chdir(tmp_path)

@@ -75,8 +75,6 @@ class _RulesCompiledWhenUsed:
 class _Compiled:
     rules: _RulesCompiledWhenUsed
     rules_by_anchor: dict[str, tuple[int, ...]]
-    looks: tuple[tuple[int, re.Pattern[str]], ...]
-    """The rules with no literal, each with its cheap pattern."""
     prefilter: Prefilter
     """In one pass: the token rules' anchors, the base64 spellings of the longer ones (every anchor of four
     characters or more as base64 would spell it, at each of its three alignments), the secret-like names'
@@ -98,8 +96,8 @@ class Sighting:
     """The token rules' anchors: where each starts, and the literal."""
     spellings: list[int] = field(default_factory=list)
     """Where a token anchor's base64 spelling starts."""
-    looked: bool = False
-    """An anchorless token rule's look matched."""
+    looks: list[tuple[int, int]] = field(default_factory=list)
+    """The anchorless token rules whose looks matched: the rule's index, and where the look ended."""
     words: list[tuple[int, str]] = field(default_factory=list)
     """The secret-like names' stems, the forms' anchors, a Kubernetes Secret's marks: where, and the literal
     (in lower case)."""
@@ -110,7 +108,7 @@ class Sighting:
 
     @property
     def tokens(self) -> bool:
-        return bool(self.anchors or self.spellings or self.looked)
+        return bool(self.anchors or self.spellings or self.looks)
 
     @property
     def context(self) -> bool:
@@ -137,7 +135,7 @@ def compiled() -> _Compiled:
     for index, rule in enumerate(TOKEN_RULES):
         for anchor in rule.anchors:
             by_anchor.setdefault(anchor, []).append(index)
-    looks = tuple((index, re.compile(rule.look)) for index, rule in enumerate(TOKEN_RULES) if not rule.anchors)
+    looks = [(index, rule.look) for index, rule in enumerate(TOKEN_RULES) if not rule.anchors]
     anchors = sorted(by_anchor)
     spellings = sorted({spelling for anchor in anchors if len(anchor) >= 4 for spelling in _base64_spellings(anchor)})
     words = sorted({*NAME_STEMS, *(anchor for rule in FORM_RULES for anchor in rule.anchors), *KUBERNETES_SECRET_MARKS})
@@ -147,9 +145,9 @@ def compiled() -> _Compiled:
     meanings += [(_LOOK, index) for index, _ in looks]
     meanings += [(_SHAPE, bit) for bit, _ in _SHAPES]
     prefilter = Prefilter([*anchors, *spellings], words,
-                          [*(look.pattern for _, look in looks), *(shape for _, shape in _SHAPES)])
+                          [*(look for _, look in looks), *(shape for _, shape in _SHAPES)])
     return _Compiled(_RulesCompiledWhenUsed(TOKEN_RULES), {anchor: tuple(rules) for anchor, rules in by_anchor.items()},
-                     looks, prefilter, tuple(meanings))
+                     prefilter, tuple(meanings))
 
 
 def sightings_of(texts: Sequence[str]) -> dict[int, Sighting]:
@@ -186,7 +184,7 @@ def sightings_of(texts: Sequence[str]) -> dict[int, Sighting]:
         elif meaning == _SPELLING:
             sighting.spellings.append(start)
         else:
-            sighting.looked = True
+            sighting.looks.append((what, start + 1))  # type: ignore[arg-type]
     for sighting in seen.values():
         if len(sighting.anchors) > 1:
             sighting.anchors = sorted(set(sighting.anchors))
@@ -219,7 +217,8 @@ def _non_overlapping(found: Iterable[Found]) -> list[Found]:
 
 
 _LEAD = 128
-"""How far before its anchor a token may start (a Mailchimp key's 32 hex digits come before its `-us`)…"""
+"""How far before its anchor (or the end of its look) a token may start (a Mailchimp key's 32 hex digits come
+before its `-us`)…"""
 _REACH = 1024
 """…and how far after it may end: a rule is tried only in that window around each anchor it has in a text; a
 match that touches the window's edge is looked for again in the whole text."""
@@ -246,28 +245,24 @@ def _matches(pattern: re.Pattern[str], text: str, starts: list[int] | None) -> l
     return found
 
 
-def token_spans(text: str, anchors: Iterable[tuple[int, str]] | None = None, looked: bool | None = None) -> list[Found]:
-    """Tokens of known formats; where two rules match the same text, the earlier rule names it. `anchors`:
-    where the rules' anchors are in the text, when the caller has found them already."""
+def token_spans(text: str, seen: Sighting | None = None) -> list[Found]:
+    """Tokens of known formats; where two rules match the same text, the earlier rule names it. `seen`: what
+    the prefilter saw in the text, when the caller has looked already."""
     catalogue = compiled()
-    if anchors is None:
-        anchors = sight(text).anchors
+    if seen is None:
+        seen = sight(text)
     places: dict[int, list[int]] = {}
-    for start, anchor in anchors:
+    for start, anchor in seen.anchors:
         for index in catalogue.rules_by_anchor.get(anchor, ()):
             places.setdefault(index, []).append(start)
-    if looked is None:
-        looked = sight(text).looked
-    if looked:
-        for index, look in catalogue.looks:
-            if look.search(text):
-                places[index] = []
+    for index, end in seen.looks:
+        places.setdefault(index, []).append(end)
     found: list[Found] = []
     taken: list[tuple[int, int]] = []
     for index in sorted(places):
         rule, pattern = catalogue.rules[index]
         group = "secret" if "secret" in pattern.groupindex else 0
-        for match in _matches(pattern, text, places[index] or None):
+        for match in _matches(pattern, text, sorted(places[index])):
             start, end = match.span(group)
             if start == end or any(start < t_end and t_start < end for t_start, t_end in taken):
                 continue
@@ -283,7 +278,7 @@ def scan_tokens(text: str, embedded: bool = False, seen: Sighting | None = None)
         seen = sight(text)
     if not seen.tokens:
         return []
-    spans = embedded_token_spans(text, seen) if embedded else token_spans(text, seen.anchors, seen.looked)
+    spans = embedded_token_spans(text, seen) if embedded else token_spans(text, seen)
     if seen.spellings:
         spans = _non_overlapping([*spans, *encoded_token_spans(text, seen.spellings)])
     return spans
@@ -300,7 +295,7 @@ def embedded_token_spans(text: str, seen: Sighting | None = None) -> list[Found]
     catalogue = compiled()
     if seen is None:
         seen = sight(text)
-    found = token_spans(text, seen.anchors, seen.looked)
+    found = token_spans(text, seen)
     for start, anchor in seen.anchors:
         if any(item.start <= start < item.end for item in found):
             continue
