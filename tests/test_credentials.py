@@ -344,3 +344,62 @@ def test_no_token_of_a_known_format_can_stand_in_a_uuid():
                     placed.append(candidate)
         assert not any(pattern.search(sample) for sample in [*samples, *placed]), rule.kind
     assert identifier("toolu_" + GITHUB) != "toolu_" + GITHUB  # an id that is not a uuid is still searched
+
+
+# -- the prefilter's compiled database, kept between runs -----------------------------------------------------
+
+_PREFILTER_SAMPLE = (["ghp_", "AKIA"], ["password", "token"], [r"^[A-Z][A-Z0-9_]{2,}=\S"])
+_PREFILTER_TEXT = "x ghp_abc AKIA Password=1\nAPI_KEY=v token"
+
+
+def _kept_databases() -> list[Path]:
+    import os
+    return sorted((Path(os.environ["XDG_CACHE_HOME"]) / "sessionsite" / "prefilter").glob("*.hs"))
+
+
+def test_a_kept_prefilter_database_answers_as_a_fresh_one(monkeypatch):
+    fresh = sorted(anchors_module.Prefilter(*_PREFILTER_SAMPLE).scan(_PREFILTER_TEXT))
+    kept = _kept_databases()
+    assert kept  # written by the first
+    monkeypatch.setattr(anchors_module.hyperscan, "Database",
+                        lambda *args, **kwargs: pytest.fail("compiled again although a copy was kept"))
+    assert sorted(anchors_module.Prefilter(*_PREFILTER_SAMPLE).scan(_PREFILTER_TEXT)) == fresh
+    assert fresh and {index for index, _ in fresh} == {0, 1, 2, 3, 4}
+
+
+@pytest.mark.parametrize("damage", ["a byte changed", "cut short", "empty", "another database, its digest right"])
+def test_a_damaged_or_foreign_kept_database_is_compiled_again(damage):
+    """A kept copy that is not what was written (a bit flipped on disk, a write cut short, another pattern set's
+    database put in its place with a digest to match) is never used: redaction would miss what it should see."""
+    import hashlib
+    expected = sorted(anchors_module.Prefilter(*_PREFILTER_SAMPLE).scan(_PREFILTER_TEXT))
+    for path in _kept_databases():
+        data = bytearray(path.read_bytes())
+        if damage == "a byte changed":
+            data[len(data) // 2] ^= 0xFF
+        elif damage == "cut short":
+            data = data[: len(data) // 2]
+        elif damage == "empty":
+            data = bytearray()
+        else:
+            other = anchors_module.hyperscan.Database()
+            other.compile(expressions=[b"nothing-to-see"], ids=[0], flags=[0])
+            body = anchors_module.hyperscan.dumpb(other)
+            data = bytearray(hashlib.sha256(body).digest() + body)
+        path.write_bytes(bytes(data))
+    seen = sorted(anchors_module.Prefilter(*_PREFILTER_SAMPLE).scan(_PREFILTER_TEXT))
+    if damage == "another database, its digest right":
+        # Its digest is right: only the cache folder being the user's alone keeps such a copy out (see below).
+        assert seen != expected or not _kept_databases()
+    else:
+        assert seen == expected
+
+
+def test_a_cache_folder_that_is_not_the_users_alone_keeps_nothing(monkeypatch):
+    import os
+    real_uid = os.getuid()
+    monkeypatch.setattr(os, "getuid", lambda: real_uid + 1)  # the folder now belongs to "another user"
+    before = [path.read_bytes() for path in _kept_databases()]
+    literals = (["only-here-" + str(real_uid)], [], [])
+    assert anchors_module.Prefilter(*literals).scan("x only-here-%d" % real_uid) == [(0, 2 + len(literals[0][0]))]
+    assert [path.read_bytes() for path in _kept_databases()] == before

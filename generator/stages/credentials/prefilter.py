@@ -12,9 +12,15 @@ Positions are in characters of the text (hyperscan scans its UTF-8 bytes; they a
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 import threading
+from pathlib import Path
 from typing import Any, Iterable, Sequence
+
+from ...core.errors import SessionsiteError
+from ...core.places import private_cache_folder
 
 hyperscan: Any
 try:
@@ -51,13 +57,11 @@ class Prefilter:
         self._fallback: list[tuple[re.Pattern[str], bool, dict[str, list[tuple[int, int]]]]] = []
         self._patterns: list[tuple[int, re.Pattern[str]]] = []
         if compiled_engine and hyperscan is not None and (self.literals or self.patterns):
-            database = hyperscan.Database()
             expressions = [re.escape(literal).encode() for literal in self.literals]
             expressions += [pattern.encode() for pattern in self.patterns]
             flags = [0] * len(literals) + [hyperscan.HS_FLAG_CASELESS] * len(caseless)
             flags += [hyperscan.HS_FLAG_UTF8 | hyperscan.HS_FLAG_MULTILINE] * len(self.patterns)
-            database.compile(expressions=expressions, ids=list(range(len(expressions))), flags=flags)
-            self._database = database
+            self._database = _database(expressions, flags)
             # The scan releases the GIL and the database holds one scratch space: one thread at a time.
             self._lock = threading.Lock()
             return
@@ -112,6 +116,36 @@ class Prefilter:
             characters = _char_ends(data, (end for _, end in found))
             found = [(index, characters[end]) for index, end in found]
         return found
+
+
+def _database(expressions: list[bytes], flags: list[int]) -> Any:
+    """The hyperscan database of `expressions`, compiled once and then kept in the user's private cache folder:
+    compiling it costs about a tenth of a second in every process a build starts. A kept database is used
+    only if its bytes are the ones written (a digest heads them) and hyperscan takes them; otherwise, or
+    where nothing can be kept, it is compiled again."""
+    recipe = repr((getattr(hyperscan, "__version__", ""), expressions, flags)).encode()
+    path: Path | None = None
+    try:
+        path = private_cache_folder("prefilter") / f"{hashlib.sha256(recipe).hexdigest()[:40]}.hs"
+        kept = path.read_bytes()
+        digest, body = kept[:32], kept[32:]
+        if hashlib.sha256(body).digest() == digest:
+            database = hyperscan.loadb(body, hyperscan.HS_MODE_BLOCK)
+            database.scratch = hyperscan.Scratch(database)
+            return database
+    except (OSError, SessionsiteError, hyperscan.error):
+        pass  # nothing kept yet, a damaged or foreign copy, a cache folder that is not the user's alone
+    database = hyperscan.Database()
+    database.compile(expressions=expressions, ids=list(range(len(expressions))), flags=flags)
+    if path is not None:
+        body = hyperscan.dumpb(database)
+        partial = path.with_name(f".{path.name}.{os.getpid()}.part")
+        try:
+            partial.write_bytes(hashlib.sha256(body).digest() + body)
+            os.replace(partial, path)  # whole or not at all, whoever else writes it meanwhile
+        except OSError:
+            partial.unlink(missing_ok=True)
+    return database
 
 
 def _longest_first(literals: Iterable[str]) -> list[str]:

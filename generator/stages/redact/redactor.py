@@ -67,10 +67,12 @@ _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 character other than a hex digit and a dash in it: tests/test_credentials.py checks it)."""
 
 
+@functools.lru_cache(maxsize=8192)
 def identifier(text: str) -> str:
     """An identifier with any token of a known format in it replaced by its marker (not counted). Anchors
     are made from ids: made from this, an id that holds a key cannot carry it into a link, and the anchor
-    is the same whether the id was redacted before (phase 2) or not (phase 1's outline)."""
+    is the same whether the id was redacted before (phase 2) or not (phase 1's outline). Kept for the ids
+    seen last: each is asked for again by the other phase and by the entry that answers it."""
     if len(text) < SHORTEST_SECRET or _UUID.fullmatch(text) or not may_hold_token(text):
         return text
     return replace_spans(text, embedded_token_spans(text), lambda found, _: marker(found.kind))
