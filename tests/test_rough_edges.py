@@ -1,0 +1,43 @@
+"""Rough edges a newcomer meets (issue 31): addresses, messages and figures that must read as they should."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+
+from generator.core import urls
+
+
+# -- project addresses ---------------------------------------------------------------------------------------
+
+PROJECT_NAMES = ["-home-ada-src-app", "~-src-app", "~7e-src-app", "~", "-~", "-", "", "--", "~~", "~-", "-~-",
+                 "a~b", "~a", "~7e", "~2f", "a-~", "a-~-b", "private-tmp-claude-501-~-src", "~--claude",
+                 "~home", "~p2", "-.", "..", "é~-x", "~" * 3 + "-", "x" * 250 + "~-", "~-" + "y" * 250]
+
+
+def test_a_project_redacted_by_redact_paths_has_a_readable_address():
+    assert urls.project_folder("~-napoli-matcha") == "projects/~-napoli-matcha"
+    assert urls.project_folder("~") == "projects/~"
+    assert urls.project_folder("-private-tmp-claude-501-~-src") == "projects/private-tmp-claude-501-~-src"
+
+
+@pytest.mark.parametrize("name", PROJECT_NAMES)
+def test_a_project_address_stays_inside_projects_and_safe(name):
+    folder = urls.project_folder(name)
+    assert folder.startswith("projects/") and folder.count("/") == 1
+    assert re.fullmatch(r"[A-Za-z0-9._~-]{1,255}", folder.removeprefix("projects/"))
+    assert not folder.removeprefix("projects/").startswith(".")
+
+
+def test_no_two_project_names_share_an_address():
+    names = set(PROJECT_NAMES) | {"".join(parts) for parts in itertools.product(["~", "-", "a", "7e", "/"], repeat=3)}
+    # A folder name never holds `/`; Claude Code's name of `/` itself is `-`.
+    names = {name for name in names if "/" not in name}
+    folders: dict[str, str] = {}
+    for name in sorted(names):
+        # Names that only differ in the leading `-` Claude Code puts in front are one folder by design.
+        key = name.removeprefix("-")
+        folder = urls.project_folder(name)
+        assert folders.setdefault(folder, key) == key, (folder, name, folders[folder])
