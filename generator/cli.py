@@ -30,6 +30,9 @@ from .stages.discover import default_input
 T = TypeVar("T")
 Command = TypeVar("Command", bound=Callable[..., Any])
 EXAMPLE_COMMAND = "sessionsite build examples -o demo"
+# What each command that reads logs suggests, run with none: itself on the examples where that makes sense.
+EXAMPLE_COMMANDS = {"serve": "sessionsite serve examples", "audit": "sessionsite audit examples",
+                    "markdown": "sessionsite markdown examples -o demo"}
 
 
 def _configure_logging(verbose: bool, quiet: bool = False) -> None:
@@ -46,7 +49,9 @@ def _inputs(given: tuple[Path, ...]) -> tuple[Path, ...]:
         return given
     default = default_input()
     if not default.is_dir():
-        raise InputError(f"no INPUT given and {default} does not exist; to try it on the examples: {EXAMPLE_COMMAND}")
+        context = click.get_current_context(silent=True)
+        example = EXAMPLE_COMMANDS.get(context.info_name or "", EXAMPLE_COMMAND) if context else EXAMPLE_COMMAND
+        raise InputError(f"no INPUT given and {default} does not exist; to try it on the examples: {example}")
     return (default,)
 
 

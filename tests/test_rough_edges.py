@@ -41,3 +41,24 @@ def test_no_two_project_names_share_an_address():
         key = name.removeprefix("-")
         folder = urls.project_folder(name)
         assert folders.setdefault(folder, key) == key, (folder, name, folders[folder])
+
+
+# -- with no input and no ~/.claude/projects, each command suggests trying itself on the examples ----------
+
+@pytest.mark.parametrize("command, suggested", [
+    (["serve", "--no-vault"], "sessionsite serve examples"),
+    (["audit"], "sessionsite audit examples"),
+    (["build", "-o", "out", "--no-vault"], "sessionsite build examples -o demo"),
+    (["markdown", "-o", "out", "--no-vault"], "sessionsite markdown examples -o demo"),
+])
+def test_a_command_with_no_logs_suggests_itself_on_the_examples(tmp_path, monkeypatch, command, suggested):
+    from click.testing import CliRunner
+
+    from generator.cli import main
+
+    monkeypatch.setenv("HOME", str(tmp_path / "nobody"))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, command)
+    assert result.exit_code != 0
+    assert f"to try it on the examples: {suggested}\n" in result.output
