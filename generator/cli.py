@@ -184,7 +184,10 @@ def _say_redactions(counts: Mapping[str, int], redacted: bool) -> None:
 
 def _say_vault(vault: Path | None, saved: SaveReport | None, kept: Sequence[str] = (),
                pruned: Sequence[str] = ()) -> None:
-    """What the vault did, when it did anything worth a line (what it saved, with --verbose)."""
+    """Where the vault keeps the logs, raw (once per build: a user may not know it does), and what it did
+    when that is worth a line (what it saved, with --verbose)."""
+    if vault is not None:
+        click.echo(_vault_line(vault), err=True)
     if saved is not None and saved.saved:
         logging.getLogger("sessionsite").info("saved to the vault %s: %s", vault, saved.summary())
     for skipped in saved.skipped if saved is not None else ():
@@ -227,6 +230,10 @@ vault_option = click.option(
                            "[default: $XDG_DATA_HOME/sessionsite/vault].")
 no_vault_option = click.option("--no-vault", is_flag=True,
                                help="Neither save the logs read into the vault nor read the logs it keeps.")
+
+
+def _vault_line(vault: Path) -> str:
+    return f"vault: a copy of each log read, secrets included, is kept in {vault} (--no-vault turns this off)"
 
 
 def _vault(vault_dir: Path | None, no_vault: bool) -> Path | None:
@@ -470,6 +477,8 @@ def serve_command(inputs: tuple[Path, ...], port: int, show_hidden: bool, no_red
                                          redact=not no_redact, vault=_vault(vault_dir, no_vault)))
         live = LiveSite(config)
         click.echo(f"Building {', '.join(map(str, given))} into {config.output}", err=True)
+        if config.vault is not None:
+            click.echo(_vault_line(config.vault), err=True)
         live.build_once()
         watcher = threading.Thread(target=live.watch, name="sessionsite-watch", daemon=True)
         watcher.start()

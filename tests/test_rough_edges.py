@@ -62,3 +62,39 @@ def test_a_command_with_no_logs_suggests_itself_on_the_examples(tmp_path, monkey
     result = CliRunner().invoke(main, command)
     assert result.exit_code != 0
     assert f"to try it on the examples: {suggested}\n" in result.output
+
+
+# -- the vault says where it keeps the raw logs, once per build ------------------------------------------------
+
+EXAMPLES = __import__("pathlib").Path(__file__).resolve().parents[1] / "examples"
+
+
+@pytest.mark.parametrize("command", [["build", "-o"], ["markdown", "-o"]])
+def test_a_build_says_once_where_the_vault_keeps_the_raw_logs_and_how_to_stop_it(tmp_path, command):
+    from click.testing import CliRunner
+
+    from generator.cli import main
+
+    vault = tmp_path / "my-vault"
+    result = CliRunner().invoke(main, [command[0], str(EXAMPLES), *command[1:], str(tmp_path / "out"),
+                                       "--vault", str(vault), "-j", "1"])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if str(vault) in line]
+    assert len(lines) == 1, result.output
+    assert "secrets included" in lines[0] and "--no-vault" in lines[0]
+    # Built again (nothing new to save), it still says so: the copies are there.
+    again = CliRunner().invoke(main, [command[0], str(EXAMPLES), *command[1:], str(tmp_path / "out"),
+                                      "--vault", str(vault), "-j", "1"])
+    assert [line for line in again.output.splitlines() if str(vault) in line] == lines
+
+
+def test_without_the_vault_or_quiet_no_line_about_it(tmp_path):
+    from click.testing import CliRunner
+
+    from generator.cli import main
+
+    off = CliRunner().invoke(main, ["build", str(EXAMPLES), "-o", str(tmp_path / "a"), "--no-vault", "-j", "1"])
+    quiet = CliRunner().invoke(main, ["build", str(EXAMPLES), "-o", str(tmp_path / "b"), "-q", "-j", "1",
+                                      "--vault", str(tmp_path / "v")])
+    assert off.exit_code == quiet.exit_code == 0
+    assert "secrets included" not in off.output and "secrets included" not in quiet.output
