@@ -98,3 +98,44 @@ def test_without_the_vault_or_quiet_no_line_about_it(tmp_path):
                                       "--vault", str(tmp_path / "v")])
     assert off.exit_code == quiet.exit_code == 0
     assert "secrets included" not in off.output and "secrets included" not in quiet.output
+
+
+# -- the side panel's Tools table counts every call the log holds ---------------------------------------------
+
+def _calls_in_log(path) -> dict[str, int]:
+    import json
+    from collections import Counter
+
+    seen: set[str] = set()
+    counts: Counter[str] = Counter()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        message = entry.get("message") if isinstance(entry, dict) else None
+        if entry.get("type") != "assistant" or entry.get("isSidechain") or not isinstance(message, dict):
+            continue
+        for part in message.get("content") or []:
+            if isinstance(part, dict) and part.get("type") == "tool_use" and part.get("id") not in seen:
+                seen.add(part["id"])
+                counts[part["name"]] += 1
+    return dict(counts)
+
+
+def _tools_table(page) -> dict[str, int]:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    return {row.th.get_text(strip=True): int(row.td.get_text(strip=True).replace(",", ""))
+            for row in soup.select("details.tools tbody tr")}
+
+
+@pytest.mark.parametrize("log", sorted(p.relative_to(EXAMPLES).as_posix() for p in EXAMPLES.glob("*/*.jsonl")
+                                       if '"ExitPlanMode"' in p.read_text(encoding="utf-8")))
+def test_the_tools_table_counts_exit_plan_mode_as_the_log_does(examples_site, log):
+    path = EXAMPLES / log
+    page = examples_site / urls.project_folder(path.parent.name) / f"{path.stem}.html"
+    in_log = _calls_in_log(path)
+    assert "ExitPlanMode" in in_log
+    assert _tools_table(page) == in_log
