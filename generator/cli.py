@@ -571,12 +571,15 @@ def bundle_command(inputs: tuple[Path, ...], output: Path, show_hidden: bool, st
     if report.too_large:
         logging.getLogger("sessionsite").warning("%s", report.too_large)
     if not quiet:
-        count = len(report.sessions)
+        count = len(report.sessions) - report.subagent_runs
         size = f"{report.size:,} characters" if output.suffix.lower() in (".md", ".markdown") \
             else f"{report.size:,} bytes"
         shortened = f", shortened to fit: {report.shortened}" if report.shortened else ""
         of_branch = f" of branch {report.branch}" if report.branch else ""
-        click.echo(f"{count} session{'s' if count != 1 else ''}{of_branch} ({size}{shortened}) -> {output}", err=True)
+        runs = report.subagent_runs
+        subagents = f" and {runs} subagent run{'s' if runs != 1 else ''}" if runs else ""
+        click.echo(f"{count} session{'s' if count != 1 else ''}{subagents}{of_branch} ({size}{shortened}) -> {output}",
+                   err=True)
         _say_redactions(report.redactions, config.redact)
         _say_vault(config.vault, report.saved)
 
