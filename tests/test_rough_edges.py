@@ -288,3 +288,18 @@ def test_the_corpus_largest_sessions_keep_their_outcome_when_shortened(public_co
     body = markdown.split("\n---\n", 1)[1]
     for turn in re.split(r"\n\*\*Prompt \d+\*\*", body)[1:]:
         assert "**Claude**" in turn or "tool call" not in turn, turn[:500]
+
+
+def test_work_too_long_for_any_shortening_leaves_out_middle_turns_and_keeps_the_outcome(tmp_path):
+    from generator.bundle import github_length
+    from generator.bundle.markdown import GITHUB_LIMIT
+
+    path = _long_work(tmp_path / "-home-ada-src-tidewatch", big_prompts=0, prompts=500, tools_per_turn=1,
+                      reply_chars=300)
+    markdown = _bundle_md(tmp_path, path)
+    assert github_length(markdown) <= GITHUB_LIMIT
+    note = markdown.split("\n---\n", 1)[0].partition("limit:**")[2].partition("\n")[0]
+    assert re.search(r"[\d,]+ turns from the middle of the sessions left out", note), note
+    assert "Prompt 0: fix station 0." in markdown and "Reply 0: fixed" in markdown
+    assert "Prompt last: is everything done?" in markdown
+    assert "FINAL OUTCOME: all stations fixed, tests pass, nothing left to do." in markdown
