@@ -263,8 +263,8 @@ def test_the_markdown_lists_the_commits_in_front_matter_and_body(site):
     assert facts["sha"] == "2222222" and facts["subject"] == HOSTILE_SUBJECT
     assert facts["url"] == "https://github.com/ada/tidewatch/commit/2222222"
     body = markdown.split("\n---\n", 1)[1]
-    listing = body[body.index('<div class="commits-made">'):]
-    listing = listing[:listing.index("</div>")]
+    listing = body[body.index('<details class="commits-made"'):]
+    listing = listing[:listing.index("</details>")]
     assert 'href="https://github.com/ada/tidewatch/commit/2222222"' in listing
     assert 'href="#e-toolu_01SecondCommit0001"' in listing
     # The subject is text (the tool output below it is in a fence, where it stays text too).
