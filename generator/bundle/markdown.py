@@ -676,7 +676,7 @@ def _render_sessions(sessions: Sequence[Session], headings: dict[str, str], spoo
     turns that do not fit are left out (and counted), but not its last: room is kept for the last turn of
     each session."""
     shown_plans: dict[str, str] = {}
-    reserved = 0
+    reserved: dict[str, int] = {}
     if keep_going:
         for position, session in enumerate(sessions, start=1):
             all_turns = list(enumerate(_turns(spools.spool_of(session.key))))
@@ -684,8 +684,8 @@ def _render_sessions(sessions: Sequence[Session], headings: dict[str, str], spoo
                 number, turn = all_turns[-1]
                 last = _render_turn(_prompt_number(all_turns), turn, caps, LeftOut(), {}, f"session {position}",
                                     final=number == final_turns.get(session.key))
-                reserved += github_length(inert_on_github(last)) + 4
-        body.limit -= reserved
+                reserved[session.key] = github_length(inert_on_github(last)) + 4
+        body.limit -= sum(reserved.values())
     for position, session in enumerate(sessions, start=1):
         if not body.add(headings[session.key]) and not keep_going:
             return False
@@ -701,7 +701,7 @@ def _render_sessions(sessions: Sequence[Session], headings: dict[str, str], spoo
             text = inert_on_github(_render_turn(prompts, turn, caps, left, shown_plans, f"session {position}",
                                                 final=number == final_turns.get(session.key)))
             if is_last:
-                body.limit += github_length(text) + 4  # its room, kept above
+                body.limit += reserved.get(session.key, 0)  # its room, kept above
             if text and not body.add(text):
                 if not keep_going:
                     return False
