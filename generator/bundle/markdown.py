@@ -677,31 +677,31 @@ def _render_sessions(sessions: Sequence[Session], headings: dict[str, str], spoo
     each session."""
     shown_plans: dict[str, str] = {}
     reserved: dict[str, int] = {}
+    last_turns: dict[str, int] = {}
     if keep_going:
         for position, session in enumerate(sessions, start=1):
-            all_turns = list(enumerate(_turns(spools.spool_of(session.key))))
-            if all_turns:
-                number, turn = all_turns[-1]
-                last = _render_turn(_prompt_number(all_turns), turn, caps, LeftOut(), {}, f"session {position}",
-                                    final=number == final_turns.get(session.key))
-                reserved[session.key] = github_length(inert_on_github(last)) + 4
+            count, prompts, last = _last_turn(spools.spool_of(session.key))
+            if last is not None:
+                last_turns[session.key] = count - 1
+                text = _render_turn(prompts, last, caps, LeftOut(), {}, f"session {position}",
+                                    final=count - 1 == final_turns.get(session.key))
+                reserved[session.key] = github_length(inert_on_github(text)) + 4
         body.limit -= sum(reserved.values())
     for position, session in enumerate(sessions, start=1):
         if not body.add(headings[session.key]) and not keep_going:
             return False
         prompts = 0
         full = False
-        turns = list(enumerate(_turns(spools.spool_of(session.key)))) if keep_going else None
-        for number, turn in turns if turns is not None else enumerate(_turns(spools.spool_of(session.key))):
+        for number, turn in enumerate(_turns(spools.spool_of(session.key))):
             prompts += bool(turn["prompt"])
-            is_last = turns is not None and number == len(turns) - 1
+            is_last = number == last_turns.get(session.key)
             if full and not is_last:
                 left.turns += 1
                 continue
             text = inert_on_github(_render_turn(prompts, turn, caps, left, shown_plans, f"session {position}",
                                                 final=number == final_turns.get(session.key)))
             if is_last:
-                body.limit += reserved.get(session.key, 0)  # its room, kept above
+                body.limit += reserved[session.key]  # its room, kept above
             if text and not body.add(text):
                 if not keep_going:
                     return False
@@ -710,8 +710,13 @@ def _render_sessions(sessions: Sequence[Session], headings: dict[str, str], spoo
     return True
 
 
-def _prompt_number(turns: Sequence[tuple[int, dict[str, Any]]]) -> int:
-    return sum(1 for _, turn in turns if turn["prompt"])
+def _last_turn(spool: Path) -> tuple[int, int, dict[str, Any] | None]:
+    """How many turns a session's spool holds, how many prompts, and its last turn (read a line at a time)."""
+    count, prompts, last = 0, 0, None
+    for last in _turns(spool):
+        count += 1
+        prompts += bool(last["prompt"])
+    return count, prompts, last
 
 
 def _ladder(sizes: _Sizes) -> list[Caps]:
