@@ -186,7 +186,7 @@ def _say_vault(vault: Path | None, saved: SaveReport | None, kept: Sequence[str]
                pruned: Sequence[str] = ()) -> None:
     """Where the vault keeps the logs, raw (once per build: a user may not know it does), and what it did
     when that is worth a line (what it saved, with --verbose)."""
-    if vault is not None:
+    if vault is not None and saved is not None:  # None: the vault could not be used, and a warning said so
         click.echo(_vault_line(vault), err=True)
     if saved is not None and saved.saved:
         logging.getLogger("sessionsite").info("saved to the vault %s: %s", vault, saved.summary())
@@ -477,9 +477,9 @@ def serve_command(inputs: tuple[Path, ...], port: int, show_hidden: bool, no_red
                                          redact=not no_redact, vault=_vault(vault_dir, no_vault)))
         live = LiveSite(config)
         click.echo(f"Building {', '.join(map(str, given))} into {config.output}", err=True)
-        if config.vault is not None:
-            click.echo(_vault_line(config.vault), err=True)
         live.build_once()
+        if config.vault is not None and live.saved is not None:
+            click.echo(_vault_line(config.vault), err=True)
         watcher = threading.Thread(target=live.watch, name="sessionsite-watch", daemon=True)
         watcher.start()
         try:
