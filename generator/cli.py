@@ -30,6 +30,9 @@ from .stages.discover import default_input
 T = TypeVar("T")
 Command = TypeVar("Command", bound=Callable[..., Any])
 EXAMPLE_COMMAND = "sessionsite build examples -o demo"
+# What each command that reads logs suggests, run with none: itself on the examples where that makes sense.
+EXAMPLE_COMMANDS = {"serve": "sessionsite serve examples", "audit": "sessionsite audit examples",
+                    "markdown": "sessionsite markdown examples -o demo"}
 
 
 def _configure_logging(verbose: bool, quiet: bool = False) -> None:
@@ -46,7 +49,9 @@ def _inputs(given: tuple[Path, ...]) -> tuple[Path, ...]:
         return given
     default = default_input()
     if not default.is_dir():
-        raise InputError(f"no INPUT given and {default} does not exist; to try it on the examples: {EXAMPLE_COMMAND}")
+        context = click.get_current_context(silent=True)
+        example = EXAMPLE_COMMANDS.get(context.info_name or "", EXAMPLE_COMMAND) if context else EXAMPLE_COMMAND
+        raise InputError(f"no INPUT given and {default} does not exist; to try it on the examples: {example}")
     return (default,)
 
 
@@ -182,7 +187,10 @@ def _say_redactions(counts: Mapping[str, int], redacted: bool) -> None:
 
 def _say_vault(vault: Path | None, saved: SaveReport | None, kept: Sequence[str] = (),
                pruned: Sequence[str] = ()) -> None:
-    """What the vault did, when it did anything worth a line (what it saved, with --verbose)."""
+    """Where the vault keeps the logs, raw (once per build: a user may not know it does), and what it did
+    when that is worth a line (what it saved, with --verbose)."""
+    if vault is not None and saved is not None:  # None: the vault could not be used, and a warning said so
+        click.echo(_vault_line(vault), err=True)
     if saved is not None and saved.saved:
         logging.getLogger("sessionsite").info("saved to the vault %s: %s", vault, saved.summary())
     for skipped in saved.skipped if saved is not None else ():
@@ -225,6 +233,10 @@ vault_option = click.option(
                            "[default: $XDG_DATA_HOME/sessionsite/vault].")
 no_vault_option = click.option("--no-vault", is_flag=True,
                                help="Neither save the logs read into the vault nor read the logs it keeps.")
+
+
+def _vault_line(vault: Path) -> str:
+    return f"vault: a copy of each log read, secrets included, is kept in {vault} (--no-vault turns this off)"
 
 
 def _vault(vault_dir: Path | None, no_vault: bool) -> Path | None:
@@ -497,6 +509,8 @@ def serve_command(inputs: tuple[Path, ...], port: int, show_hidden: bool, no_red
         live = LiveSite(config)
         click.echo(f"Building {', '.join(map(str, given))} into {config.output}", err=True)
         live.build_once()
+        if config.vault is not None and live.saved is not None:
+            click.echo(_vault_line(config.vault), err=True)
         watcher = threading.Thread(target=live.watch, name="sessionsite-watch", daemon=True)
         watcher.start()
         try:
@@ -588,12 +602,15 @@ def bundle_command(inputs: tuple[Path, ...], output: Path, show_hidden: bool, st
     if report.too_large:
         logging.getLogger("sessionsite").warning("%s", report.too_large)
     if not quiet:
-        count = len(report.sessions)
+        count = len(report.sessions) - report.subagent_runs
         size = f"{report.size:,} characters" if output.suffix.lower() in (".md", ".markdown") \
             else f"{report.size:,} bytes"
         shortened = f", shortened to fit: {report.shortened}" if report.shortened else ""
         of_branch = f" of branch {report.branch}" if report.branch else ""
-        click.echo(f"{count} session{'s' if count != 1 else ''}{of_branch} ({size}{shortened}) -> {output}", err=True)
+        runs = report.subagent_runs
+        subagents = f" and {runs} subagent run{'s' if runs != 1 else ''}" if runs else ""
+        click.echo(f"{count} session{'s' if count != 1 else ''}{subagents}{of_branch} ({size}{shortened}) -> {output}",
+                   err=True)
         _say_redactions(report.redactions, config.redact)
         _say_vault(config.vault, report.saved)
 

@@ -224,8 +224,10 @@ def collect(inputs: Iterable[Path], progress: Progress | None = None,
 
         chosen = selection.chosen(archive, {str(p.source.path): project_folder_of(p.source).name for p in plans})
         if not chosen:
+            folder_names = {str(p.source.path): project_folder_of(p.source).name for p in plans}
+            hints = "".join(f"; {hint}" for hint in selection.why_none(archive, folder_names))
             raise InputError(f"no session of the {sum(1 for s in archive.sessions.values() if s.is_listed)} found "
-                             f"is selected by {selection.describe()}")
+                             f"is selected by {selection.describe()}{hints}")
         sources = {archive.sessions[key].source for key in chosen}
         # Files with no conversation stay: their summaries title the sessions they point at.
         shown = [plan for plan in plans if plan.result is not None and (

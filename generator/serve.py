@@ -274,12 +274,15 @@ class LiveSite:
         self.generation = Generation()
         self.stopping = threading.Event()
         self._build = rebuild or build
+        self.saved: object = None
+        """What the first build saved to the vault (None: no vault, or one that could not be used)."""
 
     def build_once(self) -> None:
         """Build, the site's files readable by the user alone (0600, folders 0700): a site meant to be
         read on this machine only, where other users may be."""
         with private_files():
-            self._build(self.config)
+            report = self._build(self.config)
+        self.saved = getattr(report, "saved", None)
         site = self.config.output
         if site.is_dir() and stat.S_IMODE(site.stat().st_mode) & 0o077:
             site.chmod(0o700)  # the build opens a site folder to all readers, as a site to publish is

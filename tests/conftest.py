@@ -13,6 +13,17 @@ EXAMPLES = REPO / "examples"
 # Real logs written by Claude Code, beside the repository (never copied into it); CI has them there too.
 PUBLIC_CORPUS = REPO.parent / "shared" / "corpus" / "public"
 IN_CI = bool(os.environ.get("CI"))
+CORPUS_MISSING = (f"the public corpus is not at {PUBLIC_CORPUS}: these tests read real Claude Code logs kept beside "
+                  "the repository, and only the project's checkout has it (a clone elsewhere skips them; CI, with "
+                  "CI=true, fails them)")
+
+
+def pytest_report_header(config) -> str:
+    """Said once at the top of a run: whether the tests that read the real logs can run here."""
+    if corpus_files("*.jsonl"):
+        return f"public corpus: {PUBLIC_CORPUS}"
+    return (f"public corpus: not at {PUBLIC_CORPUS}, so the tests that read it "
+            f"{'fail (CI=true)' if IN_CI else 'skip (-rs says which)'}: only the project's checkout has it beside it")
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the xdist_group marks
@@ -130,7 +141,7 @@ def public_corpus() -> Path:
     """The real logs beside the repository. Missing, the tests that need them skip, except in CI, where
     they fail: there a skip would hide that the corpus was not there."""
     if not corpus_files("*.jsonl"):
-        skip_unless_in_ci(f"the public corpus is not at {PUBLIC_CORPUS}")
+        skip_unless_in_ci(CORPUS_MISSING)
     return PUBLIC_CORPUS
 
 

@@ -655,3 +655,61 @@ def test_the_note_on_a_session_kept_by_the_vault_reads_well(browser, axe, site_w
         assert "log deleted from ~/.claude on or after" in note.first.inner_text()
         assert serious_violations(axe, page) == [], path
     context.close()
+
+
+# -- a phone's first screen -----------------------------------------------------------------------------------
+
+CHAIN_WITH_COMMITS = "c41f7d2e-8b3a-4e6f-9d15-2a7b6c0e8f31"  # further work of a chain of three, on a branch
+
+
+@pytest.fixture(scope="module")
+def committing_chain_site(tmp_path_factory) -> Path:
+    """The examples, with twelve more commits made in the last session of their chain: the session page
+    then has the header, the search, the view box, the chain strip, its title and a list of 13 commits
+    above its first prompt."""
+    import json
+    import shutil
+
+    from conftest import EXAMPLES
+    from generator.build import BuildConfig, build
+    from helpers import assistant, tool_result, tool_use
+
+    root = tmp_path_factory.mktemp("committing")
+    shutil.copytree(EXAMPLES, root / "in")
+    log = root / "in" / "-home-ada-src-tidewatch" / f"{CHAIN_WITH_COMMITS}.jsonl"
+    lines = log.read_text(encoding="utf-8").splitlines()
+    previous = json.loads(lines[-1])["uuid"]
+    fields = {"sessionId": CHAIN_WITH_COMMITS, "cwd": "/home/ada/src/tidewatch", "gitBranch": "dashboard-json"}
+    for number in range(12):
+        call = tool_use("Bash", {"command": f"git commit -am 'dashboard: step {number} of the station panel'"})
+        output = f"[dashboard-json {number:07x}] dashboard: step {number} of the station panel\n 1 file changed"
+        for entry in (assistant(call, timestamp=f"2026-10-28T09:2{number % 10}:00Z", **fields),
+                      tool_result(call["id"], output, timestamp=f"2026-10-28T09:2{number % 10}:01Z", **fields,
+                                  structured={"stdout": output, "stderr": "", "interrupted": False, "isImage": False})):
+            entry["parentUuid"] = previous
+            previous = entry["uuid"]
+            lines.append(json.dumps(entry))
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = root / "site"
+    build(BuildConfig(inputs=(root / "in",), output=out, jobs=1))
+    return out
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (375, 667), (412, 915)])
+def test_on_a_phone_the_first_prompt_is_on_the_first_screen(browser, committing_chain_site, width, height):
+    path = f"projects/home-ada-src-tidewatch/{CHAIN_WITH_COMMITS}.html"
+    page, events = open_page(browser, committing_chain_site, path, viewport={"width": width, "height": height})
+    assert page.locator(".commits-made li").count() >= 13  # the list is there, folded or not
+    assert page.locator(".chain-strip li").count() == 3
+    top = page.locator(".transcript .msg.user").first.evaluate("e => e.getBoundingClientRect().top")
+    # The prompt's head and its first line of text, not just its border.
+    assert top + 60 <= height, f"the first prompt starts at {top:.0f}px on a {width}x{height} screen"
+    assert events["errors"] == []
+    page.context.close()
+
+
+def test_on_a_wide_screen_the_commits_stay_listed(browser, committing_chain_site):
+    path = f"projects/home-ada-src-tidewatch/{CHAIN_WITH_COMMITS}.html"
+    page, _ = open_page(browser, committing_chain_site, path, viewport={"width": 1280, "height": 800})
+    assert page.locator(".commits-made li").first.is_visible()
+    page.context.close()

@@ -240,7 +240,9 @@ def test_the_markdown_bundle_shrinks_a_very_long_chain_to_fit(tmp_path):
     markdown = make_bundle(tmp_path, path, name="big.md")
     assert github_length(markdown) <= GITHUB_LIMIT
     top = markdown.split("\n---\n", 1)[0]
-    assert SHORTENED in top and "all 60 final replies left out" in top and "prompts shortened" in top
+    assert SHORTENED in top and "all 60 final replies shortened" in top and "prompts shortened" in top
+    assert "left out" not in top  # every turn's reply stays, shortened: it says how the turn ended
+    assert markdown.count("**Claude**") == 60
     assert "big.zip" in top  # where the whole of it is
     assert markdown.count(SHORTENED) == 1
     assert "Prompt 0:" in markdown and "Prompt 59:" in markdown
@@ -400,7 +402,7 @@ def test_the_command_says_what_it_wrote(tmp_path):
     result = CliRunner().invoke(main, ["bundle", str(LEDGER / "a256e702-08bc-4854-ae3b-34e7eb0045ea.jsonl"),
                                        "-o", str(tmp_path / "pr.md"), "-j", "1"])
     assert result.exit_code == 0, result.output
-    assert "3 sessions" in result.stderr and "characters" in result.stderr
+    assert "1 session and 2 subagent runs (" in result.stderr and "characters" in result.stderr
     assert (tmp_path / "pr.md").is_file()
 
 

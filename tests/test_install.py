@@ -130,7 +130,7 @@ def test_corpus_tests_fail_in_ci_without_the_corpus(tmp_path, in_ci):
     env = {name: value for name, value in os.environ.items() if name != "CI"}
     if in_ci:
         env["CI"] = "true"
-    done = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-k", "corpus",
+    done = subprocess.run([sys.executable, "-m", "pytest", "-v", "-rsfE", "-p", "no:cacheprovider", "-k", "corpus",
                            *(str(tests / name) for name in CORPUS_TESTS)],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     outcomes: dict[str, set[str]] = {}
@@ -142,6 +142,14 @@ def test_corpus_tests_fail_in_ci_without_the_corpus(tmp_path, in_ci):
     allowed = {"FAILED", "ERROR"} if in_ci else {"SKIPPED"}
     assert set(outcomes) == set(CORPUS_TESTS), done.stdout[-3000:]
     assert all(found <= allowed for found in outcomes.values()), done.stdout[-3000:]
+    # Why, in the run's header and in each skip (`-rs`) or failure: where the corpus was looked for, and
+    # that only the project's own checkout has it beside it.
+    missing = str(tmp_path / "shared" / "corpus" / "public")
+    assert re.search(r"^public corpus: not at .*shared/corpus/public", done.stdout, re.MULTILINE), done.stdout[:2000]
+    reasons = [line for line in done.stdout.splitlines() if line.startswith(("SKIPPED [", "ERROR ", "FAILED "))]
+    assert reasons, done.stdout[-3000:]
+    for line in reasons:
+        assert missing in line and "only the project's checkout has it" in line, line
 
 
 # -- the README's install, on a fresh machine --------------------------------------------------------------

@@ -524,7 +524,10 @@ def test_redact_paths_leaves_no_user_name_in_any_output_or_file_name(tmp_path):
     assert CliRunner().invoke(main, ["build", str(base), "-o", str(out), "--redact-paths"]).exit_code == 0
     assert [p for p in out.rglob("*") if "alice" in p.name] == []
     assert "alice" not in _everything_written(out)
-    assert (out / "projects" / "~7e-src-app").is_dir()
+    # The home folder's placeholder reads as itself in the address, not as an escape (`~7e`).
+    assert {p.name for p in (out / "projects").iterdir()} == {
+        "~--claude", "~-src-app", "private-tmp-claude-501-~-src-tool"}
+    assert "~7e" not in _everything_written(out)
 
 
 @pytest.mark.parametrize("line", [

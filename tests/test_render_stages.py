@@ -131,7 +131,7 @@ def test_a_session_header_lists_its_commits_from_the_theme(tmp_path):
     block = commits_list(SimpleNamespace(commits=commits), "https://forge.example/r", default_markup())
     assert block is not None and "\n\n" not in block.html
     soup = BeautifulSoup(block.html, "html.parser")
-    assert soup.select_one("p.label").get_text() == f"{len(commits)} commits made in this session"
+    assert soup.select_one("summary.label").get_text() == f"{len(commits)} commits made in this session"
     items = soup.select("li")
     assert len(items) == COMMITS_IN_HEADER + 1 and items[-1].get_text().startswith("and 3 more")
     first, second = items[0], items[1]

@@ -173,3 +173,41 @@ def test_a_bad_date_on_the_command_line_exits_2(projects, tmp_path):
     result = run("build", str(projects), "-o", str(tmp_path / "out"), "--since", "last week")
     assert result.exit_code == 2
     assert "--since 'last week'" in result.output
+
+
+# -- a selection that leaves nothing says what would have matched (issue 31) ---------------------------------
+
+def test_a_project_that_matches_nothing_lists_the_projects(projects, tmp_path):
+    result = run("build", str(projects), "-o", str(tmp_path / "out"), "--project", "nope")
+    assert result.exit_code == 1
+    assert "the projects are: ledger, tidewatch" in result.output
+
+
+def test_a_misspelt_project_names_the_closest(projects, tmp_path):
+    result = run("build", str(projects), "-o", str(tmp_path / "out"), "--project", "tidewach")
+    assert result.exit_code == 1
+    assert "--project tidewach: did you mean tidewatch?" in result.output
+
+
+def test_a_long_list_of_projects_is_cut(tmp_path):
+    root = tmp_path / "projects"
+    for number in range(30):
+        conversation(root / f"-home-ada-p{number:02d}" / f"{number:04d}aaaa.jsonl", f"{number:04d}aaaa", "hi", 0,
+                     cwd=f"/home/ada/p{number:02d}")
+    result = run("build", str(root), "-o", str(tmp_path / "out"), "--project", "qqqqqqqq")
+    assert result.exit_code == 1
+    assert "the projects are: p00, p01, p02" in result.output and "p29" not in result.output
+    assert "and 20 more" in result.output
+
+
+@pytest.mark.parametrize("given", ["73", "bbb", "b"])
+def test_a_session_id_too_short_to_match_says_how_long_it_must_be(projects, tmp_path, given):
+    result = run("build", str(projects), "-o", str(tmp_path / "out"), "--session", given)
+    assert result.exit_code == 1
+    assert f"--session {given}: give at least 4 characters of a session id" in result.output
+
+
+def test_a_session_id_that_matches_nothing_says_so(projects, tmp_path):
+    result = run("build", str(projects), "-o", str(tmp_path / "out"), "--session", "ffff9999")
+    assert result.exit_code == 1
+    assert "--session ffff9999: no session id starts with it" in result.output

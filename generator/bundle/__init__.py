@@ -86,7 +86,9 @@ class BundleReport:
     """What went into a bundle."""
 
     sessions: list[str] = field(default_factory=list)
-    """Keys of the sessions included, in the order they appear."""
+    """Keys of the sessions included, in the order they appear (subagent runs among them)."""
+    subagent_runs: int = 0
+    """How many of `sessions` are subagent runs."""
     size: int = 0
     """Bytes written (HTML, zip) or characters as GitHub counts them (Markdown)."""
     shortened: str = ""
@@ -334,7 +336,8 @@ def bundle(config: BundleConfig) -> BundleReport:
             stop_workers()  # before their staging folder goes
             staging.discard()
             release(Path(temporary))
-    return BundleReport(sessions=present, size=size, shortened=shortened, diagnostics=len(problems),
+    return BundleReport(sessions=present, subagent_runs=sum(archive.sessions[key].is_subagent for key in present),
+                        size=size, shortened=shortened, diagnostics=len(problems),
                         redactions=dict(redactions),
                         saved=saved, too_large=_too_large(config.output, kind, size),
                         branch=work.branch if work else "")

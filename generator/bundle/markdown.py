@@ -2,14 +2,15 @@
 65,536-character limit for a description or a comment.
 
 A writer over the markdown stage's typed blocks. Phase 2 hands each page of blocks to `ReviewNotes` (a
-`phases.PartWriter`), which keeps, per turn of the conversation, what a reviewer reads: the prompt, the
-plans, Claude's final reply, and a one-line summary of each tool call (from the call's facts, not its
-HTML). Turns go to a spool file, one JSON line each, so that a session of any length is never held whole.
+`phases.PartWriter`), which keeps, per turn of the conversation, what a reviewer reads: the shell commands
+the person ran (`!cmd`), the prompt, the plans, Claude's final reply, and a one-line summary of each tool
+call (from the call's facts, not its HTML). Turns go to a spool file, one JSON line each, so that a session of any length is never held whole.
 
 `compose_markdown` writes a summary at the top (sessions, dates, models, cost, commits made, files changed with their
 number of edits), then each session's turns. When they do not fit, it gives up in reverse order of what
-matters: tool calls first (fewer lines per turn, then none), then Claude's replies (shorter, then none),
-then plans, then prompts are shortened. It says once, at the top, what was left out, with counts. The
+matters: tool calls first (from the middle of each turn, then all), then Claude's replies, plans and prompts
+are shortened, in that order (`_ladder`); no reply is left out, and the session's last one, its outcome,
+is kept longest. It says once, at the top, what was left out, with counts. The
 budget goes on words: no wrappers per message, no times or anchors GitHub strips, no link to anything
 this document does not hold, and the headings of plans and replies are demoted below the document's own.
 Posted on GitHub it acts on nothing (`inert_on_github`): no mention, closing keyword or remote image.
@@ -29,8 +30,8 @@ from .. import __version__
 from ..core.model import Archive, Commit, Session
 from ..stages.commits import commit_url
 from ..render.markdown import MarkdownPart, time_of
-from ..render.markdown.blocks import Block, Group, Prose, Structure, markdown_of
-from ..render.markdown.escape import block_parser, inline_code, literal
+from ..render.markdown.blocks import Block, Code, Group, Prose, Structure, markdown_of
+from ..render.markdown.escape import block_parser, fence, inline_code, literal
 from ..render.stats import files_changed, money, totals
 from ..render.html.figures import relative_to
 from ..render.html.pages import GENERATOR
@@ -43,7 +44,14 @@ TARGET_CHARS = 100
 FILES_LISTED = 40
 """Files changed named in the summary; the rest are counted."""
 SHORTEST_TEXT = 80
-"""A plan or reply is not cut shorter than this: past it, it is left out instead."""
+"""No prompt, plan or reply is cut shorter than this."""
+TEXT_FLOOR = 1000
+"""Replies, then plans, then prompts are cut down to this, one kind after the other, before all three are
+cut further together."""
+FINAL_REPLY_CHARS = 3000
+"""The session's final reply (its outcome) is cut to no less than this."""
+SHELL_OUTPUT_CHARS = 1500
+"""What a shell command the person ran (`!cmd`) printed is shown up to this."""
 
 
 def github_length(text: str) -> int:
@@ -79,14 +87,33 @@ class ReviewNotes:
         with self.spool_of(key).open("a", encoding="utf-8", newline="\n") as spool:
             for block in part.blocks:
                 if isinstance(block, Group) and block.kind == "prompt":
+                    shell = self._shell_only(key)
                     self._close(key, spool)
                     self.turns[key] = _turn(prompt=_prompt_text(block), time=block.fact("time"))
+                    self.turns[key]["shell"] = shell
                 elif isinstance(block, Group) and block.kind == "message":
                     self._reply(self.turns.setdefault(key, _turn()), block)
                 elif isinstance(block, Group) and block.kind == "plan":
                     self.turns.setdefault(key, _turn())["plans"].append(_plan(block))
+                elif isinstance(block, Group) and block.kind == "bash-mode":
+                    # What the person ran in the shell (`!cmd`) goes with the prompt after it, which often
+                    # speaks of its output: it opens a turn of its own, which that prompt joins.
+                    turn = self.turns.get(key)
+                    if turn is None or turn["prompt"] or turn["tools"] or turn["plans"] or turn["reply"]:
+                        self._close(key, spool)
+                        turn = self.turns[key] = _turn(time=block.fact("time"))
+                    turn["shell"].append(_shell(block))
             if part.number == part.total:
                 self._close(key, spool)
+
+    def _shell_only(self, key: str) -> list[list[str]]:
+        """The shell commands of an open turn that holds nothing else, taken out of it (the prompt coming
+        joins them)."""
+        turn = self.turns.get(key)
+        if turn is None or not turn["shell"] or turn["prompt"] or turn["tools"] or turn["plans"] or turn["reply"]:
+            return []
+        del self.turns[key]
+        return list(turn["shell"])
 
     def _close(self, key: str, spool: Any) -> None:
         turn = self.turns.pop(key, None)
@@ -109,7 +136,15 @@ class ReviewNotes:
 
 
 def _turn(prompt: str = "", time: str = "") -> dict[str, Any]:
-    return {"prompt": prompt, "time": time, "tools": [], "plans": [], "reply": "", "reply_whole": True}
+    return {"prompt": prompt, "time": time, "tools": [], "plans": [], "reply": "", "reply_whole": True, "shell": []}
+
+
+def _shell(bash_mode: Group) -> list[str]:
+    """A shell command the person ran (`!cmd`), and its output: [command, output]."""
+    codes = [block for block in bash_mode.children if isinstance(block, Code)]
+    command = next((code.code for code in codes if code.kind == "command"), "")
+    output = "\n".join(code.code for code in codes if code.kind == "output")
+    return [_capped(command)[0], _capped(output)[0]]
 
 
 def _capped(text: str) -> tuple[str, bool]:
@@ -364,10 +399,11 @@ class Caps:
     """How far each kind of content is shortened; None: not at all."""
 
     tools: int | None = None
-    """Tool calls listed per turn (0: none)."""
+    """Tool calls listed per turn, the first and the last ones (0: none)."""
     replies: int | None = None
-    """Characters kept of each final reply (0: none)."""
+    """Characters kept of each turn's final reply (the session's last one keeps `FINAL_REPLY_CHARS` at least)."""
     plans: int | None = None
+    """Characters kept of each plan (0: none)."""
     prompts: int | None = None
 
 
@@ -382,7 +418,7 @@ class LeftOut:
     plans: int = 0
     prompts_cut: int = 0
     turns: int = 0
-    """Whole turns left out at the end (the last resort)."""
+    """Whole turns left out from the middle of a session, its last turn kept (the last resort)."""
 
     def sentence(self, totals: dict[str, int]) -> str:
         """What was left out, in one sentence ("" for nothing); `totals`: how many tool calls, replies,
@@ -400,7 +436,7 @@ class LeftOut:
             if count:
                 parts.append(of(count, word) + " shortened")
         if self.turns:
-            parts.append(f"the last {_plural(self.turns, 'turn')} left out")
+            parts.append(f"{_plural(self.turns, 'turn')} from the middle of the sessions left out")
         return "; ".join(parts)
 
 
@@ -416,6 +452,8 @@ class _Sizes:
     prompts: array[int] = field(default_factory=lambda: array("q"))
     plans: array[int] = field(default_factory=lambda: array("q"))
     replies: array[int] = field(default_factory=lambda: array("q"))
+    final_replies: array[int] = field(default_factory=lambda: array("q"))
+    """Of each session's last turn with a reply: kept longer (`FINAL_REPLY_CHARS`)."""
     tool_counts: array[int] = field(default_factory=lambda: array("q"))
     tool_chars: array[int] = field(default_factory=lambda: array("q"))
     fixed: int = 0
@@ -431,8 +469,9 @@ class _Sizes:
                 if count:
                     shown = count if caps.tools is None else min(count, caps.tools)
                     tools += 70 + chars * shown // count + (30 if shown < count else 0)
-        return (self.fixed + tools + capped(self.replies, caps.replies, 40) + capped(self.plans, caps.plans, 40)
-                + capped(self.prompts, caps.prompts, 40))
+        final = None if caps.replies is None else max(caps.replies, FINAL_REPLY_CHARS)
+        return (self.fixed + tools + capped(self.replies, caps.replies, 40) + capped(self.final_replies, final, 40)
+                + capped(self.plans, caps.plans, 40) + capped(self.prompts, caps.prompts, 40))
 
 
 def _turns(path: Path) -> Iterator[dict[str, Any]]:
@@ -444,11 +483,13 @@ def _turns(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def _render_turn(number: int, turn: dict[str, Any], caps: Caps, left: LeftOut, shown_plans: dict[str, str],
-                 where: str) -> str:
-    """One turn: the prompt (`number`), the plans, the tool calls folded, Claude's final reply. A plan the
-    session was started with comes first; one Claude proposed, after the calls that led to it. A plan
-    shown before (the implementation session starts with the plan its planning session proposed) is
-    named, not repeated. `where`: the session, as a later mention of its plans names it."""
+                 where: str, final: bool = False) -> str:
+    """One turn: the shell commands the person ran before the prompt, the prompt (`number`), the plans, the
+    tool calls folded, Claude's final reply. A plan the session was started with comes first; one Claude
+    proposed, after the calls that led to it. A plan shown before (the implementation session starts with
+    the plan its planning session proposed) is named, not repeated. `where`: the session, as a later
+    mention of its plans names it. `final`: the turn holds the session's last reply, its outcome."""
+    shell = [_shell_markdown(command, output, caps) for command, output in turn.get("shell", ())]
     prompt = []
     when = f" · {time_of(turn['time'])[11:]}" if turn["time"] else ""
     if turn["prompt"]:
@@ -464,9 +505,12 @@ def _render_turn(number: int, turn: dict[str, Any], caps: Caps, left: LeftOut, s
         left.tools += len(calls) - shown
         if shown:
             errors = sum(1 for call in calls if call[2] == "error")
-            lines = [_tool_line(*call) for call in calls[:shown]]
+            # The middle goes first: the first calls say how the work began, the last ones how it ended.
+            first, last = (shown + 1) // 2, shown // 2
+            lines = [_tool_line(*call) for call in calls[:first]]
             if shown < len(calls):
-                lines.append(f"- *… and {len(calls) - shown:,} more*")
+                lines.append(f"- *… {len(calls) - shown:,} more*")
+            lines += [_tool_line(*call) for call in calls[len(calls) - last:] if last]
             summary = _plural(len(calls), "tool call") + (f", {_plural(errors, 'error')}" if errors else "")
             tools = [f"<details><summary>{summary}</summary>\n\n" + "\n".join(lines) + "\n\n</details>"]
     plans = []
@@ -489,18 +533,33 @@ def _render_turn(number: int, turn: dict[str, Any], caps: Caps, left: LeftOut, s
             plans += ["**The user said**", plan["feedback"]]
     reply = []
     if turn["reply"]:
-        if caps.replies == 0:
-            left.replies += 1
-        else:
-            text = demoted(turn["reply"])
-            if caps.replies is not None and len(text) > caps.replies:
-                text = cut(text, caps.replies)
-                left.replies_cut += 1
-            elif not turn["reply_whole"]:
-                text += _SHORTENED
-            reply = ["**Claude**", text]
+        limit = None if caps.replies is None else max(caps.replies, FINAL_REPLY_CHARS if final else SHORTEST_TEXT)
+        text = demoted(turn["reply"])
+        if limit is not None and len(text) > limit:
+            text = cut(text, limit)
+            left.replies_cut += 1
+        elif not turn["reply_whole"]:
+            text += _SHORTENED
+        reply = ["**Claude**", text]
     ordered = [*prompt, *tools, *plans] if prompt else [*plans, *tools]
-    return "\n\n".join([*ordered, *reply])
+    return "\n\n".join([*shell, *ordered, *reply])
+
+
+def _shell_markdown(command: str, output: str, caps: Caps) -> str:
+    """A shell command the person ran, and the start of what it printed."""
+    if "\n" in command.strip() or len(command) > TARGET_CHARS * 2:
+        ran = "**You ran**\n\n" + fence(command.strip("\n"), "bash")
+    else:
+        ran = f"**You ran** {inline_code(command.strip())}"
+    if not output.strip():
+        return ran
+    limit = min(SHELL_OUTPUT_CHARS, caps.prompts or SHELL_OUTPUT_CHARS)
+    shown = output if len(output) <= limit else output[:limit].rpartition("\n")[0] or output[:limit]
+    return f"{ran}\n\n{fence(shown, 'text')}" + (_SHORTENED if len(shown) < len(output) else "")
+
+
+def _shell_length(shell: Sequence[Sequence[str]]) -> int:
+    return sum(github_length(command) + min(github_length(output), SHELL_OUTPUT_CHARS) + 40 for command, output in shell)
 
 
 def _plan_forms(text: str) -> tuple[str, ...]:
@@ -552,9 +611,12 @@ def compose_markdown(archive: Archive, keys: Sequence[str], spools: ReviewNotes,
 
     sizes = _Sizes(fixed=github_length(head) + sum(github_length(h) + 8 for h in headings.values()) + 700)
     counts = {"tool call": 0, "final reply": 0, "plan": 0, "prompt": 0}
+    final_turns: dict[str, int] = {}
+    """By session, the number of its turn that holds its last reply (its outcome)."""
     for session in main_sessions:
-        for turn in _turns(spools.spool_of(session.key)):
-            sizes.prompts.append(github_length(turn["prompt"]))
+        last_reply, reply_at = -1, -1
+        for number, turn in enumerate(_turns(spools.spool_of(session.key))):
+            sizes.prompts.append(github_length(turn["prompt"]) + _shell_length(turn.get("shell", ())))
             sizes.plans.extend(github_length(plan["text"]) for plan in turn["plans"])
             sizes.replies.append(github_length(turn["reply"]))
             sizes.tool_counts.append(len(turn["tools"]))
@@ -563,33 +625,42 @@ def compose_markdown(archive: Archive, keys: Sequence[str], spools: ReviewNotes,
             counts["final reply"] += bool(turn["reply"])
             counts["plan"] += len(turn["plans"])
             counts["prompt"] += bool(turn["prompt"])
-
-    caps = _caps(sizes)
+            if turn["reply"]:
+                last_reply, reply_at = number, len(sizes.replies) - 1
+        if last_reply >= 0:
+            final_turns[session.key] = last_reply
+            sizes.final_replies.append(sizes.replies[reply_at])
+            sizes.replies[reply_at] = 0
 
     def rendering(caps: Caps) -> tuple[LeftOut, _Body] | None:
         left, body = LeftOut(), _Body(GITHUB_LIMIT - github_length(head) - 700)
-        return (left, body) if _render_sessions(main_sessions, headings, spools, caps, left, body) else None
+        done = _render_sessions(main_sessions, headings, spools, caps, left, body, final_turns)
+        return (left, body) if done else None
 
-    for _ in range(12):
-        done = rendering(caps)
-        if done is not None:
-            # The estimate errs long: use what it left of the budget, a step at a time.
-            for _ in range(8):
-                looser = _looser(caps, sizes)
-                if looser is None:
-                    break
-                more = rendering(looser)
-                if more is None:
-                    break
-                caps, done = looser, more
-            left, body = done
+    ladder = _ladder(sizes)
+    budget = GITHUB_LIMIT - 400
+    step = _first(len(ladder), lambda n: sizes.cost(ladder[n]) <= budget)
+    done = None
+    # The estimate may err either way: tighter until a rendering fits, then looser while one does.
+    jump = 1
+    while step < len(ladder):
+        done = rendering(ladder[step])
+        if done is not None or step == len(ladder) - 1:
             break
-        caps = _tighter(caps)
+        step, jump = min(step + jump, len(ladder) - 1), jump * 2
+    if done is not None:
+        for looser in range(step - 1, max(-1, step - 9), -1):
+            more = rendering(ladder[looser])
+            if more is None:
+                break
+            done = more
+        left, body = done
     else:
-        # The last resort, for work whose prompts alone pass the limit: turns kept in order while they fit.
+        # The last resort, for work whose prompts alone pass the limit: turns from the middle of the
+        # sessions are left out, each session's first turns and its last one kept.
         left = LeftOut()
         body = _Body(GITHUB_LIMIT - github_length(head) - 700)
-        _render_sessions(main_sessions, headings, spools, caps, left, body, keep_going=True)
+        _render_sessions(main_sessions, headings, spools, ladder[-1], left, body, final_turns, keep_going=True)
     note = left.sentence(counts)
     text = head
     if note:
@@ -600,21 +671,37 @@ def compose_markdown(archive: Archive, keys: Sequence[str], spools: ReviewNotes,
 
 
 def _render_sessions(sessions: Sequence[Session], headings: dict[str, str], spools: ReviewNotes, caps: Caps,
-                     left: LeftOut, body: _Body, keep_going: bool = False) -> bool:
-    """Every session's turns into `body`; False as soon as one does not fit (unless `keep_going`, which
-    then counts the turns left out)."""
-    full = False
+                     left: LeftOut, body: _Body, final_turns: dict[str, int], keep_going: bool = False) -> bool:
+    """Every session's turns into `body`; False as soon as one does not fit. With `keep_going`, a session's
+    turns that do not fit are left out (and counted), but not its last: room is kept for the last turn of
+    each session."""
     shown_plans: dict[str, str] = {}
+    reserved: dict[str, int] = {}
+    last_turns: dict[str, int] = {}
+    if keep_going:
+        for position, session in enumerate(sessions, start=1):
+            count, prompts, last = _last_turn(spools.spool_of(session.key))
+            if last is not None:
+                last_turns[session.key] = count - 1
+                text = _render_turn(prompts, last, caps, LeftOut(), {}, f"session {position}",
+                                    final=count - 1 == final_turns.get(session.key))
+                reserved[session.key] = github_length(inert_on_github(text)) + 4
+        body.limit -= sum(reserved.values())
     for position, session in enumerate(sessions, start=1):
         if not body.add(headings[session.key]) and not keep_going:
             return False
         prompts = 0
-        for turn in _turns(spools.spool_of(session.key)):
+        full = False
+        for number, turn in enumerate(_turns(spools.spool_of(session.key))):
             prompts += bool(turn["prompt"])
-            if full:
+            is_last = number == last_turns.get(session.key)
+            if full and not is_last:
                 left.turns += 1
                 continue
-            text = inert_on_github(_render_turn(prompts, turn, caps, left, shown_plans, f"session {position}"))
+            text = inert_on_github(_render_turn(prompts, turn, caps, left, shown_plans, f"session {position}",
+                                                final=number == final_turns.get(session.key)))
+            if is_last:
+                body.limit += reserved[session.key]  # its room, kept above
             if text and not body.add(text):
                 if not keep_going:
                     return False
@@ -623,26 +710,44 @@ def _render_sessions(sessions: Sequence[Session], headings: dict[str, str], spoo
     return True
 
 
-def _caps(sizes: _Sizes) -> Caps:
-    """The least shortening whose estimated size fits, giving up tool calls first, then replies, plans,
-    and prompts last."""
-    budget = GITHUB_LIMIT - 400
-    caps = Caps()
-    if sizes.cost(caps) <= budget:
-        return caps
-    most_tools = max(sizes.tool_counts, default=0)
-    caps.tools = _largest(0, most_tools, lambda k: sizes.cost(Caps(tools=k)) <= budget)
-    if caps.tools:
-        return caps
-    for name, lengths in (("replies", sizes.replies), ("plans", sizes.plans), ("prompts", sizes.prompts)):
-        setattr(caps, name, max(lengths, default=0))
-        found = _largest(0, max(lengths, default=0), lambda n, name=name: sizes.cost(_with(caps, name, n)) <= budget)
-        setattr(caps, name, found if found >= SHORTEST_TEXT or name == "prompts" else 0)
-        if sizes.cost(caps) <= budget:
-            if name == "prompts":
-                caps.prompts = max(caps.prompts or 0, SHORTEST_TEXT)
-            return caps
-    return caps
+def _last_turn(spool: Path) -> tuple[int, int, dict[str, Any] | None]:
+    """How many turns a session's spool holds, how many prompts, and its last turn (read a line at a time)."""
+    count, prompts, last = 0, 0, None
+    for last in _turns(spool):
+        count += 1
+        prompts += bool(last["prompt"])
+    return count, prompts, last
+
+
+def _ladder(sizes: _Sizes) -> list[Caps]:
+    """Every shortening tried, from none to the most, in the order of giving up: tool calls from the middle
+    of each turn, then all of them; then replies, plans and prompts cut in turn down to `TEXT_FLOOR`; then
+    all three together down to `SHORTEST_TEXT`; then plans left out. No reply is left out: each turn's
+    last one says where it ended, and the session's last one, its outcome, keeps `FINAL_REPLY_CHARS`."""
+    longest = {name: max(lengths, default=0) for name, lengths in (
+        ("replies", sizes.replies), ("plans", sizes.plans), ("prompts", sizes.prompts))}
+    ladder = [Caps()]
+    ladder += [Caps(tools=shown) for shown in range(max(sizes.tool_counts, default=0) - 1, -1, -1)]
+    caps = ladder[-1]
+    for name in ("replies", "plans", "prompts"):
+        for value in _down(longest[name], TEXT_FLOOR):
+            caps = _with(caps, name, value)
+            ladder.append(caps)
+    for value in _down(TEXT_FLOOR, SHORTEST_TEXT):
+        caps = Caps(0, *(None if longest[name] <= value else value for name in ("replies", "plans", "prompts")))
+        ladder.append(caps)
+    ladder.append(_with(caps, "plans", 0))
+    return ladder
+
+
+def _down(start: int, floor: int) -> list[int]:
+    """Lengths from under `start` down to `floor`, a fifth less each time."""
+    values = []
+    value = start * 4 // 5
+    while value > floor:
+        values.append(value)
+        value = value * 4 // 5
+    return values + ([floor] if start > floor else [])
 
 
 def _with(caps: Caps, name: str, value: int | None) -> Caps:
@@ -651,50 +756,16 @@ def _with(caps: Caps, name: str, value: int | None) -> Caps:
     return changed
 
 
-def _largest(low: int, high: int, fits: Any) -> int:
-    """The largest n in [low, high] with fits(n) (fits is monotonic), or low."""
-    if fits(high):
-        return high
+def _first(count: int, fits: Any) -> int:
+    """The first n in [0, count) with fits(n) (false, then true from some n on), or count."""
+    low, high = 0, count
     while low < high:
-        middle = (low + high + 1) // 2
+        middle = (low + high) // 2
         if fits(middle):
-            low = middle
+            high = middle
         else:
-            high = middle - 1
+            low = middle + 1
     return low
-
-
-def _tighter(caps: Caps) -> Caps:
-    """One step shorter than `caps`, in the same order of giving up."""
-    if caps.tools is None or caps.tools > 0:
-        return _with(caps, "tools", 0 if not caps.tools else caps.tools // 2)
-    for name in ("replies", "plans", "prompts"):
-        value = getattr(caps, name)
-        if value is None:
-            return _with(caps, name, 4000)
-        if value > SHORTEST_TEXT or (name == "prompts" and value > 40):
-            return _with(caps, name, max(SHORTEST_TEXT if name != "prompts" else 40, value * 2 // 3))
-        if name != "prompts" and value:
-            return _with(caps, name, 0)
-    return caps
-
-
-def _looser(caps: Caps, sizes: _Sizes) -> Caps | None:
-    """One step less shortening than `caps`, for the kind that gave up last (the most important one
-    shortened), or None when nothing is."""
-    order = (("tools", sizes.tool_counts), ("replies", sizes.replies), ("plans", sizes.plans), ("prompts", sizes.prompts))
-    active = [(name, lengths) for name, lengths in order if getattr(caps, name) is not None]
-    if not active:
-        return None
-    name, lengths = active[-1]
-    value = getattr(caps, name)
-    if name == "tools":
-        grown = value + 1
-    elif value == 0:
-        grown = SHORTEST_TEXT
-    else:
-        grown = max(value + SHORTEST_TEXT, value * 5 // 4)
-    return _with(caps, name, None if grown >= max(lengths, default=0) else grown)
 
 
 def _heading(number: int, session: Session) -> str:
@@ -731,10 +802,21 @@ def _summary(archive: Archive, sessions: Sequence[Session], branch: str) -> str:
     models = sorted({model for s in sessions for model in s.models})
     if models:
         facts.append("- **Models:** " + ", ".join(inline_code(m) for m in models))
+    # The session pages count each session's own calls and cost; its subagents' are on theirs. Where
+    # subagent runs add to the figures, how much of each is theirs.
+    calls = sum(s.tool_call_count for s in sessions)
+    own_calls = sum(s.tool_call_count for s in main_sessions)
+    runs = "the subagent run" if subagents == 1 else f"the {subagents:,} subagent runs"
+    in_sessions = "the session" if len(main_sessions) == 1 else "the sessions"
+    split = subagents and main_sessions
     work = [_plural(sum(s.prompt_count for s in main_sessions), "prompt"),
-            _plural(sum(s.tool_call_count for s in sessions), "tool call")]
+            _plural(calls, "tool call") + (f" ({own_calls:,} in {in_sessions}, {calls - own_calls:,} in {runs})"
+                                           if split and calls != own_calls else "")]
     if any(f.cost is not None for f in found.models):
-        work.append(f"estimated cost {money(found.cost)}")
+        own_cost = totals(main_sessions).cost
+        work.append(f"estimated cost {money(found.cost)}" + (
+            f" ({money(own_cost)} in {in_sessions}, {money(found.cost - own_cost)} in {runs})"
+            if split and money(found.cost) != money(own_cost) else ""))
     facts.append("- **Work:** " + ", ".join(work))
     lines += facts
     changed = files_changed(sessions)

@@ -272,6 +272,9 @@ class Plan:
     """How it was decided, for a reader: e.g. 'accept and clear context', 'started this session'."""
     feedback: str = ""
     """What the user said when rejecting it."""
+    tool: str = ""
+    """The tool whose call proposed it (ExitPlanMode), counted with the session's tool calls; empty for a
+    plan the session was started with."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,9 +37,28 @@ def _safe(component: str) -> str:
     return encoded or "~"
 
 
+# The home folder as --redact-paths writes it in a project's name (`-home-ada-src-app` -> `~-src-app`): a `~`
+# standing alone between the name's `-`s.
+_HOME_PLACEHOLDER = re.compile(r"(?:^|(?<=-))~(?=-|$)")
+
+
 def project_folder(dir_name: str) -> str:
-    """`-home-ada-src-app` -> projects/home-ada-src-app (discover keeps two folders from sharing one)."""
-    return f"projects/{_safe(dir_name.removeprefix('-'))}"
+    """`-home-ada-src-app` -> projects/home-ada-src-app (discover keeps two folders from sharing one).
+
+    The home folder's placeholder stays `~` (`~-src-app`, not `~7e-src-app`): `_safe` writes a `~` only
+    before two hex digits, a second `~` or a letter, never before a `-` or at the end, so no other name
+    takes its address. The name `-` (Claude Code's for `/`) is `~2f`, the escaped `/` it stands for, since
+    the empty name's `~` would be the home folder's."""
+    name = dir_name.removeprefix("-")
+    if not name:
+        return f"projects/{_safe('/')}"
+    pieces = _HOME_PLACEHOLDER.split(name)
+    if len(pieces) == 1:
+        return f"projects/{_safe(name)}"
+    joined = "~".join(_safe(piece) if piece else "" for piece in pieces)
+    if len(joined) > MAX_NAME:
+        return f"projects/{_safe(name)}"
+    return f"projects/{joined}"
 
 
 def project_page(dir_name: str) -> str:

@@ -311,10 +311,20 @@ NO_HASH_CACHE = HashCache(None)
 def settings_digest(version: str, settings: Iterable[Any], theme_folders: Iterable[Path]) -> str:
     """The generator's version and code, the settings, and the theme's files: any change renders
     everything. (The code, so that a changed renderer is never mistaken for an up-to-date site, even
-    between releases.)"""
+    between releases.)
+
+    Each file is named by its place inside the package or the theme, and the package's own `themes/` is
+    left to the theme's part: a wheel holds the default theme inside generator/, a checkout beside it,
+    and both must write the same manifest for the same site."""
     package = Path(__file__).resolve().parents[1]  # generator/, from generator/output/
-    files = []
-    for folder in (package, *theme_folders):
-        for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            files.append((path.relative_to(folder).as_posix(), file_hash(path)))
-    return digest(version, list(settings), files)
+    code = [(path.relative_to(package).as_posix(), file_hash(path)) for path in _files_under(package)
+            if path.relative_to(package).parts[0] != "themes"]
+    themes = [[(path.relative_to(folder).as_posix(), file_hash(path)) for path in _files_under(folder)]
+              for folder in theme_folders]
+    return digest(version, list(settings), code, themes)
+
+
+def _files_under(folder: Path) -> list[Path]:
+    """The files a package or a theme is made of, sorted: not Python's byte-code caches."""
+    return sorted(path for path in folder.rglob("*") if path.is_file() and "__pycache__" not in path.parts
+                  and path.suffix not in (".pyc", ".pyo"))

@@ -16,11 +16,12 @@ chosen session's chain holds it, and neither is a session that continues it (it 
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from ..core.errors import UsageProblem
 from ..core.model import Archive, Session
@@ -113,19 +114,7 @@ class Selection:
         if not self:
             return set(archive.sessions)
         sessions = archive.sessions
-        project_of = {project.dir_name: project for project in archive.projects}
-        folder_names = folder_names or {}
-
-        def names(session: Session) -> list[str]:
-            project = project_of.get(session.project_dir)
-            path = project.path if project else ""
-            found = [session.project_dir, path, path.rstrip("/").rsplit("/", 1)[-1] if path else ""]
-            original = folder_names.get(session.source, "")
-            if original and original != session.project_dir:
-                decoded = original.replace("-", "/") if original.startswith("-") else original
-                found += [original, decoded, decoded.rsplit("/", 1)[-1]]
-            return [name for name in found if name]
-
+        names = _project_names(archive, folder_names or {})
         excluded = {key for key, session in sessions.items() if self._excluded(session, names(session))}
         # A session that continues an excluded one would replay it; so would the ones continuing that.
         children = _children(sessions)
@@ -139,6 +128,33 @@ class Selection:
             for member in (chain.session_keys if chain else (key,)):
                 _add_with_what_it_needs(sessions, children, member, chosen)
         return chosen - excluded
+
+    def why_none(self, archive: Archive, folder_names: Mapping[str, str] | None = None) -> list[str]:
+        """When `chosen` is empty: for each project or session given that matches no session, what would
+        have (the closest project names, or all of them; how long a session id's start must be)."""
+        listed = [session for session in archive.sessions.values() if session.is_listed]
+        names = _project_names(archive, folder_names or {})
+        shown = sorted({_project_title(archive, session) for session in listed})
+        hints = []
+        for pattern in self.projects:
+            if any(_is_project(names(session), pattern) for session in listed):
+                continue
+            close = difflib.get_close_matches(pattern, shown, n=3, cutoff=0.6)
+            if close:
+                hints.append(f"--project {pattern}: did you mean {' or '.join(close)}?")
+            else:
+                more = f" and {len(shown) - _PROJECTS_LISTED} more" if len(shown) > _PROJECTS_LISTED else ""
+                hints.append(f"--project {pattern} matches no project; the projects are: "
+                             f"{', '.join(shown[:_PROJECTS_LISTED])}{more}")
+        for wanted in self.sessions:
+            if any(_is_session(session, wanted) for session in listed):
+                continue
+            if not _GLOB.search(wanted) and len(wanted) < SHORTEST_ID_PREFIX:
+                hints.append(f"--session {wanted}: give at least {SHORTEST_ID_PREFIX} characters of a session id "
+                             "(or the whole id, or a pattern such as 5b1f*)")
+            else:
+                hints.append(f"--session {wanted}: no session id starts with it")
+        return hints
 
     def _matches(self, session: Session, project_names: list[str]) -> bool:
         if self.sessions and not any(_is_session(session, wanted) for wanted in self.sessions):
@@ -162,6 +178,33 @@ class Selection:
                    or (session.slug and fnmatch.fnmatchcase(session.slug, pattern))
                    or (_GLOB.search(pattern) and fnmatch.fnmatch(session.title, pattern))
                    for pattern in self.excludes)
+
+
+_PROJECTS_LISTED = 10
+
+
+def _project_names(archive: Archive, folder_names: Mapping[str, str]) -> Callable[[Session], list[str]]:
+    """The names a project pattern is matched against, for each session: its project's folder name, path
+    and the path's last part, and (by source file) the folder's name before redaction."""
+    project_of = {project.dir_name: project for project in archive.projects}
+
+    def names(session: Session) -> list[str]:
+        project = project_of.get(session.project_dir)
+        path = project.path if project else ""
+        found = [session.project_dir, path, path.rstrip("/").rsplit("/", 1)[-1] if path else ""]
+        original = folder_names.get(session.source, "")
+        if original and original != session.project_dir:
+            decoded = original.replace("-", "/") if original.startswith("-") else original
+            found += [original, decoded, decoded.rsplit("/", 1)[-1]]
+        return [name for name in found if name]
+
+    return names
+
+
+def _project_title(archive: Archive, session: Session) -> str:
+    """The shortest name `--project` takes for a session's project: the last part of its path."""
+    path = next((project.path for project in archive.projects if project.dir_name == session.project_dir), "")
+    return path.rstrip("/").rsplit("/", 1)[-1] if path.strip("/") else session.project_dir
 
 
 def _is_session(session: Session, wanted: str) -> bool:

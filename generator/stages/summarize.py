@@ -236,6 +236,9 @@ class Summary:
                     description=head(str(event.input.get("description", "")).strip(), 500),
                     name=str(event.input.get("name", "") or "").strip()[:200]))
         elif isinstance(event, Plan):
+            if event.tool:  # an ExitPlanMode call, shown as the plan it proposed: still a call in the log
+                self.tool_call_count += 1
+                self._count_tool_name(event.tool, failed=False)
             if not self.first_plan[0]:
                 self.first_plan = (event.status.value, event.how)
             if event.decision == PlanDecision.STARTED_SESSION:
@@ -256,13 +259,15 @@ class Summary:
             elif event.mode == PermissionMode.PLAN and self.role != "implementation":
                 self.role = "planning"
 
-    def _count_tool(self, call: ToolCall, anchor: str, page: int) -> None:
-        name = call.name if call.name in self.tool_counts or len(self.tool_counts) < TOOL_NAMES_PER_SESSION \
-            else OTHER_TOOLS
+    def _count_tool_name(self, called: str, failed: bool) -> None:
+        name = called if called in self.tool_counts or len(self.tool_counts) < TOOL_NAMES_PER_SESSION else OTHER_TOOLS
         self.tool_counts[name] += 1
-        failed = call.result is not None and call.result.is_error
         if failed:
             self.tool_errors[name] += 1
+
+    def _count_tool(self, call: ToolCall, anchor: str, page: int) -> None:
+        failed = call.result is not None and call.result.is_error
+        self._count_tool_name(call.name, failed)
         path_field = FILE_CHANGING_TOOLS.get(call.name)
         path = call.input.get(path_field) if path_field else None
         if failed or not isinstance(path, str) or not path.strip():

@@ -175,7 +175,7 @@ def plan_of(call: ToolCall) -> Plan:
         feedback = said[1].strip() if len(said) == 2 else ""
     else:
         how = "answered: " + head(" ".join(result.split()), 200)
-    return Plan(call.anchor, call.timestamp, plan_text, status, decision, how, feedback)
+    return Plan(call.anchor, call.timestamp, plan_text, status, decision, how, feedback, tool=call.name)
 
 
 @dataclass
