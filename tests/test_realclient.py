@@ -72,6 +72,12 @@ def visible_text(html: str) -> str:
     return " ".join("".join(parser.words).split())
 
 
+def as_read(markdown: str) -> str:
+    """Markdown's words as a page shows them: no emphasis marks, heading hashes or list bullets."""
+    words = re.sub(r"^\s*(?:#+|[-*]|\d+\.)\s+", "", markdown.replace("**", ""), flags=re.M)
+    return " ".join(words.split())
+
+
 def every_file_text(folder: Path) -> str:
     """All the text of every file a build wrote (pages, Markdown, search index, manifest, attachments)."""
     return "\n".join(path.read_bytes().decode("utf-8", "replace") for path in sorted(folder.rglob("*"))
@@ -149,7 +155,7 @@ def test_prompts_replies_and_tool_calls_are_on_the_page(built, name):
     for words in scenario.prompts():
         assert " ".join(words.split()) in page, f"{name}: the prompt {words!r} is not on the page"
     for words in scenario.replies_text():
-        shown = " ".join(words.replace("**", "").split())
+        shown = as_read(words)
         assert shown in page, f"{name}: the reply {shown!r} is not on the page"
     for call in scenario.tool_calls():
         shown_as = {"ExitPlanMode": "Plan"}.get(call["name"], call["name"])

@@ -3,8 +3,9 @@ offline.
 
 Claude Code sends its conversation requests (those that offer tools) and side requests (a title, a summary
 for /compact, quota checks) to `ANTHROPIC_BASE_URL`. Each conversation request takes the next `Reply` from
-the queue, so a scenario is a list of what "Claude" says, turn by turn; side requests are answered from
-`side_reply` (the title Claude Code asks for) or, when they ask for a conversation summary, `summary`.
+the queue, so a scenario is a list of what "Claude" says, turn by turn; side requests are answered with
+`title` when they ask for the session's name, `summary` when they ask for a conversation summary, and
+`side_reply` otherwise.
 A reply can also be an HTTP error (`Reply.failing(529)`), which Claude Code reports as an API error.
 
 Every request body is kept (`received`) so that tests can check that what Claude Code sent to the model,
@@ -33,10 +34,17 @@ class Reply:
     to: str = ""
     """Only for a request whose first user message holds these words (a subagent's brief, say): a background
     subagent and the main conversation ask at the same time, and each must get its own replies."""
+    usage: tuple[tuple[str, Any], ...] = ()
+    """The `usage` the API reports for this turn, when set; otherwise made-up counts. Measuring what Claude
+    Code charges for a model needs exact token counts (see measure_prices.py)."""
 
     @staticmethod
     def of(*blocks: dict[str, Any], to: str = "") -> "Reply":
         return Reply(tuple(blocks), to=to)
+
+    @staticmethod
+    def costing(usage: dict[str, Any], *blocks: dict[str, Any]) -> "Reply":
+        return Reply(tuple(blocks), usage=tuple(usage.items()))
 
     @staticmethod
     def failing(status: int) -> "Reply":
@@ -63,6 +71,9 @@ class ScriptedAPI:
     """The stub server; use as a context manager. `queue` takes more replies between CLI runs."""
 
     side_reply: str = "Scripted session"
+    title: str = "Tide table session"
+    """The session's name, when Claude Code asks the model for one (interactive runs): it writes it to the log
+    as `ai-title`."""
     summary: str = "The user asked for a small change; it was made and checked."
     received: list[dict[str, Any]] = field(default_factory=list)
     _replies: deque[Reply] = field(default_factory=deque)
@@ -136,6 +147,8 @@ class ScriptedAPI:
                 reply = self._take(_first_words(body))
             elif _asks_for_summary(body):
                 reply = Reply.of(text(f"<summary>{self.summary}</summary>"))
+            elif _asks_for_title(body):
+                reply = Reply.of(text(json.dumps({"title": self.title})))
             else:
                 reply = Reply.of(text(self.side_reply))
         if reply.status != 200:
@@ -145,8 +158,8 @@ class ScriptedAPI:
         blocks = [dict(b, id=f"toolu_scripted{n:04d}{i:02d}") if b.get("type") == "tool_use" else b
                   for i, b in enumerate(reply.blocks)]
         stop = "tool_use" if any(b.get("type") == "tool_use" for b in blocks) else "end_turn"
-        usage = {"input_tokens": 1200 + 10 * n, "output_tokens": 40 + n, "cache_creation_input_tokens": 0,
-                 "cache_read_input_tokens": 0}
+        usage = dict(reply.usage) or {"input_tokens": 1200 + 10 * n, "output_tokens": 40 + n,
+                                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
         message = {"id": f"msg_scripted{n:05d}", "type": "message", "role": "assistant",
                    "model": body.get("model") or DEFAULT_MODEL, "content": blocks, "stop_reason": stop,
                    "stop_sequence": None, "usage": usage}
@@ -171,6 +184,14 @@ def _asks_for_summary(body: dict[str, Any]) -> bool:
     messages = body.get("messages") or []
     words = _words(messages[-1]) if messages else ""
     return "Your task is to create a detailed summary of" in words
+
+
+def _asks_for_title(body: dict[str, Any]) -> bool:
+    """The request for a session's name: its system prompt says so, and the answer is JSON."""
+    system = body.get("system")
+    words = system if isinstance(system, str) else " ".join(
+        str(part.get("text", "")) for part in system or [] if isinstance(part, dict))
+    return "naming a coding session" in words
 
 
 def _send_json(handler: BaseHTTPRequestHandler, status: int, payload: object) -> None:

@@ -58,6 +58,9 @@ class Scenario:
     shown_prompts: tuple[str, ...] = ()
     """Words the page must show as the user's (defaults to each run's -p prompt)."""
     env: dict[str, str] = field(default_factory=dict)
+    """Environment variables for Claude Code beyond generate.py's (an empty value takes one out)."""
+    title: str = "Tide table session"
+    """The name the model gives the session when Claude Code asks for one (interactive runs only)."""
 
     def replies_text(self) -> list[str]:
         return [block["text"] for run in self.runs for reply in run.replies for block in reply.blocks
@@ -245,5 +248,43 @@ SCENARIOS: tuple[Scenario, ...] = (
         )),),
         files=TIDEWATCH,
         shown_prompts=("Plan the cos_hour fix", "Use math.cos directly, not a helper"),
+    ),
+    Scenario(
+        "agent-team",
+        "agent teams: a named background agent, then a SendMessage to it by name while it works",
+        (prompt(
+            "Start a tide reader, then tell it which port to check",
+            Reply.of(tool("ToolSearch", query="select:SendMessage", max_results=1)),
+            Reply.of(text("I'll start a tide reader and brief it by message."),
+                     tool("Agent", subagent_type="general-purpose", name="tide-reader",
+                          description="Read the tide tables",
+                          prompt="You are the tide reader. Wait for a message naming the port, then report "
+                                 "its high water from NOTES.txt.",
+                          run_in_background=True)),
+            # The reader waits a moment, so that the message finds it still working.
+            Reply.of(tool("Bash", command="sleep 4", description="Wait for the port"), to="You are the tide reader"),
+            Reply.of(tool("SendMessage", to="tide-reader", summary="Port to check",
+                          message="Check **Penzance** first.\n\n- read NOTES.txt\n- report high water")),
+            Reply.of(text("The tide reader has its port; I'll pass on its report.")),
+            Reply.of(tool("Read", file_path="@PROJECT@/NOTES.txt"), to="You are the tide reader"),
+            Reply.of(text("## Penzance\n\nFrom NOTES.txt:\n\n- high water at 06:12\n- low water at 12:25"),
+                     to="You are the tide reader"),
+            Reply.of(text("The tide reader reports high water at Penzance at 06:12.")),
+        ),),
+        files=TIDEWATCH,
+        env={"CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS": "1"},
+    ),
+    Scenario(
+        "ai-title",
+        "an interactive session that Claude Code names itself: it asks the model for a title (ai-title)",
+        (Run((), (Reply.of(text("It computes the tide height in metres for a given hour.")),), screen=(
+            say("What does tides.py compute?", wait_for="auto mode on"),
+            Step("for a given hour."),
+        )),),
+        files=TIDEWATCH,
+        shown_prompts=("What does tides.py compute?",),
+        # Claude Code asks for a title only when it may send requests beyond the conversation.
+        env={"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": ""},
+        title="Tide height formula",
     ),
 )
