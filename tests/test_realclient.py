@@ -20,6 +20,8 @@ import pytest
 from click.testing import CliRunner
 
 from generator.build import BuildConfig, BuildReport, build
+from generator.core.model import Usage
+from generator.render.stats import price_table
 from generator.cli import main
 from conftest import skip_unless_in_ci
 from helpers import write_jsonl
@@ -28,6 +30,8 @@ HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE / "realclient"))
 
 import generate  # noqa: E402
+import measure_prices  # noqa: E402
+from api_stub import DEFAULT_MODEL  # noqa: E402
 from scenarios import SCENARIOS, Scenario  # noqa: E402
 
 FIXTURES = HERE / "fixtures" / "realclient"
@@ -280,23 +284,29 @@ def test_harmless_new_fields_are_not_reported_as_unknown(tmp_path):
 NPM_CACHE = Path(os.environ.get("SESSIONSITE_NPM_CACHE", HERE.parent / ".npm-cache"))
 
 
-def test_the_real_cli_writes_logs_that_build_clean(tmp_path):
-    """Installs the pinned Claude Code from a pre-filled npm cache (no network), runs a scenario against the
-    stub, and builds what it wrote."""
+@pytest.fixture(scope="module")
+def real_claude(tmp_path_factory) -> Path:
+    """The pinned Claude Code, installed from a pre-filled npm cache (no network)."""
     if not shutil.which("npm") or not shutil.which("node"):
         skip_unless_in_ci("npm and node are needed to run the real Claude Code CLI")
     if not NPM_CACHE.is_dir():
         skip_unless_in_ci(f"no npm cache with @anthropic-ai/claude-code@{generate.PINNED_VERSION} at {NPM_CACHE} "
-                    "(fill it with `npm cache add`; see .ci/run)")
-    prefix = tmp_path / f"claude-code-{generate.PINNED_VERSION}"
+                          "(fill it with `npm cache add`; see .ci/run)")
+    cache = tmp_path_factory.mktemp("claude-code")
+    prefix = cache / f"claude-code-{generate.PINNED_VERSION}"
     installed = subprocess.run(["npm", "install", "--offline", "--cache", str(NPM_CACHE), "--prefix", str(prefix),
                                 "--no-save", "--no-audit", "--no-fund", "--",
                                 f"@anthropic-ai/claude-code@{generate.PINNED_VERSION}"],
                                capture_output=True, text=True)
     if installed.returncode != 0:
         skip_unless_in_ci(f"@anthropic-ai/claude-code@{generate.PINNED_VERSION} is not in {NPM_CACHE}: "
-                    f"{installed.stderr[-300:]}")
-    executable = generate.install(generate.PINNED_VERSION, tmp_path)
+                          f"{installed.stderr[-300:]}")
+    return generate.install(generate.PINNED_VERSION, cache)
+
+
+def test_the_real_cli_writes_logs_that_build_clean(real_claude, tmp_path):
+    """Runs a scenario through the real CLI against the stub, and builds what it wrote."""
+    executable = real_claude
     fixture = tmp_path / "fixture"
     generate.run_scenario(BY_NAME["tools"], executable, generate.PINNED_VERSION, fixture)
     written = every_file_text(fixture)
@@ -315,21 +325,70 @@ def test_the_real_cli_writes_logs_that_build_clean(tmp_path):
 
 # -- what today's logs give ------------------------------------------------------------------------------
 
-def _last_reported_cost(fixture: Path) -> float:
-    costs = [json.loads(line)["totalCostUSD"] for log in (fixture / "projects").glob("*/*.jsonl")
-             for line in log.read_text(encoding="utf-8").splitlines() if '"type":"cost-state"' in line]
-    return costs[-1]
+def _cost_states(fixture: Path) -> list[dict]:
+    return [json.loads(line) for log in sorted((fixture / "projects").glob("*/*.jsonl"))
+            for line in log.read_text(encoding="utf-8").splitlines() if '"type":"cost-state"' in line]
 
 
-def test_the_cost_claude_code_reported_is_shown_for_a_model_with_no_price(built):
-    """claude-opus-5-5 is not in prices.json: the page shows the log's own `cost-state` figure, and says so."""
+@pytest.mark.parametrize("name", sorted(BY_NAME))
+def test_the_price_table_gives_the_cost_claude_code_reported(name):
+    """For each model of each fixture, the tokens Claude Code counted in its `cost-state`, priced with
+    prices.json, cost what Claude Code said they cost."""
+    states = _cost_states(FIXTURES / name)
+    assert states, f"{name}: no cost-state"
+    table = price_table()
+    for model, figures in states[-1]["modelUsage"].items():
+        usage = Usage(input_tokens=figures["inputTokens"], output_tokens=figures["outputTokens"],
+                      cache_read_tokens=figures["cacheReadInputTokens"],
+                      cache_creation_tokens=figures["cacheCreationInputTokens"],
+                      cache_creation_1h_tokens=figures["cacheCreationEphemeral1hInputTokens"])
+        assert table.cost(model, usage) == pytest.approx(figures["costUSD"], abs=1e-9), f"{name}: {model}"
+
+
+def test_a_session_of_today_s_default_model_shows_the_cost_claude_code_charged(built):
     site, _ = built["tools"]
-    dollars = _last_reported_cost(FIXTURES / "tools")
+    dollars = _cost_states(FIXTURES / "tools")[-1]["totalCostUSD"]
     assert dollars >= 0.01, "the fixture's cost is too small to tell apart from a rounding"
     page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
-    assert f"Estimated cost ${dollars:,.2f} as Claude Code reported it" in page
+    assert f"Estimated cost ${dollars:,.2f}" in page
+    assert "no price is known for" not in page and "as Claude Code reported it" not in page
+
+
+def test_the_price_table_is_what_the_real_cli_charges(real_claude):
+    """measure_prices.py's method, for the CLI's default model: each kind of token apart, read back from the
+    cost-state Claude Code writes."""
+    measured = measure_prices.price_per_million(real_claude, DEFAULT_MODEL)
+    assert measured == dict(price_table().price_of(DEFAULT_MODEL) or {})
+    assert DEFAULT_MODEL in measure_prices.known_models(real_claude)
+
+
+def _reported_log(tmp_path: Path, model: str, **cost_state: object) -> Path:
+    entries = _conversation()
+    entries[1]["message"]["model"] = model
+    entries[1]["message"]["usage"] = {"input_tokens": 1000, "output_tokens": 100}
+    entries.append(_envelope("cost-state", **cost_state))
+    return write_jsonl(tmp_path / "p" / "-home-ada-tidewatch" / "s.jsonl", entries)
+
+
+def test_the_cost_claude_code_reported_is_shown_for_a_model_with_no_price(tmp_path):
+    log = _reported_log(tmp_path, "claude-tide-9", totalCostUSD=1.25, hasUnknownModelCost=False,
+                        modelUsage={"claude-tide-9": {"inputTokens": 1000, "outputTokens": 100, "costUSD": 1.25}})
+    build(BuildConfig(inputs=(log.parent,), output=tmp_path / "site"))
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(tmp_path / "site"))
+    assert "Estimated cost $1.25 as Claude Code reported it" in page
     assert "the cost is as Claude Code reported it" in page
-    assert "no price is known for claude-opus-5-5" not in page
+    assert "no price is known for claude-tide-9" not in page
+
+
+def test_a_cost_claude_code_only_guessed_is_not_shown_as_reported(tmp_path):
+    """Claude Code prices a model it does not know at a default and flags it (`hasUnknownModelCost`): that
+    figure is its guess, not a cost."""
+    log = _reported_log(tmp_path, "claude-tide-9", totalCostUSD=0.0045, hasUnknownModelCost=True,
+                        modelUsage={"claude-tide-9": {"inputTokens": 1000, "outputTokens": 100, "costUSD": 0.0045}})
+    build(BuildConfig(inputs=(log.parent,), output=tmp_path / "site"))
+    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(tmp_path / "site"))
+    assert "as Claude Code reported it" not in page and "$0.0045" not in page
+    assert "no price is known for claude-tide-9" in page
 
 
 def test_a_reported_cost_that_is_not_a_number_is_ignored(tmp_path):

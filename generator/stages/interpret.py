@@ -531,7 +531,11 @@ class _SessionBuilder:
 
     @handles(ENTRY_HANDLERS, "cost-state")
     def _cost_state(self, entry: Entry) -> None:
-        """Claude Code's own running cost of the session, by model: the last one is the total."""
+        """Claude Code's own running cost of the session, by model: the last one is the total. One that it
+        flags as priced at a default, some model being unknown to it, is a guess and not taken."""
+        if entry.data.get("hasUnknownModelCost") is True:
+            self.metadata.reported_cost_by_model = {}
+            return
         self.metadata.note_reported_cost(entry.data.get("modelUsage"), entry.data.get("totalCostUSD"))
 
     @handles(ENTRY_HANDLERS, "progress")
