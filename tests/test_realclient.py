@@ -17,6 +17,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 from click.testing import CliRunner
 
 from generator.build import BuildConfig, BuildReport, build
@@ -135,6 +136,8 @@ def test_no_entry_is_shown_raw(built, name):
         assert 'class="unknown"' not in html, f"{name}: {page.name}"
     for page in site.rglob("*.md"):
         assert "Unrecognised" not in page.read_text(encoding="utf-8"), page
+    # Nor is any record of a request to the model, under any of its names.
+    assert not re.search(r"api-request|prompt_snapshot|systemPrompt", every_file_text(site)), name
 
 
 @pytest.mark.parametrize("name", sorted(BY_NAME))
@@ -563,3 +566,97 @@ def test_a_background_agent_s_launch_shows_no_instructions_meant_for_the_model(b
     page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
     assert "Started in the background" in page
     assert "internal metadata" not in page and "do not mention to user" not in page
+
+
+# -- agent teams, titles and background reports, from the real CLI's logs ----------------------------------
+
+def _pages(site: Path) -> dict[str, BeautifulSoup]:
+    """The conversation pages (a session's, a subagent's), by path."""
+    return {str(p.relative_to(site)): BeautifulSoup(p.read_text(encoding="utf-8"), "html.parser")
+            for p in session_pages(site) if p.name not in ("commits.html", "files.html")}
+
+
+def _card(soup: BeautifulSoup, name: str):
+    for card in soup.select("details.tool"):
+        if card.select_one(".tool-name") and card.select_one(".tool-name").get_text(strip=True) == name:
+            return card
+    raise AssertionError(f"no {name!r} card")
+
+
+def test_a_message_to_a_team_agent_is_a_card_naming_it_linked_to_its_page(built):
+    site, _ = built["agent-team"]
+    pages = _pages(site)
+    main_page = next(path for path in pages if "/agent-" not in path)
+    card = _card(pages[main_page], "Message to tide-reader")
+    assert card.select_one("summary code").get_text() == "Port to check"
+    assert [li.get_text() for li in card.select("li")] == ["read NOTES.txt", "report high water"]
+    assert card.select_one("strong").get_text() == "Penzance"
+    # The answer Claude Code gave the model reads as a sentence, not as JSON.
+    words = " ".join(card.get_text(" ").split())
+    assert "Message queued for delivery to tide-reader" in words and '"success"' not in words
+    # Linked to the page of the agent it went to, which shows the message it received.
+    links = [a["href"] for a in card.select("a[href]") if "agent-" in a["href"]]
+    assert len(links) == 1
+    target = (site / main_page).parent / links[0].split("#")[0]
+    assert target.is_file() and target.name.startswith("agent-")
+    received = " ".join(BeautifulSoup(target.read_text(encoding="utf-8"), "html.parser").get_text(" ").split())
+    assert "Check Penzance first." in received and "report high water" in received
+
+
+def test_a_session_claude_code_named_takes_that_name(built):
+    site, _ = built["ai-title"]
+    [page] = _pages(site).values()
+    title = page.title.get_text()
+    assert title.startswith("Tide height formula")
+    assert '"aiTitle":"Tide height formula"' in every_file_text(FIXTURES / "ai-title")
+
+
+@pytest.mark.parametrize("name", ["agent-team", "background-agent"])
+def test_a_background_agent_s_report_reads_as_markdown(built, name):
+    """The report in a `<task-notification>` keeps its headings, lines and lists on the page."""
+    site, _ = built[name]
+    soup = next(s for path, s in _pages(site).items() if "/agent-" not in path)
+    notice = soup.select_one(".notice-task-notification")
+    report = notice.parent
+    assert not report.select("code:-soup-contains('Penzance')"), "the report is shown as code"
+    if name == "agent-team":
+        assert report.select_one("h3").get_text() == "Penzance"
+        assert [li.get_text() for li in report.select("li")] == ["high water at 06:12", "low water at 12:25"]
+    else:
+        assert report.select_one("strong").get_text() == "Penzance"
+
+
+def _sent(tmp_path: Path, message: object, result: str, is_error: bool = False) -> BeautifulSoup:
+    log = _calls_log(tmp_path, [("SendMessage", {"to": "tide-reader", "message": message}, result)])
+    if is_error:
+        entries = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+        entries[-1]["message"]["content"][0]["is_error"] = True
+        write_jsonl(log, entries)
+    build(BuildConfig(inputs=(log.parent,), output=tmp_path / "site"))
+    [page] = _pages(tmp_path / "site").values()
+    return page
+
+
+def test_a_request_between_team_agents_reads_as_words(tmp_path):
+    card = _card(_sent(tmp_path, {"type": "shutdown_request", "reason": "The tides are all read."},
+                       '{"success":true,"message":"Shutdown request sent to tide-reader. Wait for its answer."}'),
+                 "Message to tide-reader")
+    words = " ".join(card.get_text(" ").split())
+    assert "Asks the agent to shut down. The tides are all read." in words
+    assert "Shutdown request sent to tide-reader." in words
+    assert "shutdown_request" not in words and "Wait for its answer" not in words
+
+
+def test_a_message_that_did_not_go_says_so(tmp_path):
+    card = _card(_sent(tmp_path, "Check Penzance", '{"success":false,"message":"No agent named tide-reader."}'),
+                 "Message to tide-reader")
+    assert [p.get_text() for p in card.select("p.label")][-1] == "Error"
+    assert "No agent named tide-reader." in card.get_text()
+
+
+def test_a_message_s_markup_and_claude_code_s_answer_are_text_not_html(tmp_path):
+    soup = _sent(tmp_path, 'Hi <img src=x onerror="alert(1)"> <script>alert(2)</script>',
+                 '{"success":true,"message":"Sent <script>alert(3)</script>. Done."}')
+    card = _card(soup, "Message to tide-reader")
+    assert not card.select("img, script") and not soup.select("[onerror]")
+    assert "<script>alert(3)</script>" in card.get_text()

@@ -586,8 +586,19 @@ class _SessionBuilder:
         attachment = entry.data.get("attachment")
         if isinstance(attachment, dict) and attachment.get("type") == "file":
             self._attached_file(entry.data, attachment)
+        elif isinstance(attachment, dict) and attachment.get("type") == "queued_command":
+            self._agent_message(entry.data, attachment)
         elif isinstance(attachment, dict) and str(attachment.get("type", "")).startswith("hook_"):
             self._hook_output(entry.data, attachment)
+
+    def _agent_message(self, data: Mapping[str, Any], attachment: Mapping[str, Any]) -> None:
+        """A message another agent sent this one (SendMessage), handed over while it worked: shown on the
+        recipient's page as what its caller told it. Other queued commands arrive again as prompts."""
+        origin = attachment.get("origin")
+        said = attachment.get("prompt")
+        if isinstance(origin, dict) and origin.get("kind") == "coordinator" and isinstance(said, str) and said.strip():
+            self.events.append(Prompt(self._next_anchor(data.get("uuid")), self._time(data),
+                                      strip_system_reminders(said).strip("\n"), by_agent=True))
 
     def _hook_output(self, data: Mapping[str, Any], attachment: Mapping[str, Any]) -> None:
         """What a hook printed (2.1.2xx onwards). Shown when Claude was given it (the entry's `rendered`
