@@ -168,7 +168,7 @@ def test_prompts_replies_and_tool_calls_are_on_the_page(built, name):
         shown_as = {"ExitPlanMode": "Plan"}.get(call["name"], call["name"])
         assert shown_as in page, f"{name}: no {call['name']} call on the page"
         for value in call["input"].values():
-            if isinstance(value, str) and "\n" not in value and len(value) < 80:
+            if isinstance(value, str) and "\n" not in value and len(value) < 80 and "@PLAN_FILE@" not in value:
                 # A path in the project may be shown relative to it.
                 assert value.replace("@PROJECT@/", "") in page, f"{name}: {value!r} not shown"
 
@@ -198,9 +198,10 @@ def test_a_hidden_build_publishes_no_request_record(tmp_path):
 
 # -- what is new: a policy, not a list -------------------------------------------------------------------
 
-SYSTEM_WORDS = "You are Tidebot, the secret operator persona 7f3a"
-SCHEMA_WORDS = "Schema text only the model should read 9c1e"
-MEMORY_WORDS = "CLAUDE.md says the staging password hint is 2b8d"
+# Each ends in a marker that is not hexadecimal, so that no digest in the build's own files can hold it.
+SYSTEM_WORDS = "You are Tidebot, the secret operator persona qx7k"
+SCHEMA_WORDS = "Schema text only the model should read wv9z"
+MEMORY_WORDS = "CLAUDE.md says the staging password hint is jy2p"
 
 
 def _envelope(kind: str, **fields: object) -> dict:
@@ -254,7 +255,7 @@ def test_request_records_are_never_published_even_with_show_hidden(tmp_path):
     assert result.exit_code == 0, result.output
     everything = every_file_text(site) + bundle.read_text(encoding="utf-8")
     assert "At 06:12." in everything
-    for secret in (SYSTEM_WORDS, SCHEMA_WORDS, MEMORY_WORDS, "7f3a", "9c1e", "2b8d"):
+    for secret in (SYSTEM_WORDS, SCHEMA_WORDS, MEMORY_WORDS, "qx7k", "wv9z", "jy2p"):
         assert secret not in everything
     # Really new types are still counted, so that the report says a new version wrote something new.
     assert {"type:request-snapshot", "type:model-context", "type:api-request-replay",
@@ -263,14 +264,14 @@ def test_request_records_are_never_published_even_with_show_hidden(tmp_path):
 
 def test_a_new_bookkeeping_type_is_hidden_by_default_and_counted(tmp_path):
     log = write_jsonl(tmp_path / "p" / "-home-ada-tidewatch" / "s.jsonl",
-                      [*_conversation(), _envelope("tide-state", level="rising 4f2c")])
+                      [*_conversation(), _envelope("tide-state", level="rising ku4w")])
     site = tmp_path / "site"
     report = build(BuildConfig(inputs=(log.parent,), output=site))
-    assert "4f2c" not in every_file_text(site)
+    assert "ku4w" not in every_file_text(site)
     assert report.unknown.get("type:tide-state") == 1
     shown = tmp_path / "shown"
     build(BuildConfig(inputs=(log.parent,), output=shown, show_hidden=True))
-    assert "rising 4f2c" in " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(shown))
+    assert "rising ku4w" in " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(shown))
 
 
 def test_harmless_new_fields_are_not_reported_as_unknown(tmp_path):

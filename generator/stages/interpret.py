@@ -520,7 +520,7 @@ class _SessionBuilder:
 
     # -- bookkeeping entries: not conversation; what each is for, and so whether it is shown --------------
 
-    @handles(ENTRY_HANDLERS, "file-history-snapshot", "last-prompt", "agent-name", "tools-used", "atis-latch",
+    @handles(ENTRY_HANDLERS, "file-history-snapshot", "file-history-delta", "last-prompt", "agent-name", "tools-used", "atis-latch",
              "mode", "relocated", "worktree-state")
     def _claude_code_bookkeeping(self, entry: Entry) -> None:
         """Claude Code's own bookkeeping: not shown."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 from collections import deque
 from dataclasses import dataclass, field
@@ -60,7 +61,17 @@ def tool(tool_name: str, /, **tool_input: Any) -> dict[str, Any]:
 
 
 def thinking(words: str) -> dict[str, Any]:
+    """Claude's reasoning; with no words, only its signature (what Claude Code keeps by default)."""
     return {"type": "thinking", "thinking": words}
+
+
+def web_search(query: str, *pages: tuple[str, str], number: int = 1) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A search the API runs itself: its call and its result (title, url pairs), both in Claude's reply."""
+    call_id = f"srvtoolu_scripted{number:04d}"
+    return ({"type": "server_tool_use", "id": call_id, "name": "web_search", "input": {"query": query}},
+            {"type": "web_search_tool_result", "tool_use_id": call_id, "content": [
+                {"type": "web_search_result", "title": title, "url": url, "encrypted_content": "c2NyaXB0ZWQ=",
+                 "page_age": None} for title, url in pages]})
 
 
 _ERROR_TYPES = {400: "invalid_request_error", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
@@ -156,7 +167,7 @@ class ScriptedAPI:
                 "type": _ERROR_TYPES.get(reply.status, "api_error"), "message": "Scripted failure"}})
         n = self._next_id()
         blocks = [dict(b, id=f"toolu_scripted{n:04d}{i:02d}") if b.get("type") == "tool_use" else b
-                  for i, b in enumerate(reply.blocks)]
+                  for i, b in enumerate(_with_plan_file(reply.blocks, body))]
         stop = "tool_use" if any(b.get("type") == "tool_use" for b in blocks) else "end_turn"
         usage = dict(reply.usage) or {"input_tokens": 1200 + 10 * n, "output_tokens": 40 + n,
                                       "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
@@ -184,6 +195,22 @@ def _asks_for_summary(body: dict[str, Any]) -> bool:
     messages = body.get("messages") or []
     words = _words(messages[-1]) if messages else ""
     return "Your task is to create a detailed summary of" in words
+
+
+PLAN_FILE = "@PLAN_FILE@"
+_PLAN_FILE_PATH = re.compile(r"(/[^\s\"'`]*/\.claude/plans/[\w.-]+\.md)")
+
+
+def _with_plan_file(blocks: tuple[dict[str, Any], ...], body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The blocks with @PLAN_FILE@ replaced by the file Claude Code told the model to write its plan in (in
+    plan mode, a path with a made-up name under ~/.claude/plans/)."""
+    written = json.dumps(blocks)
+    if PLAN_FILE not in written:
+        return list(blocks)
+    found = _PLAN_FILE_PATH.search(json.dumps(body))
+    if found is None:
+        raise ValueError("a reply names @PLAN_FILE@, but the request names no plan file")
+    return json.loads(written.replace(PLAN_FILE, found.group(1)))
 
 
 def _asks_for_title(body: dict[str, Any]) -> bool:
@@ -217,6 +244,12 @@ def _stream(handler: BaseHTTPRequestHandler, message: dict[str, Any]) -> None:
         if block["type"] == "tool_use":
             start = {**block, "input": {}}
             deltas = [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
+        elif block["type"] == "server_tool_use":
+            start = {**block, "input": {}}
+            deltas = [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
+        elif block["type"].endswith("_tool_result"):
+            # A tool the API ran itself (web search): its result comes whole, in the same reply.
+            start, deltas = block, []
         elif block["type"] == "thinking":
             start = {"type": "thinking", "thinking": ""}
             deltas = [{"type": "thinking_delta", "thinking": block.get("thinking", "")},

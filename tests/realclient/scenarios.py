@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from api_stub import Reply, text, thinking, tool
+from api_stub import Reply, text, thinking, tool, web_search
 
 ALL_TOOLS = ("Bash,Read,Write,Edit,Glob,Grep,TodoWrite,Agent,NotebookEdit,WebFetch,Skill,SlashCommand,"
              "ExitPlanMode,EnterPlanMode,ToolSearch,CronCreate,CronDelete,CronList,Monitor,TaskStop,SendMessage,"
@@ -77,6 +77,9 @@ class Scenario:
 def prompt(words: str, *replies: Reply, extra: tuple[str, ...] = ()) -> Run:
     return Run(("-p", words, "--allowedTools", ALL_TOOLS, *extra), tuple(replies))
 
+
+# A 1x1 PNG: the smallest image Claude Code takes as an image.
+PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
 TIDEWATCH = {
     "README.md": "# tidewatch\n\nPredicts the tide at Penzance from harmonic constants.\n",
@@ -286,5 +289,60 @@ SCENARIOS: tuple[Scenario, ...] = (
         # Claude Code asks for a title only when it may send requests beyond the conversation.
         env={"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": ""},
         title="Tide height formula",
+    ),
+    Scenario(
+        "more-tools",
+        "the other kinds of tool: a notebook edit, a skill, a command in the background and its notification, "
+        "a web search the API runs itself, and reasoning kept only as its signature",
+        (prompt(
+            "Update the tide notebook, use the tide-table skill, log the tide in the background and look up "
+            "the tables online",
+            Reply.of(thinking(""), text("First the notebook."),
+                     tool("Read", file_path="@PROJECT@/tides.ipynb")),
+            Reply.of(tool("NotebookEdit", notebook_path="@PROJECT@/tides.ipynb", cell_id="c1",
+                          new_source="print(height(6.2))", edit_mode="replace")),
+            Reply.of(tool("Skill", skill="tide-table", args="Penzance")),
+            Reply.of(tool("Bash", command="sleep 1; echo tide logged", description="Log the tide",
+                          run_in_background=True)),
+            Reply.of(*web_search("Penzance tide tables", ("Penzance tide times", "https://tides.example.org/penzance")),
+                     text("Tide tables for Penzance are at tides.example.org.")),
+            Reply.of(text("The tide log finished: tide logged.")),
+        ),),
+        files={**TIDEWATCH, "tides.ipynb": json.dumps({
+            "cells": [{"cell_type": "code", "id": "c1", "metadata": {}, "execution_count": None, "outputs": [],
+                       "source": ["print(height(6))"]}],
+            "metadata": {}, "nbformat": 4, "nbformat_minor": 5}),
+               ".claude/skills/tide-table/SKILL.md": (
+                   "---\nname: tide-table\ndescription: Print a tide table for a port\n---\n"
+                   "Print the day's high and low water for the port named in the arguments.\n")},
+    ),
+    Scenario(
+        "pasted-image",
+        "a prompt with an image pasted into it (stream-json input, as the SDK and IDEs send it)",
+        (Run(("-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"),
+             (Reply.of(text("The chart shows one tide gauge reading.")),),
+             stdin=json.dumps({"type": "user", "message": {"role": "user", "content": [
+                 {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PIXEL_PNG}},
+                 {"type": "text", "text": "What does this tide chart show?"}]}}) + "\n"),),
+        files=TIDEWATCH,
+        shown_prompts=("What does this tide chart show?",),
+    ),
+    Scenario(
+        "plan-edited",
+        "interactive plan mode: the user edits the plan in their editor (ctrl+g), then approves it",
+        (Run(("--permission-mode", "plan"), (
+            Reply.of(tool("Write", file_path="@PLAN_FILE@",
+                          content="# Fix the tide formula\n\n1. Define cos_hour\n2. Add a test\n")),
+            Reply.of(text("Here is my plan."), tool("ExitPlanMode")),
+            Reply.of(text("Approved with your edit. I'll make the change now.")),
+        ), screen=(
+            say("Plan the cos_hour fix", wait_for="plan mode on"),
+            Step("ctrl+g to edit", keys=("C-g",)),
+            Step("doctest for Penzance", keys=("Enter",)),
+            Step("I'll make the change now."),
+        )),),
+        files={**TIDEWATCH, ".editor.sh": "sed -i 's/Add a test/Add a doctest for Penzance/' \"$1\"\n"},
+        shown_prompts=("Plan the cos_hour fix",),
+        env={"EDITOR": "sh @PROJECT@/.editor.sh", "VISUAL": "sh @PROJECT@/.editor.sh"},
     ),
 )

@@ -539,19 +539,20 @@ def worktree(call: ToolCall, context: ToolContext) -> ToolView:
     return ToolView("Leave worktree", target, output_block(call, context))
 
 
-@renders("WebSearch")
+@renders("WebSearch", "web_search")
 def web_search(call: ToolCall, context: ToolContext) -> ToolView:
-    return ToolView("WebSearch", _text(call.input.get("query")), output_block(call, context))
+    """Claude Code's tool, or the search the API runs itself (`server_tool_use` named `web_search`)."""
+    return ToolView(call.name, _text(call.input.get("query")), output_block(call, context))
 
 
-@renders("WebFetch")
+@renders("WebFetch", "web_fetch")
 def web_fetch(call: ToolCall, context: ToolContext) -> ToolView:
     prompt = _text(call.input.get("prompt"))
     blocks: list[Block | str] = [label("Prompt"), Prose(prose(prompt))] if prompt else []
     text = result_text(call)
     if text.strip():
         blocks.append(Prose(prose(text)) if not (call.result and call.result.is_error) else Code(text, "text", kind="output"))
-    return ToolView("WebFetch", _text(call.input.get("url")), tuple(blocks))
+    return ToolView(call.name, _text(call.input.get("url")), tuple(blocks))
 
 
 ANSWER_IN_TEXT = re.compile(r'"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"')
