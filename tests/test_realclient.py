@@ -661,3 +661,44 @@ def test_a_message_s_markup_and_claude_code_s_answer_are_text_not_html(tmp_path)
     card = _card(soup, "Message to tide-reader")
     assert not card.select("img, script") and not soup.select("[onerror]")
     assert "<script>alert(3)</script>" in card.get_text()
+
+
+def _conversation_soup(site: Path) -> BeautifulSoup:
+    [page] = [soup for path, soup in _pages(site).items() if "/agent-" not in path]
+    return page
+
+
+def test_a_plan_the_user_edited_before_approving_reads_so(built):
+    site, _ = built["plan-edited"]
+    page = " ".join(_conversation_soup(site).get_text(" ").split())
+    assert "approved after your edits" in page
+    # The plan as the user left it, not as Claude wrote it.
+    assert "Add a doctest for Penzance" in page
+    plan = _conversation_soup(site).select_one(".plan") or _conversation_soup(site)
+    assert [li.get_text() for li in plan.select("li")][-2:] == ["Define cos_hour", "Add a doctest for Penzance"]
+
+
+def test_a_pasted_image_is_on_the_page(built):
+    site, _ = built["pasted-image"]
+    soup = _conversation_soup(site)
+    [page_path] = [path for path in _pages(site) if "/agent-" not in path]
+    images = soup.select("img[src]")
+    assert len(images) == 1
+    image = (site / page_path).parent / images[0]["src"]
+    assert image.read_bytes().startswith(b"\x89PNG")
+    # Claude Code's note of where it kept the image is its own, not the user's.
+    assert "/images/1.png" not in " ".join(soup.get_text(" ").split())
+
+
+def test_the_other_kinds_of_tool_read_as_cards(built):
+    site, _ = built["more-tools"]
+    soup = _conversation_soup(site)
+    search = _card(soup, "web_search")
+    assert search.select_one("summary code").get_text() == "Penzance tide tables"
+    assert "https://tides.example.org/penzance" in search.get_text() and '"query"' not in search.get_text()
+    assert "replace cell c1" in " ".join(_card(soup, "NotebookEdit").get_text(" ").split())
+    assert _card(soup, "Skill").select_one("summary code").get_text() == "tide-table"
+    page = " ".join(soup.get_text(" ").split())
+    assert 'Background command "Log the tide" completed (exit code 0)' in page
+    # Reasoning kept only as its signature leaves a trace.
+    assert "the text of its thinking was not kept" in page
