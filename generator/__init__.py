@@ -8,7 +8,7 @@ The pipeline runs one way, one folder per layer, each importing only from the la
     render/   markdown/ (the intermediate), then the writers over it: html/ (pages) and search (the index)
     output/   write (atomic staging), locks, manifest (what the last build did), vault (logs kept)
     config, phases, build: the application that runs them; audit, bundle (commit_range), claude, config_file (the
-    user's sessionsite.toml), serve, cli: commands over it
+    user's sessionsite.toml), json_export, serve, cli: commands over it
 """
 
 __version__ = "0.1.0"
@@ -24,7 +24,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("a build's two phases", ("generator.phases",)),
     ("the build", ("generator.build",)),
     ("commands over the build", ("generator.audit", "generator.bundle", "generator.commit_range", "generator.claude",
-                                 "generator.config_file", "generator.serve")),
+                                 "generator.config_file", "generator.json_export", "generator.serve")),
     ("the command line", ("generator.cli", "generator.__main__")),
 )
 """The layers in order, each named by the packages and modules in it (a package takes in what is below it,

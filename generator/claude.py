@@ -297,12 +297,18 @@ def try_hook(command: str, timeout: float | None = None) -> str | None:
     if Path(program).name != "sessionsite" and not Path(program).name.startswith(("python", "pypy")):
         # `is_ours` takes any program before `-m generator`: only Python is run with it.
         return f"{program} is neither sessionsite nor Python, so it was not run"
+    return _trial([program, *words[1:]], timeout)
+
+
+def _trial(words: list[str], timeout: float | None = None, env: dict[str, str] | None = None) -> str | None:
+    """Run `words` (no shell) as a hook on a session that wrote no log: None when it exits 0, else why not."""
+    program = words[0]
     with tempfile.TemporaryDirectory(prefix="sessionsite-doctor-") as folder:
         given = json.dumps({"session_id": "sessionsite-doctor", "transcript_path": str(Path(folder, "none.jsonl")),
                             "cwd": folder, "hook_event_name": "SessionEnd", "reason": "other"})
         try:
-            process = subprocess.Popen([program, *words[1:]], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, cwd=folder, start_new_session=True)
+            process = subprocess.Popen(words, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       cwd=folder, start_new_session=True, env=env)
         except FileNotFoundError:
             return f"{program} does not exist"
         except PermissionError:
@@ -324,6 +330,91 @@ def try_hook(command: str, timeout: float | None = None) -> str | None:
     return None
 
 
+# -- the plugin ----------------------------------------------------------------------------------------------
+
+PLUGIN_NAME = "sessionsite"
+PLUGIN_RUNNER = ("bin", "sessionsite-run")
+"""The program in the plugin's folder that its hooks and slash commands run: it finds sessionsite."""
+
+
+@dataclass(frozen=True)
+class InstalledPlugin:
+    """A sessionsite plugin `claude plugin install` put in place."""
+
+    key: str
+    """Its id, `sessionsite@<marketplace>`."""
+    folder: Path
+    """Where Claude Code reads it from: its installed copy, or, for a marketplace added from a folder, that
+    folder's plugin."""
+    enabled: bool
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _local_marketplace_folder(claude: Path, marketplace: str) -> Path | None:
+    """For a marketplace added from a folder (`claude plugin marketplace add /path/to/clone`), that folder:
+    Claude Code reads the marketplace's plugins from it, not from their installed copies."""
+    known = _read_json(claude / "plugins" / "known_marketplaces.json")
+    entry = known.get(marketplace) if isinstance(known, dict) else None
+    source = entry.get("source") if isinstance(entry, dict) else None
+    if not isinstance(source, dict) or source.get("source") != "directory":
+        return None
+    folder = source.get("path")
+    return Path(folder) if isinstance(folder, str) and os.path.isabs(folder) else None
+
+
+def _plugin_in_marketplace(folder: Path) -> Path:
+    """Where the marketplace in `folder` keeps the sessionsite plugin (its entry's relative `source`); the
+    folder itself when its marketplace.json is gone or names none, which the trial then reports."""
+    listing = _read_json(folder / ".claude-plugin" / "marketplace.json")
+    entries = listing.get("plugins") if isinstance(listing, dict) else None
+    for entry in entries if isinstance(entries, list) else ():
+        source = entry.get("source") if isinstance(entry, dict) else None
+        if isinstance(source, str) and entry.get("name") == PLUGIN_NAME:
+            return folder / source
+    return folder
+
+
+def installed_plugins(claude: Path, settings: Path) -> list[InstalledPlugin]:
+    """The sessionsite plugins `plugins/installed_plugins.json` in Claude Code's folder lists, each with the
+    folder Claude Code reads it from, and whether the settings leave them enabled. A file it cannot read,
+    or of a shape it does not know, lists none."""
+    data = _read_json(claude / "plugins" / "installed_plugins.json")
+    plugins = data.get("plugins") if isinstance(data, dict) else None
+    try:
+        enabled = _load_settings(settings).get("enabledPlugins")
+    except SessionsiteError:
+        enabled = None
+    found = []
+    for key, installs in plugins.items() if isinstance(plugins, dict) else ():
+        if not isinstance(key, str) or key.split("@", 1)[0] != PLUGIN_NAME:
+            continue
+        local = _local_marketplace_folder(claude, key.partition("@")[2])
+        for install in installs if isinstance(installs, list) else [installs]:
+            folder = install.get("installPath") if isinstance(install, dict) else None
+            if isinstance(folder, str) and os.path.isabs(folder):
+                found.append(InstalledPlugin(key, _plugin_in_marketplace(local) if local else Path(folder),
+                                             not isinstance(enabled, dict) or enabled.get(key) is not False))
+    return found
+
+
+def try_plugin(plugin: InstalledPlugin, timeout: float | None = None) -> str | None:
+    """Run the plugin's hook as Claude Code does when a session ends (its program, with CLAUDE_PLUGIN_ROOT
+    set and this environment's PATH), on a session that wrote nothing: None when it finds sessionsite and
+    works, else what went wrong."""
+    runner = plugin.folder.joinpath(*PLUGIN_RUNNER)
+    if not runner.is_file():
+        return (f"{runner} is missing: if the marketplace's folder moved, add it again from where it is now "
+                f"(`claude plugin marketplace add FOLDER`), else reinstall the plugin (`claude plugin install "
+                f"{plugin.key}`)")
+    return _trial([str(runner), "save", "--hook"], timeout, {**os.environ, "CLAUDE_PLUGIN_ROOT": str(plugin.folder)})
+
+
 def session_files_of(transcript: Path) -> list[SessionFile]:
     """A session's log and its subagents' (`<session>/subagents/agent-*.jsonl`, and 1.x's `agent-*.jsonl`
     beside it, which name their session only inside: the vault's change check skips those it has)."""
@@ -340,16 +431,39 @@ def session_files_of(transcript: Path) -> list[SessionFile]:
     return files
 
 
+def _outside_projects(files: list[SessionFile], projects: Path) -> list[Path]:
+    """The files that are not, once every link is followed, logs inside Claude Code's projects folder: the
+    hook input is a stranger's, and what it names must not carry a private key or another program's file
+    into the vault (and from there into a build)."""
+    root = projects.resolve()
+    outside = []
+    for session_file in files:
+        real = session_file.path.resolve()
+        if real.suffix != ".jsonl" or root not in real.parents or real.parent == root:
+            outside.append(session_file.path)
+    return outside
+
+
 def hook_save(vault: Vault, text: str) -> None:
-    """What the hook runs: save the session Claude Code names on standard input. Never raises: a hook
-    must not show an error in Claude Code, so a failure goes to the vault's hook.log."""
+    """What the hook runs: save the session Claude Code names on standard input (its log, and its
+    subagents'), provided each is a log inside Claude Code's projects folder. Never raises: a hook must not
+    show an error in Claude Code, so a failure or a refusal goes to the vault's hook.log."""
     started = time.monotonic()
     try:
         data = json.loads(text)
         transcript = Path(os.path.expanduser(data["transcript_path"]))
         if not transcript.is_file():
             return  # a session that wrote nothing: nothing to save
-        report = vault.save(session_files_of(transcript))
+        files = session_files_of(transcript)
+        outside = _outside_projects(files, default_input())
+        if outside:
+            log_hook_failure(vault.folder, f"{data.get('hook_event_name', 'hook')}: not saved, as "
+                             f"{'they are' if len(outside) > 1 else 'it is'} outside Claude Code's projects folder "
+                             f"{default_input()}: " + "; ".join(map(str, outside)))
+        files = [session_file for session_file in files if session_file.path not in outside]
+        if not files:
+            return
+        report = vault.save(files)
         if report.skipped:
             log_hook_failure(vault.folder, f"{data.get('hook_event_name', 'hook')}: could not read "
                              + "; ".join(report.skipped))
@@ -463,7 +577,25 @@ def doctor(vault: Vault, settings: Path, projects: Path | None = None) -> Checku
             checkup.ok(f"every log in {projects} is in the vault")
     else:
         checkup.note(f"{projects} does not exist: no Claude Code logs on this machine")
+    plugins = installed_plugins(claude_folder(), settings)
+    plugin_saves = False
+    for plugin in plugins:
+        if not plugin.enabled:
+            checkup.note(f"the sessionsite plugin {plugin.key} is installed but disabled in {settings}")
+            continue
+        failure = try_plugin(plugin)
+        if failure:
+            checkup.warn(f"the sessionsite plugin {plugin.key} cannot save sessions, and its slash commands cannot "
+                         f"run: {failure}")
+            checkup.note(f"the plugin's folder: {plugin.folder}")
+        else:
+            plugin_saves = True
+            checkup.ok(f"the sessionsite plugin {plugin.key} saves each session when it ends and before it is "
+                       "compacted; its command finds sessionsite")
     events = installed_events(settings)
+    if plugin_saves and events:
+        checkup.note(f"the hook in {settings} saves each session too; one is enough: `sessionsite hook uninstall` "
+                     "takes it out")
     if set(events) == set(EVENTS):
         broken = [(command, failure) for command in our_commands(settings) if (failure := try_hook(command))]
         for command, failure in broken:
@@ -473,9 +605,9 @@ def doctor(vault: Vault, settings: Path, projects: Path | None = None) -> Checku
         if not broken:
             checkup.ok(f"the hook saves each session when it ends and before it is compacted ({settings}); "
                        "its command runs")
-    else:
-        checkup.warn("the hook is not installed: run `sessionsite hook install` so that each session is saved "
-                     "when it ends")
+    elif not plugins or not any(plugin.enabled for plugin in plugins):
+        checkup.warn("the hook is not installed: run `sessionsite hook install` (or install the Claude Code "
+                     "plugin) so that each session is saved when it ends")
     failures = _hook_failures(vault.folder / HOOK_LOG)
     if failures:
         checkup.warn(f"{len(failures)} hook save(s) failed; the last: {failures[-1]} (see {vault.folder / HOOK_LOG})")
@@ -489,5 +621,5 @@ def _hook_failures(path: Path) -> list[str]:
         return []
 
 
-__all__ = ["HookProgram", "doctor", "hook_command", "hook_program", "hook_save", "install", "is_ours", "our_commands",
-           "settings_path", "try_hook", "uninstall"]
+__all__ = ["HookProgram", "InstalledPlugin", "doctor", "hook_command", "hook_program", "hook_save", "install",
+           "installed_plugins", "is_ours", "our_commands", "settings_path", "try_hook", "try_plugin", "uninstall"]

@@ -134,14 +134,17 @@ def _check_report_file(report_file: Path | None) -> None:
         raise UsageProblem(f"--report {report_file}: {problem}; choose another report file")
 
 
-def _run(config: BuildConfig, report_file: Path | None, verbose: bool, quiet: bool = False) -> BuildReport:
+def _run(config: BuildConfig, report_file: Path | None, verbose: bool, quiet: bool = False,
+         writer: Callable[..., BuildReport] | None = None, unit: str = "page") -> BuildReport:
+    """Run `writer` (the build, or another writer over the same pipeline), then say what it did; `unit`
+    names what the report's `pages` counts."""
     from .build import build
 
     _configure_logging(verbose, quiet)
     _check_report_file(report_file)
     with _stopped_by_signals():
         with _errors(verbose, config.output):
-            report = build(config, progress=None if quiet else _progress)
+            report = (writer or build)(config, progress=None if quiet else _progress)
         if report_file is not None:
             with _errors(verbose, report_file):
                 report_file.write_text(report.to_json(), encoding="utf-8")
@@ -151,7 +154,7 @@ def _run(config: BuildConfig, report_file: Path | None, verbose: bool, quiet: bo
     sessions = f"{report.sessions} session{'s' if report.sessions != 1 else ''}"
     if report.subagent_runs:
         sessions += f" (+ {report.subagent_runs} subagent run{'s' if report.subagent_runs != 1 else ''})"
-    pages = f"{report.pages} page{'s' if report.pages != 1 else ''}"
+    pages = f"{report.pages} {unit}{'s' if report.pages != 1 else ''}"
     click.echo(f"{sessions}, {pages} -> {config.output}{problems}", err=True)
     if report.sessions and report.search_index_bytes:
         click.echo(f"search index {byte_size(report.search_index_bytes)}, "
@@ -417,6 +420,34 @@ def markdown_command(inputs: tuple[Path, ...], output: Path, report_file: Path |
                          selection=_selection(since, until, projects, excludes, branches, session_ids),
                          own_redaction=_own_rules(redact_patterns, redact_words))
     _run(config, report_file, verbose, quiet)
+
+
+@main.command("json")
+@_with_common
+@repo_url_option
+def json_command(inputs: tuple[Path, ...], output: Path, report_file: Path | None, show_hidden: bool,
+                 strict: bool, no_redact: bool, redact_paths: bool, jobs: int, verbose: bool, quiet: bool,
+                 prune: bool, vault_dir: Path | None, no_vault: bool, since: str | None, until: str | None,
+                 projects: tuple[str, ...], excludes: tuple[str, ...], branches: tuple[str, ...],
+                 session_ids: tuple[str, ...], redact_patterns: tuple[str, ...], redact_words: tuple[str, ...],
+                 repo_url: str) -> None:
+    """Write the sessions as JSON, for analysis: one document per session (its prompts, replies, tool
+    calls with their results, plans, subagents, commits and figures), and index.json listing them all.
+    Redacted as the site is. The format is described by a JSON Schema (docs/json-export.md).
+
+    Example:
+
+        sessionsite json ~/.claude/projects --since 30d -o sessions-json
+    """
+    from .config import BuildConfig
+    from .json_export import export
+
+    config = BuildConfig(inputs=_inputs(inputs), output=output, show_hidden=show_hidden, strict=strict,
+                         markdown_only=True, jobs=jobs, redact=not no_redact, redact_paths=redact_paths,
+                         vault=_vault(vault_dir, no_vault), prune=prune, repo_url=repo_url,
+                         selection=_selection(since, until, projects, excludes, branches, session_ids),
+                         own_redaction=_own_rules(redact_patterns, redact_words))
+    _run(config, report_file, verbose, quiet, writer=export, unit="JSON document")
 
 
 @main.command("serve")
@@ -815,8 +846,9 @@ def hook_uninstall_command(settings_file: Path | None) -> None:
 @vault_option
 def doctor_command(settings_file: Path | None, vault_dir: Path | None) -> None:
     """Check that your sessions are safe: whether the vault is missing logs that are only in
-    ~/.claude/projects, what cleanupPeriodDays is set to, and whether the hook is installed and its command
-    runs (it is run on a session that wrote nothing, so it saves nothing). Exits 1 when something needs doing.
+    ~/.claude/projects, what cleanupPeriodDays is set to, and whether the hook (or the Claude Code plugin)
+    is installed and its command runs and finds sessionsite (it is run on a session that wrote nothing, so
+    it saves nothing). Exits 1 when something needs doing.
 
     Example:
 

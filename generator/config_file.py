@@ -70,7 +70,7 @@ def _is_bool(value: Any) -> bool:
     return isinstance(value, bool)
 
 
-_BUILDING = ("build", "markdown", "bundle", "gh-deploy", "audit")
+_BUILDING = ("build", "markdown", "json", "bundle", "gh-deploy", "audit")
 
 
 def _for(commands: tuple[str, ...], parameter: str) -> dict[str, str]:
@@ -79,8 +79,8 @@ def _for(commands: tuple[str, ...], parameter: str) -> dict[str, str]:
 
 TEXTS = "a list of strings"
 KEYS: dict[str, Key] = {
-    "inputs": Key(f"{TEXTS} (session files or folders)", _is_texts, _for(("build", "markdown", "gh-deploy", "audit"),
-                                                                         "inputs"), path=True),
+    "inputs": Key(f"{TEXTS} (session files or folders)", _is_texts, _for(("build", "markdown", "json", "gh-deploy",
+                                                                          "audit"), "inputs"), path=True),
     "output": Key("a string: the folder to write", _is_text, _for(("build", "markdown", "gh-deploy"), "output"),
                   path=True),
     "base_url": Key("a string: the address the site is served from (https://you.github.io/repo/)", _is_text,

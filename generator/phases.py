@@ -30,6 +30,7 @@ from .stages.read import stream_file
 from .stages.redact import OwnRules, Redactor
 from .stages.selection import Selection
 from .render.markdown import MarkdownOptions, MarkdownPart, SessionDocument
+from .render.markdown.blocks import themed_markdown_of
 from .render.markdown.markup import TranscriptMarkup, default_markup
 from .render.html.anchors import AnchorMapWriter, find_anchor_page
 from .render.html.pages import PageBuilder, render_indexes, sitemaps
@@ -400,7 +401,9 @@ class PageBodies:
                    ) -> tuple[Callable[[str, Resolver], str], Callable[[str], str | None]]:
         """The body renderer for the page at `path`, and a function that, given the whole page, notes
         how its body was made and returns the previous page's text when the page is the same."""
-        source_digest = digest(part.text, sorted(part.anchors))
+        # The page's own source (the theme's markup, which a theme's template may fill from any field of a call),
+        # not the .md's plain text: everything the body is made of.
+        source_digest = digest(themed_markdown_of(part.blocks), sorted(part.anchors))
         old = self.previous.get(path)
         found: dict[str, Any] = {}
 
@@ -419,8 +422,8 @@ class PageBodies:
                     asked_now[href] = None
                 return resolve(href)
 
-            # The blocks are the page's Markdown (`markdown_of(part.blocks) == part.text`): code goes
-            # straight to the highlighter, prose through markdown-it.
+            # The blocks are the page's Markdown (`themed_markdown_of(part.blocks)`): code goes straight to
+            # the highlighter, prose through markdown-it.
             body = render_blocks(part.blocks, noting) if part.blocks else render_markdown(text, noting)
             self.rendered += 1
             asked = list(asked_now)

@@ -38,7 +38,7 @@ def test_every_command_has_help_with_an_example(runner, command):
 
 def test_commands_are_the_documented_ones():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    assert COMMANDS == ["audit", "build", "bundle", "doctor", "gh-deploy", "hook", "markdown", "restore", "save", "serve"]
+    assert COMMANDS == ["audit", "build", "bundle", "doctor", "gh-deploy", "hook", "json", "markdown", "restore", "save", "serve"]
     assert all(f"sessionsite {name} " in readme for name in COMMANDS)
 
 

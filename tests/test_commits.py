@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
+from markdown_it import MarkdownIt
 from click.testing import CliRunner
 
 from generator.build import BuildConfig, build
@@ -263,13 +264,17 @@ def test_the_markdown_lists_the_commits_in_front_matter_and_body(site):
     assert facts["sha"] == "2222222" and facts["subject"] == HOSTILE_SUBJECT
     assert facts["url"] == "https://github.com/ada/tidewatch/commit/2222222"
     body = markdown.split("\n---\n", 1)[1]
-    listing = body[body.index('<div class="commits-made">'):]
-    listing = listing[:listing.index("</div>")]
-    assert 'href="https://github.com/ada/tidewatch/commit/2222222"' in listing
-    assert 'href="#e-toolu_01SecondCommit0001"' in listing
-    # The subject is text (the tool output below it is in a fence, where it stays text too).
-    assert "<img src=x" not in listing and "&lt;img src=x onerror=alert(1)&gt;" in listing
-    assert "\n\n" not in listing  # one HTML block: a blank line would end it
+    listing = body[body.index("**1 commit made in this session**"):]
+    listing = listing[:listing.index("**You**")]
+    # Plain Markdown, read as GitHub reads it (raw HTML on): a list whose item links the SHA to the forge and
+    # the subject, as text, to the call that made the commit.
+    shown = BeautifulSoup(MarkdownIt("gfm-like", {"html": True}).render(listing), "html.parser")
+    (item,) = shown.select("ul > li")
+    assert [(a["href"], a.get_text()) for a in item.find_all("a")] == [
+        ("https://github.com/ada/tidewatch/commit/2222222", "2222222"),
+        ("#e-toolu_01SecondCommit0001", HOSTILE_SUBJECT)]
+    assert shown.find(["img", "details"]) is None
+    assert 'id="e-toolu_01SecondCommit0001"' in body  # the call's fold, which the subject links to
 
 
 def test_repo_url_overrides_the_pushed_remote(tmp_path):

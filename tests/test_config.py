@@ -119,9 +119,9 @@ def test_gh_deploy_settings_come_from_their_table(folder):
     assert defaults == {"remote": "mirror", "deploy_branch": "pages", "message": "Sessions"}
 
 
-def test_the_readme_example_is_a_valid_config(folder):
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    example = readme.split("```toml\n", 1)[1].split("```", 1)[0]
+def test_the_documented_example_is_a_valid_config(folder):
+    page = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "config.md").read_text(encoding="utf-8")
+    example = page.split("```toml\n", 1)[1].split("```", 1)[0]
     (folder / "my-theme").mkdir()
     example = example.replace('"~/.claude/projects/-home-me-src-app"', f'"{EXAMPLES.as_posix()}"')
     write(folder / "sessionsite.toml", example)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import re
 import string
 from collections import Counter
 from pathlib import Path
@@ -243,19 +244,30 @@ def test_outside_a_credential_file_a_random_value_needs_a_name():
 
 # -- one pass for every anchor ---------------------------------------------------------------------------------
 
-def test_the_regular_expression_fallback_finds_what_the_automaton_finds(monkeypatch):
-    """Where pyahocorasick cannot be installed the anchors are found by a regular expression: same answers."""
-    literals = [anchor for anchor in compiled().rules_by_anchor]
-    texts = [f"use {GITHUB} and sk-ant-api03-x", "nothing here", "xoxb-1-2 AKIA glpat- " * 3, GITHUB[:6]]
-    with_automaton = anchors_module.Anchors(literals)
-    without = anchors_module.Anchors(literals, automaton=False)
-    assert with_automaton._automaton is not None and without._automaton is None
+def _sightings(prefilter: anchors_module.Prefilter, text: str) -> tuple[set[tuple[int, int]], set[int]]:
+    """Each literal's occurrences (index and end), and which patterns were seen."""
+    hits = prefilter.scan(text)
+    literal_count = len(prefilter.literals)
+    return ({hit for hit in hits if hit[0] < literal_count}, {index for index, _ in hits if index >= literal_count})
+
+
+def test_the_regular_expression_fallback_sees_what_hyperscan_sees(public_corpus):
+    """Where hyperscan cannot be installed the prefilter is made of regular expressions: the same literals at
+    the same places, the same patterns seen, on secrets, their look-alikes, text in other scripts and real logs."""
+    fast = compiled().prefilter
+    assert fast.compiled  # hyperscan has wheels for every platform CI and users run
+    slow = fast.by_regular_expressions()
+    assert not slow.compiled
+    texts = [f"use {GITHUB} and sk-ant-api03-x", "nothing here", "xoxb-1-2 AKIA glpat- " * 3, GITHUB[:6],
+             "Ünïcödé → PASSWORD=hunter2hunter2 ✓ ghp_ and 🔑 Token: abc", "     3→AWS_SECRET_ACCESS_KEY=x\n4\tb",
+             "config/.ENV:3:DB_PASSWORD=x\nsrc/a.py-12-b", "host:5432:db:user:pw\n%41%3A", "\ud800 lone " + GITHUB,
+             base64.b64encode(f"user:{GITHUB}".encode()).decode(), "A" * 60 + "\n" + "b" * 60]
+    for path in sorted(public_corpus.rglob("*.jsonl"))[:3]:
+        for item in list(stream_file(path, []))[:150]:
+            texts.append(json.dumps(getattr(item, "data", None), ensure_ascii=False))
+    assert len(texts) > 100
     for sample in texts:
-        assert with_automaton.found(sample) == without.found(sample)
-        assert with_automaton.any_in(sample) == without.any_in(sample)
-        assert with_automaton.starts(sample) == without.starts(sample)
-        assert with_automaton.occurrences(sample) == without.occurrences(sample)
-        assert set(with_automaton.positions(sample)) == set(without.positions(sample))
+        assert _sightings(fast, sample) == _sightings(slow, sample), sample[:200]
 
 
 # -- what the commands say -------------------------------------------------------------------------------------
@@ -306,3 +318,29 @@ def test_on_the_public_corpus_every_redaction_is_a_reviewed_one(public_corpus):
                 redactor.entry(item)
     found = {(kind, secret[:70] if secret.startswith("test-only") else secret) for kind, secret in made}
     assert found == REVIEWED
+
+
+def test_no_token_of_a_known_format_can_stand_in_a_uuid():
+    """Ids that are uuids are passed over without a look (`redactor.identifier`): every token rule's anchor has a
+    character no uuid has, and no anchorless rule matches in uuids, random or made of its own characters."""
+    import uuid
+    from generator.stages.credentials.providers import TOKEN_RULES
+    from generator.stages.redact.redactor import identifier
+    uuid_characters = set("0123456789abcdef-")
+    generator = random.Random(7)
+    samples = [str(uuid.UUID(int=generator.getrandbits(128))) for _ in range(3000)]
+    samples += ["-".join(["a" * 8, "b" * 4, "c" * 4, "d" * 4, "e" * 12]), "12345678-1234-1234-1234-123456789012"]
+    for rule in TOKEN_RULES:
+        pattern = re.compile(rule.pattern, rule.flags)
+        placed = []
+        for anchor in rule.anchors:
+            if set(anchor) - uuid_characters:
+                continue  # a uuid cannot hold this anchor, nor a match
+            # An anchor a uuid can spell (`fc-`): a uuid with it at every place its dashes allow.
+            for place in range(37 - len(anchor)):
+                shape = samples[place]
+                candidate = shape[:place] + anchor + shape[place + len(anchor):]
+                if all((candidate[i] == "-") == (i in (8, 13, 18, 23)) for i in range(36)):
+                    placed.append(candidate)
+        assert not any(pattern.search(sample) for sample in [*samples, *placed]), rule.kind
+    assert identifier("toolu_" + GITHUB) != "toolu_" + GITHUB  # an id that is not a uuid is still searched

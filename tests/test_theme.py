@@ -81,15 +81,16 @@ def test_a_theme_restyles_bash_calls_and_only_them(tmp_path):
     assert before.select(".shell-call, .prompt-sign") == []
     # The Grep call is drawn as it always was, by the generic template.
     assert str(after.select_one("#e-toolu_grep1")) == str(before.select_one("#e-toolu_grep1"))
-    # The body (the call's input) is still inside the restyled element, and the Markdown carries the same HTML.
+    # The body (the call's input) is still inside the restyled element. The .md is plain Markdown, not the
+    # theme's: the same whatever the theme.
     assert bash.select_one("pre") is not None
-    assert '<span class="prompt-sign">$</span>' in _markdown(themed)
+    assert _markdown(themed) == _markdown(plain) and "prompt-sign" not in _markdown(themed)
     # Hostile text in the command stays text, in the page and in the Markdown: nothing closes our elements.
     for soup in (before, after):
         assert soup.select("main script") == []
         assert soup.select("main b") == []
-    summary_line = next(line for line in _markdown(themed).splitlines() if "prompt-sign" in line)
-    assert "&lt;/details&gt;&lt;/div&gt;&lt;script&gt;" in summary_line and "&#10;&#10;" in summary_line
+    summary_line = next(line for line in _markdown(themed).splitlines() if line.startswith("<summary><b>Bash</b>"))
+    assert "<code>ls -la &lt;/details&gt;&lt;/div&gt;&lt;script&gt;alert(1)&lt;/script&gt;</code>" in summary_line
 
 
 def test_hostile_tool_names_and_notices_stay_text(tmp_path):
@@ -103,7 +104,8 @@ def test_hostile_tool_names_and_notices_stay_text(tmp_path):
     notice = page.select_one(".notice-api-error")
     assert notice.get_text() == " ".join(HOSTILE.split())
     markdown = _markdown(out)
-    assert all("<script>" not in line for line in markdown.splitlines() if "tool-name" in line or "notice" in line)
+    assert "<summary><b>Evil&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;/details&gt;</b> <code>TODO</code>" in markdown
+    assert "*\\</details\\>\\</div\\>\\<script\\>alert(1)\\</script\\> \\<b\\>x\\</b\\>*" in markdown  # the notice
 
 
 def test_a_theme_restyles_one_kind_of_notice(tmp_path):
@@ -133,8 +135,8 @@ META_TEMPLATE = """<p class="meta"><b class="author">{{ who }}</b>{% if timestam
 
 def test_a_theme_restyles_replies_prompts_and_their_meta_lines(tmp_path):
     """Every kind of transcript part comes from a template (events/<kind>.html): a theme redraws Claude's
-    replies and the line above each message, and the page and the Markdown carry its markup, each reply
-    with its own anchor and time, transcript text still escaped."""
+    replies and the line above each message, and the page carries its markup, each reply with its own anchor
+    and time, transcript text still escaped. The .md is plain Markdown, the theme's markup nowhere in it."""
     _session(tmp_path / "logs", notice=HOSTILE)
     theme = _theme(tmp_path, {"events/message.html": MESSAGE_TEMPLATE, "events/meta.html": META_TEMPLATE})
     out = tmp_path / "site"
@@ -150,7 +152,7 @@ def test_a_theme_restyles_replies_prompts_and_their_meta_lines(tmp_path):
     assert len(times) == len(set(times)) == len(page.select("p.meta"))  # each message's own time
     assert page.select_one(".msg.user p.meta b.author").get_text() == "You"
     assert page.select("main script") == [] and page.select("main b:not(.author)") == []
-    assert '<div class="reply by-' in _markdown(out)
+    assert "class=" not in _markdown(out) and "**Claude** · claude-opus-4-6 · 2026-03-02 09:00" in _markdown(out)
 
 
 def test_a_template_that_changes_a_value_it_prints_is_refused(tmp_path):

@@ -394,7 +394,7 @@ def test_the_hook_saves_the_session_claude_code_names(archive, vault_dir):
                              "hook_event_name": "SessionEnd", "reason": "other"})
     result = subprocess.run([sys.executable, "-m", "generator", "save", "--hook", "--vault", str(vault_dir)],
                             input=hook_input, capture_output=True, text=True, timeout=60,
-                            env={**os.environ, "PYTHONPATH": str(REPO)})
+                            env={**os.environ, "PYTHONPATH": str(REPO), "CLAUDE_CONFIG_DIR": str(archive.parent)})
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     names = {s.name for s in Vault(vault_dir).stored()}
     assert names == {f"{TIDEWATCH}/057ab0db-f705-4249-82fd-8293d16bc8eb.jsonl",
@@ -514,10 +514,12 @@ def test_a_save_killed_at_any_point_leaves_what_was_saved_intact(tmp_path):
 def test_two_saves_at_once_both_succeed(tmp_path):
     first = _project(tmp_path / "a", {f"a{i}": 1_500_000 for i in range(4)}, seed=100)
     second = _project(tmp_path / "b", {f"b{i}": 1_500_000 for i in range(4)}, seed=200)
-    shared = _project(tmp_path / "c", {f"c{i}": 1_500_000 for i in range(3)}, seed=300)
+    shared = _project(tmp_path / "claude" / "projects", {f"c{i}": 1_500_000 for i in range(3)}, seed=300)
     vault_dir = tmp_path / "vault"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    processes = [subprocess.Popen([sys.executable, "-m", "generator", "save", str(tmp_path / own), str(tmp_path / "c"),
+    # The hooks save only logs in Claude Code's projects folder: the shared one is there.
+    env = {**os.environ, "PYTHONPATH": str(REPO), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    processes = [subprocess.Popen([sys.executable, "-m", "generator", "save", str(tmp_path / own),
+                                   str(tmp_path / "claude" / "projects"),
                                    "--vault", str(vault_dir)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
                  for own in ("a", "b")]
     # And two Claude Code windows ending together: two hooks for two sessions of one project.

@@ -1,9 +1,10 @@
 """The HTML writer over the markdown stage's blocks shows what rendering the page's Markdown would.
 
 The page's HTML is made from typed blocks (`render_blocks`: markdown-it only for prose, code straight to
-the highlighter); the `.md` is the Markdown writer's output over the same blocks. Rendering that Markdown
-with markdown-it (`render_markdown`, how pages were made before) must read the same: the same visible
-text, in the same order, on every page of the examples and of the public corpus.
+the highlighter). The same blocks with the theme's markup around them, as one Markdown text
+(`themed_markdown_of`), rendered with markdown-it (`render_markdown`, how pages were made before), must read
+the same: the same visible text, in the same order, on every page of the examples and of the public corpus.
+(The `.md` people read is the plain writer's, `markdown_of`: tests/test_readable_markdown.py.)
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from generator.build import BuildConfig, build
 from generator.render.html import pages
 from generator.render.html.render import render_blocks, render_markdown
 from generator.render.markdown import MarkdownPart
-from generator.render.markdown.blocks import Code, Group, Prose, Structure, markdown_of
+from generator.render.markdown.blocks import Code, Group, Prose, Structure, markdown_of, themed_markdown_of
 
 from conftest import EXAMPLES, corpus_files
 
@@ -109,11 +110,11 @@ def _assert_reads_the_same(parts: list[MarkdownPart]) -> None:
         assert part.blocks, "the markdown stage gives the HTML stage its blocks"
         assert markdown_of(part.blocks) + "\n" == part.text
         from_blocks = render_blocks(part.blocks)
-        from_markdown = render_markdown(part.text)
+        from_markdown = render_markdown(themed_markdown_of(part.blocks))
         assert visible_text(from_blocks) == visible_text(from_markdown), f"{part.path} page {part.number}"
 
 
-def test_the_examples_read_the_same_from_blocks_as_from_their_markdown(tmp_path, monkeypatch):
+def test_the_examples_read_the_same_from_blocks_as_from_their_themed_markdown(tmp_path, monkeypatch):
     _assert_reads_the_same(_parts_of_a_build((EXAMPLES,), tmp_path / "site", monkeypatch))
 
 
@@ -137,7 +138,7 @@ def test_a_tool_call_group_says_what_its_summary_shows(tmp_path, monkeypatch):
         assert (summary.code.get_text() if summary.code else "") == group.fact("target")
 
 
-def test_the_public_corpus_reads_the_same_from_blocks_as_from_its_markdown(public_corpus, tmp_path, monkeypatch):
+def test_the_public_corpus_reads_the_same_from_blocks_as_from_its_themed_markdown(public_corpus, tmp_path, monkeypatch):
     files = tuple(corpus_files("*.jsonl", "chat.json"))
     _assert_reads_the_same(_parts_of_a_build(files, tmp_path / "site", monkeypatch))
 
@@ -150,7 +151,7 @@ def test_code_in_blocks_is_highlighted_text_never_markup():
     soup = BeautifulSoup(markup, "html.parser")
     assert soup.find("script") is None and soup.find("img") is None
     assert [pre.get_text() for pre in soup.find_all("pre")] == [hostile + "\n", hostile + "\n"]
-    assert visible_text(markup) == visible_text(render_markdown(markdown_of(blocks)))
+    assert visible_text(markup) == visible_text(render_markdown(themed_markdown_of(blocks)))
 
 
 def test_structure_that_is_not_ours_is_shown_as_text():

@@ -1,8 +1,10 @@
 """Stage 5, markdown: each session -> one GitHub-flavoured Markdown document with front matter.
 
-This is the intermediate the HTML stage renders, and a product of its own that reads well on GitHub and
-in any Markdown editor. Structure we add (message wrappers, folded tool calls) is HTML that GitHub
-renders; transcript text goes through `escape.prose` or `escape.fence` so it stays text.
+The stage makes each page of a session as typed blocks (`blocks`), which the HTML stage renders with the
+theme's markup around them, and writes them as the session's .md: plain GitHub-flavoured Markdown for
+people, in an editor or on GitHub, holding none of the theme's HTML (`gfm` says how our own elements read
+there; a folded tool call is a `<details>`, as GitHub folds). Transcript text goes through `escape.prose`,
+`escape.fence` or `escape.literal`, so it stays text in both.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ from ...core.model import (
 )
 from ...core.text import plain, strip_ansi
 from ...stages.link import linked_event
-from .blocks import Block, Code, Group, Prose, Structure, blocks_of, markdown_of, typed_blocks
+from . import gfm
+from .blocks import Block, Code, Fold, Group, Prose, Structure, blocks_of, markdown_of, typed_blocks
 from .escape import html_text, inline_code, literal, prose, typed
 from .markup import TranscriptMarkup, default_markup
 from .pasted import looks_pasted
@@ -72,7 +75,8 @@ class MarkdownPart:
     total: int
     """How many pages the session has."""
     text: str
-    """The Markdown of this page (`markdown_of(blocks)`); the first carries the title and the session's context."""
+    """The Markdown of this page as the .md holds it (`markdown_of(blocks)`, plain Markdown); the first carries
+    the title and the session's context."""
     own_files: frozenset[str]
     """Output paths of the files this session's Markdown links to (full tool outputs, media)."""
     path: str
@@ -80,7 +84,8 @@ class MarkdownPart:
     anchors: frozenset[str] = frozenset()
     """The anchors on this page (links to them stay on it)."""
     blocks: tuple[Block, ...] = ()
-    """The page as typed blocks, for the writers of other outputs (the HTML stage)."""
+    """The page as typed blocks, for the writers of other outputs (the HTML stage, which puts the theme's
+    markup around them: `blocks.themed_markdown_of`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,18 +173,32 @@ def commit_stat(commit: Commit) -> str:
 
 
 def commits_list(session: Session, repo_url: str, markup: TranscriptMarkup) -> Structure | None:
-    """The commits a session made, as our own HTML (one block, so that Markdown keeps it whole): each SHA
-    links to the forge when its address is known, each subject to the call that made the commit."""
+    """The commits a session made, as one block (the page's HTML in one piece, so that Markdown keeps it
+    whole; a list in the .md): each SHA links to the forge when its address is known, each subject to the
+    call that made the commit."""
     if not session.commits:
         return None
-    commits = [{"url": commit_url(repo_url or commit.forge, commit.sha), "sha": commit.sha, "anchor": commit.anchor,
-                "subject": commit.subject, "branch": commit.branch, "time": time_of(commit.timestamp),
-                "labels": [label for label in ("root commit" if commit.root else "", "amended" if commit.amend else "",
-                                               commit_stat(commit)) if label]}
-               for commit in session.commits[:COMMITS_IN_HEADER]]
-    return Structure(markup.element(markup.template("events/commits-made.html"), commits=commits,
-                                    count=len(session.commits), more=len(session.commits) - COMMITS_IN_HEADER),
-                     "commits")
+    shown = session.commits[:COMMITS_IN_HEADER]
+    urls_of = [commit_url(repo_url or commit.forge, commit.sha) for commit in shown]
+    labels_of = [[label for label in ("root commit" if commit.root else "", "amended" if commit.amend else "",
+                                      commit_stat(commit)) if label] for commit in shown]
+    commits = [{"url": url, "sha": commit.sha, "anchor": commit.anchor, "subject": commit.subject,
+                "branch": commit.branch, "time": time_of(commit.timestamp), "labels": labels}
+               for commit, url, labels in zip(shown, urls_of, labels_of, strict=True)]
+    count, more = len(session.commits), len(session.commits) - COMMITS_IN_HEADER
+    items = []
+    for commit, url, labels in zip(shown, urls_of, labels_of, strict=True):
+        sha = inline_code(commit.sha)
+        subject = commit.subject or "(no subject)"
+        items.append("- " + " ".join((
+            f"[{sha}]({gfm.destination(url)})" if url else sha,
+            gfm.link(subject, "#" + commit.anchor) if commit.anchor else literal(subject),
+            gfm.facts(inline_code(commit.branch), literal(time_of(commit.timestamp)), *map(literal, labels)))))
+    if more > 0:
+        items.append(f"- and {more} more (the project's commits page lists them all)")
+    text = gfm.bold(f"{count} commit{'s' if count != 1 else ''} made in this session") + "\n\n" + "\n".join(items)
+    return Structure(markup.element(markup.template("events/commits-made.html"), commits=commits, count=count,
+                                    more=more), "commits", text)
 
 
 def time_of(timestamp: str) -> str:
@@ -257,17 +276,23 @@ class SessionDocument:
             parent = sessions[session.parent_key]
             anchor = f"#{session.parent_anchor}" if session.parent_anchor else ""
             links = {"call": self._link(parent, anchor, "this call"), "parent": self._link(parent)}
-            blocks.append(Structure(self._header_element("events/context-line.html", links, kind="subagent"), "context"))
+            text = (f"Subagent run started from {self._markdown_link(parent, anchor, 'this call')} in "
+                    f"{self._markdown_link(parent)}.")
+            blocks.append(Structure(self._header_element("events/context-line.html", links, kind="subagent"), "context",
+                                    text))
         if session.continues_key in sessions:
             earlier = sessions[session.continues_key]
+            replayed = f" ({session.replayed} earlier entries are shown there)" if session.replayed else ""
             blocks.append(Structure(self._header_element("events/context-line.html", {"earlier": self._link(earlier)},
-                                                         kind="continues", replayed=session.replayed), "context"))
+                                                         kind="continues", replayed=session.replayed), "context",
+                                    f"Continues {self._markdown_link(earlier)}{replayed}."))
         if session.plan_source_key in sessions or session.role == "implementation" and session.previous_key:
             planning = sessions[session.plan_source_key or session.previous_key]
             if planning.first_prompt:
                 quoted = "\n".join(("> " + line) if line else ">" for line in typed(planning.first_prompt).split("\n"))
                 blocks.append(Structure(self._header_element("events/original-ask.html",
-                                                             {"planning": self._link(planning)}), "label"))
+                                                             {"planning": self._link(planning)}), "label",
+                                        f"**The original ask, in the planning session {self._markdown_link(planning)}**"))
                 blocks.append(Prose(quoted, "person"))
         commits = commits_list(session, self.options.repo_url, self.markup)
         if commits is not None:
@@ -276,7 +301,7 @@ class SessionDocument:
         last = blocks[-1]
         assert isinstance(last, (Prose, Structure))  # a header holds nothing else
         blocks[-1] = (Prose(last.text + "\n", last.by) if isinstance(last, Prose)
-                      else Structure(last.html + "\n", last.kind))
+                      else Structure(last.html + "\n", last.kind, last.text + "\n" if last.text else ""))
         return blocks
 
     def _header_element(self, template: str, links: dict[str, str], **context: Any) -> str:
@@ -291,6 +316,10 @@ class SessionDocument:
         can sit inside our own structural elements."""
         href = self.link_to(target.key) + anchor
         return f'<a href="{html_text(href)}">{html_text(text or " ".join(target.title.split()))}</a>'
+
+    def _markdown_link(self, target: Session, anchor: str = "", text: str = "") -> str:
+        """`_link` as the .md writes it: a Markdown link to the other session's .md."""
+        return gfm.link(text or target.title, self.link_to(target.key) + anchor)
 
     def _visible(self, event: Event) -> bool:
         return self.options.show_hidden or not getattr(event, "hidden", False)
@@ -314,10 +343,12 @@ class SessionDocument:
         if isinstance(event, AssistantText):
             self._add_to_run(*self._reply_text(event))
         elif isinstance(event, Thinking) and not event.text.strip():
-            self._add_to_run(Structure(self.markup.event("thinking-not-kept", {"anchor": event.anchor}), "thinking"))
+            self._add_to_run(Structure(self.markup.event("thinking-not-kept", {"anchor": event.anchor}), "thinking",
+                                       "*Thought here (the text of its thinking was not kept)*"))
         elif isinstance(event, Thinking):
             opening, closing = self.markup.event_wrapper("thinking", {"anchor": event.anchor})
-            self._add_to_run(Group("thinking", opening, (Prose(prose(event.text)),), closing, event.anchor))
+            self._add_to_run(Group("thinking", opening, (Prose(prose(event.text)),), closing, event.anchor,
+                                   fold=Fold(gfm.summary_text("Thinking"))))
         elif isinstance(event, Plan):
             self._add_to_run(*self._plan(event))
         elif isinstance(event, ToolCall):
@@ -340,7 +371,7 @@ class SessionDocument:
                                                      model=self.run_model)
         self.blocks.append(Group(
             "message", opening,
-            (Structure(self._meta_line("Claude", timestamp, self.run_model, anchor=wrapper_id), "meta"), *self.assistant_run),
+            (self._meta_line("Claude", timestamp, self.run_model, anchor=wrapper_id), *self.assistant_run),
             closing, wrapper_id, (("who", "Claude"), ("time", timestamp), ("model", self.run_model)),
         ))
         self.assistant_run = []
@@ -351,11 +382,11 @@ class SessionDocument:
         status_class = {"approved": "ok", "rejected": "error"}.get(plan.status, "other")
         head = self.markup.event("plan-head", {"how": plan.how}, status=str(plan.status), status_class=status_class)
         body = _without_title(plan.text, self.session.title)
-        parts: list[Block] = [Structure(head, "plan-head"),
+        parts: list[Block] = [Structure(head, "plan-head", gfm.facts("**Plan**", literal(plan.status), literal(plan.how))),
                               Prose(prose(body)) if body.strip() else Prose("*The plan is empty.*", "sessionsite")]
         if plan.feedback:
             quoted = "\n".join(("> " + line) if line else ">" for line in typed(plan.feedback).split("\n"))
-            parts.extend([Structure(self.markup.event("user-said", {}), "label"),
+            parts.extend([Structure(self.markup.event("user-said", {}), "label", "**The user said**"),
                           Prose(quoted, "person")])
         opening, closing = self.markup.event_wrapper("plan", {"anchor": plan.anchor},
                                                      status=str(plan.status))
@@ -390,7 +421,9 @@ class SessionDocument:
             open=view.open_by_default or open_checklist, hidden=view.quiet)
         return [Group("tool", opening, tuple(body), closing, call.anchor,
                       (("label", view.label), ("target", view.target), ("status", status),
-                       ("target-is", "path" if view.target_is_path else "")))]
+                       ("target-is", "path" if view.target_is_path else "")),
+                      Fold(gfm.summary(view.label, view.target, status), view.open_by_default or open_checklist,
+                           call.anchor))]
 
     def attach(self, name: str, content: bytes) -> str:
         target = urls.attachment(self.session.key, name)
@@ -443,10 +476,10 @@ class SessionDocument:
                                                          hidden=bool(hidden))
             if event.by_agent:
                 label = "Task"
-                parts = [Structure(self._task_line(event), "meta")]
+                parts = [self._task_line(event)]
             else:
                 label = "You" + (f" · {event.label}" if event.label else "")
-                parts = [Structure(self._meta_line(label, event.timestamp, anchor=event.anchor), "meta")]
+                parts = [self._meta_line(label, event.timestamp, anchor=event.anchor)]
             if event.text.strip():
                 parts.extend(self._prompt_text(event))
             documents = [media for media in event.images if media.media_type == TEXT_DOCUMENT]
@@ -462,16 +495,16 @@ class SessionDocument:
         if isinstance(event, SlashCommand):
             command = (event.name + " " + event.args).strip()
             line: list[Block] = [Structure(self.markup.event("command", {"anchor": event.anchor, "command": command}),
-                                           "command")]
+                                           "command", inline_code(command))]
             if event.output:
                 # The anchor is the command's, just above: the output has no id of its own.
                 opening, closing = self.markup.event_wrapper("command-output", {})
                 line.append(Group("command-output", opening, (Code(strip_ansi(event.output), "text", kind="output"),),
-                                  closing, event.anchor, (("command", command),)))
+                                  closing, event.anchor, (("command", command),), Fold(gfm.summary_text("Output"))))
             return line
         if isinstance(event, BashMode):
             output = "\n".join(part for part in (event.stdout, event.stderr) if part.strip())
-            parts = [Structure(self._meta_line("You ran", event.timestamp, anchor=event.anchor), "meta"),
+            parts = [self._meta_line("You ran", event.timestamp, anchor=event.anchor),
                      Code(event.command, "bash", kind="command")]
             if output.strip():
                 parts.append(Code(strip_ansi(output), "text", kind="output"))
@@ -482,18 +515,19 @@ class SessionDocument:
             if event.kind == NoticeKind.CONTINUATION:
                 opening, closing = self.markup.event_wrapper("continuation", {"anchor": event.anchor},
                                                              hidden=bool(hidden))
-                return [Group("notice", opening, (Prose(prose(event.text)),), closing, event.anchor)]
+                return [Group("notice", opening, (Prose(prose(event.text)),), closing, event.anchor,
+                              fold=Fold(gfm.summary_text("Continued from an earlier conversation (summary)")))]
             text = NOTICE_WORDING.get(event.kind) or " ".join(strip_ansi(event.text).split()) or event.kind
             report = next((value for name, value in event.details if name == "result" and value.strip()), "")
             if report:
                 # A background task's final report is Markdown Claude wrote: shown as such, under the notice.
                 notice = replace(event, details=tuple(item for item in event.details if item[0] != "result"))
                 opening, closing = self.markup.event_wrapper("notice-result", {}, hidden=bool(hidden))
-                return [Group("notice", opening, (Structure(self._notice(notice, text, hidden), "notice"),
+                return [Group("notice", opening, (self._notice(notice, text, hidden),
                                                   *self._shown_in_part(report, lambda shown: [Prose(prose(shown))],
                                                                        f"{event.anchor}-result.txt", "The whole result")),
                               closing, event.anchor)]
-            return [Structure(self._notice(event, text, hidden), "notice")]
+            return [self._notice(event, text, hidden)]
         if isinstance(event, Unknown):
             if event.name.startswith("part:"):
                 # A part of a message is conversation: its words come first, its JSON after.
@@ -501,10 +535,13 @@ class SessionDocument:
                                                                          "name": event.name[len("part:"):]}, part=True)
                 words = readable_words(event.raw)
                 body: tuple[Block, ...] = ((Prose(prose(words)),) if words else ()) + (json_block(event.raw),)
-                return [Group("unknown", opening, body, closing, event.anchor)]
+                fold = Fold(gfm.summary_text("A message part of a kind new to sessionsite:", event.name[len("part:"):]),
+                            open=True)
+                return [Group("unknown", opening, body, closing, event.anchor, fold=fold)]
             opening, closing = self.markup.event_wrapper("unknown", {"anchor": event.anchor, "name": event.name},
                                                          part=False)
-            return [Group("unknown", opening, (json_block(event.raw),), closing, event.anchor)]
+            return [Group("unknown", opening, (json_block(event.raw),), closing, event.anchor,
+                          fold=Fold(gfm.summary_text("Unrecognised entry", event.name)))]
         if isinstance(event, Unreadable):
             shown, note = event.text, []
             if event.whole is not None:  # too long to read whole: copied a piece at a time
@@ -519,7 +556,9 @@ class SessionDocument:
                               f"its first {INLINE_OUTPUT_LIMIT:,} characters are shown here)", "sessionsite")]
             opening, closing = self.markup.event_wrapper("unreadable", {"anchor": event.anchor, "line": str(event.line),
                                                                         "reason": event.reason})
-            return [Group("unreadable", opening, (Code(shown, "text", kind="output"), *note), closing, event.anchor)]
+            fold = Fold(gfm.summary_text(f"Line {event.line} could not be read: {event.reason}"))
+            return [Group("unreadable", opening, (Code(shown, "text", kind="output"), *note), closing, event.anchor,
+                          fold=fold)]
         raise TypeError(f"no Markdown for {type(event).__name__}")
 
 
@@ -539,7 +578,9 @@ class SessionDocument:
     def _document(self, prompt: Prompt, document: Media, number: int) -> list[Block]:
         """A text file attached to the prompt, shown as it is under a label naming it; a long one shows its
         start and links the whole."""
-        label = Structure(self.markup.event("document-label", {"name": document.source}), "label")
+        label = Structure(self.markup.event("document-label", {"name": document.source}), "label",
+                          f"**Attached document:** {inline_code(document.source)}" if document.source.strip()
+                          else "**Attached document**")
         text = document.data.decode("utf-8", "replace")
         return [label, *self._shown_in_part(text, lambda shown: [Code(shown.strip("\n"), "text", kind="pasted")],
                                             f"{prompt.anchor}-document-{number}.txt", "The whole document")]
@@ -559,34 +600,42 @@ class SessionDocument:
         preview, note = previewed(text, self.attach, name, whole)
         return [*render(preview), note]
 
-    def _meta_line(self, who: str, timestamp: str, model: str = "", anchor: str = "") -> str:
-        return self.markup.event("meta", {"timestamp": timestamp, "time": time_of(timestamp) if timestamp else "",
-                                          "anchor": anchor}, who=who, model=model)
+    def _meta_line(self, who: str, timestamp: str, model: str = "", anchor: str = "") -> Structure:
+        time = time_of(timestamp) if timestamp else ""
+        return Structure(self.markup.event("meta", {"timestamp": timestamp, "time": time, "anchor": anchor},
+                                           who=who, model=model), "meta", gfm.meta_line(who, time, model))
 
-    def _task_line(self, prompt: Prompt) -> str:
+    def _task_line(self, prompt: Prompt) -> Structure:
         """The meta line of a subagent's task: who wrote it (the agent of the calling session), with a link
         to the call that started the run."""
         parent = self.archive.sessions.get(self.session.parent_key)
-        call = ""
+        call = markdown_call = ""
         if parent is not None:
             anchor = f"#{self.session.parent_anchor}" if self.session.parent_anchor else ""
             call = self._link(parent, anchor, "its call" if anchor else "the calling session")
+            markdown_call = self._markdown_link(parent, anchor, "its call" if anchor else "the calling session")
         import markupsafe
 
+        time = time_of(prompt.timestamp) if prompt.timestamp else ""
         # Once a subagent run: rendered whole, the link (ours, escaped) given as markup.
-        return self.markup.element(self.markup.template("events/task-meta.html"), call=markupsafe.Markup(call),  # noqa: S704
-                                   timestamp=prompt.timestamp, time=time_of(prompt.timestamp) if prompt.timestamp else "",
-                                   anchor=prompt.anchor)
+        html = self.markup.element(self.markup.template("events/task-meta.html"), call=markupsafe.Markup(call),  # noqa: S704
+                                   timestamp=prompt.timestamp, time=time, anchor=prompt.anchor)
+        return Structure(html, "meta", gfm.facts("**Task** from the calling agent", markdown_call, literal(time)))
 
-    def _notice(self, notice: Notice, text: str, hidden: str) -> str:
+    def _notice(self, notice: Notice, text: str, hidden: str) -> Structure:
         """A one-line notice, or a message Claude Code wrote into the conversation (a background task
         ended): what it says, its facts, and a link to the call it is about."""
         # The outcome first: it is what a reader looks for.
         details = sorted(notice.details, key=lambda item: item[0] != "status")
         facts = [(name.replace("-", " ").capitalize(), " ".join(value.split())) for name, value in details]
-        return self.markup.element(self.markup.rule("events", f"notice-{notice.kind}", "notice"), notice=notice,
+        system_message = bool(notice.details or notice.related)
+        html = self.markup.element(self.markup.rule("events", f"notice-{notice.kind}", "notice"), notice=notice,
                                    kind=notice.kind, anchor=notice.anchor, hidden=hidden, text=text, facts=facts,
-                                   related=notice.related, system_message=bool(notice.details or notice.related))
+                                   related=notice.related, system_message=system_message)
+        markdown = gfm.facts("**Claude Code**" if system_message else "", gfm.emphasis(text),
+                             *(f"{literal(name)} {inline_code(value)}".rstrip() for name, value in facts),
+                             gfm.link("the call that started it", "#" + notice.related) if notice.related else "")
+        return Structure(html, "notice", markdown)
 
 
 def _without_title(plan_text: str, page_title: str) -> str:

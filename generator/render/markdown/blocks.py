@@ -1,4 +1,4 @@
-"""The typed blocks a session page is made of, and the Markdown writer over them.
+"""The typed blocks a session page is made of, and the two writers over them.
 
 The markdown stage knows what each part of a session is; it says so with a block instead of a string:
 
@@ -6,13 +6,17 @@ The markdown stage knows what each part of a session is; it says so with a block
   or note of ours). Only this kind needs a Markdown parser to become HTML.
 - `Code`: text shown preformatted as it is: code with its language, a diff, a tool's output, a pasted log.
   It becomes a fence in Markdown and goes straight to the highlighter in HTML.
-- `Structure`: one of our own HTML elements (a meta line, a notice, a label). Transcript text inside
-  it is escaped with `html_text`.
+- `Structure`: one of our own elements (a meta line, a notice, a label), twice: as the theme's HTML for the
+  page, and as plain Markdown for the .md. Transcript text inside it is escaped for each (`html_text`,
+  `literal`).
 - `Group`: blocks inside one of our elements (a message, a folded tool call with its summary facts, a
-  plan, a thinking block), between its opening and closing tags.
+  plan, a thinking block): the theme's opening and closing tags for the page, and for the .md the fold
+  (`Fold`, a `<details>` as GitHub renders it) it sits in, if any.
 
-The Markdown writer (`markdown_of`) puts them one after the other with a blank line between, which is
-the Markdown the stage has always written; the HTML stage has its writer in `html.render.render_blocks`.
+Two writers read them. `markdown_of` writes the .md people read: GitHub-flavoured Markdown with no HTML but
+the folds (no `<div>`, no class, no permalink). `themed_markdown_of` writes the same blocks with the theme's
+HTML around and between them: what the page shows, as one Markdown text (the HTML stage's own writer,
+`html.render.render_blocks`, reads the blocks themselves and shows the same).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Union
 
-from .escape import fence, typed_pieces
+from .escape import fence, html_text, typed_pieces
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,22 +63,44 @@ class Code:
 
 @dataclass(frozen=True, slots=True)
 class Structure:
-    """Our own HTML: a whole element (a meta line, a notice, a label) or the tags that open or close a
-    group of blocks. Never holds a blank line (that would end the HTML block in Markdown)."""
+    """One of our own elements (a meta line, a notice, a label), or the theme's tags that open or close a
+    group of blocks."""
 
     html: str
+    """The theme's HTML, for the page. Never holds a blank line (that would end the HTML block in Markdown)."""
     kind: str = ""
     """What it opens, closes or is ("message", "tool", "plan", "notice", "label", "meta"...)."""
+    text: str = ""
+    """The same element in the .md: Markdown of ours, transcript text in it escaped (`escape.literal`,
+    `inline_code`); "" where the .md shows nothing (a group's tags, a permalink)."""
 
     @property
     def markdown(self) -> str:
-        return self.html
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
+class Fold:
+    """A group folded in the .md as the page folds it: a `<details>`, which GitHub renders, around the
+    group's blocks. Its summary is HTML of ours: text escaped with `html_text`, with `<b>` and `<code>`."""
+
+    summary: str
+    open: bool = False
+    anchor: str = ""
+    """The id a link to this place in the .md finds (a tool call's, which commits and notices link to)."""
+
+    @property
+    def opening(self) -> str:
+        anchor = f' id="{html_text(self.anchor)}"' if self.anchor else ""
+        return f"<details{anchor}{' open' if self.open else ''}>\n<summary>{self.summary}</summary>"
+
+    closing = "</details>"
 
 
 @dataclass(frozen=True, slots=True)
 class Group:
     """Blocks inside one of our elements: a message, a folded tool call, a plan, a thinking block, a
-    notice with a body. The opening and closing tags are HTML of ours (no blank line in them); the facts
+    notice with a body. The opening and closing tags are the theme's HTML (no blank line in them); the facts
     say what the element shows in its head, as plain text, for writers that lay it out their own way."""
 
     kind: str
@@ -85,10 +111,15 @@ class Group:
     anchor: str = ""
     facts: tuple[tuple[str, str], ...] = ()
     """For a tool call: ("label", "Bash"), ("target", the command), ("status", "ok"); for a plan, its status."""
+    fold: Fold | None = None
+    """How the .md folds it; None: its blocks stand in the .md as they are (a message, a prompt, a plan)."""
 
     @property
     def markdown(self) -> str:
-        return markdown_of((Structure(self.opening, self.kind), *self.children, Structure(self.closing, self.kind)))
+        if self.fold is None:
+            return markdown_of(self.children)
+        return markdown_of((Structure("", self.kind, self.fold.opening), *self.children,
+                            Structure("", self.kind, self.fold.closing)))
 
     def fact(self, name: str) -> str:
         return next((value for key, value in self.facts if key == name), "")
@@ -98,7 +129,8 @@ Block = Union[Prose, Code, Structure, Group]
 
 
 def leaves(blocks: Iterable[Block]) -> Iterator[Prose | Code | Structure]:
-    """The blocks in reading order, each group as its opening tags, its blocks and its closing tags."""
+    """The blocks in reading order, each group as its opening tags, its blocks and its closing tags (the
+    theme's: the page's structure)."""
     for block in blocks:
         if isinstance(block, Group):
             yield Structure(block.opening, block.kind)
@@ -114,8 +146,14 @@ def blocks_of(items: Iterable[Block | str]) -> list[Block]:
 
 
 def markdown_of(blocks: Iterable[Block]) -> str:
-    """The Markdown writer: blocks one after the other, a blank line between."""
-    return "\n\n".join(block.markdown for block in blocks)
+    """The .md's writer: blocks one after the other, a blank line between; plain Markdown, folds aside."""
+    return "\n\n".join(text for block in blocks if (text := block.markdown))
+
+
+def themed_markdown_of(blocks: Iterable[Block]) -> str:
+    """The page as one Markdown text: the blocks with the theme's HTML around and between them, a blank
+    line between each. Rendered with markdown-it (`html.render.render_markdown`) it reads as the page."""
+    return "\n\n".join(leaf.html if isinstance(leaf, Structure) else leaf.markdown for leaf in leaves(blocks))
 
 
 def typed_blocks(text: str) -> list[Block]:

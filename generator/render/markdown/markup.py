@@ -9,10 +9,12 @@ one tool by adding one template.
 
 A rule that wraps other blocks (a tool call's body) marks where they go with `{{ body }}`: what comes before
 is the group's opening tags, what comes after its closing tags, so the block model, and every writer over it
-(Markdown, pages, bundle, search), keeps working. The Markdown intermediate holds this HTML too.
+(pages, bundle, search), keeps working. This HTML is the page's alone: the .md says the same in plain
+Markdown (`gfm`), whatever the theme.
 
 Every value a template prints is escaped as `escape.html_text` does (line breaks included, which would end
-the HTML block in Markdown), except our own `Markup`: transcript text can neither break the structure nor run.
+the HTML block in the page's Markdown, `blocks.themed_markdown_of`), except our own `Markup`: transcript text
+can neither break the structure nor run.
 
 Every message, prompt, tool call and line of facts goes through a rule, tens of thousands in an archive, and
 a Jinja2 render costs some 20 µs: a rule is rendered once per *shape* (`stamp`) and its text reused. A

@@ -150,9 +150,9 @@ def previewed(text: str, attach: Callable[[str, bytes], str], name: str, link_te
 
 
 def label(text: str) -> Structure:
-    """A section label inside a tool call (Output, Error, Prompt…), marked so the theme can tell it
-    from prose."""
-    return Structure(f'<p class="label">{html_text(text)}</p>', "label")
+    """A section label inside a tool call (Output, Error, Prompt…): marked on the page so the theme can tell
+    it from prose, in bold in the .md."""
+    return Structure(f'<p class="label">{html_text(text)}</p>', "label", f"**{literal(text)}**")
 
 
 def json_block(value: Any) -> Code:

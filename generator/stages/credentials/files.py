@@ -21,14 +21,16 @@ _CREDENTIAL_FILE = re.compile(
     r")(?=$|[\s'\"`;|&)<>:]|\\)")
 
 
-_CREDENTIAL_FILE_MARKS = Anchors([
+CREDENTIAL_FILE_MARKS = (
     ".env", "env.", ".flaskenv", ".ini", "credential", ".npmrc", ".pypirc", "netrc", ".pgpass", ".my.cnf",
     ".dockercfg", "docker/config", "kube", ".pem", ".key", ".p8", ".p12", ".pfx", ".ppk", ".asc", ".gpg", "keystore",
     ".jks", "tfvars", "secret", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "secring", "htpasswd", "wp-config",
     "appsettings", "application", ".s3cfg", ".boto", "terraform", "service", "gcloud", ".vault-token", ".gh.",
     "hosts.yml", "settings.xml", ".yarnrc", ".bowerrc", "auth.json",
-])
-"""A literal every credential file's name holds: most paths and commands hold none, and are passed over."""
+)
+"""A literal every credential file's name holds (in lower case): most paths and commands hold none, and are
+passed over."""
+_CREDENTIAL_FILE_MARKS = Anchors(CREDENTIAL_FILE_MARKS)
 
 
 def names_credential_file(text: str) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Iterable
 
 from .assignments import not_a_reference, plausible_secret
 from .names import is_secret_name
@@ -26,9 +27,6 @@ class FormRule:
     """The group `secret` (or the whole match) is the secret."""
     named: bool = False
     """The group `name` must be a secret-like name (`names.is_secret_name`)."""
-    also: tuple[str, ...] = ()
-    """Lower-case literals one of which the text must hold too (a tool's password flag): a rule whose anchor
-    is a common word runs only where its flag is."""
     checked: bool = True
     """The secret must pass `assignments.plausible_secret` (placeholders and code are left); otherwise only
     placeholders and references are left (a password in a URL may hold any character)."""
@@ -47,34 +45,33 @@ FORM_RULES: tuple[FormRule, ...] = (
     FormRule("private-key", ("b3blbnnzac1rzxktdje",), re.compile(
         r"b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/=]*(?:(?:\\n|\s+(?:\d+(?:→|\t))?)[A-Za-z0-9+/=]{20,})*"), checked=False),
     FormRule("password-in-url", ("://",), re.compile(
-        r"://[^:/?#@\s\"'<>\\]*:(?P<secret>[^/?#\s\"'<>\\]+)@"), checked=False, also=("@",)),
+        r"://[^:/?#@\s\"'<>\\]*:(?P<secret>[^/?#\s\"'<>\\]+)@"), checked=False),
     FormRule("password-in-url", ("%3a%2f%2f",), re.compile(
         r"(?i)%3A%2F%2F(?:(?!%3A|%40|%2F)[^\s/?#&\"'<>\\])*%3A(?P<secret>(?:(?!%2F|%3F|%23)[^\s/?#&\"'<>\\])+)%40"),
         checked=False),
     FormRule("aws-secret-key", ("aws",), re.compile(
         r"(?i)aws.{0,20}?(?:secret|key|pwd|pw|password|pass|token).{0,20}?['\"=:\s](?P<secret>[0-9a-zA-Z/+]{40})"
-        r"(?![0-9a-zA-Z/+])"), also=("secret", "key", "token", "pass", "pwd", "pw")),
+        r"(?![0-9a-zA-Z/+])")),
     # A configuration entry that names its setting in one attribute and gives it in another.
     FormRule("secret-assignment", ("key=", "name="), re.compile(
         r"(?i)\b(?:key|name)\s*=\s*([\"'])(?P<name>[^\"'\n]{2,80})\1\s+(?:value|content)\s*=\s*([\"'])"
-        r"(?P<secret>[^\"'\n]*)\3"), named=True, also=("value=", "content=")),
+        r"(?P<secret>[^\"'\n]*)\3"), named=True),
     FormRule("password-flag", ("mysql", "mariadb"), re.compile(
         r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b" + _COMMAND_END
-        + r"\s(?:-p|--password=)(?P<secret>'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"|;&-][^\s'\"|;&]*)"), also=("-p", "--password")),
+        + r"\s(?:-p|--password=)(?P<secret>'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"|;&-][^\s'\"|;&]*)")),
     FormRule("password-flag", ("sshpass",), re.compile(r"\bsshpass\s+-p\s*" + _ARGUMENT)),
     FormRule("password-flag", ("redis-cli", "keydb-cli", "valkey-cli"), re.compile(
-        r"\b(?:redis|keydb|valkey)-cli\b" + _COMMAND_END + r"\s(?:-a|--pass)\s+" + _ARGUMENT), also=("-a", "--pass")),
+        r"\b(?:redis|keydb|valkey)-cli\b" + _COMMAND_END + r"\s(?:-a|--pass)\s+" + _ARGUMENT)),
     FormRule("password-flag", ("curl", "wget", "http "), re.compile(
         r"\b(?:curl|wget|http|https|xh)\b" + _COMMAND_END + r"\s(?:-u|--user|-a|--auth|--http-password=?)\s*"
-        r"['\"]?[^\s:'\"]*:(?P<secret>[^\s'\"|;&]+)"), also=("-u", "--user", "-a", "--auth", "--http-password")),
+        r"['\"]?[^\s:'\"]*:(?P<secret>[^\s'\"|;&]+)")),
     FormRule("password-flag", ("login",), re.compile(
-        r"\blogin\b" + _COMMAND_END + r"\s(?:-p|--password)[ =]" + _ARGUMENT), also=("-p", "--password")),
+        r"\blogin\b" + _COMMAND_END + r"\s(?:-p|--password)[ =]" + _ARGUMENT)),
     FormRule("password-flag", ("zip ", "7z ", "7za ", "7zz ", "rar "), re.compile(
-        r"\b(?:zip|unzip|7z|7za|7zz|rar|unrar)\b" + _COMMAND_END + r"\s-(?:P\s*|p)" + _ARGUMENT), also=("-p",)),
-    FormRule("password-flag", ("ldap",), re.compile(r"\bldap\w+\b" + _COMMAND_END + r"\s-w\s+" + _ARGUMENT),
-             also=(" -w",)),
+        r"\b(?:zip|unzip|7z|7za|7zz|rar|unrar)\b" + _COMMAND_END + r"\s-(?:P\s*|p)" + _ARGUMENT)),
+    FormRule("password-flag", ("ldap",), re.compile(r"\bldap\w+\b" + _COMMAND_END + r"\s-w\s+" + _ARGUMENT)),
     FormRule("password-flag", ("sqlcmd", "bcp", "osql"), re.compile(
-        r"\b(?:sqlcmd|bcp|osql)\b" + _COMMAND_END + r"\s-P\s*" + _ARGUMENT), also=("-p",)),
+        r"\b(?:sqlcmd|bcp|osql)\b" + _COMMAND_END + r"\s-P\s*" + _ARGUMENT)),
     FormRule("password-flag", ("pass:",), re.compile(r"\s-(?:pass(?:in|out)?|password)\s+pass:" + _ARGUMENT)),
     FormRule("password-flag", ("smbclient", "rpcclient"), re.compile(
         r"\b(?:smbclient|rpcclient|smbmap)\b" + _COMMAND_END + r"\s(?:-U|--user)\s*['\"]?[^\s%'\"]+%" + _ARGUMENT)),
@@ -85,7 +82,7 @@ FORM_RULES: tuple[FormRule, ...] = (
         r"\b(?:echo|printf)\s+(?:-[nes]+\s+|'%s'\s+|\"%s\"\s+)?(?P<secret>'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"|;&$]+)\s*\|[^\n|]*"
         r"--(?:password|pass|token|secret)[-_]stdin\b")),
     FormRule("netrc-password", ("machine",), re.compile(
-        r"\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+" + _ARGUMENT), also=("password",)),
+        r"\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+" + _ARGUMENT)),
 )
 """The rules, most specific first."""
 
@@ -131,10 +128,10 @@ def kubernetes_secret_values(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def form_matches(rule: FormRule, text: str) -> list[tuple[int, int]]:
-    """The spans of `rule`'s secrets in `text`."""
+def form_matches(rule: FormRule, text: str, matches: Iterable[re.Match[str]] | None = None) -> list[tuple[int, int]]:
+    """The spans of `rule`'s secrets in `text` (among `matches` of its pattern, when the caller has them)."""
     spans = []
-    for found in rule.pattern.finditer(text):
+    for found in rule.pattern.finditer(text) if matches is None else matches:
         group = "secret" if "secret" in rule.pattern.groupindex else 0
         start, end = found.span(group)
         secret = found.group(group)

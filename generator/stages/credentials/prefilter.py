@@ -1,71 +1,145 @@
-"""Many literals found in one pass over a text: the prefilter every family of rules starts from.
+"""Many literals and a few patterns found in one pass over a text: the prefilter every family of rules starts
+from.
 
-Aho-Corasick (pyahocorasick, a C automaton) finds every occurrence of hundreds of literals in one scan, at
-the cost of one; a regular expression alternation of them tries each literal at each position, which made
-the scan for secret-like names alone cost more than all the rest of a build. Where pyahocorasick cannot be
-installed (it has no wheel for Intel Macs on Python 3.12 and later, and builds from source there), the same
-answers come from an alternation, slower.
+Hyperscan (Intel's multi-pattern matcher, a compiled automaton run with SIMD) finds every occurrence of
+hundreds of literals and patterns in one scan at several hundred megabytes a second; a Python alternation of
+them tries each at each position, and a Python loop over an Aho-Corasick automaton's hits still costs tens of
+nanoseconds a character. Where hyperscan cannot be installed (no wheel for the platform) the same answers
+come from regular expressions, slower: `tests/test_credentials.py` checks that the two agree.
+
+Positions are in characters of the text (hyperscan scans its UTF-8 bytes; they are converted back).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+import threading
+from typing import Any, Iterable, Sequence
 
+hyperscan: Any
 try:
-    import ahocorasick
+    import hyperscan
 except ImportError:  # pragma: no cover - exercised by test_credentials' fallback test
-    ahocorasick = None
+    hyperscan = None
+
+
+def _char_ends(data: bytes, byte_ends: Iterable[int]) -> dict[int, int]:
+    """Each byte offset (at a character boundary) of UTF-8 `data` as a character offset."""
+    converted: dict[int, int] = {}
+    characters = previous = 0
+    for end in sorted(set(byte_ends)):
+        characters += len(data[previous:end].decode("utf-8", "surrogatepass"))
+        converted[end] = characters
+        previous = end
+    return converted
+
+
+class Prefilter:
+    """Fixed literals (case-sensitive, or ASCII-caseless) and patterns (multi-line), and where each occurs in a
+    text: `scan` gives (index, end) for every occurrence, the index counting the literals, then the caseless
+    literals, then the patterns, in the order given; `end` is where the occurrence ends (a literal's start is
+    its end less its length). A pattern's occurrences are reported at every place one can end."""
+
+    def __init__(self, literals: Sequence[str], caseless: Sequence[str] = (), patterns: Sequence[str] = (),
+                 compiled_engine: bool = True) -> None:
+        self.literals = (*literals, *caseless)
+        self.patterns = tuple(patterns)
+        self._given = (tuple(literals), tuple(caseless), self.patterns)
+        if not all(literal.isascii() and literal for literal in self.literals):
+            raise ValueError("the prefilter's literals are ASCII, and not empty")
+        self._database: Any = None
+        self._fallback: list[tuple[re.Pattern[str], bool, dict[str, list[tuple[int, int]]]]] = []
+        self._patterns: list[tuple[int, re.Pattern[str]]] = []
+        if compiled_engine and hyperscan is not None and (self.literals or self.patterns):
+            database = hyperscan.Database()
+            expressions = [re.escape(literal).encode() for literal in self.literals]
+            expressions += [pattern.encode() for pattern in self.patterns]
+            flags = [0] * len(literals) + [hyperscan.HS_FLAG_CASELESS] * len(caseless)
+            flags += [hyperscan.HS_FLAG_UTF8 | hyperscan.HS_FLAG_MULTILINE] * len(self.patterns)
+            database.compile(expressions=expressions, ids=list(range(len(expressions))), flags=flags)
+            self._database = database
+            # The scan releases the GIL and the database holds one scratch space: one thread at a time.
+            self._lock = threading.Lock()
+            return
+        # A look-ahead consumes nothing, so literals that overlap are all found; at one place the longest is
+        # matched, and the shorter ones that start there are its prefixes.
+        for first, group, options in ((0, literals, 0), (len(literals), caseless, re.IGNORECASE | re.ASCII)):
+            if not group:
+                continue
+            alternation = re.compile("(?=(" + "|".join(map(re.escape, _longest_first(group))) + "))", options)
+            folded = [literal.lower() if options else literal for literal in group]
+            prefixes = {literal: [(first + index, len(shorter)) for index, shorter in enumerate(folded)
+                                  if literal.startswith(shorter)] for literal in folded}
+            self._fallback.append((alternation, bool(options), prefixes))
+        self._patterns = [(len(self.literals) + index, re.compile(pattern, re.MULTILINE))
+                          for index, pattern in enumerate(self.patterns)]
+
+    @property
+    def compiled(self) -> bool:
+        """Whether hyperscan does the scan."""
+        return self._database is not None
+
+    def by_regular_expressions(self) -> Prefilter:
+        """The same prefilter, made of regular expressions (as where hyperscan cannot be installed)."""
+        return Prefilter(*self._given, compiled_engine=False)
+
+    def scan(self, text: str) -> list[tuple[int, int]]:
+        if self._database is not None:
+            return self._scan_compiled(text)
+        found: list[tuple[int, int]] = []
+        for alternation, folds, prefixes in self._fallback:
+            for match in alternation.finditer(text):
+                start, longest = match.start(), match.group(1)
+                found += [(index, start + length) for index, length in prefixes[longest.lower() if folds else longest]]
+        for index, pattern in self._patterns:
+            position = 0
+            while (occurrence := pattern.search(text, position)) is not None:
+                found.append((index, occurrence.end()))
+                position = occurrence.start() + 1
+        return found
+
+    def _scan_compiled(self, text: str) -> list[tuple[int, int]]:
+        found: list[tuple[int, int]] = []
+        append = found.append
+
+        def seen(index: int, start: int, end: int, flags: int, context: Any) -> None:
+            append((index, end))
+
+        data = text.encode("utf-8", "surrogatepass")
+        with self._lock:
+            self._database.scan(data, match_event_handler=seen)
+        if found and len(data) != len(text):
+            characters = _char_ends(data, (end for _, end in found))
+            found = [(index, characters[end]) for index, end in found]
+        return found
+
+
+def _longest_first(literals: Iterable[str]) -> list[str]:
+    return sorted(set(literals), key=lambda literal: (-len(literal), literal))
 
 
 class Anchors:
     """A fixed set of literals, and where they occur in a text."""
 
-    def __init__(self, literals: Iterable[str], automaton: bool = True) -> None:
-        self.literals = tuple(sorted(set(literals), key=lambda literal: (-len(literal), literal)))
-        self._automaton: Any = None
-        self._pattern: re.Pattern[str] | None = None
-        self._prefixes: dict[str, list[str]] = {}
-        if automaton and ahocorasick is not None and self.literals:
-            self._automaton = ahocorasick.Automaton()
-            for literal in self.literals:
-                self._automaton.add_word(literal, (len(literal), literal))
-            self._automaton.make_automaton()
-        elif self.literals:
-            # A look-ahead consumes nothing, so literals that overlap are all found; at one place, the longest
-            # is matched, and the shorter ones that start there are its prefixes.
-            self._pattern = re.compile("(?=(" + "|".join(map(re.escape, self.literals)) + "))")
-            self._prefixes = {literal: [shorter for shorter in self.literals if literal.startswith(shorter)]
-                              for literal in self.literals}
+    def __init__(self, literals: Iterable[str], caseless: bool = False, compiled_engine: bool = True) -> None:
+        self.literals = tuple(_longest_first(literals))
+        self._prefilter = Prefilter((), self.literals, (), compiled_engine) if caseless else \
+            Prefilter(self.literals, (), (), compiled_engine)
 
     def any_in(self, text: str) -> bool:
-        if self._automaton is not None:
-            return next(self._automaton.iter(text), None) is not None
-        return self._pattern is not None and self._pattern.search(text) is not None
+        return bool(self._prefilter.scan(text))
+
+    def occurrences(self, text: str) -> list[tuple[int, str]]:
+        """Each place a literal starts, with the literal (as the list gives it, whatever the text's case)."""
+        literals = self.literals
+        return sorted({(end - len(literals[index]), literals[index]) for index, end in self._prefilter.scan(text)})
 
     def found(self, text: str) -> set[str]:
         """The literals that occur in `text`."""
-        if self._automaton is not None:
-            return {literal for _, (_, literal) in self._automaton.iter(text)}
-        return {literal for _, literal in self.occurrences(text)}
-
-    def occurrences(self, text: str) -> list[tuple[int, str]]:
-        """Each place a literal starts, with the literal."""
-        if self._automaton is not None:
-            return sorted({(end - length + 1, literal) for end, (length, literal) in self._automaton.iter(text)})
-        if self._pattern is None:
-            return []
-        return sorted({(found.start(), literal) for found in self._pattern.finditer(text)
-                       for literal in self._prefixes[found.group(1)]})
-
-    def positions(self, text: str) -> list[int]:
-        """Where the literals start, in no order, a place perhaps more than once (cheaper than `starts`)."""
-        if self._automaton is not None:
-            return [end - length + 1 for end, (length, _) in self._automaton.iter(text)]
-        return [found.start() for found in self._pattern.finditer(text)] if self._pattern is not None else []
+        literals = self.literals
+        return {literals[index] for index, _ in self._prefilter.scan(text)}
 
     def starts(self, text: str) -> list[int]:
         """Where the literals start, in order (each place once)."""
-        if self._automaton is not None:
-            return sorted({end - length + 1 for end, (length, _) in self._automaton.iter(text)})
-        return sorted({start for start, _ in self.occurrences(text)})
+        literals = self.literals
+        return sorted({end - len(literals[index]) for index, end in self._prefilter.scan(text)})

@@ -1,7 +1,8 @@
-"""One pass over a text for each family of rules, each rule run only where its anchors were seen.
+"""One prefilter pass over a text (or over all of an entry's strings) for every family of rules, then each rule
+run only where the pass saw what it needs (`Sighting`).
 
 - Tokens of known formats (`providers`), their base64 encodings (a `.dockerconfigjson`, a `Basic` header
-  of a token): one scan finds every anchor of every rule, then only the rules whose anchors were found run.
+  of a token): the rules whose anchors were seen run, each only around its anchors.
 - Secrets by context: fixed forms (`forms`), values given to secret-like names (`assignments`), the data of a
   Kubernetes Secret, and in a credential file (`files`) every value that looks random (`entropy`).
 
@@ -14,16 +15,18 @@ import base64
 import binascii
 import functools
 import re
-from dataclasses import dataclass
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from itertools import accumulate
 from urllib.parse import unquote
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 from .assignments import assigned_secrets
 from .entropy import looks_random
-from .files import names_credential_file
+from .files import CREDENTIAL_FILE_MARKS, names_credential_file
 from .forms import FORM_RULES, KUBERNETES_SECRET_MARKS, form_matches, kubernetes_secret_values, lines_with_offsets
-from .prefilter import Anchors
-from .names import NAME_STEMS, lower_in_place
+from .prefilter import Prefilter
+from .names import NAME_STEMS
 from .providers import TOKEN_RULES, TokenRule
 
 
@@ -34,23 +37,84 @@ class Found:
     kind: str
 
 
+# The shapes the rules by context look for, line by line (each is a pattern of the prefilter, and a bit of
+# `Sighting.shapes`): a key's body line, a `.env` line, grep's place in a credential file, a `.pgpass` line's fields, a
+# percent-escape, and a numbered line break with a token's characters on both sides (a token a file read
+# cut in two).
+KEY_BODY, DOTENV, GREP_PLACE, PGPASS, PERCENT, WRAPPED = 1, 2, 4, 8, 16, 32
+_SHAPES = (
+    (KEY_BODY, r"^(?:[^\S\n]*\d+(?:→|\t)|[^\s:]*[:-]\d+[:-]|\d+[:-]|[+> ])?[^\S\n]*[A-Za-z0-9+/]{56}"),
+    (DOTENV, r"^(?:[ \t]*\d+(?:→|\t)|[^\s:]+:\d+:|[+ ])?[ \t]*(?:export[ \t]+)?[A-Z][A-Z0-9_]{2,}=\S"),
+    # grep's place in a file whose name holds a credential file's mark (`config/.env:3:`).
+    (GREP_PLACE, "(?i)(?:" + "|".join(map(re.escape, CREDENTIAL_FILE_MARKS)) + ")[^\\s:]*[:-]\\d+[:-]"),
+    (PGPASS, r":(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:"),
+    (PERCENT, r"%[0-9A-Fa-f]{2}"),
+    (WRAPPED, r"[A-Za-z0-9_\-+/=.]\n[ \t]*\d+(?:→|\t)[A-Za-z0-9_\-+/=.]"),
+)
+CONTEXT_SHAPES = KEY_BODY | DOTENV | GREP_PLACE | PGPASS | PERCENT
+"""The shapes a rule by context looks for (a wrapped line is the token rules')."""
+
+
+class _RulesCompiledWhenUsed:
+    """The token rules, each with its pattern compiled the first time the rule runs: compiling them all costs
+    a fifth of a second in every process, and most never run."""
+
+    def __init__(self, rules: tuple[TokenRule, ...]) -> None:
+        self._rules = rules
+        self._compiled: list[tuple[TokenRule, re.Pattern[str]] | None] = [None] * len(rules)
+
+    def __getitem__(self, index: int) -> tuple[TokenRule, re.Pattern[str]]:
+        found = self._compiled[index]
+        if found is None:
+            rule = self._rules[index]
+            found = self._compiled[index] = (rule, re.compile(rule.pattern, rule.flags))
+        return found
+
+
 @dataclass(frozen=True)
 class _Compiled:
-    rules: tuple[tuple[TokenRule, re.Pattern[str]], ...]
-    anchors: Anchors
-    """Every anchor of every rule."""
+    rules: _RulesCompiledWhenUsed
     rules_by_anchor: dict[str, tuple[int, ...]]
     looks: tuple[tuple[int, re.Pattern[str]], ...]
     """The rules with no literal, each with its cheap pattern."""
-    any_look: re.Pattern[str] | None
-    """Every look in one alternation, for the one question whether any may match."""
-    token_side: Anchors
-    """The token anchors and their base64 spellings (every anchor of four characters or more as base64 would
-    spell it, at each of its three alignments): one pass over a text finds both."""
-    encoded_spellings: frozenset[str]
-    context_side: Anchors
-    """In lower-case text: the secret-like names' stems, the fixed forms' anchors and the marks of a Kubernetes
-    Secret, in one pass."""
+    prefilter: Prefilter
+    """In one pass: the token rules' anchors, the base64 spellings of the longer ones (every anchor of four
+    characters or more as base64 would spell it, at each of its three alignments), the secret-like names'
+    stems, the fixed forms' anchors and a Kubernetes Secret's marks (in any case), the anchorless rules' looks,
+    and the shapes."""
+    meanings: tuple[tuple[int, str | int], ...]
+    """For each of the prefilter's indexes: what was seen (`_ANCHOR`, `_SPELLING`, `_WORD` with the literal;
+    `_LOOK`; `_SHAPE` with its bit)."""
+
+
+_ANCHOR, _SPELLING, _WORD, _LOOK, _SHAPE = range(5)
+
+
+@dataclass(slots=True)
+class Sighting:
+    """What the prefilter saw in one text: which rules it may need, and where."""
+
+    anchors: list[tuple[int, str]] = field(default_factory=list)
+    """The token rules' anchors: where each starts, and the literal."""
+    spellings: list[int] = field(default_factory=list)
+    """Where a token anchor's base64 spelling starts."""
+    looked: bool = False
+    """An anchorless token rule's look matched."""
+    words: list[tuple[int, str]] = field(default_factory=list)
+    """The secret-like names' stems, the forms' anchors, a Kubernetes Secret's marks: where, and the literal
+    (in lower case)."""
+    shapes: int = 0
+    """The shapes seen (`KEY_BODY` …), together."""
+    pgpass: list[int] = field(default_factory=list)
+    """Where a `.pgpass` line's fields end."""
+
+    @property
+    def tokens(self) -> bool:
+        return bool(self.anchors or self.spellings or self.looked)
+
+    @property
+    def context(self) -> bool:
+        return bool(self.words or self.shapes & CONTEXT_SHAPES)
 
 
 def _base64_spellings(anchor: str) -> list[str]:
@@ -69,38 +133,81 @@ def _base64_spellings(anchor: str) -> list[str]:
 
 @functools.cache
 def compiled() -> _Compiled:
-    rules = tuple((rule, re.compile(rule.pattern, rule.flags)) for rule in TOKEN_RULES)
     by_anchor: dict[str, list[int]] = {}
-    for index, (rule, _) in enumerate(rules):
+    for index, rule in enumerate(TOKEN_RULES):
         for anchor in rule.anchors:
             by_anchor.setdefault(anchor, []).append(index)
-    looks = tuple((index, re.compile(rule.look)) for index, (rule, _) in enumerate(rules) if not rule.anchors)
-    spellings = sorted({spelling for anchor in by_anchor if len(anchor) >= 4 for spelling in _base64_spellings(anchor)})
-    any_look = re.compile("|".join(f"(?:{look.pattern})" for _, look in looks)) if looks else None
-    context_side = Anchors([*NAME_STEMS, *(anchor for rule in FORM_RULES for anchor in rule.anchors),
-                            *KUBERNETES_SECRET_MARKS])
-    return _Compiled(rules, Anchors(by_anchor), {a: tuple(i) for a, i in by_anchor.items()}, looks, any_look, Anchors([*by_anchor, *spellings]), frozenset(spellings), context_side)
+    looks = tuple((index, re.compile(rule.look)) for index, rule in enumerate(TOKEN_RULES) if not rule.anchors)
+    anchors = sorted(by_anchor)
+    spellings = sorted({spelling for anchor in anchors if len(anchor) >= 4 for spelling in _base64_spellings(anchor)})
+    words = sorted({*NAME_STEMS, *(anchor for rule in FORM_RULES for anchor in rule.anchors), *KUBERNETES_SECRET_MARKS})
+    meanings: list[tuple[int, str | int]] = [(_ANCHOR, anchor) for anchor in anchors]
+    meanings += [(_SPELLING, spelling) for spelling in spellings]
+    meanings += [(_WORD, word) for word in words]
+    meanings += [(_LOOK, index) for index, _ in looks]
+    meanings += [(_SHAPE, bit) for bit, _ in _SHAPES]
+    prefilter = Prefilter([*anchors, *spellings], words,
+                          [*(look.pattern for _, look in looks), *(shape for _, shape in _SHAPES)])
+    return _Compiled(_RulesCompiledWhenUsed(TOKEN_RULES), {anchor: tuple(rules) for anchor, rules in by_anchor.items()},
+                     looks, prefilter, tuple(meanings))
 
 
-def _token_rules_present(text: str, anchors: Iterable[str] | None = None, looked: bool | None = None) -> list[int]:
+def sightings_of(texts: Sequence[str]) -> dict[int, Sighting]:
+    """What the prefilter sees in each of `texts`, by the text's index (only those in which it sees anything),
+    from one pass over them all."""
     catalogue = compiled()
-    present: set[int] = set()
-    for anchor in catalogue.anchors.found(text) if anchors is None else anchors:
-        present.update(catalogue.rules_by_anchor.get(anchor, ()))
-    if looked is None:
-        looked = catalogue.any_look is not None and catalogue.any_look.search(text) is not None
-    if looked:
-        for index, look in catalogue.looks:
-            if look.search(text):
-                present.add(index)
-    return sorted(present)
+    seen: dict[int, Sighting] = {}
+    if len(texts) == 1:
+        hits = catalogue.prefilter.scan(texts[0])
+        starts = [0]
+    else:
+        hits = catalogue.prefilter.scan("\n".join(texts))
+        starts = list(accumulate([0, *(len(text) + 1 for text in texts[:-1])]))
+    if not hits:
+        return seen
+    meanings = catalogue.meanings
+    single = len(texts) == 1
+    for index, end in hits:
+        meaning, what = meanings[index]
+        start = end - len(what) if isinstance(what, str) else end - 1
+        owner = 0 if single else bisect_right(starts, start) - 1
+        sighting = seen.get(owner)
+        if sighting is None:
+            sighting = seen[owner] = Sighting()
+        start -= starts[owner]
+        if meaning == _ANCHOR:
+            sighting.anchors.append((start, what))  # type: ignore[arg-type]
+        elif meaning == _WORD:
+            sighting.words.append((start, what))  # type: ignore[arg-type]
+        elif meaning == _SHAPE:
+            sighting.shapes |= what  # type: ignore[operator]
+            if what == PGPASS:
+                sighting.pgpass.append(start + 1)
+        elif meaning == _SPELLING:
+            sighting.spellings.append(start)
+        else:
+            sighting.looked = True
+    for sighting in seen.values():
+        if len(sighting.anchors) > 1:
+            sighting.anchors = sorted(set(sighting.anchors))
+        if len(sighting.words) > 1:
+            sighting.words = sorted(set(sighting.words))
+        if len(sighting.spellings) > 1:
+            sighting.spellings = sorted(set(sighting.spellings))
+    return seen
+
+
+_NOTHING = Sighting()
+
+
+def sight(text: str) -> Sighting:
+    """What the prefilter sees in `text`."""
+    return sightings_of([text]).get(0, _NOTHING)
 
 
 def may_hold_token(text: str) -> bool:
     """Whether any token rule (or a token's base64) could match in `text`."""
-    catalogue = compiled()
-    return catalogue.token_side.any_in(text) or (catalogue.any_look is not None and catalogue.any_look.search(text)
-                                                 is not None)
+    return sight(text).tokens
 
 
 def _non_overlapping(found: Iterable[Found]) -> list[Found]:
@@ -111,16 +218,56 @@ def _non_overlapping(found: Iterable[Found]) -> list[Found]:
     return kept
 
 
-def token_spans(text: str, anchors: Iterable[str] | None = None, looked: bool | None = None) -> list[Found]:
+_LEAD = 128
+"""How far before its anchor a token may start (a Mailchimp key's 32 hex digits come before its `-us`)…"""
+_REACH = 1024
+"""…and how far after it may end: a rule is tried only in that window around each anchor it has in a text; a
+match that touches the window's edge is looked for again in the whole text."""
+
+
+def _matches(pattern: re.Pattern[str], text: str, starts: list[int] | None) -> list[re.Match[str]]:
+    """`pattern`'s matches in `text`, found near the places `starts` (its anchors' places, in order; None:
+    anywhere). Places close together share one window."""
+    if starts is None or len(text) <= _LEAD + _REACH:
+        return list(pattern.finditer(text))
+    windows: list[list[int]] = []
+    for start in starts:
+        low, high = max(0, start - _LEAD), min(len(text), start + _REACH)
+        if windows and low <= windows[-1][1]:
+            windows[-1][1] = high
+        else:
+            windows.append([low, high])
+    found: list[re.Match[str]] = []
+    for low, high in windows:
+        for match in pattern.finditer(text, low, high):
+            if (match.end() == high and high < len(text)) or (match.start() == low and low > 0):
+                return list(pattern.finditer(text))  # it may go on past the window, or start before it
+            found.append(match)
+    return found
+
+
+def token_spans(text: str, anchors: Iterable[tuple[int, str]] | None = None, looked: bool | None = None) -> list[Found]:
     """Tokens of known formats; where two rules match the same text, the earlier rule names it. `anchors`:
-    the rules' anchors in the text, where the caller has found them already."""
+    where the rules' anchors are in the text, when the caller has found them already."""
     catalogue = compiled()
+    if anchors is None:
+        anchors = sight(text).anchors
+    places: dict[int, list[int]] = {}
+    for start, anchor in anchors:
+        for index in catalogue.rules_by_anchor.get(anchor, ()):
+            places.setdefault(index, []).append(start)
+    if looked is None:
+        looked = sight(text).looked
+    if looked:
+        for index, look in catalogue.looks:
+            if look.search(text):
+                places[index] = []
     found: list[Found] = []
     taken: list[tuple[int, int]] = []
-    for index in _token_rules_present(text, anchors, looked):
+    for index in sorted(places):
         rule, pattern = catalogue.rules[index]
         group = "secret" if "secret" in pattern.groupindex else 0
-        for match in pattern.finditer(text):
+        for match in _matches(pattern, text, places[index] or None):
             start, end = match.span(group)
             if start == end or any(start < t_end and t_start < end for t_start, t_end in taken):
                 continue
@@ -129,32 +276,32 @@ def token_spans(text: str, anchors: Iterable[str] | None = None, looked: bool | 
     return _non_overlapping(found)
 
 
-def scan_tokens(text: str, embedded: bool = False) -> list[Found]:
-    """Tokens of known formats and their base64, from one pass that finds every anchor and spelling (and the
-    looks of the rules with no anchor). `embedded`: inside longer runs of token characters too (a name)."""
-    catalogue = compiled()
-    hits = catalogue.token_side.occurrences(text)
-    looked = catalogue.any_look is not None and catalogue.any_look.search(text) is not None
-    if not hits and not looked:
+def scan_tokens(text: str, embedded: bool = False, seen: Sighting | None = None) -> list[Found]:
+    """Tokens of known formats and their base64, from what the prefilter saw (`seen`, or one pass now).
+    `embedded`: inside longer runs of token characters too (a name)."""
+    if seen is None:
+        seen = sight(text)
+    if not seen.tokens:
         return []
-    anchors = {literal for _, literal in hits if literal in catalogue.rules_by_anchor}
-    spans = embedded_token_spans(text) if embedded else token_spans(text, anchors, looked)
-    encoded = [start for start, literal in hits if literal in catalogue.encoded_spellings]
-    if encoded:
-        spans = _non_overlapping([*spans, *encoded_token_spans(text, encoded)])
+    spans = embedded_token_spans(text, seen) if embedded else token_spans(text, seen.anchors, seen.looked)
+    if seen.spellings:
+        spans = _non_overlapping([*spans, *encoded_token_spans(text, seen.spellings)])
     return spans
 
 
 _LONGEST_EMBEDDED = 256
 
 
-def embedded_token_spans(text: str) -> list[Found]:
+def embedded_token_spans(text: str, seen: Sighting | None = None) -> list[Found]:
     """Tokens inside a longer run of token characters, which the rules' boundaries keep them from matching
     in prose: in an id, a signature, a tool's name (`mcp__<token>__search`). Each anchor's place is tried as
-    the token's start, with the longest run after it that a rule takes whole."""
+    the token's start, with the longest run after it that a rule takes whole. `seen`: what the prefilter saw
+    in `text`, when the caller has looked."""
     catalogue = compiled()
-    found = token_spans(text)
-    for start, anchor in catalogue.anchors.occurrences(text):
+    if seen is None:
+        seen = sight(text)
+    found = token_spans(text, seen.anchors, seen.looked)
+    for start, anchor in seen.anchors:
         if any(item.start <= start < item.end for item in found):
             continue
         if len(anchor) < 4 and len(text) > 200:
@@ -162,12 +309,36 @@ def embedded_token_spans(text: str) -> list[Found]:
         for index in catalogue.rules_by_anchor[anchor]:
             rule, pattern = catalogue.rules[index]
             window = text[start:start + _LONGEST_EMBEDDED]
-            end = next((length for length in range(len(window), len(anchor), -1)
-                        if pattern.fullmatch(window[:length])), 0)
+            end = _longest_whole(pattern, window, len(anchor))
             if end:
                 found.append(Found(start, start + end, rule.kind))
                 break
     return _non_overlapping(found)
+
+
+_TRAILING_BOUNDARY = re.compile(r"\(\?!\[[^\]]*\]\)$")
+
+
+@functools.cache
+def _without_end_boundary(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
+    """A rule's pattern without the check that its token ends where a run of token characters does (None: the
+    pattern ends otherwise)."""
+    boundary = _TRAILING_BOUNDARY.search(pattern.pattern)
+    return None if boundary is None else re.compile(pattern.pattern[:boundary.start()], pattern.flags)
+
+
+def _longest_whole(pattern: re.Pattern[str], window: str, shortest: int) -> int:
+    """The length of the longest start of `window` that `pattern` matches whole (0: none). Where the pattern
+    ends in its token's boundary, the same pattern without it says in one match where a token can end (its
+    greedy runs take the longest); else each length is tried, longest first."""
+    open_ended = _without_end_boundary(pattern)
+    if open_ended is not None:
+        candidate = open_ended.match(window)
+        if candidate is None:
+            return 0  # no start of the window can be a whole match: each would be a match of this
+        if candidate.end() > shortest and pattern.fullmatch(window, 0, candidate.end()):
+            return candidate.end()
+    return next((length for length in range(len(window), shortest, -1) if pattern.fullmatch(window, 0, length)), 0)
 
 
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]+={0,2}")
@@ -205,22 +376,42 @@ def _decoded(run: str) -> str:
             except (binascii.Error, ValueError):
                 continue
             text = raw.decode("latin-1")
-            if compiled().anchors.any_in(text):
+            if sight(text).anchors:
                 return text
     return ""
 
 
 
-def form_spans(text: str, lower: str, present: set[str] | None = None) -> list[Found]:
-    """The fixed forms (`forms.FORM_RULES`) whose anchors and flags the lower-case text holds."""
+def form_spans(text: str, words: list[tuple[int, str]] | None = None) -> list[Found]:
+    """The fixed forms (`forms.FORM_RULES`) whose anchors the text holds (in any case), each tried only around
+    its anchors' places (`words`: where the prefilter saw the words, when the caller has looked)."""
+    if words is None:
+        words = sight(text).words
+    places: dict[int, list[int]] = {}
+    kubernetes_secret = False
+    for start, word in words:
+        for index in _FORMS_BY_ANCHOR.get(word, ()):
+            places.setdefault(index, []).append(start)
+        kubernetes_secret = kubernetes_secret or word in KUBERNETES_SECRET_MARKS
     found: list[Found] = []
-    present = compiled().context_side.found(lower) if present is None else present
-    for rule in FORM_RULES:
-        if not present.isdisjoint(rule.anchors) and (not rule.also or any(flag in lower for flag in rule.also)):
-            found += [Found(start, end, rule.kind) for start, end in form_matches(rule, text)]
-    if not present.isdisjoint(KUBERNETES_SECRET_MARKS):
+    for index, starts in sorted(places.items()):
+        rule = FORM_RULES[index]
+        matches = _matches(rule.pattern, text, sorted(starts))
+        found += [Found(start, end, rule.kind) for start, end in form_matches(rule, text, matches)]
+    if kubernetes_secret:
         found += [Found(start, end, "kubernetes-secret") for start, end in kubernetes_secret_values(text)]
     return _non_overlapping(found)
+
+
+def _forms_by_anchor() -> dict[str, list[int]]:
+    by_anchor: dict[str, list[int]] = {}
+    for index, rule in enumerate(FORM_RULES):
+        for anchor in rule.anchors:
+            by_anchor.setdefault(anchor, []).append(index)
+    return by_anchor
+
+
+_FORMS_BY_ANCHOR = _forms_by_anchor()
 
 
 _ANY_ASSIGNMENT = re.compile(
@@ -257,13 +448,21 @@ def random_value_spans(text: str, nameless: bool) -> list[Found]:
     return found
 
 
-_PGPASS_FIELDS = re.compile(r":(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:")
-
-
-def pgpass_spans(text: str) -> list[Found]:
-    """The password field of a `.pgpass` line (`host:port:database:user:password`), wherever it stands."""
-    return [Found(*match.span("value"), "secret-assignment") for match in _PGPASS_LINE.finditer(text)
+def pgpass_spans(text: str, places: Iterable[int] | None = None) -> list[Found]:
+    """The password field of a `.pgpass` line (`host:port:database:user:password`), wherever it stands
+    (`places`: where the prefilter saw a line's fields; only their lines are read)."""
+    if places is None:
+        matches: Iterable[re.Match[str]] = _PGPASS_LINE.finditer(text)
+    else:
+        lines = sorted({(text.rfind("\n", 0, place) + 1, _line_end(text, place)) for place in places})
+        matches = (match for start, end in lines for match in _PGPASS_LINE.finditer(text, start, end))
+    return [Found(*match.span("value"), "secret-assignment") for match in matches
             if not match.group("value").startswith("[REDACTED")]
+
+
+def _line_end(text: str, place: int) -> int:
+    end = text.find("\n", place)
+    return len(text) if end < 0 else end
 
 
 _PERCENT_HEX = re.compile(r"%[0-9A-Fa-f]{2}")
@@ -306,16 +505,12 @@ _KEY_BODY_LINE = re.compile(r"(?:[ \t]*\d+(?:→|\t)|[^\s:]*[:-]\d+[:-]|\d+[:-]|
                             r"(?P<body>[A-Za-z0-9+/]{56,80}={0,2})[ \t]*")
 _KEY_BODY_TAIL = re.compile(r"(?:[ \t]*\d+(?:→|\t)|[^\s:]*[:-]\d+[:-]|\d+[:-]|[+> ])?[ \t]*"
                             r"(?P<body>[A-Za-z0-9+/]{4,80}={0,2})[ \t]*")
-_LONG_BASE64 = re.compile(r"(?m)^(?:[^\S\n]*\d+(?:→|\t)|[^\s:]*[:-]\d+[:-]|\d+[:-]|[+> ])?[^\S\n]*[A-Za-z0-9+/]{56}")
-"""A line that starts with a long run of base64: a key's body line may be in the text."""
 
 
 def key_body_spans(text: str) -> list[Found]:
     """Two or more lines of random base64 of a key's width (64 for PEM, 70 for OpenSSH, 76 for MIME), with
     the short line that may end them: the body of a private key shown without its header (a grep, a pasted
     part, a quoted one), whatever a tool put before each line."""
-    if _LONG_BASE64.search(text) is None:
-        return []
     found: list[Found] = []
     run: list[tuple[int, int]] = []
     for offset, line in lines_with_offsets(text):
@@ -334,60 +529,29 @@ def key_body_spans(text: str) -> list[Found]:
     return found
 
 
-def context_spans(text: str, credential_file: bool, named_file: bool = False) -> list[Found]:
-    """Secrets found by their context. `credential_file`: the text has the shape of a credential file or
-    is one; `named_file`: it is a file known as one by its name, where a random run on its own is a secret too
-    (a key's body lines)."""
-    lower = lower_in_place(text)
-    hits = compiled().context_side.occurrences(lower)
-    found = form_spans(text, lower, {literal for _, literal in hits}) if hits else []
-    if len(text) > 112 and _LONG_BASE64.search(text) is not None:
+def context_spans(text: str, credential_file: bool, named_file: bool = False,
+                  seen: Sighting | None = None) -> list[Found]:
+    """Secrets found by their context, from what the prefilter saw (`seen`, or one pass now).
+    `credential_file`: the text has the shape of a credential file or is one; `named_file`: it is a file known
+    as one by its name, where a random run on its own is a secret too (a key's body lines)."""
+    if seen is None:
+        seen = sight(text)
+    found = form_spans(text, seen.words) if seen.words else []
+    if seen.shapes & KEY_BODY and len(text) > 112:
         found += key_body_spans(text)
-    if "%" in text:
+    if seen.shapes & PERCENT:
         found += percent_encoded_spans(text)
-    stems = [start for start, literal in hits if literal in _STEMS]
+    stems = [start for start, word in seen.words if word in _STEMS]
     if stems:
-        found += [Found(start, end, "secret-assignment")
-                  for start, end in assigned_secrets(text, named_file, sorted(set(stems)))]
+        found += [Found(start, end, "secret-assignment") for start, end in assigned_secrets(text, named_file, stems)]
     if credential_file or named_file:
         found += random_value_spans(text, nameless=named_file)
-    if ":" in text and _PGPASS_FIELDS.search(text):
-        found += pgpass_spans(text)
+    if seen.pgpass:
+        found += pgpass_spans(text, seen.pgpass)
     return _non_overlapping(found)
 
 
 _STEMS = frozenset(NAME_STEMS)
-
-
-def token_positions(text: str) -> list[int]:
-    """Where any token rule's anchor, a token's base64 spelling or an anchorless rule's look stands."""
-    catalogue = compiled()
-    positions = catalogue.token_side.positions(text)
-    if catalogue.any_look is not None:
-        positions += [found.start() for found in catalogue.any_look.finditer(text)]
-    return positions
-
-
-def context_positions(text: str) -> list[int]:
-    """Where any rule by context may apply: a secret-like name's stem, a form's anchor, a Kubernetes Secret's
-    mark, and the marks of the shapes the rules look for (a `.pgpass` line, a percent-escape, a key's body
-    line, a `.env` line, grep's place)."""
-    positions = compiled().context_side.positions(lower_in_place(text))
-    if ":" in text:
-        positions += [found.start() for found in _PGPASS_FIELDS.finditer(text)]
-    if "%" in text:
-        positions += [found.start() for found in _PERCENT_HEX.finditer(text)]
-    positions += [found.start() for found in _LINE_SHAPES.finditer(text)]
-    return positions
-
-
-_LINE_SHAPES = re.compile(
-    r"(?m)^(?:"
-    r"(?:[^\S\n]*\d+(?:→|\t)|[^\s:]*[:-]\d+[:-]|\d+[:-]|[+> ])?[^\S\n]*[A-Za-z0-9+/]{56}"  # a key's body line
-    r"|(?:[ \t]*\d+(?:→|\t)|[^\s:]+:\d+:|[+ ])?[ \t]*(?:export[ \t]+)?[A-Z][A-Z0-9_]{2,}=\S"  # a .env line
-    r"|[^\s:]+?[:-]\d+[:-])")  # grep's place
-"""The lines the rules by context look for by their shape, in one scan: a key's body line, a `.env` line, a
-line of grep's output."""
 
 
 _GREP_PLACE = re.compile(r"(?m)^(?P<path>[^\s:]+?)[:-]\d+[:-]")

@@ -18,15 +18,15 @@ import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from bisect import bisect_right
-from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 from ...core.model import BrokenLine, Diagnostic, Entry, Session
 from ..credentials.assignments import plausible_secret
 from ..credentials.files import looks_like_dotenv, names_credential_file
 from ..credentials.names import is_secret_name
-from ..credentials.scan import (Found, context_spans, shows_credential_file, context_positions, embedded_token_spans, may_hold_token, random_runs, scan_tokens, token_positions, replace_spans, token_spans)
+from ..credentials.scan import (DOTENV, GREP_PLACE, WRAPPED, Found, Sighting, context_spans, embedded_token_spans,
+                                may_hold_token, random_runs, replace_spans, scan_tokens, shows_credential_file, sight,
+                                sightings_of, token_spans)
 from .homes import HOME_FOLDER, HOME_PATH, encoded_homes, holds_home, local_home
 from .own import OwnRules
 from .schema import IDENTIFIER, OURS, SCHEMA, TEXT
@@ -62,11 +62,16 @@ def marker(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
 
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+"""Most ids are uuids, in which no token of a known format can stand (every format has an upper-case letter or a
+character other than a hex digit and a dash in it: tests/test_credentials.py checks it)."""
+
+
 def identifier(text: str) -> str:
     """An identifier with any token of a known format in it replaced by its marker (not counted). Anchors
     are made from ids: made from this, an id that holds a key cannot carry it into a link, and the anchor
     is the same whether the id was redacted before (phase 2) or not (phase 1's outline)."""
-    if len(text) < SHORTEST_SECRET or not may_hold_token(text):
+    if len(text) < SHORTEST_SECRET or _UUID.fullmatch(text) or not may_hold_token(text):
         return text
     return replace_spans(text, embedded_token_spans(text), lambda found, _: marker(found.kind))
 
@@ -77,12 +82,11 @@ _KEY_FLAGS: dict[str, int] = {}
 
 def _key_flags(name: str) -> int:
     """What a mapping key may need (keys repeat from entry to entry: the answer is kept, in a dict, which
-    is faster than lru_cache): its value is a secret by its name, it holds a token's prefix, it holds a
-    home folder."""
+    is faster than lru_cache): its value is a secret by its name, it holds a token, it holds a home folder."""
     flags = _KEY_FLAGS.get(name)
     if flags is None:
         flags = ((_SECRET_KEY if is_secret_name(name) else 0)
-                 | (_TOKEN_KEY if len(name) >= SHORTEST_SECRET and may_hold_token(name) else 0)
+                 | (_TOKEN_KEY if len(name) >= SHORTEST_SECRET and scan_tokens(name, _name_like(name)) else 0)
                  | (_HOME_KEY if holds_home(name) else 0))
         if len(_KEY_FLAGS) > 50_000:  # keys that are data (paths, ids) must not grow it without end
             _KEY_FLAGS.clear()
@@ -127,24 +131,28 @@ def _wrapped_token_breaks(value: str) -> list[tuple[int, int]]:
     return breaks
 
 
-def _needs_of(look: _Look, joined: str, commands: list[str]) -> tuple[set[int], set[int]]:
-    """From one pass over all of an entry's text for each family: the ids of its strings that hold any token
-    rule's anchor, and of those that hold a secret-like name's stem, a form's anchor or the mark of a shape a
-    rule by context looks for."""
-    texts = [*look.texts, *look.ids]
-    starts = list(accumulate([0, *(len(text) + 1 for text in texts[:-1])]))
-    every = "\n".join(texts) if look.ids else joined
+_Needs = tuple[dict[int, Sighting], set[int], set[int]]
 
-    def owners(positions: Iterable[int]) -> set[int]:
-        return {id(texts[bisect_right(starts, position) - 1]) for position in positions}
 
-    token_ids = owners(token_positions(every)) if every else set()
-    token_ids |= {id(text) for text in look.encoded if may_hold_token(text)}
-    token_ids |= {id(text) for text in look.texts if "\n" in text and ("→" in text or "\t" in text)
-                  and id(text) not in token_ids and may_hold_token(_LINE_NUMBER.sub("", text))}
-    context_ids = owners(context_positions(joined)) if joined else set()
-    context_ids |= {id(command) for command in commands if random_runs(command, _COMMAND_KEY)}
-    return token_ids, context_ids
+def _needs_of(look: _Look, keyed_commands: list[str]) -> _Needs:
+    """From one prefilter pass over all of an entry's strings: what it saw in each, and the ids of the strings
+    that need the token rules, and of those that need the rules by context (and the commands given a key)."""
+    texts = [*look.texts, *look.ids, *look.encoded]
+    sightings: dict[int, Sighting] = {}
+    token_ids: set[int] = set()
+    context_ids: set[int] = set()
+    for index, seen in sightings_of(texts).items():
+        text = texts[index]
+        sightings[id(text)] = seen
+        if seen.tokens or seen.shapes & WRAPPED and may_hold_token(_LINE_NUMBER.sub("", text)):
+            token_ids.add(id(text))
+        if seen.context:
+            context_ids.add(id(text))
+    context_ids |= {id(command) for command in keyed_commands}
+    return sightings, token_ids, context_ids
+
+
+_NOTHING_SEEN = Sighting()
 
 
 def _commands(data: Mapping[str, Any]) -> list[str]:
@@ -225,9 +233,9 @@ class Redactor:
     record: Callable[[str, str], None] | None = field(default=None, repr=False, compare=False)
     """Told of every redaction, its kind and the text taken out (for `sessionsite audit`)."""
     _cwd: str = field(default="", repr=False)
-    _needs: tuple[set[int], set[int] | None] | None = field(default=None, repr=False)
-    """While an entry is redacted: the ids of its strings that need the token rules, and of those that need
-    the rules by context (None: all of them, as in a credential file)."""
+    _needs: tuple[dict[int, Sighting], set[int], set[int] | None] | None = field(default=None, repr=False)
+    """While an entry is redacted: what the prefilter saw in its strings (by id), the ids of those that need the
+    token rules, and of those that need the rules by context (None: all of them, as in a credential file)."""
     _credential_calls: set[str] = field(default_factory=set, repr=False)
     """The ids of the calls seen reading or writing a credential file: their results are searched as one."""
 
@@ -245,21 +253,28 @@ class Redactor:
         return bool(self.secrets or self.home or self.own)
 
     def text(self, value: str, tokens: bool = True, context: bool = True, home: bool = True, own: bool = True,
-             credential_file: bool = False, identifier: bool = False) -> str:
+             credential_file: bool = False, identifier: bool = False, seen: Sighting | None = None) -> str:
         """`tokens`, `context` and `home` may be turned off for text known to hold no token prefix, no
         word that names a secret, or no home folder; `own` (the user's rules) for identifiers.
         `credential_file`: the text is (part of) a file that holds credentials, where every value of a
         secret-like name, and every value that looks random, is a secret. `identifier`: an id or a signature,
-        in which a token is looked for inside longer runs of token characters too."""
-        if self.secrets and len(value) >= SHORTEST_SECRET:
-            if tokens and "\n" in value and ("→" in value or "\t" in value) and may_hold_token(
-                    _LINE_NUMBER.sub("", value)):
-                value = self._unwrap(value)  # a token a numbered line cut in two, even inside its anchor
-            if tokens:
-                value = replace_spans(value, scan_tokens(value, embedded=identifier or _name_like(value)), self._taken)
-            if context:
-                named_file = credential_file or shows_credential_file(value)
-                value = replace_spans(value, context_spans(value, looks_like_dotenv(value), named_file), self._taken)
+        in which a token is looked for inside longer runs of token characters too. `seen`: what the prefilter
+        saw in `value`, when the caller has looked already."""
+        if self.secrets and len(value) >= SHORTEST_SECRET and (tokens or context):
+            if seen is None:
+                seen = sight(value)
+            if tokens and seen.shapes & WRAPPED and may_hold_token(_LINE_NUMBER.sub("", value)):
+                unwrapped = self._unwrap(value)  # a token a numbered line cut in two, even inside its anchor
+                if unwrapped is not value:
+                    value, seen = unwrapped, sight(unwrapped)
+            if tokens and seen.tokens:
+                redacted = replace_spans(value, scan_tokens(value, identifier or _name_like(value), seen), self._taken)
+                if redacted is not value:
+                    value, seen = redacted, sight(redacted)
+            if context and (seen.context or credential_file):
+                named_file = credential_file or bool(seen.shapes & GREP_PLACE) and shows_credential_file(value)
+                dotenv = bool(seen.shapes & DOTENV) and looks_like_dotenv(value)
+                value = replace_spans(value, context_spans(value, dotenv, named_file, seen), self._taken)
         if self.home and home:
             value = HOME_PATH.sub(self._home, value)
             if "-home-" in value or "-Users-" in value:
@@ -324,22 +339,24 @@ class Redactor:
             self.record("home-directory", match.group())
         return "~"
 
-    def _needed(self, text: str, tokens: bool, context: bool) -> tuple[bool, bool]:
-        """Which families of rules a string of the entry being redacted needs: only those whose anchors the
-        one look at the whole entry found in it (`_needs_of`)."""
+    def _needed(self, text: str, tokens: bool, context: bool) -> tuple[bool, bool, Sighting | None]:
+        """Which families of rules a string of the entry being redacted needs (only those whose anchors the
+        one look at the whole entry found in it, `_needs_of`), and what that look saw in it."""
         if self._needs is None:
-            return tokens, context
-        token_ids, context_ids = self._needs
-        return tokens and id(text) in token_ids, context and (context_ids is None or id(text) in context_ids)
+            return tokens, context, None
+        sightings, token_ids, context_ids = self._needs
+        key = id(text)
+        return (tokens and key in token_ids, context and (context_ids is None or key in context_ids),
+                sightings.get(key, _NOTHING_SEEN))
 
     def value(self, value: Any, key: str = "", tokens: bool = True, context: bool = True, home: bool = True,
               own: bool = True, credential_file: bool = False) -> Any:
         """Every string in a JSON value, mapping keys included (but an embedded file's bytes)."""
         if isinstance(value, str):
-            tokens, context = self._needed(value, tokens, context)
+            tokens, context, seen = self._needed(value, tokens, context)
             if key in UNTOUCHED_FIELDS:
-                return self.text(value, tokens, False, False, False, identifier=True)
-            return self.text(value, tokens, context, home, own, credential_file)
+                return self.text(value, tokens, False, False, False, identifier=True, seen=seen)
+            return self.text(value, tokens, context, home, own, credential_file, seen=seen)
         own = own and bool(self.own)
         shortest = 1 if own else SHORTEST_SECRET  # a word of the user's may be short
         if isinstance(value, dict):
@@ -348,20 +365,20 @@ class Redactor:
             for name, child in value.items():
                 flags = _key_flags(name)
                 if type(child) is str:
-                    child_tokens, child_context = self._needed(child, tokens, context)
+                    child_tokens, child_context, seen = self._needed(child, tokens, context)
                     if len(child) < shortest and not (context and flags & _SECRET_KEY) or media and name == "data":
                         new = child  # too short for any rule (but a secret-named key's value), or a file's bytes
                     elif name in UNTOUCHED_FIELDS:
-                        new = self.text(child, child_tokens, False, False, False, identifier=True) if child_tokens \
-                            else child
+                        new = self.text(child, child_tokens, False, False, False, identifier=True, seen=seen) \
+                            if child_tokens else child
                     elif context and flags & _SECRET_KEY and child:
                         new = self._secret_field(child, credential_file)
                     elif child_context and self.secrets and name == "command":
                         # A random argument of a command is a key whatever the command (`grep -- <key line>`).
-                        new = self.text(child, child_tokens, child_context, home, own, credential_file)
+                        new = self.text(child, child_tokens, child_context, home, own, credential_file, seen=seen)
                         new = replace_spans(new, random_runs(new, _COMMAND_KEY), self._taken)
                     else:
-                        new = self.text(child, child_tokens, child_context, home, own, credential_file)
+                        new = self.text(child, child_tokens, child_context, home, own, credential_file, seen=seen)
                 elif isinstance(child, (dict, list)):
                     new = self.value(child, name, tokens, context, home, own, credential_file)
                 else:
@@ -400,25 +417,53 @@ class Redactor:
         self.learn_home(entry.data.get("cwd"))
         look = _Look()
         look.walk(entry.data, "")
-        joined = "\n".join(look.texts)
         credential_file = self.secrets and self._reads_credential_file(entry.data)
-        needs = _needs_of(look, joined, _commands(entry.data)) if self.secrets else (set(), set())
-        token_ids, context_ids = needs
+        keyed_commands = [command for command in _commands(entry.data) if random_runs(command, _COMMAND_KEY)] \
+            if self.secrets else []
+        sightings, token_ids, context_ids = _needs_of(look, keyed_commands) if self.secrets else ({}, set(), set())
         families = {
             "tokens": bool(look.keys & _TOKEN_KEY) or bool(token_ids),
             "context": self.secrets and (bool(look.keys & _SECRET_KEY) or credential_file or bool(context_ids)),
-            "home": self.home and (bool(look.keys & _HOME_KEY) or holds_home(joined)),
+            "home": self.home and (bool(look.keys & _HOME_KEY) or holds_home("\n".join(look.texts))),
         }
         # The user's own rules may match any string, however short: every entry is searched for them.
         families["own"] = bool(self.own)
         if not any(families.values()):
             return entry
-        self._needs = (token_ids, None if credential_file else context_ids)
+        self._needs = (sightings, token_ids, None if credential_file else context_ids)
         try:
+            # Most entries in which a rule's anchor was seen hold no secret: each string the rules need is
+            # redacted on its own first, and only an entry in which one changes is rebuilt.
+            if not (families["home"] or families["own"] or credential_file or look.keys & (_SECRET_KEY | _TOKEN_KEY)
+                    or keyed_commands) and \
+                    self._changes_nothing(look, token_ids, context_ids, sightings):
+                return entry
             return Entry(entry.file, entry.line, self.value(dict(entry.data), "", **families,
                                                             credential_file=credential_file))
         finally:
             self._needs = None
+
+    def _changes_nothing(self, look: _Look, token_ids: set[int], context_ids: set[int],
+                         sightings: dict[int, Sighting]) -> bool:
+        """Whether redacting an entry's strings would leave each as it is (no rule that needs the entry's shape
+        applies: no secret-named key, no command given a key, no home folder, no rule of the user's, not a
+        credential file)."""
+        counts, record = self.counts, self.record
+        self.counts, self.record = Counter(), None  # trying is not redacting
+        try:
+            for text in look.texts:
+                key = id(text)
+                if (key in token_ids or key in context_ids) and self.text(
+                        text, key in token_ids, key in context_ids, False, False, seen=sightings.get(key)) != text:
+                    return False
+            for text in (*look.ids, *look.encoded):
+                key = id(text)
+                if key in token_ids and self.text(text, True, False, False, False, identifier=True,
+                                                  seen=sightings.get(key)) != text:
+                    return False
+            return True
+        finally:
+            self.counts, self.record = counts, record
 
     def _reads_credential_file(self, data: Mapping[str, Any]) -> bool:
         """Whether the entry is a call that reads or writes a credential file, or the result of one (the
