@@ -168,7 +168,7 @@ def test_prompts_replies_and_tool_calls_are_on_the_page(built, name):
         shown_as = {"ExitPlanMode": "Plan"}.get(call["name"], call["name"])
         assert shown_as in page, f"{name}: no {call['name']} call on the page"
         for value in call["input"].values():
-            if isinstance(value, str) and "\n" not in value and len(value) < 80 and "@PLAN_FILE@" not in value:
+            if isinstance(value, str) and "\n" not in value and len(value) < 80 and not re.search(r"@[A-Z_]+@", value.replace("@PROJECT@", "")):
                 # A path in the project may be shown relative to it.
                 assert value.replace("@PROJECT@/", "") in page, f"{name}: {value!r} not shown"
 
@@ -698,6 +698,9 @@ def test_the_other_kinds_of_tool_read_as_cards(built):
     assert "https://tides.example.org/penzance" in search.get_text() and '"query"' not in search.get_text()
     assert "replace cell c1" in " ".join(_card(soup, "NotebookEdit").get_text(" ").split())
     assert _card(soup, "Skill").select_one("summary code").get_text() == "tide-table"
+    stop = _card(soup, "Stop task")
+    assert "Successfully stopped task:" in stop.get_text() and "(sleep 600)" in stop.get_text()
+    assert '"task_type"' not in stop.get_text()
     page = " ".join(soup.get_text(" ").split())
     assert 'Background command "Log the tide" completed (exit code 0)' in page
     # Reasoning kept only as its signature leaves a trace.

@@ -167,7 +167,7 @@ class ScriptedAPI:
                 "type": _ERROR_TYPES.get(reply.status, "api_error"), "message": "Scripted failure"}})
         n = self._next_id()
         blocks = [dict(b, id=f"toolu_scripted{n:04d}{i:02d}") if b.get("type") == "tool_use" else b
-                  for i, b in enumerate(_with_plan_file(reply.blocks, body))]
+                  for i, b in enumerate(_learnt(reply.blocks, body))]
         stop = "tool_use" if any(b.get("type") == "tool_use" for b in blocks) else "end_turn"
         usage = dict(reply.usage) or {"input_tokens": 1200 + 10 * n, "output_tokens": 40 + n,
                                       "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
@@ -197,20 +197,26 @@ def _asks_for_summary(body: dict[str, Any]) -> bool:
     return "Your task is to create a detailed summary of" in words
 
 
-PLAN_FILE = "@PLAN_FILE@"
-_PLAN_FILE_PATH = re.compile(r"(/[^\s\"'`]*/\.claude/plans/[\w.-]+\.md)")
+# Words a scripted reply cannot know in advance, filled in from what Claude Code has just told the model: the
+# file it asked for the plan in (plan mode names one under ~/.claude/plans/), and the id of the last command
+# started in the background.
+LEARNT_FROM_REQUEST = {
+    "@PLAN_FILE@": re.compile(r"(/[^\s\"'`\\]*/\.claude/plans/[\w.-]+\.md)"),
+    "@TASK_ID@": re.compile(r"Command running in background with ID: (\w+)"),
+}
 
 
-def _with_plan_file(blocks: tuple[dict[str, Any], ...], body: dict[str, Any]) -> list[dict[str, Any]]:
-    """The blocks with @PLAN_FILE@ replaced by the file Claude Code told the model to write its plan in (in
-    plan mode, a path with a made-up name under ~/.claude/plans/)."""
+def _learnt(blocks: tuple[dict[str, Any], ...], body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The blocks with each placeholder of LEARNT_FROM_REQUEST replaced by its latest value in the request."""
     written = json.dumps(blocks)
-    if PLAN_FILE not in written:
-        return list(blocks)
-    found = _PLAN_FILE_PATH.search(json.dumps(body))
-    if found is None:
-        raise ValueError("a reply names @PLAN_FILE@, but the request names no plan file")
-    return json.loads(written.replace(PLAN_FILE, found.group(1)))
+    request = json.dumps(body)
+    for placeholder, pattern in LEARNT_FROM_REQUEST.items():
+        if placeholder in written:
+            found = pattern.findall(request)
+            if not found:
+                raise ValueError(f"a reply names {placeholder}, but the request does not say it")
+            written = written.replace(placeholder, found[-1])
+    return list(json.loads(written))
 
 
 def _asks_for_title(body: dict[str, Any]) -> bool:

@@ -293,6 +293,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "more-tools",
         "the other kinds of tool: a notebook edit, a skill, a command in the background and its notification, "
+        "another one stopped with TaskStop, "
         "a web search the API runs itself, and reasoning kept only as its signature",
         (prompt(
             "Update the tide notebook, use the tide-table skill, log the tide in the background and look up "
@@ -304,6 +305,8 @@ SCENARIOS: tuple[Scenario, ...] = (
             Reply.of(tool("Skill", skill="tide-table", args="Penzance")),
             Reply.of(tool("Bash", command="sleep 1; echo tide logged", description="Log the tide",
                           run_in_background=True)),
+            Reply.of(tool("Bash", command="sleep 600", description="Watch the harbour", run_in_background=True)),
+            Reply.of(tool("TaskStop", task_id="@TASK_ID@")),
             Reply.of(*web_search("Penzance tide tables", ("Penzance tide times", "https://tides.example.org/penzance")),
                      text("Tide tables for Penzance are at tides.example.org.")),
             Reply.of(text("The tide log finished: tide logged.")),

@@ -424,7 +424,7 @@ def send_message(call: ToolCall, context: ToolContext) -> ToolView:
         blocks.append(Prose(prose(request)))
     elif message not in (None, ""):
         blocks.extend([label("Message"), json_block(message)])
-    answer, delivered = _delivery_note(result_text(call))
+    answer, delivered = _answer_sentence(result_text(call))
     if answer:
         failed = not delivered or bool(call.result and call.result.is_error)
         blocks.extend([label("Error" if failed else "Output"), Prose(prose(answer))])
@@ -449,9 +449,10 @@ def _team_request(message: Any) -> str:
     return f"{said}. {reason}" if reason else f"{said}."
 
 
-def _delivery_note(result: str) -> tuple[str, bool]:
-    """Claude Code's answer to a SendMessage, `{"success": true, "message": "Message queued ..."}`: its first
-    sentence (the rest tells the model what to do next), and whether the message went."""
+def _answer_sentence(result: str) -> tuple[str, bool]:
+    """Claude Code's JSON answer to a SendMessage or a TaskStop, `{"success": true, "message": "Message
+    queued ..."}`: the first sentence of its message (the rest tells the model what to do next), and whether
+    it did what was asked."""
     try:
         answer = json.loads(result)
     except ValueError:
@@ -465,6 +466,10 @@ def _delivery_note(result: str) -> tuple[str, bool]:
 @renders("TaskStop")
 def task_stop(call: ToolCall, context: ToolContext) -> ToolView:
     task_id = _text(call.input.get("task_id")) or _text(call.input.get("shell_id"))
+    answer, stopped = _answer_sentence(result_text(call))
+    if answer:
+        failed = not stopped or bool(call.result and call.result.is_error)
+        return ToolView("Stop task", task_id, (label("Error" if failed else "Output"), Prose(prose(answer))))
     return ToolView("Stop task", task_id, output_block(call, context))
 
 
