@@ -705,3 +705,11 @@ def test_the_other_kinds_of_tool_read_as_cards(built):
     assert 'Background command "Log the tide" completed (exit code 0)' in page
     # Reasoning kept only as its signature leaves a trace.
     assert "the text of its thinking was not kept" in page
+
+
+def test_a_question_claude_asked_shows_the_user_s_choice(built):
+    site, _ = built["ask-user"]
+    card = _card(_conversation_soup(site), "Question")
+    assert card.select_one("summary code").get_text() == "1 question, 1 answered"
+    choices = {li.get_text(" ", strip=True).split(" ")[0]: "✓" in li.get_text() for li in card.select("li")}
+    assert choices == {"Penzance": True, "Newlyn": False}

@@ -348,4 +348,22 @@ SCENARIOS: tuple[Scenario, ...] = (
         shown_prompts=("Plan the cos_hour fix",),
         env={"EDITOR": "sh @PROJECT@/.editor.sh", "VISUAL": "sh @PROJECT@/.editor.sh"},
     ),
+    Scenario(
+        "ask-user",
+        "interactive: Claude asks the user a question with choices (AskUserQuestion), and the user picks one",
+        (Run(("--permission-mode", "acceptEdits", "--allowedTools", ALL_TOOLS), (
+            Reply.of(text("One thing first."), tool("AskUserQuestion", questions=[{
+                "question": "Which port should the tide table cover?", "header": "Port",
+                "options": [{"label": "Penzance", "description": "The harbour in the README"},
+                            {"label": "Newlyn", "description": "The tide gauge next door"}],
+                "multiSelect": False}])),
+            Reply.of(text("Penzance it is; the table will cover it.")),
+        ), screen=(
+            say("Make a tide table", wait_for="accept edits"),
+            Step("Which port should the tide table cover?", keys=("Enter",)),
+            Step("the table will cover it."),
+        )),),
+        files=TIDEWATCH,
+        shown_prompts=("Make a tide table",),
+    ),
 )
