@@ -128,7 +128,7 @@ def test_fixtures_hold_no_path_of_the_machine_that_made_them():
 
 
 @pytest.mark.parametrize("name", sorted(BY_NAME))
-def test_no_entry_is_shown_raw(built, name):
+def test_no_entry_is_shown_raw_and_no_request_record_is_published(built, name):
     site, _ = built[name]
     for page in session_pages(site):
         html = page.read_text(encoding="utf-8")

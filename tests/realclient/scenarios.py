@@ -4,6 +4,10 @@ A scenario is a project folder's starting files and a list of CLI runs; each run
 gets (a prompt in `-p` mode, `--continue`, ...) and the replies the stub API gives, turn by turn, in order. All
 content is invented. tests/test_realclient.py reads these to know what each page must show: the prompts, the
 replies and the tool calls.
+
+A reply may name what it cannot know when written: `@PROJECT@` (the project folder, filled in by generate.py),
+`@PLAN_FILE@` and `@TASK_ID@` (the plan file and the background command's id Claude Code has just given the
+model, filled in by the stub: api_stub.LEARNT_FROM_REQUEST).
 """
 
 from __future__ import annotations
