@@ -38,6 +38,9 @@ from scenarios import SCENARIOS, Scenario  # noqa: E402
 FIXTURES = HERE / "fixtures" / "realclient"
 BY_NAME = {scenario.name: scenario for scenario in SCENARIOS}
 # Fields of new Claude Code entries that are harmless and expected: the report must not call them new.
+# Tools whose cards only repeat what the page already shows (Claude reading back its task list): kept for
+# --show-hidden.
+QUIET_TOOLS = frozenset({"TaskList", "TaskGet"})
 HARMLESS_NEW_FIELDS = ("attributionAgent", "errorDetails", "promptId", "origin", "entrypoint", "requestedModel",
                        "effort", "madeBy", "turnOrigin", "promptSource")
 
@@ -165,12 +168,22 @@ def test_prompts_replies_and_tool_calls_are_on_the_page(built, name):
         shown = as_read(words)
         assert shown in page, f"{name}: the reply {shown!r} is not on the page"
     for call in scenario.tool_calls():
+        if call["name"] in QUIET_TOOLS:
+            continue
         shown_as = {"ExitPlanMode": "Plan"}.get(call["name"], call["name"])
         assert shown_as in page, f"{name}: no {call['name']} call on the page"
         for value in call["input"].values():
             if isinstance(value, str) and "\n" not in value and len(value) < 80 and not re.search(r"@[A-Z_]+@", value.replace("@PROJECT@", "")):
                 # A path in the project may be shown relative to it.
                 assert value.replace("@PROJECT@/", "") in page, f"{name}: {value!r} not shown"
+
+
+def test_claude_reading_back_its_task_list_is_shown_only_with_show_hidden(built, tmp_path):
+    site, _ = built["deferred-tools"]
+    assert not [card for card in _card_names(_conversation_soup(site)) if card in QUIET_TOOLS]
+    shown = tmp_path / "shown"
+    build(BuildConfig(inputs=(FIXTURES / "deferred-tools" / "projects",), output=shown, show_hidden=True))
+    assert {"TaskList", "TaskGet"} <= set(_card_names(_conversation_soup(shown)))
 
 
 def test_api_errors_are_shown_as_errors(built):
@@ -575,6 +588,10 @@ def _pages(site: Path) -> dict[str, BeautifulSoup]:
     """The conversation pages (a session's, a subagent's), by path."""
     return {str(p.relative_to(site)): BeautifulSoup(p.read_text(encoding="utf-8"), "html.parser")
             for p in session_pages(site) if p.name not in ("commits.html", "files.html")}
+
+
+def _card_names(soup: BeautifulSoup) -> list[str]:
+    return [name.get_text(strip=True) for name in soup.select("details.tool .tool-name")]
 
 
 def _card(soup: BeautifulSoup, name: str):

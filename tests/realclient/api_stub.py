@@ -198,11 +198,12 @@ def _asks_for_summary(body: dict[str, Any]) -> bool:
 
 
 # Words a scripted reply cannot know in advance, filled in from what Claude Code has just told the model: the
-# file it asked for the plan in (plan mode names one under ~/.claude/plans/), and the id of the last command
-# started in the background.
+# file it asked for the plan in (plan mode names one under ~/.claude/plans/), the id of the last command
+# started in the background, and that of the last scheduled prompt.
 LEARNT_FROM_REQUEST = {
     "@PLAN_FILE@": re.compile(r"(/[^\s\"'`\\]*/\.claude/plans/[\w.-]+\.md)"),
     "@TASK_ID@": re.compile(r"Command running in background with ID: (\w+)"),
+    "@CRON_ID@": re.compile(r"Scheduled (?:recurring |one-shot )?job (\w+)"),
 }
 
 

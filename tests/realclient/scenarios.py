@@ -6,8 +6,8 @@ content is invented. tests/test_realclient.py reads these to know what each page
 replies and the tool calls.
 
 A reply may name what it cannot know when written: `@PROJECT@` (the project folder, filled in by generate.py),
-`@PLAN_FILE@` and `@TASK_ID@` (the plan file and the background command's id Claude Code has just given the
-model, filled in by the stub: api_stub.LEARNT_FROM_REQUEST).
+`@PLAN_FILE@`, `@TASK_ID@` and `@CRON_ID@` (the plan file, the background command's and the scheduled prompt's
+ids Claude Code has just given the model, filled in by the stub: api_stub.LEARNT_FROM_REQUEST).
 """
 
 from __future__ import annotations
@@ -221,19 +221,23 @@ SCENARIOS: tuple[Scenario, ...] = (
         "tools loaded on demand with ToolSearch: a scheduled prompt, a monitor, a worktree, a task list",
         (prompt(
             "Set up a reminder to check the tide tables every morning, and try the fix in a worktree",
-            Reply.of(tool("ToolSearch", query="select:CronCreate,CronList,Monitor,EnterWorktree,ExitWorktree,"
-                                              "TaskCreate,TaskUpdate", max_results=7)),
+            Reply.of(tool("ToolSearch", query="select:CronCreate,CronList,CronDelete,Monitor,EnterWorktree,"
+                                              "ExitWorktree,TaskCreate,TaskUpdate,TaskList,TaskGet",
+                          max_results=10)),
             Reply.of(tool("TaskCreate", subject="Schedule the morning check",
                           description="A cron prompt that checks the tide tables")),
             Reply.of(tool("CronCreate", cron="0 7 * * *", prompt="Check the tide tables for today",
                           recurring=True)),
             Reply.of(tool("CronList")),
+            Reply.of(tool("CronDelete", id="@CRON_ID@")),
             Reply.of(tool("TaskUpdate", taskId="1", status="completed")),
+            Reply.of(tool("TaskList")),
+            Reply.of(tool("TaskGet", taskId="1")),
             Reply.of(tool("Monitor", description="Watch the tide log", command="echo rising; echo falling",
                           timeout_ms=5000)),
             Reply.of(tool("EnterWorktree", **{"name": "tide-fix"})),
             Reply.of(tool("ExitWorktree", action="remove", discard_changes=True)),
-            Reply.of(text("The morning check is scheduled, and the worktree is cleaned up.")),
+            Reply.of(text("The morning check was scheduled, tried and cancelled, and the worktree is cleaned up.")),
         ),),
         files=TIDEWATCH,
     ),
