@@ -520,7 +520,7 @@ class _SessionBuilder:
 
     # -- bookkeeping entries: not conversation; what each is for, and so whether it is shown --------------
 
-    @handles(ENTRY_HANDLERS, "file-history-snapshot", "last-prompt", "agent-name", "tools-used", "atis-latch",
+    @handles(ENTRY_HANDLERS, "file-history-snapshot", "file-history-delta", "last-prompt", "agent-name", "tools-used", "atis-latch",
              "mode", "relocated", "worktree-state")
     def _claude_code_bookkeeping(self, entry: Entry) -> None:
         """Claude Code's own bookkeeping: not shown."""
@@ -531,7 +531,11 @@ class _SessionBuilder:
 
     @handles(ENTRY_HANDLERS, "cost-state")
     def _cost_state(self, entry: Entry) -> None:
-        """Claude Code's own running cost of the session, by model: the last one is the total."""
+        """Claude Code's own running cost of the session, by model: the last one is the total. One that it
+        flags as priced at a default, some model being unknown to it, is a guess and not taken."""
+        if entry.data.get("hasUnknownModelCost") is True:
+            self.metadata.reported_cost_by_model = {}
+            return
         self.metadata.note_reported_cost(entry.data.get("modelUsage"), entry.data.get("totalCostUSD"))
 
     @handles(ENTRY_HANDLERS, "progress")
@@ -582,8 +586,19 @@ class _SessionBuilder:
         attachment = entry.data.get("attachment")
         if isinstance(attachment, dict) and attachment.get("type") == "file":
             self._attached_file(entry.data, attachment)
+        elif isinstance(attachment, dict) and attachment.get("type") == "queued_command":
+            self._agent_message(entry.data, attachment)
         elif isinstance(attachment, dict) and str(attachment.get("type", "")).startswith("hook_"):
             self._hook_output(entry.data, attachment)
+
+    def _agent_message(self, data: Mapping[str, Any], attachment: Mapping[str, Any]) -> None:
+        """A message another agent sent this one (SendMessage), handed over while it worked: shown on the
+        recipient's page as what its caller told it. Other queued commands arrive again as prompts."""
+        origin = attachment.get("origin")
+        said = attachment.get("prompt")
+        if isinstance(origin, dict) and origin.get("kind") == "coordinator" and isinstance(said, str) and said.strip():
+            self.events.append(Prompt(self._next_anchor(data.get("uuid")), self._time(data),
+                                      strip_system_reminders(said).strip("\n"), by_agent=True))
 
     def _hook_output(self, data: Mapping[str, Any], attachment: Mapping[str, Any]) -> None:
         """What a hook printed (2.1.2xx onwards). Shown when Claude was given it (the entry's `rendered`

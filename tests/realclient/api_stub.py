@@ -3,8 +3,9 @@ offline.
 
 Claude Code sends its conversation requests (those that offer tools) and side requests (a title, a summary
 for /compact, quota checks) to `ANTHROPIC_BASE_URL`. Each conversation request takes the next `Reply` from
-the queue, so a scenario is a list of what "Claude" says, turn by turn; side requests are answered from
-`side_reply` (the title Claude Code asks for) or, when they ask for a conversation summary, `summary`.
+the queue, so a scenario is a list of what "Claude" says, turn by turn; side requests are answered with
+`title` when they ask for the session's name, `summary` when they ask for a conversation summary, and
+`side_reply` otherwise.
 A reply can also be an HTTP error (`Reply.failing(529)`), which Claude Code reports as an API error.
 
 Every request body is kept (`received`) so that tests can check that what Claude Code sent to the model,
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 from collections import deque
 from dataclasses import dataclass, field
@@ -33,10 +35,17 @@ class Reply:
     to: str = ""
     """Only for a request whose first user message holds these words (a subagent's brief, say): a background
     subagent and the main conversation ask at the same time, and each must get its own replies."""
+    usage: tuple[tuple[str, Any], ...] = ()
+    """The `usage` the API reports for this turn, when set; otherwise made-up counts. Measuring what Claude
+    Code charges for a model needs exact token counts (see measure_prices.py)."""
 
     @staticmethod
     def of(*blocks: dict[str, Any], to: str = "") -> "Reply":
         return Reply(tuple(blocks), to=to)
+
+    @staticmethod
+    def costing(usage: dict[str, Any], *blocks: dict[str, Any]) -> "Reply":
+        return Reply(tuple(blocks), usage=tuple(usage.items()))
 
     @staticmethod
     def failing(status: int) -> "Reply":
@@ -52,7 +61,17 @@ def tool(tool_name: str, /, **tool_input: Any) -> dict[str, Any]:
 
 
 def thinking(words: str) -> dict[str, Any]:
+    """Claude's reasoning; with no words, only its signature (what Claude Code keeps by default)."""
     return {"type": "thinking", "thinking": words}
+
+
+def web_search(query: str, *pages: tuple[str, str], number: int = 1) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A search the API runs itself: its call and its result (title, url pairs), both in Claude's reply."""
+    call_id = f"srvtoolu_scripted{number:04d}"
+    return ({"type": "server_tool_use", "id": call_id, "name": "web_search", "input": {"query": query}},
+            {"type": "web_search_tool_result", "tool_use_id": call_id, "content": [
+                {"type": "web_search_result", "title": title, "url": url, "encrypted_content": "c2NyaXB0ZWQ=",
+                 "page_age": None} for title, url in pages]})
 
 
 _ERROR_TYPES = {400: "invalid_request_error", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
@@ -63,6 +82,9 @@ class ScriptedAPI:
     """The stub server; use as a context manager. `queue` takes more replies between CLI runs."""
 
     side_reply: str = "Scripted session"
+    title: str = "Tide table session"
+    """The session's name, when Claude Code asks the model for one (interactive runs): it writes it to the log
+    as `ai-title`."""
     summary: str = "The user asked for a small change; it was made and checked."
     received: list[dict[str, Any]] = field(default_factory=list)
     _replies: deque[Reply] = field(default_factory=deque)
@@ -136,6 +158,8 @@ class ScriptedAPI:
                 reply = self._take(_first_words(body))
             elif _asks_for_summary(body):
                 reply = Reply.of(text(f"<summary>{self.summary}</summary>"))
+            elif _asks_for_title(body):
+                reply = Reply.of(text(json.dumps({"title": self.title})))
             else:
                 reply = Reply.of(text(self.side_reply))
         if reply.status != 200:
@@ -143,10 +167,10 @@ class ScriptedAPI:
                 "type": _ERROR_TYPES.get(reply.status, "api_error"), "message": "Scripted failure"}})
         n = self._next_id()
         blocks = [dict(b, id=f"toolu_scripted{n:04d}{i:02d}") if b.get("type") == "tool_use" else b
-                  for i, b in enumerate(reply.blocks)]
+                  for i, b in enumerate(_learnt(reply.blocks, body))]
         stop = "tool_use" if any(b.get("type") == "tool_use" for b in blocks) else "end_turn"
-        usage = {"input_tokens": 1200 + 10 * n, "output_tokens": 40 + n, "cache_creation_input_tokens": 0,
-                 "cache_read_input_tokens": 0}
+        usage = dict(reply.usage) or {"input_tokens": 1200 + 10 * n, "output_tokens": 40 + n,
+                                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
         message = {"id": f"msg_scripted{n:05d}", "type": "message", "role": "assistant",
                    "model": body.get("model") or DEFAULT_MODEL, "content": blocks, "stop_reason": stop,
                    "stop_sequence": None, "usage": usage}
@@ -173,6 +197,37 @@ def _asks_for_summary(body: dict[str, Any]) -> bool:
     return "Your task is to create a detailed summary of" in words
 
 
+# Words a scripted reply cannot know in advance, filled in from what Claude Code has just told the model: the
+# file it asked for the plan in (plan mode names one under ~/.claude/plans/), the id of the last command
+# started in the background, and that of the last scheduled prompt.
+LEARNT_FROM_REQUEST = {
+    "@PLAN_FILE@": re.compile(r"(/[^\s\"'`\\]*/\.claude/plans/[\w.-]+\.md)"),
+    "@TASK_ID@": re.compile(r"Command running in background with ID: (\w+)"),
+    "@CRON_ID@": re.compile(r"Scheduled (?:recurring |one-shot )?job (\w+)"),
+}
+
+
+def _learnt(blocks: tuple[dict[str, Any], ...], body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The blocks with each placeholder of LEARNT_FROM_REQUEST replaced by its latest value in the request."""
+    written = json.dumps(blocks)
+    request = json.dumps(body)
+    for placeholder, pattern in LEARNT_FROM_REQUEST.items():
+        if placeholder in written:
+            found = pattern.findall(request)
+            if not found:
+                raise ValueError(f"a reply names {placeholder}, but the request does not say it")
+            written = written.replace(placeholder, found[-1])
+    return list(json.loads(written))
+
+
+def _asks_for_title(body: dict[str, Any]) -> bool:
+    """The request for a session's name: its system prompt says so, and the answer is JSON."""
+    system = body.get("system")
+    words = system if isinstance(system, str) else " ".join(
+        str(part.get("text", "")) for part in system or [] if isinstance(part, dict))
+    return "naming a coding session" in words
+
+
 def _send_json(handler: BaseHTTPRequestHandler, status: int, payload: object) -> None:
     data = json.dumps(payload).encode()
     handler.send_response(status)
@@ -196,6 +251,12 @@ def _stream(handler: BaseHTTPRequestHandler, message: dict[str, Any]) -> None:
         if block["type"] == "tool_use":
             start = {**block, "input": {}}
             deltas = [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
+        elif block["type"] == "server_tool_use":
+            start = {**block, "input": {}}
+            deltas = [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
+        elif block["type"].endswith("_tool_result"):
+            # A tool the API ran itself (web search): its result comes whole, in the same reply.
+            start, deltas = block, []
         elif block["type"] == "thinking":
             start = {"type": "thinking", "thinking": ""}
             deltas = [{"type": "thinking_delta", "thinking": block.get("thinking", "")},

@@ -75,13 +75,15 @@ def _reported_version(executable: Path) -> str:
 
 
 def environment(home: Path, api: ScriptedAPI, extra: dict[str, str]) -> dict[str, str]:
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "USER": "ada", "LOGNAME": "ada",
-            "LANG": "C.UTF-8", "TERM": "xterm-256color", "SHELL": "/bin/bash", "TZ": "UTC",
-            "ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": API_KEY,
-            "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "CLAUDE_CODE_MAX_RETRIES": "0",
-            "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.org", "GIT_COMMITTER_NAME": "Ada",
-            "GIT_COMMITTER_EMAIL": "ada@example.org", **extra}
+    variables = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "USER": "ada",
+                 "LOGNAME": "ada", "LANG": "C.UTF-8", "TERM": "xterm-256color", "SHELL": "/bin/bash", "TZ": "UTC",
+                 "ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": API_KEY,
+                 "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1",
+                 "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "CLAUDE_CODE_MAX_RETRIES": "0",
+                 "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.org", "GIT_COMMITTER_NAME": "Ada",
+                 "GIT_COMMITTER_EMAIL": "ada@example.org", **extra}
+    # An empty value in `extra` takes the variable out.
+    return {name: value for name, value in variables.items() if value}
 
 
 def run_scenario(scenario: Scenario, executable: Path, version: str, out: Path) -> None:
@@ -92,8 +94,9 @@ def run_scenario(scenario: Scenario, executable: Path, version: str, out: Path) 
         for name, words in scenario.files.items():
             (project / name).parent.mkdir(parents=True, exist_ok=True)
             (project / name).write_text(words, encoding="utf-8")
-        with ScriptedAPI() as api:
-            env = environment(home, api, scenario.env)
+        with ScriptedAPI(title=scenario.title) as api:
+            env = environment(home, api, {name: value.replace("@PROJECT@", str(project))
+                                          for name, value in scenario.env.items()})
             subprocess.run(["git", "init", "-q", "-b", "main", "--", str(project)], check=True, env=env)
             subprocess.run(["git", "-C", str(project), "add", "-A"], check=True, env=env)
             subprocess.run(["git", "-C", str(project), "commit", "-q", "-m", "Start tidewatch"], check=True, env=env)
@@ -165,7 +168,7 @@ def run_on_screen(run: Run, command: list[str], project: Path, home: Path, env: 
 def _placed(reply: Reply, project: Path) -> Reply:
     """The reply with @PROJECT@ (the project folder, unknown until the run) filled in."""
     blocks = json.loads(json.dumps(reply.blocks).replace("@PROJECT@", str(project)))
-    return Reply(tuple(blocks), reply.status, reply.to)
+    return Reply(tuple(blocks), reply.status, reply.to, reply.usage)
 
 
 def _first_session(home: Path) -> str:

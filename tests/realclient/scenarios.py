@@ -4,6 +4,10 @@ A scenario is a project folder's starting files and a list of CLI runs; each run
 gets (a prompt in `-p` mode, `--continue`, ...) and the replies the stub API gives, turn by turn, in order. All
 content is invented. tests/test_realclient.py reads these to know what each page must show: the prompts, the
 replies and the tool calls.
+
+A reply may name what it cannot know when written: `@PROJECT@` (the project folder, filled in by generate.py),
+`@PLAN_FILE@`, `@TASK_ID@` and `@CRON_ID@` (the plan file, the background command's and the scheduled prompt's
+ids Claude Code has just given the model, filled in by the stub: api_stub.LEARNT_FROM_REQUEST).
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from api_stub import Reply, text, thinking, tool
+from api_stub import Reply, text, thinking, tool, web_search
 
 ALL_TOOLS = ("Bash,Read,Write,Edit,Glob,Grep,TodoWrite,Agent,NotebookEdit,WebFetch,Skill,SlashCommand,"
              "ExitPlanMode,EnterPlanMode,ToolSearch,CronCreate,CronDelete,CronList,Monitor,TaskStop,SendMessage,"
@@ -58,6 +62,9 @@ class Scenario:
     shown_prompts: tuple[str, ...] = ()
     """Words the page must show as the user's (defaults to each run's -p prompt)."""
     env: dict[str, str] = field(default_factory=dict)
+    """Environment variables for Claude Code beyond generate.py's (an empty value takes one out)."""
+    title: str = "Tide table session"
+    """The name the model gives the session when Claude Code asks for one (interactive runs only)."""
 
     def replies_text(self) -> list[str]:
         return [block["text"] for run in self.runs for reply in run.replies for block in reply.blocks
@@ -74,6 +81,9 @@ class Scenario:
 def prompt(words: str, *replies: Reply, extra: tuple[str, ...] = ()) -> Run:
     return Run(("-p", words, "--allowedTools", ALL_TOOLS, *extra), tuple(replies))
 
+
+# A 1x1 PNG: the smallest image Claude Code takes as an image.
+PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
 TIDEWATCH = {
     "README.md": "# tidewatch\n\nPredicts the tide at Penzance from harmonic constants.\n",
@@ -211,19 +221,23 @@ SCENARIOS: tuple[Scenario, ...] = (
         "tools loaded on demand with ToolSearch: a scheduled prompt, a monitor, a worktree, a task list",
         (prompt(
             "Set up a reminder to check the tide tables every morning, and try the fix in a worktree",
-            Reply.of(tool("ToolSearch", query="select:CronCreate,CronList,Monitor,EnterWorktree,ExitWorktree,"
-                                              "TaskCreate,TaskUpdate", max_results=7)),
+            Reply.of(tool("ToolSearch", query="select:CronCreate,CronList,CronDelete,Monitor,EnterWorktree,"
+                                              "ExitWorktree,TaskCreate,TaskUpdate,TaskList,TaskGet",
+                          max_results=10)),
             Reply.of(tool("TaskCreate", subject="Schedule the morning check",
                           description="A cron prompt that checks the tide tables")),
             Reply.of(tool("CronCreate", cron="0 7 * * *", prompt="Check the tide tables for today",
                           recurring=True)),
             Reply.of(tool("CronList")),
+            Reply.of(tool("CronDelete", id="@CRON_ID@")),
             Reply.of(tool("TaskUpdate", taskId="1", status="completed")),
+            Reply.of(tool("TaskList")),
+            Reply.of(tool("TaskGet", taskId="1")),
             Reply.of(tool("Monitor", description="Watch the tide log", command="echo rising; echo falling",
                           timeout_ms=5000)),
             Reply.of(tool("EnterWorktree", **{"name": "tide-fix"})),
             Reply.of(tool("ExitWorktree", action="remove", discard_changes=True)),
-            Reply.of(text("The morning check is scheduled, and the worktree is cleaned up.")),
+            Reply.of(text("The morning check was scheduled, tried and cancelled, and the worktree is cleaned up.")),
         ),),
         files=TIDEWATCH,
     ),
@@ -245,5 +259,119 @@ SCENARIOS: tuple[Scenario, ...] = (
         )),),
         files=TIDEWATCH,
         shown_prompts=("Plan the cos_hour fix", "Use math.cos directly, not a helper"),
+    ),
+    Scenario(
+        "agent-team",
+        "agent teams: a named background agent, then a SendMessage to it by name while it works",
+        (prompt(
+            "Start a tide reader, then tell it which port to check",
+            Reply.of(tool("ToolSearch", query="select:SendMessage", max_results=1)),
+            Reply.of(text("I'll start a tide reader and brief it by message."),
+                     tool("Agent", subagent_type="general-purpose", name="tide-reader",
+                          description="Read the tide tables",
+                          prompt="You are the tide reader. Wait for a message naming the port, then report "
+                                 "its high water from NOTES.txt.",
+                          run_in_background=True)),
+            # The reader waits a moment, so that the message finds it still working.
+            Reply.of(tool("Bash", command="sleep 4", description="Wait for the port"), to="You are the tide reader"),
+            Reply.of(tool("SendMessage", to="tide-reader", summary="Port to check",
+                          message="Check **Penzance** first.\n\n- read NOTES.txt\n- report high water")),
+            Reply.of(text("The tide reader has its port; I'll pass on its report.")),
+            Reply.of(tool("Read", file_path="@PROJECT@/NOTES.txt"), to="You are the tide reader"),
+            Reply.of(text("## Penzance\n\nFrom NOTES.txt:\n\n- high water at 06:12\n- low water at 12:25"),
+                     to="You are the tide reader"),
+            Reply.of(text("The tide reader reports high water at Penzance at 06:12.")),
+        ),),
+        files=TIDEWATCH,
+        env={"CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS": "1"},
+    ),
+    Scenario(
+        "ai-title",
+        "an interactive session that Claude Code names itself: it asks the model for a title (ai-title)",
+        (Run((), (Reply.of(text("It computes the tide height in metres for a given hour.")),), screen=(
+            say("What does tides.py compute?", wait_for="auto mode on"),
+            Step("for a given hour."),
+        )),),
+        files=TIDEWATCH,
+        shown_prompts=("What does tides.py compute?",),
+        # Claude Code asks for a title only when it may send requests beyond the conversation.
+        env={"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": ""},
+        title="Tide height formula",
+    ),
+    Scenario(
+        "more-tools",
+        "the other kinds of tool: a notebook edit, a skill, a command in the background and its notification, "
+        "another one stopped with TaskStop, "
+        "a web search the API runs itself, and reasoning kept only as its signature",
+        (prompt(
+            "Update the tide notebook, use the tide-table skill, log the tide in the background and look up "
+            "the tables online",
+            Reply.of(thinking(""), text("First the notebook."),
+                     tool("Read", file_path="@PROJECT@/tides.ipynb")),
+            Reply.of(tool("NotebookEdit", notebook_path="@PROJECT@/tides.ipynb", cell_id="c1",
+                          new_source="print(height(6.2))", edit_mode="replace")),
+            Reply.of(tool("Skill", skill="tide-table", args="Penzance")),
+            Reply.of(tool("Bash", command="sleep 1; echo tide logged", description="Log the tide",
+                          run_in_background=True)),
+            Reply.of(tool("Bash", command="sleep 600", description="Watch the harbour", run_in_background=True)),
+            Reply.of(tool("TaskStop", task_id="@TASK_ID@")),
+            Reply.of(*web_search("Penzance tide tables", ("Penzance tide times", "https://tides.example.org/penzance")),
+                     text("Tide tables for Penzance are at tides.example.org.")),
+            Reply.of(text("The tide log finished: tide logged.")),
+        ),),
+        files={**TIDEWATCH, "tides.ipynb": json.dumps({
+            "cells": [{"cell_type": "code", "id": "c1", "metadata": {}, "execution_count": None, "outputs": [],
+                       "source": ["print(height(6))"]}],
+            "metadata": {}, "nbformat": 4, "nbformat_minor": 5}),
+               ".claude/skills/tide-table/SKILL.md": (
+                   "---\nname: tide-table\ndescription: Print a tide table for a port\n---\n"
+                   "Print the day's high and low water for the port named in the arguments.\n")},
+    ),
+    Scenario(
+        "pasted-image",
+        "a prompt with an image pasted into it (stream-json input, as the SDK and IDEs send it)",
+        (Run(("-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"),
+             (Reply.of(text("The chart shows one tide gauge reading.")),),
+             stdin=json.dumps({"type": "user", "message": {"role": "user", "content": [
+                 {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PIXEL_PNG}},
+                 {"type": "text", "text": "What does this tide chart show?"}]}}) + "\n"),),
+        files=TIDEWATCH,
+        shown_prompts=("What does this tide chart show?",),
+    ),
+    Scenario(
+        "plan-edited",
+        "interactive plan mode: the user edits the plan in their editor (ctrl+g), then approves it",
+        (Run(("--permission-mode", "plan"), (
+            Reply.of(tool("Write", file_path="@PLAN_FILE@",
+                          content="# Fix the tide formula\n\n1. Define cos_hour\n2. Add a test\n")),
+            Reply.of(text("Here is my plan."), tool("ExitPlanMode")),
+            Reply.of(text("Approved with your edit. I'll make the change now.")),
+        ), screen=(
+            say("Plan the cos_hour fix", wait_for="plan mode on"),
+            Step("ctrl+g to edit", keys=("C-g",)),
+            Step("doctest for Penzance", keys=("Enter",)),
+            Step("I'll make the change now."),
+        )),),
+        files={**TIDEWATCH, ".editor.sh": "sed -i 's/Add a test/Add a doctest for Penzance/' \"$1\"\n"},
+        shown_prompts=("Plan the cos_hour fix",),
+        env={"EDITOR": "sh @PROJECT@/.editor.sh", "VISUAL": "sh @PROJECT@/.editor.sh"},
+    ),
+    Scenario(
+        "ask-user",
+        "interactive: Claude asks the user a question with choices (AskUserQuestion), and the user picks one",
+        (Run(("--permission-mode", "acceptEdits", "--allowedTools", ALL_TOOLS), (
+            Reply.of(text("One thing first."), tool("AskUserQuestion", questions=[{
+                "question": "Which port should the tide table cover?", "header": "Port",
+                "options": [{"label": "Penzance", "description": "The harbour in the README"},
+                            {"label": "Newlyn", "description": "The tide gauge next door"}],
+                "multiSelect": False}])),
+            Reply.of(text("Penzance it is; the table will cover it.")),
+        ), screen=(
+            say("Make a tide table", wait_for="accept edits"),
+            Step("Which port should the tide table cover?", keys=("Enter",)),
+            Step("the table will cover it."),
+        )),),
+        files=TIDEWATCH,
+        shown_prompts=("Make a tide table",),
     ),
 )

@@ -417,18 +417,59 @@ def send_message(call: ToolCall, context: ToolContext) -> ToolView:
         blocks.append(f"To {'every agent of the team' if recipient == '*' else inline_code(recipient)}")
     if kind and kind != "message":
         blocks.append(f"Kind: {inline_code(kind)}")
+    request = _team_request(message)
     if isinstance(message, str) and message.strip():
         blocks.extend([label("Message"), Prose(prose(message))])
+    elif request:
+        blocks.append(Prose(prose(request)))
     elif message not in (None, ""):
         blocks.extend([label("Message"), json_block(message)])
-    blocks.extend(output_block(call, context))
-    target = summary or _first_line(message if isinstance(message, str) else "", 80)
+    answer, delivered = _answer_sentence(result_text(call))
+    if answer:
+        failed = not delivered or bool(call.result and call.result.is_error)
+        blocks.extend([label("Error" if failed else "Output"), Prose(prose(answer))])
+    else:
+        blocks.extend(output_block(call, context))
+    target = summary or _first_line(message if isinstance(message, str) else request, 80)
     return ToolView(f"Message to {recipient}" if recipient else "Message", target, tuple(blocks))
+
+
+_TEAM_REQUESTS = {"shutdown_request": "Asks the agent to shut down", "shutdown_response": "Answers a shutdown request",
+                  "plan_approval_response": "Answers a plan sent for approval"}
+
+
+def _team_request(message: Any) -> str:
+    """A message that is a request between agents of a team ({"type": "shutdown_request", ...}), in words."""
+    if not isinstance(message, dict) or _text(message.get("type")) not in _TEAM_REQUESTS:
+        return ""
+    said = _TEAM_REQUESTS[_text(message.get("type"))]
+    if isinstance(message.get("approve"), bool):
+        said += ": approved" if message["approve"] else ": declined"
+    reason = _text(message.get("reason")) or _text(message.get("feedback"))
+    return f"{said}. {reason}" if reason else f"{said}."
+
+
+def _answer_sentence(result: str) -> tuple[str, bool]:
+    """Claude Code's JSON answer to a SendMessage or a TaskStop, `{"success": true, "message": "Message
+    queued ..."}`: the first sentence of its message (the rest tells the model what to do next), and whether
+    it did what was asked."""
+    try:
+        answer = json.loads(result)
+    except ValueError:
+        return "", False
+    said = answer.get("message") if isinstance(answer, dict) else None
+    if not isinstance(said, str) or not said.strip():
+        return "", False
+    return re.split(r"(?<=[.!?])\s", said.strip(), maxsplit=1)[0], answer.get("success") is not False
 
 
 @renders("TaskStop")
 def task_stop(call: ToolCall, context: ToolContext) -> ToolView:
     task_id = _text(call.input.get("task_id")) or _text(call.input.get("shell_id"))
+    answer, stopped = _answer_sentence(result_text(call))
+    if answer:
+        failed = not stopped or bool(call.result and call.result.is_error)
+        return ToolView("Stop task", task_id, (label("Error" if failed else "Output"), Prose(prose(answer))))
     return ToolView("Stop task", task_id, output_block(call, context))
 
 
@@ -503,19 +544,20 @@ def worktree(call: ToolCall, context: ToolContext) -> ToolView:
     return ToolView("Leave worktree", target, output_block(call, context))
 
 
-@renders("WebSearch")
+@renders("WebSearch", "web_search")
 def web_search(call: ToolCall, context: ToolContext) -> ToolView:
-    return ToolView("WebSearch", _text(call.input.get("query")), output_block(call, context))
+    """Claude Code's tool, or the search the API runs itself (`server_tool_use` named `web_search`)."""
+    return ToolView(call.name, _text(call.input.get("query")), output_block(call, context))
 
 
-@renders("WebFetch")
+@renders("WebFetch", "web_fetch")
 def web_fetch(call: ToolCall, context: ToolContext) -> ToolView:
     prompt = _text(call.input.get("prompt"))
     blocks: list[Block | str] = [label("Prompt"), Prose(prose(prompt))] if prompt else []
     text = result_text(call)
     if text.strip():
         blocks.append(Prose(prose(text)) if not (call.result and call.result.is_error) else Code(text, "text", kind="output"))
-    return ToolView("WebFetch", _text(call.input.get("url")), tuple(blocks))
+    return ToolView(call.name, _text(call.input.get("url")), tuple(blocks))
 
 
 ANSWER_IN_TEXT = re.compile(r'"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"')
