@@ -298,7 +298,7 @@ def test_a_plan_approved_after_edits_says_so_and_shows_the_edited_plan(tmp_path)
     plan = _page(out).select_one(".plan")
     assert "approved after your edits" in plan.get_text()
     assert "keep the old one behind a flag" in plan.get_text()
-    assert "approved after your edits" in _markdown(out)
+    assert "**Plan** · approved · after your edits" in _markdown(out)
 
 
 def test_a_plan_approved_unedited_is_plainly_approved(tmp_path):
@@ -309,6 +309,7 @@ def test_a_plan_approved_unedited_is_plainly_approved(tmp_path):
                     assistant(text("Go.")))
     plan = _page(_build(tmp_path, {f"{SESSION_ID}.jsonl": entries})).select_one(".plan")
     assert "approved by the user" in plan.get_text() and "edits" not in plan.get_text()
+    assert "approved approved" not in " ".join(plan.get_text().split())  # the status is said once
 
 
 # -- 9. Harmless new fields and <synthetic> --------------------------------------------------------------

@@ -250,6 +250,7 @@ def test_the_events_are_the_ones_the_page_shows(examples_export, examples_shown_
                 assert {calls[i] for i in set(calls) - on_page} <= {"TaskList", "TaskGet"}, key
             # The figures count each call once, by its tool; a result with no call is shown, not counted.
             counted = Counter(name for name in calls.values() if name != UNKNOWN_TOOL)
+            counted.update(e["tool"] for e in events if e["type"] == "plan" and e["tool"])  # ExitPlanMode's calls
             assert counted == {t["name"]: t["calls"] for t in document["session"]["figures"]["tools"]}, key
             typed = [e for e in events if e["type"] == "prompt" and not e["by_agent"] and not e.get("hidden")]
             assert len(typed) == document["session"]["figures"]["prompts"], key

@@ -229,7 +229,7 @@ def event_json(event: Event) -> dict[str, Any]:
     elif isinstance(event, Plan):
         found = {"type": "plan", "id": event.anchor, "time": event.timestamp or None, "text": event.text,
                  "status": str(event.status), "decision": event.decision.value, "how": event.how or None,
-                 "feedback": event.feedback or None}
+                 "feedback": event.feedback or None, "tool": event.tool or None}
     elif isinstance(event, SlashCommand):
         found = {"type": "slash_command", "id": event.anchor, "time": event.timestamp or None, "name": event.name,
                  "args": event.args, "output": event.output or None}

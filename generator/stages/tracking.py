@@ -45,7 +45,8 @@ PLAN_REJECTED = re.compile(r"rejected|doesn't want to proceed", re.I)
 PLAN_FEEDBACK = "the user said:"
 # The plan as the user edited it before approving, at the end of ExitPlanMode's answer (2.1.1xx).
 EDITED_PLAN = re.compile(r"^#+ *Approved Plan \(edited by user\):? *\n", re.M)
-PLAN_APPROVED_EDITED = "approved after your edits"
+PLAN_APPROVED_EDITED = "after your edits"
+"""How a plan was approved, after its status (`Plan approved after your edits`): the status is not repeated."""
 
 TASK_TOOLS = frozenset({"TaskCreate", "TaskUpdate"})
 
@@ -159,7 +160,7 @@ def plan_of(call: ToolCall) -> Plan:
     if call.result is None:
         decision, how = PlanDecision.NO_ANSWER, "no answer in this session"
     elif PLAN_APPROVED.search(result):
-        status, how = PlanStatus.APPROVED, "approved by the user"
+        status, how = PlanStatus.APPROVED, "by the user"
         structured = call.result.structured if isinstance(call.result.structured, dict) else {}
         edited_heading = EDITED_PLAN.search(result)
         if structured.get("planWasEdited") is True or edited_heading is not None:
@@ -170,7 +171,7 @@ def plan_of(call: ToolCall) -> Plan:
             elif edited_heading is not None and result[edited_heading.end():].strip():
                 plan_text = result[edited_heading.end():]
     elif PLAN_REJECTED.search(result):
-        status, how = PlanStatus.REJECTED, "rejected by the user"
+        status, how = PlanStatus.REJECTED, "by the user"
         said = result.split(PLAN_FEEDBACK, 1)
         feedback = said[1].strip() if len(said) == 2 else ""
     else:
