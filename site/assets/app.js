@@ -410,6 +410,10 @@
   if (hidden.length) root.dataset.hide = hidden.join(" ");
 
   document.addEventListener("DOMContentLoaded", function () {
+    // On a phone the commits a session made start folded: its first prompt is then on the first screen.
+    if (window.matchMedia && window.matchMedia("(max-width: 600px)").matches) {
+      document.querySelectorAll("details.commits-made[open]").forEach(function (list) { list.open = false; });
+    }
     // A bundle holds one box per session: every box is shown, and they all say the same.
     var viewBoxes = document.querySelectorAll(".view-box");
     if (!viewBoxes.length) return;
