@@ -721,7 +721,9 @@ def test_cli_an_empty_jsonl_file(runner: CliRunner, tmp_path: Path, command: str
     out = tmp_path / "out"
     result = runner.invoke(main, [command, str(empty), "-o", str(out)])
     assert result.exit_code == 0, result.output
-    assert result.output.strip() == f"0 sessions, {pages} page{'s' if pages != 1 else ''} -> {out}"
+    summary, *rest = result.output.strip().splitlines()
+    assert summary == f"0 sessions, {pages} page{'s' if pages != 1 else ''} -> {out}"
+    assert all(line.startswith("vault: ") for line in rest)  # where the vault keeps the log, said once
     assert (out / "index.html").is_file() == (command == "build")
 
 

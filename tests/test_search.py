@@ -225,6 +225,7 @@ def test_a_word_list_in_many_blocks_finds_the_same_documents(coding_site, tmp_pa
 def test_a_damaged_word_list_leaves_out_only_its_own_file(coding_site, tmp_path, caplog, monkeypatch):
     # The command line stops its logger's records from reaching the root, where caplog listens.
     monkeypatch.setattr(logging.getLogger("sessionsite"), "propagate", True)
+    caplog.set_level(logging.WARNING, logger="sessionsite")  # a `-q` run before this one left it at ERROR
     site = tmp_path / "site"
     shutil.copytree(coding_site, site)
     lists = sorted((site / urls.SEARCH_WORDS_FOLDER).glob("*.txt.gz"))
