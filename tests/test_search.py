@@ -49,7 +49,11 @@ def documents(site: Path) -> list[list]:
 # A small archive of coding sessions in two projects: the words searched for sit in a prompt, a reply, a
 # command, a path, a tool output, a long output past where its page stops showing it, and hostile HTML.
 LEDGER_CWD = "/Users/grace/work/ledger"
-LONG_OUTPUT = "".join(f"line {number}: all quiet on gauge {number}\n" for number in range(6000))
+# Past what the page shows of an output (tools.INLINE_OUTPUT_LIMIT), within what is searched of it.
+LONG_OUTPUT = "".join(f"line {number}: all quiet on gauge {number}\n" for number in range(1500))
+# Longer than what is searched of a text (search.SEARCHED_CHARACTERS).
+HUGE_OUTPUT = ("nearstartword begins the dump\n" + "".join(f"row {number} steady\n" for number in range(8000))
+               + "farbeyondword ends it\n")
 HOSTILE = 'hostilemarker <img src=x onerror="alert(1)"> <script>alert(2)</script> </span><b>bold</b>'
 
 
@@ -69,6 +73,8 @@ def tidewatch_session() -> list[dict]:
         tool_result("toolu_01Grep", "No matches found"),
         assistant(tool_use("Bash", {"command": "tidewatch replay --all"}, long_run)),
         tool_result(long_run, LONG_OUTPUT + "Error: deepwombat exploded at the very end\n"),
+        assistant(tool_use("Bash", {"command": "tidewatch dump"}, "toolu_01Huge")),
+        tool_result("toolu_01Huge", HUGE_OUTPUT),
         assistant(tool_use("Bash", {"command": "cat notes.html"}, hostile)),
         tool_result(hostile, HOSTILE),
         assistant(text("The module quokkameter is missing from the environment: install it and rerun.")),
@@ -144,6 +150,28 @@ def test_a_long_output_is_indexed_whole_and_its_excerpt_shows_the_trouble(coding
     assert "deepwombat" not in page  # the page shows the output's start only; the index has all of it
     assert "Error: deepwombat exploded" in rows[0][4]
     assert len(rows[0][4]) < 2 * search.EXCERPT_CHARACTERS
+
+
+def test_a_very_long_text_is_searched_as_far_as_the_cap_and_says_it_goes_on(coding_site):
+    assert len(HUGE_OUTPUT) > 1.5 * search.SEARCHED_CHARACTERS
+    rows = found(coding_site, "nearstartword")
+    assert [row[2] for row in rows] == ["output"]
+    assert rows[0][4].startswith("nearstartword begins the dump") and rows[0][4].endswith(" …")
+    assert found(coding_site, "farbeyondword") == []
+    meta = json.loads(load_script(coding_site / urls.SEARCH_INDEX, "index"))
+    assert meta["searched"] == search.SEARCHED_CHARACTERS  # what app.js tells a query that finds nothing
+
+
+def test_the_searched_part_of_a_long_text_ends_between_words():
+    cap = search.SEARCHED_CHARACTERS
+    words = "alpha " * (cap // 6) + "straddling" + " omega" * 100
+    part = search.searched_part(words)
+    assert len(part) <= cap and part.endswith("alpha") and "straddl" not in part
+    # Lines and tabs are places to cut too; a text without any is cut at the cap.
+    assert search.searched_part("ab\n" * cap).endswith("ab")
+    assert search.searched_part("x" * (2 * cap)) == "x" * cap
+    assert search.searched_part("short text") == "short text"
+    assert search.terms(search.searched_part(words)) == {"alpha"}
 
 
 def test_excerpts_keep_short_texts_and_the_telling_words_of_long_ones():
