@@ -185,7 +185,7 @@ class _ByteLines:
     UTF-8 line is handed on as the bytes it is. `BufferedReader.readline` ends lines at `\n` only; a lone
     `\r` is rare (old Mac tools), so a piece is split at it only when one is there."""
 
-    def __init__(self, buffered: io.BufferedReader):
+    def __init__(self, buffered: io.BufferedReader[Any]):
         self.buffered = buffered
         self.held = b""
         """What was read past a lone `\r`: the start of the next line."""
@@ -225,7 +225,7 @@ def _rest_of_long_line(text: io.TextIOWrapper | _ByteLines, start: str | bytes, 
     size, ending = size_of(start), 0
     while piece := text.readline(_PIECE):
         size += size_of(piece)
-        if piece.endswith((b"\n", b"\r") if isinstance(piece, bytes) else ("\n", "\r")):
+        if piece.endswith(b"\n") or piece.endswith(b"\r") if isinstance(piece, bytes) else piece.endswith(("\n", "\r")):
             ending = size_of(piece) - size_of(stripped(piece))
             break
     whole = LineInFile(path, offset + skip, size - ending - skip, codec, identity)
