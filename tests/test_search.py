@@ -51,8 +51,10 @@ def documents(site: Path) -> list[list]:
 LEDGER_CWD = "/Users/grace/work/ledger"
 # Past what the page shows of an output (tools.INLINE_OUTPUT_LIMIT), within what is searched of it.
 LONG_OUTPUT = "".join(f"line {number}: all quiet on gauge {number}\n" for number in range(1500))
-# Longer than what is searched of a text (search.SEARCHED_CHARACTERS).
-HUGE_OUTPUT = ("nearstartword begins the dump\n" + "".join(f"row {number} steady\n" for number in range(8000))
+# Longer than what is searched of a text (search.SEARCHED_CHARACTERS), with a word only past what is excerpted
+# (search.EXCERPTED_CHARACTERS) and one only past what is searched.
+HUGE_OUTPUT = ("nearstartword begins the dump\n" + "".join(f"row {number} steady\n" for number in range(20_000))
+               + "midwayword, in the middle\n" + "".join(f"row {number} steady\n" for number in range(60_000))
                + "farbeyondword ends it\n")
 HOSTILE = 'hostilemarker <img src=x onerror="alert(1)"> <script>alert(2)</script> </span><b>bold</b>'
 
@@ -153,10 +155,12 @@ def test_a_long_output_is_indexed_whole_and_its_excerpt_shows_the_trouble(coding
 
 
 def test_a_very_long_text_is_searched_as_far_as_the_cap_and_says_it_goes_on(coding_site):
-    assert len(HUGE_OUTPUT) > 1.5 * search.SEARCHED_CHARACTERS
+    assert HUGE_OUTPUT.index("midwayword") > 2 * search.EXCERPTED_CHARACTERS
+    assert HUGE_OUTPUT.index("farbeyondword") > search.SEARCHED_CHARACTERS
     rows = found(coding_site, "nearstartword")
     assert [row[2] for row in rows] == ["output"]
     assert rows[0][4].startswith("nearstartword begins the dump") and rows[0][4].endswith(" …")
+    assert found(coding_site, "midwayword") == rows  # past the excerpted start, still searched
     assert found(coding_site, "farbeyondword") == []
     meta = json.loads(load_script(coding_site / urls.SEARCH_INDEX, "index"))
     assert meta["searched"] == search.SEARCHED_CHARACTERS  # what app.js tells a query that finds nothing
@@ -172,6 +176,17 @@ def test_the_searched_part_of_a_long_text_ends_between_words():
     assert search.searched_part("x" * (2 * cap)) == "x" * cap
     assert search.searched_part("short text") == "short text"
     assert search.terms(search.searched_part(words)) == {"alpha"}
+    assert search.searched_part("one two three", limit=9) == "one two"
+
+
+def test_a_long_texts_terms_are_all_its_words_up_to_the_cap_however_they_repeat():
+    repeated = "".join(f"step {number % 50} of the_run: ok\n" for number in range(20_000)) + "Größe 潮汐 tail-word\n"
+    assert len(repeated) > 4 * search.EXCERPTED_CHARACTERS
+    text = search.indexed(repeated)
+    assert text.cut and text.terms == search.terms(repeated)
+    assert "größe" in text.terms and "größe" not in text.excerpted
+    short = search.indexed("  A short\n\ntext  ")
+    assert (short.flat, short.cut, short.terms) == ("A short text", False, {"short", "text"})
 
 
 def test_excerpts_keep_short_texts_and_the_telling_words_of_long_ones():

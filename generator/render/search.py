@@ -19,7 +19,7 @@ the pages hold and nothing they redact: a session's title, a prompt, a reply, a 
 and of each tool call its command (a shell command, a pattern, a query), the path it read or changed,
 code it wrote or changed, and its output. Of each text the first `SEARCHED_CHARACTERS` are indexed (of a
 long text the page shows the start, and the note linking the rest carries more of it, `Prose.unshown`):
-what lies past that in a very long text (a log, a dump) is not found.
+what lies past that in a text of megabytes (a log, a dump) is not found.
 
 Each input file also leaves `search/words/<file>.txt.gz`, its own inverted index, already in the shards'
 encoding and cut by shard: the term shards are put together from these on every build, so files kept from
@@ -63,11 +63,15 @@ EXCERPT_CHARACTERS = 480
 the places where words of trouble ("Error", "Traceback", "failed"...) and then its longest words first
 occur (an error, a name, a path: the words people search for), so that a snippet can show the words a
 query found."""
-SEARCHED_CHARACTERS = 64_000
-"""Of each text, how much is indexed and excerpted: its first 64,000 characters, cut at a space. A longer
-text is a log, a dump or a generated file; splitting all of it into words was a third of the search
-stage's time (a build's megabytes of tool output), for words that almost always occur before the cut
-too. app.js says so when a query finds nothing."""
+EXCERPTED_CHARACTERS = 64_000
+"""Of each text, how much goes through the whole word pass (split into words in order, found again for
+the excerpt): its first 64,000 characters, cut at a space. Past that, a long text (a log, a dump, a
+generated file) was most of the search stage's time, for an excerpt that shows its start anyway."""
+SEARCHED_CHARACTERS = 1_000_000
+"""Of each text, how much is indexed: its words past `EXCERPTED_CHARACTERS` are found by a cheaper pass
+(each distinct run of non-spaces split once, so a log's repeated lines cost their first time), up to
+here; what lies past it (of a text of megabytes) is not found. app.js says so when a query finds
+nothing."""
 EXCERPT_START = 160
 EXCERPT_CONTEXT = 40
 """Characters kept on each side of a word in an excerpt's windows."""
@@ -117,14 +121,42 @@ def _terms_of_lowered(lowered: str) -> set[str]:
     return {word for word in set(_WORD.findall(lowered)) if 2 <= len(word) <= MAX_TERM_LENGTH}
 
 
-def searched_part(text: str) -> str:
-    """What the index holds of a text: all of it, or its first `SEARCHED_CHARACTERS` cut back to the last
+def searched_part(text: str, limit: int = SEARCHED_CHARACTERS) -> str:
+    """What the index holds of a text: all of it, or its first `limit` characters cut back to the last
     whitespace, so that no word is cut in two (a word longer than the whole part is cut where it ends)."""
-    if len(text) <= SEARCHED_CHARACTERS:
+    if len(text) <= limit:
         return text
-    part = text[:SEARCHED_CHARACTERS + 1]
+    part = text[:limit + 1]
     cut = max(part.rfind(" "), part.rfind("\n"), part.rfind("\t"))
-    return part[:cut] if cut > 0 else part[:SEARCHED_CHARACTERS]
+    return part[:cut] if cut > 0 else part[:limit]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedText:
+    """A text as the index takes it."""
+
+    flat: str
+    """The start of it that is excerpted (`EXCERPTED_CHARACTERS`), on one line."""
+    lowered: str
+    """`flat.lower()`."""
+    excerpted: set[str]
+    """The terms of `flat`."""
+    terms: set[str]
+    """The terms of all that is searched of the text (`SEARCHED_CHARACTERS`)."""
+    cut: bool
+    """Whether the text goes on past `flat`."""
+
+
+def indexed(text: str) -> IndexedText:
+    head = searched_part(text, EXCERPTED_CHARACTERS)
+    flat = " ".join(head.split())
+    lowered = flat.lower()
+    excerpted = _terms_of_lowered(lowered)
+    if len(head) == len(text):
+        return IndexedText(flat, lowered, excerpted, excerpted, cut=False)
+    rest = searched_part(text)[len(head):]
+    return IndexedText(flat, lowered, excerpted, excerpted | _terms_of_lowered(" ".join(set(rest.lower().split()))),
+                       cut=True)
 
 
 def shard_of(term: str, shards: int) -> int:
@@ -318,17 +350,14 @@ class FileSearchRecorder:
             self.add(title, page_path, document)
 
     def add(self, title: str, page_path: str, document: Document) -> None:
-        searched = searched_part(document.text)
         # Flattened and lowercased once: the terms and the excerpt are both taken from these.
-        flat = " ".join(searched.split())
-        if not flat:
+        text = indexed(document.text)
+        if not text.flat and not document.text.strip():
             return
         page_number = self.pages.setdefault(page_path, len(self.pages))
         title_number = self.titles.setdefault(title, len(self.titles))
-        lowered = flat.lower()
-        words = _terms_of_lowered(lowered)
-        shown = "" if document.kind == "session" else _excerpt(flat, lowered, words,
-                                                               more=len(searched) < len(document.text))
+        words = text.terms
+        shown = "" if document.kind == "session" else _excerpt(text.flat, text.lowered, text.excerpted, text.cut)
         self.rows.append([page_number, document.anchor, title_number, document.timestamp[:16], shown])
         self.kinds.append(_base36(KINDS.index(document.kind)))
         postings, number = self.postings, self.count
