@@ -137,6 +137,8 @@ INLINE_FAMILY = [
     "Setext\n---", "# h1", "###### h6", "####### h7", "***", "- - -", "1) x\n2) y", "3. x", "- a\n\n- b",
     "- a\n - b\n  - c", "> a\nlazy", "text\u2028more", "tab\there", "a\rb", "a\r\nb\r\n", "\u00a0lead",
     "e\u0301", "\ufeffbom", "emoji 🎉 and 𝒜", "`<b>`", "a <b", "a < b > c", "x<y", "<b", "</b>", "<b/>",
+    "&lt;div&gt; shown", "`<b>` and &lt;b>", "`<b>` and <b>", "&lt;http://x.y&gt;", "[x]: /u \"t\"", "para\n[x]: /u",
+    "a]: b", "`d[k]: v`", "[x]:\n/u", "[x]: <>", "\\[x]: /u", "    [x]: /u", "[x]: /u\n\n[x]",
 ]
 
 

@@ -7,14 +7,14 @@ GitHub's tables and strikethrough) but differ in what they write around them and
 rules of ours (render.py) that only markdown-it-py runs. So a text takes the fast path only when nothing
 in it reaches those, and what cmark-gfm writes is then put in markdown-it-py's words:
 
-- before parsing, a text goes to markdown-it-py if it may hold a link reference definition (`]:`), a
-  task list item (`[ ]`, `[x]` at a line's start), a strikethrough or a tilde fence (`~~`), or whitespace
-  other than ASCII's (which markdown-it-py strips in places where cmark-gfm keeps it) or a byte-order mark;
-- after, if cmark-gfm wrote a link, an image or dropped raw HTML; if its text outside code holds what
-  markdown-it's linkify may turn into a link (`//`, `@`, `www.`), what may be raw HTML or an autolink to
-  the other parser (`<` before a letter, `/`, `!` or `?`), or a link or image it did not make (`](`,
-  `][`): where code starts and ends the two agree (CommonMark's rules), elsewhere they may not; if
-  blocks or emphasis nest near
+- before parsing, a text goes to markdown-it-py if it may hold a task list item (`[ ]`, `[x]` at a line's
+  start), a strikethrough or a tilde fence (`~~`), or whitespace other than ASCII's (which markdown-it-py
+  strips in places where cmark-gfm keeps it) or a byte-order mark;
+- after, if cmark-gfm wrote a link, an image or dropped raw HTML, or took a link reference definition
+  (a `]:` is missing from its HTML); if its text outside code holds what markdown-it's linkify may turn
+  into a link (`//`, `@`, `www.`), a link or image it did not make (`](`, `][`), or, where the text has a
+  raw `<` that may start HTML or an autolink, a `<` shown as text (where code starts and ends the two
+  agree, as CommonMark's rules say; elsewhere they may not); if blocks or emphasis nest near
   `MAX_NESTING` levels deep (where markdown-it-py stops and cmark-gfm goes on); or if a code block's
   source line does not settle whether it is fenced or indented;
 - fenced code goes to the highlighter under a placeholder, as `_GuardedRenderer.fence` does, and a
@@ -49,8 +49,7 @@ _OPTIONS: Final = (0 if cmarkgfm is None else
 _EXTENSIONS: Final = ["table"]
 
 _BEFORE: Final = re.compile(
-    r"\]:"  # a link reference definition (each parser drops those it sees)
-    r"|~~"  # strikethrough (markdown-it's rules and cmark-gfm's differ at the edges) and ~~~ fences
+    r"~~"  # strikethrough (markdown-it's rules and cmark-gfm's differ at the edges) and ~~~ fences
     r"|(?m:^[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t>]*)*\[[ xX]\])"  # a task list item
     # Whitespace beyond ASCII's space, tab and line breaks: markdown-it-py strips a paragraph, a heading or
     # a cell with Python's str.strip, which takes these too (a leading no-break space), cmark-gfm does not.
@@ -59,9 +58,11 @@ _BEFORE: Final = re.compile(
 _AFTER: Final = re.compile(r"<a |<img |<!-- raw HTML omitted -->")
 _OUTSIDE_CODE: Final = re.compile(
     r"//|@|www\."  # what markdown-it's linkify may make a link of
-    r"|&lt;[A-Za-z/!?]"  # what either parser may read as raw HTML or an autolink
     r"|\]\(|\]\["  # a link or an image cmark-gfm did not make (the other one may have)
     , re.IGNORECASE)
+_TAG_START: Final = re.compile(r"<[A-Za-z/!?]")
+"""What starts raw HTML or an autolink; an entity (`&lt;`, as the markdown stage escapes `<`) never does."""
+_TAG_START_SHOWN: Final = re.compile(r"&lt;[A-Za-z/!?]")
 _CODE: Final = re.compile(r"<code[ >].*?</code>", re.DOTALL)
 _SOURCEPOS: Final = re.compile(r' data-sourcepos="(\d+):(\d+)-\d+:\d+"')
 _PRE: Final = re.compile(
@@ -89,7 +90,10 @@ def render(text: str, highlight: Highlighter, code_blocks: list[str], placeholde
     if cmarkgfm is None or _BEFORE.search(text):
         return None
     markup: str = cmarkgfm.markdown_to_html_with_extensions(text, _OPTIONS, _EXTENSIONS)
-    if _AFTER.search(markup) or _OUTSIDE_CODE.search(_CODE.sub("", markup)):
+    if _AFTER.search(markup) or markup.count("]:") != text.count("]:"):
+        return None  # a link, an image, raw HTML, or a link reference definition cmark-gfm took
+    outside_code = _CODE.sub("", markup)
+    if _OUTSIDE_CODE.search(outside_code) or _TAG_START.search(text) and _TAG_START_SHOWN.search(outside_code):
         return None
     if sum(map(markup.count, _NESTING_OPENERS)) >= _NESTING_SUSPECT and _too_deep(markup):
         return None
