@@ -176,3 +176,13 @@ def test_builds_switch_off_markdown_its_debug_lines_and_put_them_back(caplog):
         assert any(record.name.startswith("markdown_it") for record in caplog.records)
     finally:
         rules.setLevel(logging.NOTSET)
+
+
+def test_large_shapes_render_the_same_or_go_to_markdown_it():
+    """Where either parser has a limit of its own (cells a table may have, runs of delimiters, list length)."""
+    texts = ["1" * 20_000, "*" * 10_000, "**a " * 2_000 + "b", "_a" * 5_000, "a\n" * 5_000, "- a\n" * 2_000,
+             "|a" * 500 + "\n|" + "-|" * 500 + "\n" + "|b" * 500, "| a |\n|---|\n" + "| x |\n" * 2_000,
+             "> " * 200 + "deep", "- " * 200 + "deep", "`" * 3_000 + "x" + "`" * 2_999]
+    differing, taken = differences(texts)
+    assert differing == []
+    assert taken > 0
