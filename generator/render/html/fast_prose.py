@@ -52,7 +52,8 @@ _BEFORE: Final = re.compile(
     r"~~"  # strikethrough (markdown-it's rules and cmark-gfm's differ at the edges) and ~~~ fences
     r"|(?m:^[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t>]*)*\[[ xX]\])"  # a task list item
     # Whitespace beyond ASCII's space, tab and line breaks: markdown-it-py strips a paragraph, a heading or
-    # a cell with Python's str.strip, which takes these too (a leading no-break space), cmark-gfm does not.
+    # a cell with Python's str.strip, which takes these too (a leading no-break space), cmark-gfm does not;
+    # and a byte-order mark, which cmark-gfm drops at the start.
     "|[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
 )
 _AFTER: Final = re.compile(r"<a |<img |<!-- raw HTML omitted -->")

@@ -1,4 +1,5 @@
-"""Markdown -> safe HTML: markdown-it-py, Pygments for code, nh3 for the final allowlist.
+"""Markdown -> safe HTML: markdown-it-py (and cmark-gfm where it writes the same bytes, `fast_prose`),
+Pygments for code, nh3 for the final allowlist.
 
 Three walls keep transcript content from becoming markup, each enough on its own for the common case:
 the markdown stage escapes transcript text; the renderer here outputs raw HTML only when it is one of
