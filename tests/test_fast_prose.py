@@ -21,6 +21,7 @@ from attacks import VECTORS
 from conftest import corpus_files
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 PLACEHOLDER = "\ue000sessionsite-code-0123456789abcdef:"
 
 pytestmark = pytest.mark.skipif(not fast_prose.available(), reason="cmarkgfm has no wheel for this platform")
@@ -71,6 +72,15 @@ def test_the_examples_prose_renders_the_same_through_either_parser(tmp_path, mon
     differing, taken = differences(texts)
     assert differing == []
     assert len(texts) > 300 and taken > 0.6 * len(texts)  # the fast path is the common one
+
+
+def test_the_recorded_client_sessions_prose_renders_the_same_through_either_parser(tmp_path, monkeypatch):
+    folders = tuple(sorted(FIXTURES.glob("realclient/*/projects")))
+    assert folders
+    texts = prose_of_build(folders, tmp_path / "site", monkeypatch)
+    differing, taken = differences(texts)
+    assert differing == []
+    assert texts and taken > 0
 
 
 def test_the_public_corpus_prose_renders_the_same_through_either_parser(public_corpus, tmp_path, monkeypatch):
