@@ -19,10 +19,11 @@ wall time, CPU time and memory:
   claude-code-log 1.7.0 (cold, then a rerun on its cache) and claude-code-transcripts 0.6 (cold; it keeps
   no cache). They read a hard-linked copy of the archive, so nothing they write lands in ours.
 
-`-v` then profiles two more builds in one process (`-j 1`, cProfile, into an output of their own): a cold
-build, and a rebuild after one more reply was appended to the largest session, and prints where their time
-went per stage (read, redact, interpret, link, markdown, markdown-it, highlighting, sanitising, templates,
-search, write), by `stages.py`.
+`-v` then measures two more builds in one process (`-j 1`, into outputs of their own): a cold build, and
+a rebuild after one more reply was appended to the largest session, each run twice, plainly (its wall and
+CPU time) and under cProfile, and prints where the time went per stage (read, redact, interpret, link,
+markdown, prose, highlighting, sanitising, templates, search, write) by `stages.py`: the profiled seconds,
+each stage's share, and that share of the plain run's CPU time (an estimate of the stage's CPU).
 
 "peak RSS" is the largest single process of the run (ru_maxrss from wait4, as /usr/bin/time -v gives);
 "tree PSS" is the largest sum over the whole process tree, sampled every 0.1 s, which is what parallel
@@ -521,26 +522,35 @@ def add_session_copy(session_path: Path, label: str) -> Path:
 # -- where the time goes (-v) ---------------------------------------------------------------------------
 
 def profile_stages(archive: Path, largest: Path, work: Path, args: argparse.Namespace) -> list[str]:
-    """A cold build and a rebuild after one appended reply, each profiled in one process."""
-    output = work / "site-profiled"
+    """A cold build and a rebuild after one appended reply, each run plainly (for its CPU time) and profiled,
+    into outputs of their own that see the same changes."""
     env = ours_env(args.ours_repo)
     lines = []
     for scenario, prepare in (("cold build", lambda: None),
                               ("one reply appended to the largest session",
                                lambda: append_reply(largest, "Profiled: one more reply."))):
         prepare()
+        base = [sys.executable, "-m", "generator", "build", str(archive), "-j", "1", "--no-vault"]
+        plain = Run("sessionsite", scenario, [*base, "-o", str(work / "site-plain")],
+                    work / "logs" / log_name("plain", scenario), work / "site-plain")
+        print(f"  -j 1, plain: {scenario} …", end=" ", flush=True)
+        measure(plain, env, work, args.timeout)
+        print(f"{plain.seconds:.1f} s, {number(plain.cpu_seconds)} CPU s" + ("" if plain.ok else " FAILED"), flush=True)
+        if not plain.ok:
+            report_failure(plain)
         profile = work / "logs" / f"profile-{log_name('sessionsite', scenario)[:-4]}.prof"
-        argv = [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "generator", "build", str(archive),
-                "-o", str(output), "-j", "1", "--no-vault"]
-        run = Run("sessionsite", scenario, argv, work / "logs" / log_name("profiled", scenario), output)
-        print(f"  profiling: {scenario} …", end=" ", flush=True)
+        argv = [sys.executable, "-m", "cProfile", "-o", str(profile), *base[1:], "-o", str(work / "site-profiled")]
+        run = Run("sessionsite", scenario, argv, work / "logs" / log_name("profiled", scenario), work / "site-profiled")
+        print(f"  -j 1, profiled: {scenario} …", end=" ", flush=True)
         measure(run, env, work, args.timeout)
         print(f"{run.seconds:.1f} s" + ("" if run.ok else " FAILED"), flush=True)
         if not run.ok:
             report_failure(run)
             continue
-        lines += [f"\n### Where the time went: {scenario} (`-j 1`, under cProfile: {run.seconds:.1f} s)\n",
-                  *stages.stage_table(str(profile))]
+        cpu = plain.cpu_seconds if plain.ok else None
+        heading = (f"\n### Where the time went: {scenario} (`-j 1`: {number(plain.seconds)} s, {number(cpu)} CPU s "
+                   f"plainly; {run.seconds:.1f} s under cProfile)\n")
+        lines += [heading, *stages.stage_table(str(profile), cpu_seconds=cpu)]
     return lines
 
 

@@ -1,15 +1,17 @@
 """Where a build's time went, per stage of the pipeline, from a cProfile profile of it.
 
     python3 -m cProfile -o build.prof -m generator build ARCHIVE -o OUT -j 1 --no-vault
-    python3 benchmarks/stages.py build.prof
+    python3 benchmarks/stages.py [--cpu SECONDS] build.prof
 
 Each function's own time (not counting what it calls) goes to the stage its module belongs to: ours by
 file (read, redact, interpret, link, markdown, the HTML parts, search, write), the libraries the HTML
-stage calls by package (markdown-it-py, Pygments, nh3, Jinja2). Time in code that belongs to no stage
+stage calls by package (markdown-it-py and cmark-gfm for prose, Pygments, nh3, Jinja2; markdown-it-py's
+block parse in the markdown stage's `escape.prose` counts as prose too). Time in code that belongs to no stage
 (built-ins such as `re` or `json`, the standard library) goes to the stage of the function that called
 it, followed up the costliest caller. cProfile slows Python code more than built-ins down, so the
-seconds are larger than a plain build's; the shares are what to read. `-j 1` keeps the work in the
-profiled process (workers are not profiled).
+seconds are larger than a plain build's; the shares are what to read, and `--cpu SECONDS` (the CPU time
+of the same build run without the profiler) spreads that time over the stages by their shares, as an
+estimate of each one's CPU. `-j 1` keeps the work in the profiled process (workers are not profiled).
 """
 
 from __future__ import annotations
@@ -38,15 +40,17 @@ OUR_STAGES = {
     "pages.py": "html: templates", "figures.py": "html: templates", "charts.py": "html: templates",
     "theme.py": "html: templates", "anchors.py": "html: templates", "quick_highlight.py": "html: highlighting",
     "bundle.py": "bundle",
+    "fast_prose.py": "html: prose",
 }
 LIBRARY_STAGES = {
-    "markdown_it": "html: markdown-it", "mdit_py_plugins": "html: markdown-it", "linkify_it": "html: markdown-it",
+    "markdown_it": "html: prose", "mdit_py_plugins": "html: prose", "linkify_it": "html: prose",
+    "cmarkgfm": "html: prose",
     "pygments": "html: highlighting",
     "nh3": "html: sanitising",
     "jinja2": "html: templates", "markupsafe": "html: templates",
     "orjson": "read",
 }
-STAGE_ORDER = ["read", "redact", "interpret", "link", "markdown", "html: markdown-it", "html: highlighting",
+STAGE_ORDER = ["read", "redact", "interpret", "link", "markdown", "html: prose", "html: highlighting",
                "html: sanitising", "html: templates", "search", "write", "write (vault)",
                "build (manifest, phases)", "bundle", "other"]
 
@@ -72,7 +76,7 @@ def stage_of(function: Function) -> str | None:
                 return "html: sanitising"
             if "highlight" in name or name == "_lexer":
                 return "html: highlighting"
-            return "html: markdown-it"
+            return "html: prose"
         if inside:
             return OUR_STAGES.get(inside[-1], "other")
     for package, stage in LIBRARY_STAGES.items():
@@ -115,23 +119,34 @@ def stage_seconds(stats: dict[Function, Any]) -> Counter[str]:
     return seconds
 
 
-def stage_table(profile_path: str, title: str = "") -> list[str]:
+def stage_table(profile_path: str, title: str = "", cpu_seconds: float | None = None) -> list[str]:
+    """The stages' profiled seconds and shares; with `cpu_seconds` (the unprofiled build's CPU time), each
+    stage's share of it too."""
     stats = pstats.Stats(profile_path).stats  # type: ignore[attr-defined]
     seconds = stage_seconds(stats)
     total = sum(seconds.values()) or 1.0
-    lines = [f"| stage{(' — ' + title) if title else ''} | profiled s | share |", "|---|---:|---:|"]
+    cpu_header, cpu_rule = (" | ≈ CPU s", "---:|") if cpu_seconds is not None else ("", "")
+    lines = [f"| stage{(' — ' + title) if title else ''} | profiled s | share{cpu_header} |", f"|---|---:|---:|{cpu_rule}"]
+
+    def cpu_cell(stage_seconds: float) -> str:
+        return f" {cpu_seconds * stage_seconds / total:.2f} |" if cpu_seconds is not None else ""
+
     for stage in sorted(seconds, key=lambda s: STAGE_ORDER.index(s) if s in STAGE_ORDER else len(STAGE_ORDER)):
         if seconds[stage] >= 0.005:
-            lines.append(f"| {stage} | {seconds[stage]:.2f} | {100 * seconds[stage] / total:.0f}% |")
-    lines.append(f"| total | {total:.2f} | 100% |")
+            lines.append(f"| {stage} | {seconds[stage]:.2f} | {100 * seconds[stage] / total:.0f}% |{cpu_cell(seconds[stage])}")
+    lines.append(f"| total | {total:.2f} | 100% |{cpu_cell(total)}")
     return lines
 
 
 def main() -> None:
-    if len(sys.argv) < 2:
+    arguments = sys.argv[1:]
+    cpu_seconds = None
+    if arguments[:1] == ["--cpu"] and len(arguments) > 1:
+        cpu_seconds, arguments = float(arguments[1]), arguments[2:]
+    if not arguments:
         sys.exit(__doc__)
-    for path in sys.argv[1:]:
-        print("\n".join(stage_table(path, path)) + "\n")
+    for path in arguments:
+        print("\n".join(stage_table(path, path, cpu_seconds)) + "\n")
 
 
 if __name__ == "__main__":

@@ -148,10 +148,12 @@ def _build_files(config: BuildConfig, progress: Progress | None, files: list[Ses
         return report
 
     from .phases import build_site  # the whole pipeline, loaded only when there is work to do
+    from .render.html.render import markdown_it_quiet
 
     staging = Staging(config.output)
     try:
-        report = build_site(staging, config, progress, files, theme, settings, previous, hashes)
+        with markdown_it_quiet():
+            report = build_site(staging, config, progress, files, theme, settings, previous, hashes)
         report.diagnostics[:0] = problems
         staging.commit()
         hashes.save()

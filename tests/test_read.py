@@ -292,3 +292,22 @@ def test_a_byte_order_mark_before_the_first_line_is_ignored(tmp_path: Path) -> N
     result = read_file(path)
     assert [item.data["uuid"] for item in result.items] == ["u1", "u2"]
     assert result.diagnostics == ()
+
+
+def test_lines_end_where_a_text_reader_ends_them_whatever_the_mix_of_endings_and_piece_size():
+    """The byte splitter against Python's own newline handling (a latin-1 text reader hands back each byte as
+    one character), on every file of up to seven bytes of `a`, CR and LF, read in pieces of one to five."""
+    import io
+    import itertools
+
+    from generator.stages.read import _ByteLines
+
+    for length in range(8):
+        for letters in itertools.product(b"a\r\n", repeat=length):
+            data = bytes(letters)
+            for limit in range(1, 6):
+                expected_reader = io.TextIOWrapper(io.BufferedReader(io.BytesIO(data)), encoding="latin-1", newline="")
+                expected = list(iter(lambda reader=expected_reader, size=limit: reader.readline(size), ""))
+                ours = _ByteLines(io.BufferedReader(io.BytesIO(data)))
+                got = list(iter(lambda reader=ours, size=limit: reader.readline(size), b""))
+                assert [piece.decode("latin-1") for piece in got] == expected, (data, limit)

@@ -49,7 +49,13 @@ def documents(site: Path) -> list[list]:
 # A small archive of coding sessions in two projects: the words searched for sit in a prompt, a reply, a
 # command, a path, a tool output, a long output past where its page stops showing it, and hostile HTML.
 LEDGER_CWD = "/Users/grace/work/ledger"
-LONG_OUTPUT = "".join(f"line {number}: all quiet on gauge {number}\n" for number in range(6000))
+# Past what the page shows of an output (tools.INLINE_OUTPUT_LIMIT), within what is searched of it.
+LONG_OUTPUT = "".join(f"line {number}: all quiet on gauge {number}\n" for number in range(1500))
+# Longer than what is searched of a text (search.SEARCHED_CHARACTERS), with a word only past what is excerpted
+# (search.EXCERPTED_CHARACTERS) and one only past what is searched.
+HUGE_OUTPUT = ("nearstartword begins the dump\n" + "".join(f"row {number} steady\n" for number in range(20_000))
+               + "midwayword, in the middle\n" + "".join(f"row {number} steady\n" for number in range(60_000))
+               + "farbeyondword ends it\n")
 HOSTILE = 'hostilemarker <img src=x onerror="alert(1)"> <script>alert(2)</script> </span><b>bold</b>'
 
 
@@ -69,6 +75,8 @@ def tidewatch_session() -> list[dict]:
         tool_result("toolu_01Grep", "No matches found"),
         assistant(tool_use("Bash", {"command": "tidewatch replay --all"}, long_run)),
         tool_result(long_run, LONG_OUTPUT + "Error: deepwombat exploded at the very end\n"),
+        assistant(tool_use("Bash", {"command": "tidewatch dump"}, "toolu_01Huge")),
+        tool_result("toolu_01Huge", HUGE_OUTPUT),
         assistant(tool_use("Bash", {"command": "cat notes.html"}, hostile)),
         tool_result(hostile, HOSTILE),
         assistant(text("The module quokkameter is missing from the environment: install it and rerun.")),
@@ -144,6 +152,41 @@ def test_a_long_output_is_indexed_whole_and_its_excerpt_shows_the_trouble(coding
     assert "deepwombat" not in page  # the page shows the output's start only; the index has all of it
     assert "Error: deepwombat exploded" in rows[0][4]
     assert len(rows[0][4]) < 2 * search.EXCERPT_CHARACTERS
+
+
+def test_a_very_long_text_is_searched_as_far_as_the_cap_and_says_it_goes_on(coding_site):
+    assert HUGE_OUTPUT.index("midwayword") > 2 * search.EXCERPTED_CHARACTERS
+    assert HUGE_OUTPUT.index("farbeyondword") > search.SEARCHED_CHARACTERS
+    rows = found(coding_site, "nearstartword")
+    assert [row[2] for row in rows] == ["output"]
+    assert rows[0][4].startswith("nearstartword begins the dump") and rows[0][4].endswith(" …")
+    assert found(coding_site, "midwayword") == rows  # past the excerpted start, still searched
+    assert found(coding_site, "farbeyondword") == []
+    meta = json.loads(load_script(coding_site / urls.SEARCH_INDEX, "index"))
+    assert meta["searched"] == search.SEARCHED_CHARACTERS  # what app.js tells a query that finds nothing
+
+
+def test_the_searched_part_of_a_long_text_ends_between_words():
+    cap = search.SEARCHED_CHARACTERS
+    words = "alpha " * (cap // 6) + "straddling" + " omega" * 100
+    part = search.searched_part(words)
+    assert len(part) <= cap and part.endswith("alpha") and "straddl" not in part
+    # Lines and tabs are places to cut too; a text without any is cut at the cap.
+    assert search.searched_part("ab\n" * cap).endswith("ab")
+    assert search.searched_part("x" * (2 * cap)) == "x" * cap
+    assert search.searched_part("short text") == "short text"
+    assert search.terms(search.searched_part(words)) == {"alpha"}
+    assert search.searched_part("one two three", limit=9) == "one two"
+
+
+def test_a_long_texts_terms_are_all_its_words_up_to_the_cap_however_they_repeat():
+    repeated = "".join(f"step {number % 50} of the_run: ok\n" for number in range(20_000)) + "Größe 潮汐 tail-word\n"
+    assert len(repeated) > 4 * search.EXCERPTED_CHARACTERS
+    text = search.indexed(repeated)
+    assert text.cut and text.terms == search.terms(repeated)
+    assert "größe" in text.terms and "größe" not in text.excerpted
+    short = search.indexed("  A short\n\ntext  ")
+    assert (short.flat, short.cut, short.terms) == ("A short text", False, {"short", "text"})
 
 
 def test_excerpts_keep_short_texts_and_the_telling_words_of_long_ones():

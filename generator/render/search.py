@@ -17,8 +17,9 @@ gigabytes must not make each page load one huge index, so the index is cut in th
 A document is one thing a page shows, taken from its blocks (`markdown.blocks`), so the index holds what
 the pages hold and nothing they redact: a session's title, a prompt, a reply, a plan, a thinking block,
 and of each tool call its command (a shell command, a pattern, a query), the path it read or changed,
-code it wrote or changed, and its output. Texts are indexed whole: of a long text the page shows the
-start, and the note linking the rest carries it (`Prose.unshown`).
+code it wrote or changed, and its output. Of each text the first `SEARCHED_CHARACTERS` are indexed (of a
+long text the page shows the start, and the note linking the rest carries more of it, `Prose.unshown`):
+what lies past that in a text of megabytes (a log, a dump) is not found.
 
 Each input file also leaves `search/words/<file>.txt.gz`, its own inverted index, already in the shards'
 encoding and cut by shard: the term shards are put together from these on every build, so files kept from
@@ -61,7 +62,16 @@ EXCERPT_CHARACTERS = 480
 """Of each document's text, what its result can show: all of a short text; of a longer one its start and
 the places where words of trouble ("Error", "Traceback", "failed"...) and then its longest words first
 occur (an error, a name, a path: the words people search for), so that a snippet can show the words a
-query found. The whole text is indexed."""
+query found."""
+EXCERPTED_CHARACTERS = 64_000
+"""Of each text, how much goes through the whole word pass (split into words in order, found again for
+the excerpt): its first 64,000 characters, cut at a space. Past that, a long text (a log, a dump, a
+generated file) was most of the search stage's time, for an excerpt that shows its start anyway."""
+SEARCHED_CHARACTERS = 1_000_000
+"""Of each text, how much is indexed: its words past `EXCERPTED_CHARACTERS` are found by a cheaper pass
+(each distinct run of non-spaces split once, so a log's repeated lines cost their first time), up to
+here; what lies past it (of a text of megabytes) is not found. app.js says so when a query finds
+nothing."""
 EXCERPT_START = 160
 EXCERPT_CONTEXT = 40
 """Characters kept on each side of a word in an excerpt's windows."""
@@ -104,7 +114,49 @@ break): a reader sees the character, or nothing."""
 def terms(text: str) -> set[str]:
     """The words of a text as the index keeps them: lower case, split at anything but a letter or a
     digit (so `snake_case` is two words), two to 32 characters. app.js splits a query the same way."""
-    return {word for word in set(_WORD.findall(text.lower())) if 2 <= len(word) <= MAX_TERM_LENGTH}
+    return _terms_of_lowered(text.lower())
+
+
+def _terms_of_lowered(lowered: str) -> set[str]:
+    return {word for word in set(_WORD.findall(lowered)) if 2 <= len(word) <= MAX_TERM_LENGTH}
+
+
+def searched_part(text: str, limit: int = SEARCHED_CHARACTERS) -> str:
+    """What the index holds of a text: all of it, or its first `limit` characters cut back to the last
+    whitespace, so that no word is cut in two (a word longer than the whole part is cut where it ends)."""
+    if len(text) <= limit:
+        return text
+    part = text[:limit + 1]
+    cut = max(part.rfind(" "), part.rfind("\n"), part.rfind("\t"))
+    return part[:cut] if cut > 0 else part[:limit]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedText:
+    """A text as the index takes it."""
+
+    flat: str
+    """The start of it that is excerpted (`EXCERPTED_CHARACTERS`), on one line."""
+    lowered: str
+    """`flat.lower()`."""
+    excerpted: set[str]
+    """The terms of `flat`."""
+    terms: set[str]
+    """The terms of all that is searched of the text (`SEARCHED_CHARACTERS`)."""
+    cut: bool
+    """Whether the text goes on past `flat`."""
+
+
+def indexed(text: str) -> IndexedText:
+    head = searched_part(text, EXCERPTED_CHARACTERS)
+    flat = " ".join(head.split())
+    lowered = flat.lower()
+    excerpted = _terms_of_lowered(lowered)
+    if len(head) == len(text):
+        return IndexedText(flat, lowered, excerpted, excerpted, cut=False)
+    rest = searched_part(text)[len(head):]
+    return IndexedText(flat, lowered, excerpted, excerpted | _terms_of_lowered(" ".join(set(rest.lower().split()))),
+                       cut=True)
 
 
 def shard_of(term: str, shards: int) -> int:
@@ -120,11 +172,15 @@ def excerpt(text: str, words: set[str] | None = None) -> str:
     else its start and, words of trouble first and then the longest, a window around the first place
     each occurs, in reading order, joined by " … ". `words`: the text's terms, when they are known."""
     flat = " ".join(text.split())
-    if len(flat) <= EXCERPT_CHARACTERS:
-        return flat
     lowered = flat.lower()
-    if words is None:
-        words = terms(flat)
+    return _excerpt(flat, lowered, _terms_of_lowered(lowered) if words is None else words, more=False)
+
+
+def _excerpt(flat: str, lowered: str, words: set[str], more: bool) -> str:
+    """`excerpt` of a text already flattened to one line and lowercased (`lowered`, `flat.lower()`);
+    `more`: the text goes on past `flat`."""
+    if len(flat) <= EXCERPT_CHARACTERS and not more:
+        return flat
     candidates = _telling_words(words)
     spans = [(0, EXCERPT_START)]
     budget = EXCERPT_CHARACTERS - EXCERPT_START
@@ -152,7 +208,7 @@ def excerpt(text: str, words: set[str] | None = None) -> str:
         else:
             merged.append([low, high])
     shown = " … ".join(flat[low:high].strip() for low, high in merged)
-    return shown + (" …" if merged[-1][1] < len(flat) else "")
+    return shown + (" …" if more or merged[-1][1] < len(flat) else "")
 
 
 _MOST_WINDOWS = EXCERPT_CHARACTERS // EXCERPT_CONTEXT
@@ -294,12 +350,14 @@ class FileSearchRecorder:
             self.add(title, page_path, document)
 
     def add(self, title: str, page_path: str, document: Document) -> None:
-        if not document.text.strip():
+        # Flattened and lowercased once: the terms and the excerpt are both taken from these.
+        text = indexed(document.text)
+        if not text.flat and not document.text.strip():
             return
         page_number = self.pages.setdefault(page_path, len(self.pages))
         title_number = self.titles.setdefault(title, len(self.titles))
-        words = terms(document.text)
-        shown = "" if document.kind == "session" else excerpt(document.text, words)
+        words = text.terms
+        shown = "" if document.kind == "session" else _excerpt(text.flat, text.lowered, text.excerpted, text.cut)
         self.rows.append([page_number, document.anchor, title_number, document.timestamp[:16], shown])
         self.kinds.append(_base36(KINDS.index(document.kind)))
         postings, number = self.postings, self.count
@@ -500,6 +558,7 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
             write(urls.search_terms(number), b"sessionsiteSearch.terms(%d,\"%s\");\n" % (number, payload))
     projects = sorted({project for _, _, project, _ in files})
     meta = {"shards": shards, "prefix": SHARD_PREFIX, "per_store": DOCUMENTS_PER_STORE, "kinds": KINDS,
+            "searched": SEARCHED_CHARACTERS,
             "projects": projects,
             "files": [[name, count, projects.index(project), kinds] for name, count, project, kinds in files]}
     write(urls.SEARCH_INDEX, f"sessionsiteSearch.index({json.dumps(meta, ensure_ascii=False, separators=(',', ':'))});\n"

@@ -145,9 +145,8 @@ def stream_file(path: Path, diagnostics: list[Diagnostic], hasher: Any = None) -
 def _lines(handle: io.BufferedReader, hasher: Any, utf16: str = "", path: str = "") -> Iterator[bytes | _LongLine]:
     """The file's lines as bytes, each with its ending. A line ends at `\n`, `\r\n` or a lone `\r`
     (some editors and old Mac tools save with CR alone, which a split on `\n` would read as one line): a
-    raw `\r` cannot be inside a JSON line, since JSON strings escape it. Latin-1 maps each byte to one
-    character and back, so the text layer only splits the lines and hands back the bytes it was given.
-    A UTF-16 file (`utf16` names its codec) is decoded as such, and its lines handed on in UTF-8. A line
+    raw `\r` cannot be inside a JSON line, since JSON strings escape it (`_ByteLines`). A UTF-16 file
+    (`utf16` names its codec) is decoded as such, and its lines handed on in UTF-8. A line
     over `LINE_LIMIT` is read past a piece at a time, and handed on as a `_LongLine`."""
     info = os.fstat(handle.fileno())
     identity = (info.st_dev, info.st_ino)
@@ -168,36 +167,66 @@ def _lines(handle: io.BufferedReader, hasher: Any, utf16: str = "", path: str = 
             offset += len(line.encode(codec, "surrogatepass"))
             yield line.encode("utf-8", "replace")
         return
-    text = io.TextIOWrapper(buffered, encoding="latin-1", newline="")
+    lines = _ByteLines(buffered)
     offset = 0
-    while line := text.readline(LINE_LIMIT + 1):
-        if len(line) > LINE_LIMIT and not line.endswith(("\n", "\r")):
-            long_line, size = _rest_of_long_line(text, line, offset, "utf-8", identity, path, 1)
+    while raw := lines.readline(LINE_LIMIT + 1):
+        if len(raw) > LINE_LIMIT and not raw.endswith((b"\n", b"\r")):
+            long_line, size = _rest_of_long_line(lines, raw, offset, "utf-8", identity, path, 1)
             offset += size
             yield long_line
             continue
-        offset += len(line)
-        raw = line.encode("latin-1")
-        line = ""  # a line may be many megabytes: its text copy goes before the bytes are read
+        offset += len(raw)
         yield raw
 
 
-def _rest_of_long_line(text: io.TextIOWrapper, start: str, offset: int, codec: str, identity: tuple[int, int],
-                       path: str, width: int) -> tuple[_LongLine, int]:
-    """Reads past the rest of a line whose first `start` characters are read, a piece at a time; returns
-    it as a `_LongLine` and the bytes it took in the file. `width`: bytes per character (the file's, as
-    decoded: 1 for latin-1, 2 for UTF-16, where a pair of surrogates is decoded as one character)."""
-    def size_of(piece: str) -> int:
-        return len(piece) if width == 1 else len(piece.encode(codec, "surrogatepass"))
+class _ByteLines:
+    """A file's lines as bytes, each with its ending (`\n`, `\r\n` or a lone `\r`), read in pieces of at
+    most `limit` bytes as `io.TextIOWrapper(newline="").readline(limit)` reads them, without decoding: a
+    UTF-8 line is handed on as the bytes it is. `BufferedReader.readline` ends lines at `\n` only; a lone
+    `\r` is rare (old Mac tools), so a piece is split at it only when one is there."""
+
+    def __init__(self, buffered: io.BufferedReader[Any]):
+        self.buffered = buffered
+        self.held = b""
+        """What was read past a lone `\r`: the start of the next line."""
+
+    def readline(self, limit: int) -> bytes:
+        held = self.held
+        if held:
+            self.held = b""
+            line = held if held.endswith(b"\n") or len(held) >= limit else held + self.buffered.readline(limit - len(held))
+        else:
+            line = self.buffered.readline(limit)
+        if b"\r" not in line:
+            return line
+        cut = line.find(b"\r")
+        if cut == len(line) - 1 or line[cut + 1:cut + 2] == b"\n":
+            # `\r\n` ends the line (readline stops at the `\n`); a `\r` last ends the piece, as a text
+            # reader ends it (a `\n` after it, past `limit`, is a piece of its own).
+            return line
+        self.held = line[cut + 1:] + self.held
+        return line[:cut + 1]
+
+
+def _rest_of_long_line(text: io.TextIOWrapper | _ByteLines, start: str | bytes, offset: int, codec: str,
+                       identity: tuple[int, int], path: str, width: int) -> tuple[_LongLine, int]:
+    """Reads past the rest of a line whose first `start` characters (bytes, of a UTF-8 file) are read, a
+    piece at a time; returns it as a `_LongLine` and the bytes it took in the file. `width`: bytes per
+    character (1 for bytes, 2 for UTF-16, where a pair of surrogates is decoded as one character)."""
+    def size_of(piece: str | bytes) -> int:
+        return len(piece) if isinstance(piece, bytes) else len(piece.encode(codec, "surrogatepass"))
+
+    def stripped(piece: str | bytes) -> str | bytes:
+        return piece.rstrip(b"\r\n") if isinstance(piece, bytes) else piece.rstrip("\r\n")
 
     preview = start[:LINE_PREVIEW // width]
-    preview_bytes = preview.encode("latin-1") if width == 1 else preview.encode("utf-8", "replace")
+    preview_bytes = preview if isinstance(preview, bytes) else preview.encode("utf-8", "replace")
     skip = 3 if offset == 0 and preview_bytes.startswith(b"\xef\xbb\xbf") else 0  # a UTF-8 byte-order mark
     size, ending = size_of(start), 0
     while piece := text.readline(_PIECE):
         size += size_of(piece)
-        if piece.endswith(("\n", "\r")):
-            ending = size_of(piece) - size_of(piece.rstrip("\r\n"))
+        if piece.endswith(b"\n") or piece.endswith(b"\r") if isinstance(piece, bytes) else piece.endswith(("\n", "\r")):
+            ending = size_of(piece) - size_of(stripped(piece))
             break
     whole = LineInFile(path, offset + skip, size - ending - skip, codec, identity)
     return _LongLine(preview_bytes[skip:], whole, ended=ending > 0), size

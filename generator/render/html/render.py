@@ -1,4 +1,5 @@
-"""Markdown -> safe HTML: markdown-it-py, Pygments for code, nh3 for the final allowlist.
+"""Markdown -> safe HTML: markdown-it-py (and cmark-gfm where it writes the same bytes, `fast_prose`),
+Pygments for code, nh3 for the final allowlist.
 
 Three walls keep transcript content from becoming markup, each enough on its own for the common case:
 the markdown stage escapes transcript text; the renderer here outputs raw HTML only when it is one of
@@ -8,11 +9,13 @@ the structural elements the markdown stage writes; and nh3 sanitises the result 
 from __future__ import annotations
 
 import html
+import logging
 import re
 import secrets
 import sys
+from contextlib import contextmanager
 from functools import lru_cache
-from typing import Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 from urllib.parse import unquote
 
 import nh3
@@ -33,7 +36,7 @@ from ..markdown.blocks import Block, Code, Prose, leaves
 from ..markdown.escape import code_info
 from ..markdown.markup import STRUCTURAL_HTML
 from ..theme import CodeColours
-from . import quick_highlight
+from . import fast_prose, quick_highlight
 
 # Past this size a block is shown plain: highlighting megabytes of log output helps no reader.
 HIGHLIGHT_LIMIT = 200_000
@@ -341,7 +344,7 @@ def render_blocks(blocks: Sequence[Block], resolve: Resolver | None = None,
             continue
         if prose:
             # Consecutive prose is parsed as one: it is one text in the Markdown too.
-            out.append(markdown_parser().render("\n\n".join(prose), env))
+            out.append(render_prose("\n\n".join(prose), env))
             prose = []
         if isinstance(block, Code):
             code, language, attributes = code_info(block.code, block.language, block.attributes)
@@ -351,7 +354,7 @@ def render_blocks(blocks: Sequence[Block], resolve: Resolver | None = None,
             # As markdown-it reads an HTML block: its lines up to the blank line after it.
             out.append(_guarded_html(block.html.rstrip("\n") + "\n"))
     if prose:
-        out.append(markdown_parser().render("\n\n".join(prose), env))
+        out.append(render_prose("\n\n".join(prose), env))
     markup = sanitize("".join(out), resolve, rename_id)
     if not code_blocks:
         return markup
@@ -360,6 +363,33 @@ def render_blocks(blocks: Sequence[Block], resolve: Resolver | None = None,
     if placeholder in restored:
         raise AssertionError("a code block's placeholder did not survive sanitising")
     return restored
+
+
+def render_prose(text: str, env: dict[str, Any]) -> str:
+    """What `markdown_parser().render(text, env)` writes, through cmark-gfm where it writes the same bytes
+    (`fast_prose`), which is most prose and some twenty times faster; markdown-it-py renders the rest."""
+    fast = fast_prose.render(text, highlight, env["code_blocks"], env["placeholder"], _PLACEHOLDER_END)
+    return fast if fast is not None else markdown_parser().render(text, env)
+
+
+@contextmanager
+def markdown_it_quiet() -> Iterator[None]:
+    """markdown-it-py's block rules log a `debug` line each time one is tried (a million calls a build of a
+    large archive), and the logging module's check costs a call each: its loggers are disabled while this
+    lasts, and put back as they were after. Only the loggers of markdown-it-py, and only those no one has
+    asked for its debug lines from (an embedding program may have)."""
+    import markdown_it  # noqa: F401  (its modules name their loggers when imported)
+
+    loggers = [logger for name, logger in list(logging.Logger.manager.loggerDict.items())
+               if (name == "markdown_it" or name.startswith("markdown_it.")) and isinstance(logger, logging.Logger)
+               and not logger.disabled and not logger.isEnabledFor(logging.DEBUG)]
+    for logger in loggers:
+        logger.disabled = True
+    try:
+        yield
+    finally:
+        for logger in loggers:
+            logger.disabled = False
 
 
 # Private-use characters: text no transcript shows, which the sanitiser keeps as it is.

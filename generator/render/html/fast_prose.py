@@ -1,0 +1,197 @@
+"""Prose to HTML through cmark-gfm (GitHub's C parser), for the texts where it writes exactly what
+markdown-it-py writes; markdown-it-py stays the parser of record, and every other text goes to it.
+
+markdown-it-py is pure Python: on real archives its prose rendering was a fifth of a build, where cmark-gfm
+parses the same texts some twenty times faster. The two follow the same specifications (CommonMark and
+GitHub's tables and strikethrough) but differ in what they write around them and in the extensions and
+rules of ours (render.py) that only markdown-it-py runs. So a text takes the fast path only when nothing
+in it reaches those, and what cmark-gfm writes is then put in markdown-it-py's words:
+
+- before parsing, a text goes to markdown-it-py if it may hold a task list item (`[ ]`, `[x]` at a line's
+  start), a strikethrough or a tilde fence (`~~`), or whitespace other than ASCII's (which markdown-it-py
+  strips in places where cmark-gfm keeps it) or a byte-order mark;
+- after, if cmark-gfm wrote a link, an image or dropped raw HTML, or took a link reference definition
+  (a `]:` is missing from its HTML); if its text outside code holds what markdown-it's linkify may turn
+  into a link (`//`, `@`, `www.`), a link or image it did not make (`](`, `][`), or, where the text has a
+  raw `<` that may start HTML or an autolink, a `<` shown as text (where code starts and ends the two
+  agree, as CommonMark's rules say; elsewhere they may not); if blocks or emphasis nest near
+  `MAX_NESTING` levels deep (where markdown-it-py stops and cmark-gfm goes on); or if a code block's
+  source line does not settle whether it is fenced or indented;
+- fenced code goes to the highlighter under a placeholder, as `_GuardedRenderer.fence` does, and a
+  table cell's alignment becomes a class, as `_alignment_as_class` does.
+
+tests/test_fast_prose.py renders every prose text of the examples, the public corpus and the hostile
+fixtures both ways and requires the same bytes; a difference it finds is a new rule here, or a new
+reason to take markdown-it-py.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Callable, Final
+
+try:
+    import cmarkgfm
+    from cmarkgfm.cmark import Options as _Options
+except ImportError:  # pragma: no cover - a platform without its wheel: markdown-it-py renders everything
+    cmarkgfm = None
+
+MAX_NESTING: Final = 20
+"""markdown-it-py's commonmark preset stops nesting blocks and inline markup there (`maxNesting`)."""
+
+_FULL_INFO_STRING: Final = 1 << 16
+"""CMARK_OPT_FULL_INFO_STRING (cmark-gfm's cmark-gfm.h), which the Python binding does not name: a fence's
+info string past the language goes into `data-meta`, where the highlighter reads `startline=`."""
+_OPTIONS: Final = (0 if cmarkgfm is None else
+                   _Options.CMARK_OPT_SOURCEPOS | _Options.CMARK_OPT_TABLE_PREFER_STYLE_ATTRIBUTES
+                   | _FULL_INFO_STRING)
+_EXTENSIONS: Final = ["table"]
+
+_BEFORE: Final = re.compile(
+    r"~~"  # strikethrough (markdown-it's rules and cmark-gfm's differ at the edges) and ~~~ fences
+    r"|(?m:^[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t>]*)*\[[ xX]\])"  # a task list item
+    # Whitespace beyond ASCII's space, tab and line breaks: markdown-it-py strips a paragraph, a heading or
+    # a cell with Python's str.strip, which takes these too (a leading no-break space), cmark-gfm does not;
+    # and a byte-order mark, which cmark-gfm drops at the start.
+    "|[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
+)
+_AFTER: Final = re.compile(r"<a |<img |<!-- raw HTML omitted -->")
+_OUTSIDE_CODE: Final = re.compile(
+    r"//|@|www\."  # what markdown-it's linkify may make a link of
+    r"|\]\(|\]\["  # a link or an image cmark-gfm did not make (the other one may have)
+    , re.IGNORECASE)
+_TAG_START: Final = re.compile(r"<[A-Za-z/!?]")
+"""What starts raw HTML or an autolink; an entity (`&lt;`, as the markdown stage escapes `<`) never does."""
+_TAG_START_SHOWN: Final = re.compile(r"&lt;[A-Za-z/!?]")
+_CODE: Final = re.compile(r"<code[ >].*?</code>", re.DOTALL)
+_SOURCEPOS: Final = re.compile(r' data-sourcepos="(\d+):(\d+)-\d+:\d+"')
+_PRE: Final = re.compile(
+    r'<pre data-sourcepos="(\d+):(\d+)-(\d+):\d+"><code(?: class="language-([^"]*)")?(?: data-meta="([^"]*)")?>'
+    r"(.*?)</code></pre>\n", re.DOTALL)
+_ALIGNMENT: Final = re.compile(r'<(th|td) style="text-align: (left|center|right)">')
+_FENCE_START: Final = re.compile(rb"`{3,}|~{3,}")
+_LIST_ITEM_OR_BREAK: Final = re.compile(r'<(li|hr) data-sourcepos="(\d+):(\d+)-')
+_LINE_BREAK: Final = re.compile(rb"\r\n?|\n")
+_NESTING_OPENERS: Final = ("<blockquote", "<ul", "<ol", "<em>", "<strong>")
+_NESTING_SUSPECT: Final = MAX_NESTING // 4
+_NESTED_TAG: Final = re.compile(r"<(/?)(?:blockquote|ul|ol|li|em|strong|table|thead|tbody|tr|th|td)\b")
+
+Highlighter = Callable[[str, str, str], str]
+
+
+def available() -> bool:
+    return cmarkgfm is not None
+
+
+def render(text: str, highlight: Highlighter, code_blocks: list[str], placeholder: str, end: str) -> str | None:
+    """The HTML markdown-it-py (`render.markdown_parser`) writes for `text` with this environment, or None
+    when the text must go to markdown-it-py. Each fenced code block's highlighting is appended to
+    `code_blocks` and a paragraph `<p>{placeholder}{number}{end}</p>` takes its place."""
+    if cmarkgfm is None or _BEFORE.search(text):
+        return None
+    markup: str = cmarkgfm.markdown_to_html_with_extensions(text, _OPTIONS, _EXTENSIONS)
+    if _AFTER.search(markup) or markup.count("]:") != text.count("]:"):
+        return None  # a link, an image, raw HTML, or a link reference definition cmark-gfm took
+    outside_code = _CODE.sub("", markup)
+    if _OUTSIDE_CODE.search(outside_code) or _TAG_START.search(text) and _TAG_START_SHOWN.search(outside_code):
+        return None
+    if sum(map(markup.count, _NESTING_OPENERS)) >= _NESTING_SUSPECT and _too_deep(markup):
+        return None
+    lines: list[bytes] | None = None
+    if ("*" in text or "_" in text) and not _emphasis_accounted_for(text, markup, lines := _lines(text)):
+        return None
+    found: list[str] = []
+    highlighted: list[str] = []
+    position = 0
+    for pre in _PRE.finditer(markup):
+        if lines is None:
+            lines = _lines(text)
+        kind = _code_kind(lines, int(pre.group(1)), int(pre.group(2)))
+        if kind is None:
+            return None
+        if kind == "fenced" and int(pre.group(3)) == len(lines) and not _closed_at_the_end(lines, int(pre.group(1)),
+                                                                                          int(pre.group(2))):
+            return None
+        found.append(_SOURCEPOS.sub("", markup[position:pre.start()]))
+        position = pre.end()
+        language, meta, code = pre.group(4), pre.group(5), pre.group(6)
+        if not (language or "").isascii() or not (meta or "").isascii():
+            return None  # where an info string splits, beyond ASCII's spaces, is each parser's own
+        if kind == "indented":
+            if language is not None or meta is not None:
+                return None
+            found.append(f"<pre><code>{code}</code></pre>\n")
+            continue
+        highlighted.append(highlight(html.unescape(code), html.unescape(language or ""),
+                                     html.unescape(meta or "").lstrip(" \t")) + "\n")
+        found.append(f"<p>{placeholder}{len(code_blocks) + len(highlighted) - 1}{end}</p>\n")
+    found.append(_SOURCEPOS.sub("", markup[position:]))
+    code_blocks.extend(highlighted)
+    # An empty quote: markdown-it-py writes it on one line.
+    return _ALIGNMENT.sub(r'<\1 class="align-\2">', "".join(found)).replace("<blockquote>\n</blockquote>",
+                                                                         "<blockquote></blockquote>")
+
+
+def _lines(text: str) -> list[bytes]:
+    """The text's lines, as cmark-gfm counts lines and byte columns in its source positions."""
+    return _LINE_BREAK.split(text.replace("\0", "\ufffd").encode("utf-8"))
+
+
+def _emphasis_accounted_for(text: str, markup: str, lines: list[bytes]) -> bool:
+    """Whether every `*` and `_` of the text is in cmark-gfm's HTML, or was taken by emphasis (one at each
+    end of `<em>`, two of `<strong>`), a list item's bullet or a thematic break. cmark-gfm drops strong
+    emphasis inside strong emphasis (`**a **b** c**` is one `<strong>`), which markdown-it-py nests as
+    CommonMark says: the marks of the inner one are then missing from the count."""
+    vanished = text.count("*") + text.count("_") - markup.count("*") - markup.count("_")
+    taken = 2 * markup.count("<em>") + 4 * markup.count("<strong>")
+    if vanished == taken:
+        return True
+    for kind, line, column in _LIST_ITEM_OR_BREAK.findall(markup):
+        source = lines[int(line) - 1] if int(line) <= len(lines) else b""
+        if kind == "li":
+            taken += source[int(column) - 1:int(column)] == b"*"
+        else:
+            taken += source.count(b"*") + source.count(b"_")
+    return vanished == taken
+
+
+def _code_kind(lines: list[bytes], line: int, column: int) -> str | None:
+    """Whether the code block cmark-gfm says starts at this line and byte column (1-based) is fenced or
+    indented (it writes both as `<pre><code>`), or None when the line leaves it open: a fence starts at its
+    backticks, indented code at its first character, which may be backticks too; indented code sits
+    four spaces or more inside its container, a fence at most three."""
+    if line > len(lines):
+        return None
+    source = lines[line - 1]
+    lead = source[:column - 1]
+    if b"\t" in lead:
+        return None
+    if not _FENCE_START.match(source, column - 1):
+        return "indented"
+    return None if lead.endswith(b"    ") else "fenced"
+
+
+def _closed_at_the_end(lines: list[bytes], line: int, column: int) -> bool:
+    """Whether a fence that runs to the text's last line is closed there. Left open, markdown-it-py's code
+    ends without the line break cmark-gfm gives it, where the text ends without one; so a fence counts as
+    closed only when it is not inside a list or a quote and the last line is a closing fence of its own,
+    else markdown-it-py renders it."""
+    if lines[-1] == b"" or len(lines) == line:
+        return lines[-1] == b""  # the text ends with a line break: the two parsers agree
+    lead, opening = lines[line - 1][:column - 1], _FENCE_START.match(lines[line - 1], column - 1)
+    if opening is None or lead.strip(b" ") or len(lead) > 3:
+        return False
+    marker = opening.group()
+    closing = re.fullmatch(rb" {0,3}(%s{%d,})[ \t]*" % (re.escape(marker[:1]), len(marker)), lines[-1])
+    return closing is not None
+
+
+def _too_deep(markup: str) -> bool:
+    """Whether blocks or emphasis nest anywhere near `MAX_NESTING` deep, where markdown-it-py stops
+    (each of these tags is a level of its, and a paragraph and its inline content two more)."""
+    depth = deepest = 0
+    for tag in _NESTED_TAG.finditer(markup):
+        depth += -1 if tag.group(1) else 1
+        deepest = max(deepest, depth)
+    return deepest >= MAX_NESTING // 2

@@ -1,0 +1,198 @@
+"""Prose through cmark-gfm (`html.fast_prose`) writes the bytes markdown-it-py writes, or leaves the text to
+markdown-it-py: on every prose text of the examples and of the public corpus, on the hostile vectors of
+tests/attacks.py as a transcript types them and as the markdown stage escapes them, and on families of
+texts built to find where the two parsers part (nesting, fences, indentation, tabs, tables, HTML, links,
+entities, line endings). markdown-it-py is the reference: the parser of record, which the pages were made
+with before the fast path existed."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from pathlib import Path
+
+import pytest
+
+from generator.build import BuildConfig, build
+from generator.render.html import fast_prose, render
+from generator.render.markdown.escape import prose
+
+from attacks import VECTORS
+from conftest import corpus_files
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+PLACEHOLDER = "\ue000sessionsite-code-0123456789abcdef:"
+
+pytestmark = pytest.mark.skipif(not fast_prose.available(), reason="cmarkgfm has no wheel for this platform")
+
+
+def reference(text: str) -> tuple[str, list[str]]:
+    blocks: list[str] = []
+    markup = render.markdown_parser().render(text, {"resolve": None, "code_blocks": blocks, "placeholder": PLACEHOLDER})
+    return markup, blocks
+
+
+def fast(text: str) -> tuple[str, list[str]] | None:
+    blocks: list[str] = []
+    markup = fast_prose.render(text, render.highlight, blocks, PLACEHOLDER, render._PLACEHOLDER_END)
+    return None if markup is None else (markup, blocks)
+
+
+def differences(texts: list[str]) -> tuple[list[str], int]:
+    """The texts the fast path renders otherwise than markdown-it-py, and how many it rendered."""
+    differing, taken = [], 0
+    for text in texts:
+        found = fast(text)
+        if found is None:
+            continue
+        taken += 1
+        if found != reference(text):
+            differing.append(text)
+    return differing, taken
+
+
+def prose_of_build(inputs: tuple[Path, ...], output: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every text the HTML writer renders as prose in a build of `inputs` (one process, so all are seen)."""
+    seen: dict[str, None] = {}
+    original = render.render_prose
+
+    def recording(text: str, env: dict) -> str:
+        seen.setdefault(text, None)
+        return original(text, env)
+
+    monkeypatch.setattr(render, "render_prose", recording)
+    build(BuildConfig(inputs=inputs, output=output, jobs=1))
+    monkeypatch.undo()
+    return list(seen)
+
+
+def test_the_examples_prose_renders_the_same_through_either_parser(tmp_path, monkeypatch):
+    texts = prose_of_build((EXAMPLES,), tmp_path / "site", monkeypatch)
+    differing, taken = differences(texts)
+    assert differing == []
+    assert len(texts) > 300 and taken > 0.6 * len(texts)  # the fast path is the common one
+
+
+def test_the_recorded_client_sessions_prose_renders_the_same_through_either_parser(tmp_path, monkeypatch):
+    folders = tuple(sorted(FIXTURES.glob("realclient/*/projects")))
+    assert folders
+    texts = prose_of_build(folders, tmp_path / "site", monkeypatch)
+    differing, taken = differences(texts)
+    assert differing == []
+    assert texts and taken > 0
+
+
+def test_the_public_corpus_prose_renders_the_same_through_either_parser(public_corpus, tmp_path, monkeypatch):
+    texts = prose_of_build(tuple(corpus_files("*.jsonl", "chat.json")), tmp_path / "site", monkeypatch)
+    differing, taken = differences(texts)
+    assert differing == []
+    assert len(texts) > 1000 and taken > 0.6 * len(texts)
+
+
+def test_hostile_vectors_render_the_same_as_typed_and_as_escaped():
+    texts = []
+    for vector in VECTORS:
+        for text in (vector.payload, prose(vector.payload)):
+            texts += [text, f"- {text}", f"> {text}", f"1. item\n\n   {text}", f"| a | b |\n|:-|-:|\n| {text} | x |",
+                      f"before\n\n```\n{text}\n```\n\nafter", f"`{text}`", f"*{text}*"]
+    differing, taken = differences(texts)
+    assert differing == []
+    assert taken > 0
+
+
+def nested(depth: int) -> list[str]:
+    return [">" * depth + " quoted", "> " * depth + "quoted", "".join("  " * level + "- item\n" for level in range(depth)),
+            "".join("   " * level + "1. item\n" for level in range(depth)), "*" * depth + "a" + "*" * depth,
+            "_" * depth + "a" + "_" * depth, "**a " * depth + "b" + " a**" * depth,
+            "".join("> " * level + "- " + "```\ncode\n```\n" for level in range(depth))]
+
+
+def test_deep_nesting_where_markdown_it_stops_is_left_to_it():
+    differing, taken = differences([text for depth in range(1, 45) for text in nested(depth)])
+    assert differing == []
+    assert taken > 0
+
+
+FENCE_FAMILY = [
+    "```", "~~~", "````", "```py", "``` py", "```py startline=12", "```py   startline=3  x", "```\tpy",
+    "```py\u00a0startline=2", "```&lt;x&gt;", "```p&amp;y", "```\\`x", "```py {.class}", "``` ", "```\u3000py",
+]
+INDENTS = ["", " ", "  ", "   ", "    ", "\t", " \t", "- ", "-    ", "-\t", "> ", ">    ", ">\t", "1. ", "10.  ",
+           "- > ", "  - ", "* ", "+     "]
+BODIES = ["x = 1", "<b>&amp;</b> \"q\" 'a'", "\tindented\n  two", "", "```", "a\u0000b", "line\r\nnext", "é ü 潮汐"]
+
+
+def test_fences_and_indented_code_in_every_container_render_the_same():
+    texts = []
+    for opening, indent, body in itertools.product(FENCE_FAMILY, INDENTS, BODIES):
+        closing = opening[0] * 3 if opening[0] in "`~" else "```"
+        lines = [opening, *body.split("\n"), closing]
+        texts.append("text before\n\n" + "\n".join(indent + line for line in lines) + "\n\nafter")
+        texts.append("\n".join(indent + line for line in lines))
+        texts.append(indent + "    " + body + "\n" + indent + "    more")  # indented code, perhaps
+        texts.append(indent + "```" + "\n" + indent + body)  # a fence left open
+    differing, taken = differences(texts)
+    assert differing == []
+    assert taken > 0.25 * len(texts)
+
+
+INLINE_FAMILY = [
+    "a <b>bold</b>", "<div>\nblock\n</div>", "<!-- c -->", "<?php x ?>", "<![CDATA[x]]>", "<http://example.com>",
+    "<a@b.co>", "see http://example.com/x.", "mail me@example.com", "www.example.com", "//host/path",
+    "[a](b)", "[a] [b]", "[a]\n\n[a]: /u", "![i](x.png)", "[a][b]", "[x]", "- [ ] task", "- [x] done", "1. [X] t",
+    "~~s~~", "~s~", "~~~", "&amp; &copy; &#35; &#x41; &bogus; &#0;", "a\\\nb", "a  \nb", "`code` ``co`de``",
+    "*a* _b_ **c** __d__ ***e***", "a*b*c a_b_c", "\\<b> \\* \\[", "| a | b |\n|---|:-:|\n| 1 | 2 |",
+    "| a |\n|--|\n| `x|y` |", "a | b\n--|--\n1 | 2", "|x|\n|-|\n", "| a | b |\n|:-|-:|\n| \\| | x |", "Setext\n===",
+    "Setext\n---", "# h1", "###### h6", "####### h7", "***", "- - -", "1) x\n2) y", "3. x", "- a\n\n- b",
+    "- a\n - b\n  - c", "> a\nlazy", "text\u2028more", "tab\there", "a\rb", "a\r\nb\r\n", "\u00a0lead",
+    "e\u0301", "\ufeffbom", "emoji 🎉 and 𝒜", "`<b>`", "a <b", "a < b > c", "x<y", "<b", "</b>", "<b/>",
+    "&lt;div&gt; shown", "`<b>` and &lt;b>", "`<b>` and <b>", "&lt;http://x.y&gt;", "[x]: /u \"t\"", "para\n[x]: /u",
+    "a]: b", "`d[k]: v`", "[x]:\n/u", "[x]: <>", "\\[x]: /u", "    [x]: /u", "[x]: /u\n\n[x]",
+    "| a | b |\n|---|---|\n| 1 |", "| a |\n|---|---|\n| 1 | 2 |", "| a | b |\n|---|---|\n| 1 | 2 | 3 |",
+    "| a | b |\n| --- | --- |\ntext after", "| a | b |\n|---|---|\n\n| c |", "a|b\n-|-", "|a|\n|:-:|\n|*x*|",
+    "| a |\n|---|\n| b |\n> quote", "para\n| a |\n|---|", "| `|` | b |\n|---|---|", "| a \\| b |\n|---|",
+    "|||\n|-|-|\n|||", "| a |\n|-|\n|    code? |", "# | a |\n|---|", "| é | 潮 |\n|:--|--:|\n| ü | 汐 |",
+]
+
+
+def test_inline_and_block_constructs_render_the_same_alone_and_in_containers():
+    texts = []
+    for snippet, indent in itertools.product(INLINE_FAMILY, ["", "- ", "> ", "1. ", "  ", "    "]):
+        text = "\n".join(indent + line for line in snippet.split("\n"))
+        texts += [text, prose(text), f"Intro line\n{text}\n\nOutro"]
+    differing, taken = differences(texts)
+    assert differing == []
+    assert taken > 0.4 * len(texts)
+
+
+def test_what_the_fast_path_cannot_match_goes_to_markdown_it():
+    for text in ["- [ ] a task", "see [the docs](https://example.com)", "a ~~struck~~ word", "raw <span>html</span>",
+                 "<https://example.com>", "mail a@b.co", "[ref]\n\n[ref]: /x", ">" * 30 + " deep"]:
+        assert fast(text) is None, text
+
+
+def test_builds_switch_off_markdown_its_debug_lines_and_put_them_back(caplog):
+    rules = logging.getLogger("markdown_it.rules_block.paragraph")
+    with render.markdown_it_quiet():
+        assert rules.disabled
+    assert not rules.disabled
+    # Someone who asked for markdown-it's debug lines keeps them.
+    rules.setLevel(logging.DEBUG)
+    try:
+        with render.markdown_it_quiet(), caplog.at_level(logging.DEBUG, logger="markdown_it"):
+            assert not rules.disabled
+            render.markdown_parser().render("a paragraph")
+        assert any(record.name.startswith("markdown_it") for record in caplog.records)
+    finally:
+        rules.setLevel(logging.NOTSET)
+
+
+def test_large_shapes_render_the_same_or_go_to_markdown_it():
+    """Where either parser has a limit of its own (cells a table may have, runs of delimiters, list length)."""
+    texts = ["1" * 20_000, "*" * 10_000, "**a " * 2_000 + "b", "_a" * 5_000, "a\n" * 5_000, "- a\n" * 2_000,
+             "|a" * 500 + "\n|" + "-|" * 500 + "\n" + "|b" * 500, "| a |\n|---|\n" + "| x |\n" * 2_000,
+             "> " * 200 + "deep", "- " * 200 + "deep", "`" * 3_000 + "x" + "`" * 2_999]
+    differing, taken = differences(texts)
+    assert differing == []
+    assert taken > 0
