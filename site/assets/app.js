@@ -294,6 +294,11 @@
     if (results === "error" || !results.ranked.length) {
       focusWhenShown = false;
       head.textContent = results === "error" ? "The search index could not be loaded." : "No results for “" + query + "”.";
+      if (results !== "error" && index && index.searched) {
+        // generator.render.search.SEARCHED_CHARACTERS: what a query can find of a text of megabytes.
+        panel.appendChild(element("p", "search-help", "Of a text of megabytes (a tool’s output, a pasted log), the first "
+          + index.searched.toLocaleString("en") + " characters are searched."));
+      }
       return;
     }
     var filters = element("div", "search-filters");
