@@ -19,7 +19,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate
 from urllib.parse import unquote
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from .assignments import assigned_secrets
 from .entropy import looks_random
@@ -64,6 +64,7 @@ class _RulesCompiledWhenUsed:
     def __init__(self, rules: tuple[TokenRule, ...]) -> None:
         self._rules = rules
         self._compiled: list[tuple[TokenRule, re.Pattern[str]] | None] = [None] * len(rules)
+        self._from_anchor: list[bool | None] = [None] * len(rules)
 
     def __getitem__(self, index: int) -> tuple[TokenRule, re.Pattern[str]]:
         found = self._compiled[index]
@@ -71,6 +72,80 @@ class _RulesCompiledWhenUsed:
             rule = self._rules[index]
             found = self._compiled[index] = (rule, re.compile(rule.pattern, rule.flags))
         return found
+
+    def starts_at_its_anchor(self, index: int) -> bool:
+        """Whether each of the rule's matches starts with one of its anchors: its pattern opens with a group
+        (the token's lead) each of whose spellings starts with an anchor. Such a rule is tried at its anchors'
+        places only; another (a Mailchimp key's hex digits come before its `-us`) in a window around them."""
+        known = self._from_anchor[index]
+        if known is None:
+            rule = self._rules[index]
+            lead = _leading_group(rule.pattern)
+            spellings = _spellings(lead) if lead is not None and not rule.flags else None
+            known = self._from_anchor[index] = bool(rule.anchors) and spellings is not None and all(
+                spelling.startswith(rule.anchors) for spelling in spellings)
+        return known
+
+
+def _leading_group(pattern: str) -> str | None:
+    """The pattern's first group, `(?:…)`, when the pattern opens with one."""
+    if not pattern.startswith("(?:"):
+        return None
+    depth, escaped, in_class = 0, False, False
+    for position, character in enumerate(pattern):
+        if escaped:
+            escaped = False
+        elif character == "\\":
+            escaped = True
+        elif in_class:
+            in_class = character != "]"
+        elif character == "[":
+            in_class = True
+        elif character == "(":
+            depth += 1
+        elif character == ")":
+            depth -= 1
+            if depth == 0:
+                return pattern[3:position]
+    return None
+
+
+def _spellings(pattern: str, most: int = 64) -> list[str] | None:
+    """Every text `pattern` matches, when it is a few literals (alternatives, groups, small classes of single
+    characters); None otherwise."""
+    from re import _parser  # type: ignore[attr-defined]
+
+    def expand(items: Any) -> list[str] | None:
+        texts = [""]
+        for operation, value in items:
+            name = str(operation)
+            if name == "LITERAL":
+                choices = [chr(value)]
+            elif name == "IN" and all(str(kind) == "LITERAL" for kind, _ in value):
+                choices = [chr(character) for _, character in value]
+            elif name == "SUBPATTERN":
+                found = expand(value[-1])
+                if found is None:
+                    return None
+                choices = found
+            elif name == "BRANCH":
+                choices = []
+                for branch in value[1]:
+                    found = expand(branch)
+                    if found is None:
+                        return None
+                    choices += found
+            else:
+                return None
+            texts = [text + choice for text in texts for choice in choices]
+            if len(texts) > most:
+                return None
+        return texts
+
+    try:
+        return expand(_parser.parse(pattern))
+    except re.error:
+        return None
 
 
 @dataclass(frozen=True)
@@ -270,7 +345,12 @@ def token_spans(text: str, seen: Sighting | None = None) -> list[Found]:
     for index in sorted(places):
         rule, pattern = catalogue.rules[index]
         group = "secret" if "secret" in pattern.groupindex else 0
-        for match in _matches(pattern, text, sorted(places[index])):
+        starts = sorted(set(places[index]))
+        if catalogue.rules.starts_at_its_anchor(index):
+            matches = [match for start in starts if (match := pattern.match(text, start)) is not None]
+        else:
+            matches = _matches(pattern, text, starts)
+        for match in matches:
             start, end = match.span(group)
             if start == end or any(start < t_end and t_start < end for t_start, t_end in taken):
                 continue
