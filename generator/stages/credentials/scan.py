@@ -537,10 +537,15 @@ def pgpass_spans(text: str, places: Iterable[int] | None = None) -> list[Found]:
     if places is None:
         matches: Iterable[re.Match[str]] = _PGPASS_LINE.finditer(text)
     else:
-        lines = sorted({(text.rfind("\n", 0, place) + 1, _line_end(text, place)) for place in places})
+        # The host and the password around the fields are runs without a space: a short window of the line.
+        lines = sorted({(max(text.rfind("\n", 0, place) + 1, place - _PGPASS_REACH),
+                         min(_line_end(text, place), place + _PGPASS_REACH)) for place in places})
         matches = (match for start, end in lines for match in _PGPASS_LINE.finditer(text, start, end))
     return [Found(*match.span("value"), "secret-assignment") for match in matches
             if not match.group("value").startswith("[REDACTED")]
+
+
+_PGPASS_REACH = 512
 
 
 def _line_end(text: str, place: int) -> int:
