@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -57,6 +59,33 @@ def skip_unless_in_ci(reason: str):
     if IN_CI:
         pytest.fail(f"CI must provide this: {reason}")
     pytest.skip(reason)
+
+
+NPM_CACHE = Path(os.environ.get("SESSIONSITE_NPM_CACHE", REPO / ".npm-cache"))
+"""Where .ci/run puts the pinned Claude Code, for the tests that run it (installed from there, offline)."""
+
+
+def pinned_claude_code(tmp_path_factory) -> Path:
+    """The pinned Claude Code (tests/realclient/generate.py's PINNED_VERSION), installed from the npm cache
+    .ci/run fills, with no network."""
+    sys.path.insert(0, str(REPO / "tests" / "realclient"))
+    import generate
+
+    if not shutil.which("npm") or not shutil.which("node"):
+        skip_unless_in_ci("npm and node are needed to run the real Claude Code CLI")
+    if not NPM_CACHE.is_dir():
+        skip_unless_in_ci(f"no npm cache with @anthropic-ai/claude-code@{generate.PINNED_VERSION} at {NPM_CACHE} "
+                          "(.ci/run fills it; or `npm cache add` it there)")
+    cache = tmp_path_factory.mktemp("claude-code")
+    prefix = cache / f"claude-code-{generate.PINNED_VERSION}"
+    installed = subprocess.run(["npm", "install", "--offline", "--cache", str(NPM_CACHE), "--prefix", str(prefix),
+                                "--no-save", "--no-audit", "--no-fund", "--",
+                                f"@anthropic-ai/claude-code@{generate.PINNED_VERSION}"],
+                               capture_output=True, text=True)
+    if installed.returncode != 0:
+        skip_unless_in_ci(f"@anthropic-ai/claude-code@{generate.PINNED_VERSION} is not in {NPM_CACHE}: "
+                          f"{installed.stderr[-300:]}")
+    return generate.install(generate.PINNED_VERSION, cache)
 
 
 @pytest.fixture(scope="session", autouse=True)

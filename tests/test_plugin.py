@@ -27,7 +27,7 @@ from click.testing import CliRunner
 
 from generator.cli import main
 from generator.output.vault import HOOK_LOG, Vault
-from conftest import skip_unless_in_ci
+from conftest import pinned_claude_code
 
 HERE = Path(__file__).parent
 REPO = HERE.parent
@@ -43,7 +43,6 @@ NOT_FOUND = "sessionsite plugin: cannot find the sessionsite command"
 SESSION_ID = "5b1f0c2e-3a4d-4e6f-8a9b-0c1d2e3f4a5b"
 PROJECT = "-home-ada-tidewatch"
 SYSTEM_PATH = "/usr/bin:/bin"
-NPM_CACHE = Path(os.environ.get("SESSIONSITE_NPM_CACHE", REPO / ".npm-cache"))
 
 
 def read_json(path: Path) -> dict:
@@ -392,21 +391,7 @@ def test_doctor_reports_a_plugin_folder_without_its_runner(tmp_path, monkeypatch
 def claude(tmp_path_factory) -> Path:
     """The pinned Claude Code, installed from the npm cache .ci/run fills (no network), as
     tests/test_realclient.py installs it."""
-    if not shutil.which("npm") or not shutil.which("node"):
-        skip_unless_in_ci("npm and node are needed to run the real Claude Code CLI")
-    if not NPM_CACHE.is_dir():
-        skip_unless_in_ci(f"no npm cache with @anthropic-ai/claude-code@{generate.PINNED_VERSION} at {NPM_CACHE} "
-                          "(.ci/run fills it; or `npm cache add` it there)")
-    cache = tmp_path_factory.mktemp("claude-code")
-    prefix = cache / f"claude-code-{generate.PINNED_VERSION}"
-    installed = subprocess.run(["npm", "install", "--offline", "--cache", str(NPM_CACHE), "--prefix", str(prefix),
-                                "--no-save", "--no-audit", "--no-fund", "--",
-                                f"@anthropic-ai/claude-code@{generate.PINNED_VERSION}"],
-                               capture_output=True, text=True)
-    if installed.returncode != 0:
-        skip_unless_in_ci(f"@anthropic-ai/claude-code@{generate.PINNED_VERSION} is not in {NPM_CACHE}: "
-                          f"{installed.stderr[-300:]}")
-    return generate.install(generate.PINNED_VERSION, cache)
+    return pinned_claude_code(tmp_path_factory)
 
 
 def run_claude(claude: Path, args: list[str], home: Path, cwd: Path, env: dict[str, str] | None = None

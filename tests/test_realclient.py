@@ -8,10 +8,7 @@ schemas, the memory files and environment of its request records) reaches any pu
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import subprocess
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
@@ -24,7 +21,7 @@ from generator.build import BuildConfig, BuildReport, build
 from generator.core.model import Usage
 from generator.render.stats import price_table
 from generator.cli import main
-from conftest import skip_unless_in_ci
+from conftest import pinned_claude_code
 from helpers import write_jsonl
 
 HERE = Path(__file__).parent
@@ -298,27 +295,12 @@ def test_harmless_new_fields_are_not_reported_as_unknown(tmp_path):
 
 # -- the real CLI, end to end -----------------------------------------------------------------------------
 
-NPM_CACHE = Path(os.environ.get("SESSIONSITE_NPM_CACHE", HERE.parent / ".npm-cache"))
 
 
 @pytest.fixture(scope="module")
 def real_claude(tmp_path_factory) -> Path:
     """The pinned Claude Code, installed from a pre-filled npm cache (no network)."""
-    if not shutil.which("npm") or not shutil.which("node"):
-        skip_unless_in_ci("npm and node are needed to run the real Claude Code CLI")
-    if not NPM_CACHE.is_dir():
-        skip_unless_in_ci(f"no npm cache with @anthropic-ai/claude-code@{generate.PINNED_VERSION} at {NPM_CACHE} "
-                          "(fill it with `npm cache add`; see .ci/run)")
-    cache = tmp_path_factory.mktemp("claude-code")
-    prefix = cache / f"claude-code-{generate.PINNED_VERSION}"
-    installed = subprocess.run(["npm", "install", "--offline", "--cache", str(NPM_CACHE), "--prefix", str(prefix),
-                                "--no-save", "--no-audit", "--no-fund", "--",
-                                f"@anthropic-ai/claude-code@{generate.PINNED_VERSION}"],
-                               capture_output=True, text=True)
-    if installed.returncode != 0:
-        skip_unless_in_ci(f"@anthropic-ai/claude-code@{generate.PINNED_VERSION} is not in {NPM_CACHE}: "
-                          f"{installed.stderr[-300:]}")
-    return generate.install(generate.PINNED_VERSION, cache)
+    return pinned_claude_code(tmp_path_factory)
 
 
 def test_the_real_cli_writes_logs_that_build_clean(real_claude, tmp_path):
