@@ -182,6 +182,9 @@ class Sighting:
     """The shapes seen (`KEY_BODY` …), together."""
     pgpass: list[int] = field(default_factory=list)
     """Where a `.pgpass` line's fields end."""
+    dotenv_lines: int = 0
+    """How many `.env` lines were seen (each line has one place such a line ends): a text with two or more
+    has a `.env` file's shape (`files.looks_like_dotenv`)."""
 
     @property
     def tokens(self) -> bool:
@@ -262,6 +265,8 @@ def sightings_of(texts: Sequence[str]) -> dict[int, Sighting]:
             sighting.shapes |= what  # type: ignore[operator]
             if what == PGPASS:
                 sighting.pgpass.append(start + 1)
+            elif what == DOTENV:
+                sighting.dotenv_lines += 1
         elif meaning == _SPELLING:
             sighting.spellings.append(start)
         elif meaning == _FILE_MARK:

@@ -24,7 +24,7 @@ from ...core.model import BrokenLine, Diagnostic, Entry, Session
 from ..credentials.assignments import plausible_secret
 from ..credentials.files import looks_like_dotenv, names_credential_file
 from ..credentials.names import is_secret_name
-from ..credentials.scan import (DOTENV, GREP_PLACE, WRAPPED, Found, Sighting, context_spans, embedded_token_spans,
+from ..credentials.scan import (GREP_PLACE, WRAPPED, Found, Sighting, context_spans, embedded_token_spans,
                                 may_hold_token, random_runs, replace_spans, scan_tokens, shows_credential_file, sight,
                                 sightings_of, token_spans)
 from .homes import HOME_FOLDER, HOME_PATH, encoded_homes, holds_home, local_home
@@ -275,7 +275,7 @@ class Redactor:
                     value, seen = redacted, sight(redacted)
             if context and (seen.context or credential_file):
                 named_file = credential_file or bool(seen.shapes & GREP_PLACE) and shows_credential_file(value)
-                dotenv = bool(seen.shapes & DOTENV) and looks_like_dotenv(value)
+                dotenv = seen.dotenv_lines >= 2 and looks_like_dotenv(value)
                 value = replace_spans(value, context_spans(value, dotenv, named_file, seen), self._taken)
         if self.home and home:
             value = HOME_PATH.sub(self._home, value)
