@@ -1,0 +1,43 @@
+"""Files written whole or not at all."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import BinaryIO, Callable, TypeVar
+
+from .errors import naming_errors
+
+T = TypeVar("T")
+
+PART_SUFFIX = ".part"
+"""How a file being written ends: one a crash leaves behind is `.<name>.<pid>.<random>.part`, beside its target."""
+
+
+def part_path(target: Path) -> Path:
+    """Where `target` is written before it is renamed into place: the same folder (a rename across file
+    systems is no rename), hidden, and named after the target and the writer, so that two writers, in two
+    processes or two threads, never share one, and one a crash leaves is recognisable."""
+    return target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}{PART_SUFFIX}")
+
+
+def write_atomically(target: Path, fill: Callable[[BinaryIO], T], mode: int = 0o666, *, sync: bool = True) -> T:
+    """`target` either as it was or whole with what `fill` writes, whatever happens meanwhile (a kill, a
+    full disk, another writer): `fill` writes a file beside it, which is synced to disk (when `sync`) and
+    renamed over `target`. `mode` are the new file's permission bits, less the umask. An OSError names
+    `target`; on any failure the file beside it is removed. Returns what `fill` returned."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = part_path(target)
+    try:
+        with naming_errors(target):
+            with os.fdopen(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode), "wb") as handle:
+                result = fill(handle)
+                handle.flush()
+                if sync:
+                    os.fsync(handle.fileno())
+            os.replace(part, target)
+    finally:
+        part.unlink(missing_ok=True)
+    return result
+
