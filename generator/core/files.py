@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+from io import BufferedWriter
 import secrets
 from pathlib import Path
-from typing import BinaryIO, Callable, TypeVar
+from typing import Callable, TypeVar
 
 from .errors import naming_errors
 
@@ -22,7 +23,7 @@ def part_path(target: Path) -> Path:
     return target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}{PART_SUFFIX}")
 
 
-def write_atomically(target: Path, fill: Callable[[BinaryIO], T], mode: int = 0o666, *, sync: bool = True) -> T:
+def write_atomically(target: Path, fill: Callable[[BufferedWriter], T], mode: int = 0o666, *, sync: bool = True) -> T:
     """`target` either as it was or whole with what `fill` writes, whatever happens meanwhile (a kill, a
     full disk, another writer): `fill` writes a file beside it, which is synced to disk (when `sync`) and
     renamed over `target`. `mode` are the new file's permission bits, less the umask. An OSError names
@@ -31,7 +32,8 @@ def write_atomically(target: Path, fill: Callable[[BinaryIO], T], mode: int = 0o
     part = part_path(target)
     try:
         with naming_errors(target):
-            with os.fdopen(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode), "wb") as handle:
+            # "x": a link or file planted at the temporary name is never written through.
+            with open(part, "xb", opener=lambda path, flags: os.open(path, flags | os.O_CLOEXEC, mode)) as handle:
                 result = fill(handle)
                 handle.flush()
                 if sync:
