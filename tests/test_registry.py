@@ -11,7 +11,9 @@ import pytest
 
 from generator.core.model import ToolCall
 from generator.core.registry import DuplicateRegistration, Registry
+from generator.render.markdown.blocks import Group, Prose
 from generator.render.markdown.tools import RENDERERS, ToolContext, render_tool
+from generator.render.search import INDEXERS, documents_of
 
 A_SECOND_BASH_RENDERER = """
 from generator.render.markdown.tools import ToolView, renders
@@ -74,3 +76,28 @@ def test_a_known_tool_is_not_rendered_by_the_fallback():
     view = render_tool(call("Bash"), ToolContext(cwd="/work"))
     shown = "".join(getattr(block, "text", str(block)) for block in view.body)
     assert '"command"' not in shown and "echo a secret plan" in shown
+
+
+def group(kind: str, words: str) -> Group:
+    return Group(kind, "<div>", (Prose(words),), "</div>", anchor="e1")
+
+
+@pytest.mark.parametrize("kind", ["notice", "unknown", "unreadable", "a-kind-from-tomorrow", "", "__class__"])
+def test_a_group_of_a_kind_the_index_does_not_know_gives_no_document(kind):
+    assert list(documents_of([group(kind, "the tide is high")])) == []
+
+
+@pytest.mark.parametrize(("kind", "document_kind"), [("prompt", "prompt"), ("message", "reply"),
+                                                     ("thinking", "thinking"), ("plan", "plan")])
+def test_a_group_the_index_knows_gives_its_text(kind, document_kind):
+    [document] = documents_of([group(kind, "the tide is high")], "2026-01-01T00:00:00Z")
+    assert (document.kind, document.anchor, document.text) == (document_kind, "e1", "the tide is high")
+
+
+def test_a_second_indexer_for_a_group_kind_is_refused_naming_both():
+    with pytest.raises(DuplicateRegistration) as raised:
+        @INDEXERS.register("prompt")
+        def another_prompt_indexer(group, timestamp):  # pragma: no cover - never registered
+            return iter(())
+    assert "generator.render.search._prompt_documents" in str(raised.value)
+    assert "another_prompt_indexer" in str(raised.value) and __file__ in str(raised.value)
