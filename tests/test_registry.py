@@ -6,11 +6,14 @@ from __future__ import annotations
 import importlib
 import sys
 import textwrap
+import typing
 
 import pytest
 
-from generator.core.model import ToolCall
+from generator.core.model import (AssistantText, BashMode, Event, Media, Notice, Plan, Prompt, SlashCommand, Thinking,
+                                  ToolCall, Unknown, Unreadable)
 from generator.core.registry import DuplicateRegistration, Registry
+from generator.render.markdown import SINGLE_EVENTS
 from generator.render.markdown.blocks import Group, Prose
 from generator.render.markdown.tools import RENDERERS, ToolContext, render_tool
 from generator.render.search import INDEXERS, documents_of
@@ -101,3 +104,22 @@ def test_a_second_indexer_for_a_group_kind_is_refused_naming_both():
             return iter(())
     assert "generator.render.search._prompt_documents" in str(raised.value)
     assert "another_prompt_indexer" in str(raised.value) and __file__ in str(raised.value)
+
+
+def test_every_event_shown_on_its_own_has_its_markdown_writer():
+    """The kinds of `Event` outside Claude's reply each have a writer; none goes to the fallback."""
+    shown_on_their_own = {Prompt, Plan, SlashCommand, BashMode, Notice, Unknown, Unreadable}
+    assert shown_on_their_own <= set(SINGLE_EVENTS)
+    assert set(typing.get_args(Event)) - set(SINGLE_EVENTS) == {AssistantText, Thinking, ToolCall}
+
+
+def test_an_event_of_a_type_without_a_writer_says_so():
+    with pytest.raises(TypeError, match="no Markdown for Media"):
+        SINGLE_EVENTS.lookup(Media)(None, Media(media_type="image/png", data=b""))
+
+
+def test_a_second_writer_for_an_event_type_is_refused_naming_both():
+    with pytest.raises(DuplicateRegistration) as raised:
+        SINGLE_EVENTS.register(Prompt)(print)
+    assert "generator.render.markdown.SessionDocument._prompt_event" in str(raised.value)
+    assert "builtins.print" in str(raised.value)
