@@ -169,3 +169,12 @@ def test_a_kill_midway_leaves_the_old_file_and_a_recognisable_temporary_file(tar
     assert target.read_bytes() == OLD
     [left] = leftovers(target.parent, target)  # a kill allows no clean-up: what it leaves says what it is
     assert re.fullmatch(rf"\.{re.escape(target.name)}\.\d+\.[0-9a-f]+\.part", left), left
+
+
+@pytest.mark.parametrize("name", ["a" * 255, "я" * 127 + "a", "é" * 100 + ".json"])
+def test_a_target_whose_name_is_as_long_as_a_file_system_allows(tmp_path, name):
+    target = tmp_path / name
+    target.write_bytes(OLD)
+    write_atomically(target, lambda handle: handle.write(b"new"))
+    assert target.read_bytes() == b"new"
+    assert leftovers(tmp_path, target) == []

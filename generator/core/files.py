@@ -12,6 +12,7 @@ from .errors import naming_errors
 
 T = TypeVar("T")
 
+MAX_NAME_BYTES = 255
 PART_SUFFIX = ".part"
 """How a file being written ends: one a crash leaves behind is `.<name>.<pid>.<random>.part`, beside its target."""
 
@@ -20,7 +21,10 @@ def part_path(target: Path) -> Path:
     """Where `target` is written before it is renamed into place: the same folder (a rename across file
     systems is no rename), hidden, and named after the target and the writer, so that two writers, in two
     processes or two threads, never share one, and one a crash leaves is recognisable."""
-    return target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}{PART_SUFFIX}")
+    ending = f".{os.getpid()}.{secrets.token_hex(4)}{PART_SUFFIX}"
+    # A file system takes names of at most 255 bytes: a long target's name is cut to leave room for the ending.
+    name = os.fsdecode(os.fsencode(target.name)[:MAX_NAME_BYTES - 1 - len(ending)])
+    return target.with_name(f".{name}{ending}")
 
 
 def write_atomically(target: Path, fill: Callable[[BufferedWriter], T], mode: int = 0o666, *, sync: bool = True) -> T:
