@@ -25,7 +25,8 @@ from typing import Any
 from .core.errors import SessionsiteError
 from .core.text import byte_size
 from .stages.discover import AGENT_FILE, SessionFile, claude_folder, default_input, find
-from .output.vault import HOOK_LOG, Vault, VaultError, log_hook_failure, write_atomically
+from .core.files import write_atomically
+from .output.vault import HOOK_LOG, Vault, VaultError, log_hook_failure
 
 EVENTS = ("SessionEnd", "PreCompact")
 DEFAULT_CLEANUP_DAYS = 30

@@ -155,7 +155,7 @@ def test_a_full_disk_in_a_worker_process_names_the_output(monkeypatch, tmp_path,
 
 def test_a_full_disk_writing_a_zip_names_the_zip(monkeypatch, tmp_path, logs):
     out = tmp_path / "sites" / "site.zip"
-    fill_the_disk(monkeypatch, out.parent, errno.ENOSPC, which=lambda path: path.name.startswith(".site.zip.building"))
+    fill_the_disk(monkeypatch, out.parent, errno.ENOSPC, which=lambda path: path.name.startswith(".site.zip.") and path.name.endswith(".part"))
     result = build(logs, out, "-j", "1")
     monkeypatch.undo()
     assert_one_line_naming(result, out, errno.ENOSPC)

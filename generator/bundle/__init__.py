@@ -22,9 +22,10 @@ import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, BinaryIO, Iterable, Sequence
 
 from ..core.errors import InputError, StrictModeError, UsageProblem
+from ..core.files import write_atomically
 from ..core.model import Archive
 from ..stages.discover import default_input
 from ..stages.redact import OwnRules, Redactor
@@ -367,38 +368,30 @@ def _check_input(path: Path) -> Path:
 def _write_file(path: Path, parts: Iterable[str]) -> int:
     """Written beside the target as the parts come, and renamed into place: a failed write leaves the old
     file whole. Returns the bytes written."""
-    path = path.resolve()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.part")
-    size = 0
-    try:
-        with temporary.open("w", encoding="utf-8", newline="\n") as handle:
-            for part in parts:
-                handle.write(part)
-                size += len(part.encode("utf-8"))
-        temporary.replace(path)
-    finally:
-        temporary.unlink(missing_ok=True)
-    return size
+    def fill(handle: BinaryIO) -> int:
+        size = 0
+        for part in parts:
+            size += handle.write(part.encode("utf-8"))
+        return size
+
+    return write_atomically(path.resolve(), fill, sync=False)
 
 
 def _write_zip(path: Path, name: str, parts: Iterable[str]) -> int:
     """A zip holding one file, `name`, written as the parts come (deflated as it goes, never held whole)
     and renamed into place. The same parts make the same bytes. Returns the zip's size."""
     path = path.resolve()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.part")
-    try:
-        with zipfile.ZipFile(temporary, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+
+    def fill(handle: BinaryIO) -> None:
+        with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as archive:
             info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             with archive.open(info, "w", force_zip64=True) as member:
                 for part in parts:
                     member.write(part.encode("utf-8"))
-        temporary.replace(path)
-    finally:
-        temporary.unlink(missing_ok=True)
+
+    write_atomically(path, fill, sync=False)
     return path.stat().st_size
 
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import orjson
 
+from ..core.files import write_atomically
 from ..core.model import Commit, Diagnostic, FileTouch, Interpreted, OutlineItem, Session, SubagentCall, Usage
 
 if TYPE_CHECKING:
@@ -297,10 +298,8 @@ class HashCache:
         if self.path is None or not self.changed:
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}")
-            temporary.write_text(json.dumps(self.known), encoding="utf-8")
-            os.replace(temporary, self.path)
+            known = json.dumps(self.known).encode("utf-8")
+            write_atomically(self.path, lambda handle: handle.write(known), sync=False)
         except OSError:
             pass  # a read-only home: the next rebuild hashes every input again, that is all
 

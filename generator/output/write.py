@@ -14,9 +14,10 @@ import stat
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import BinaryIO, Callable, Iterable, Iterator
 
 from ..core.errors import SessionsiteError, UsageProblem, naming_errors
+from ..core.files import write_atomically
 from .locks import MARKER, claim, release, remove_abandoned
 
 MARKER_TEXT = b"This folder was written by sessionsite; the next build replaces it whole.\n"
@@ -65,10 +66,7 @@ class Staging:
         target = self._target(path)
         if target.exists():
             return
-        temporary = target.with_name(f".{target.name}.{os.getpid()}.part")
-        with naming_errors(target):
-            temporary.write_bytes(content)
-        os.replace(temporary, target)
+        write_atomically(target, lambda handle: handle.write(content), sync=False)
 
     def append(self, path: str, text: str | bytes) -> None:
         """A file one session writes piece by piece (its Markdown, its search word list)."""
@@ -200,9 +198,9 @@ def write_zip(site: Path, zip_path: Path, top_folder: str, leave_out: frozenset[
                    if path.is_file() and path.relative_to(site).as_posix() not in leave_out)
     zip_path = zip_path.resolve()
     zip_path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = zip_path.with_name(f".{zip_path.name}.building-{os.getpid()}")
-    try:
-        with naming_errors(temporary), zipfile.ZipFile(temporary, "w") as archive:
+
+    def fill(handle: BinaryIO) -> None:
+        with zipfile.ZipFile(handle, "w") as archive:
             for name in progress(files, len(files), "Zipping") if progress else files:
                 entry = zipfile.ZipInfo(f"{top_folder}/{name}", date_time=ZIP_TIME)
                 entry.create_system = 3  # Unix, so that the permission bits below are read
@@ -210,10 +208,8 @@ def write_zip(site: Path, zip_path: Path, top_folder: str, leave_out: frozenset[
                 entry.compress_type = zipfile.ZIP_DEFLATED
                 with (site / name).open("rb") as source, archive.open(entry, "w") as target:
                     shutil.copyfileobj(source, target, 1 << 20)
-        os.replace(temporary, zip_path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+
+    write_atomically(zip_path, fill, sync=False)
 
 
 def check_zip_target(zip_path: Path) -> None:

@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from ..core import urls
+from ..core.registry import Registry
 from ..core.text import plain
 from .markdown.blocks import Block, Code, Group, Prose
 
@@ -267,21 +268,40 @@ def documents_of(blocks: Iterable[Block], timestamp: str = "") -> Iterator[Docum
             yield from _group_documents(block, block.fact("time") or timestamp)
 
 
+GroupIndexer = Callable[[Group, str], Iterator[Document]]
+INDEXERS: Registry[str, GroupIndexer] = Registry("indexers of page groups")
+"""By the `kind` of a group (`blocks.Group`): the documents it gives, given the time it is shown at."""
+
+
 def _group_documents(group: Group, timestamp: str) -> Iterator[Document]:
-    kind = group.kind
-    if kind == "prompt":
-        yield Document("prompt", group.anchor, timestamp, _text_of(group.children))
-    elif kind == "message":
-        yield Document("reply", group.anchor, timestamp, _text_of(group.children))
-        for child in group.children:
-            if isinstance(child, Group):
-                yield from _group_documents(child, timestamp)
-    elif kind in ("plan", "thinking"):
-        yield Document(kind, group.anchor, timestamp, _text_of(group.children))
-    elif kind in ("tool", "bash-mode", "command-output"):
-        yield from _tool_documents(group, timestamp)
+    return INDEXERS.lookup(group.kind)(group, timestamp)
 
 
+@INDEXERS.fallback
+def _nothing_to_find(group: Group, timestamp: str) -> Iterator[Document]:
+    """A notice, an unknown or unreadable entry: what sessionsite says about the log, not the conversation."""
+    return iter(())
+
+
+@INDEXERS.register("prompt")
+def _prompt_documents(group: Group, timestamp: str) -> Iterator[Document]:
+    yield Document("prompt", group.anchor, timestamp, _text_of(group.children))
+
+
+@INDEXERS.register("message")
+def _reply_documents(group: Group, timestamp: str) -> Iterator[Document]:
+    yield Document("reply", group.anchor, timestamp, _text_of(group.children))
+    for child in group.children:
+        if isinstance(child, Group):
+            yield from _group_documents(child, timestamp)
+
+
+@INDEXERS.register("plan", "thinking")
+def _documents_of_their_own_kind(group: Group, timestamp: str) -> Iterator[Document]:
+    yield Document(group.kind, group.anchor, timestamp, _text_of(group.children))
+
+
+@INDEXERS.register("tool", "bash-mode", "command-output")
 def _tool_documents(group: Group, timestamp: str) -> Iterator[Document]:
     """A tool call, or a command the user ran: what it was asked to do, then what it gave."""
     commands: list[str] = [group.fact("command")] if group.fact("command") else []

@@ -28,8 +28,7 @@ from ...stages.discover import SessionFile
 from .readback import DamagedCopy, DamagedLog, KeptLog, Stored, Unusable, VaultReader, Version
 from .restore import Restored, restore
 from .save import Place, SaveReport, save_logs
-from .store import (DATABASE, HOOK_LOG, Damaged, VaultError, default_location, log_hook_failure, today,
-                    write_atomically)
+from .store import DATABASE, HOOK_LOG, Damaged, VaultError, default_location, log_hook_failure, today
 
 
 class Vault(VaultReader):
@@ -43,4 +42,4 @@ class Vault(VaultReader):
 
 __all__ = ["DATABASE", "HOOK_LOG", "Damaged", "DamagedCopy", "DamagedLog", "KeptLog", "Place", "Restored",
            "SaveReport", "Stored", "Unusable", "Vault", "VaultError", "Version", "default_location",
-           "log_hook_failure", "restore", "today", "write_atomically"]
+           "log_hook_failure", "restore", "today"]

@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...core.errors import InputError
+from ...core.files import write_atomically
 from ...stages.discover import SessionFile, project_folder_of
 from .save import Place
 from .store import (WORK, Current, Damaged, VaultError, VaultFiles, chunk_data, chunks_of, connect, explain,
-                    latest_rows, place_problem, printable, private_files, version_problem, write_atomically, write_version)
+                    latest_rows, place_problem, printable, private_files, version_problem, write_version)
 
 
 class DamagedCopy(Damaged, InputError):
@@ -48,22 +49,17 @@ class KeptLog:
             return target
         with private_files():
             target.parent.mkdir(parents=True, exist_ok=True)
-        part = target.with_name(f".{self.name}.{os.getpid()}.part")
         try:
             connection = connect(Path(self.database), create=False)
             try:
-                with private_files(), part.open("wb") as handle:
-                    write_version(connection, self.version_id, self.size, self.content_hash, handle)
+                with private_files():
+                    write_atomically(target, lambda handle: write_version(
+                        connection, self.version_id, self.size, self.content_hash, handle), sync=False)
             finally:
                 connection.close()
         except (VaultError, sqlite3.Error) as error:  # a Damaged chunk or row, or a vault gone bad since
-            part.unlink(missing_ok=True)
             reason = error.reason if isinstance(error, Damaged) else f"it cannot be read: {error}"
             raise DamagedCopy(reason) from error
-        except BaseException:
-            part.unlink(missing_ok=True)
-            raise
-        os.replace(part, target)
         return target
 
 
@@ -270,7 +266,8 @@ class VaultReader(VaultFiles):
             problem = version_problem(*row[1:])
             if problem:
                 raise Damaged(f"its record holds {problem}")
-            return write_atomically(target, lambda handle: write_version(connection, row[0], row[2], row[3], handle))
+            return write_atomically(target, lambda handle: write_version(connection, row[0], row[2], row[3], handle),
+                                    0o600)
 
     def file_problems(self, most: int = 5) -> list[str]:
         """What SQLite's own check finds wrong with the file (pages, indexes), at most `most` lines: damage

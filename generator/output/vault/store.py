@@ -21,11 +21,10 @@ import zlib
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
-from typing import Any, BinaryIO, Callable, Iterator, TypeVar
+from typing import Any, Iterator
 
-from ...core.errors import SessionsiteError, naming_errors
+from ...core.errors import SessionsiteError
 
-T = TypeVar("T")
 DATABASE = "vault.sqlite3"
 HOOK_LOG = "hook.log"
 WORK = "work"
@@ -492,22 +491,6 @@ def write_version(connection: sqlite3.Connection, version_id: int, size: int, sh
     if written != size or hasher.hexdigest() != sha1:
         raise Damaged("its bytes do not match its digest")
     return written
-
-
-def write_atomically(target: Path, fill: Callable[[BinaryIO], T], mode: int = 0o600) -> T:
-    """A file that is either there whole or not at all: `fill` writes it beside `target`, and it is synced
-    to disk and renamed over `target`. Returns what `fill` returned."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    part = target.with_name(f".{target.name}.{os.getpid()}.part")
-    try:
-        with naming_errors(target), os.fdopen(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), "wb") as handle:
-            result = fill(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(part, target)
-    finally:
-        part.unlink(missing_ok=True)
-    return result
 
 
 def log_hook_failure(folder: Path, message: str) -> None:

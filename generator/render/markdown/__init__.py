@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Protocol
 
 from ...core import urls
+from ...core.registry import Registry
 from ...stages.commits import commit_url
 from ...core.model import (
     NoticeKind,
@@ -206,6 +207,16 @@ def time_of(timestamp: str) -> str:
     if len(timestamp) >= 16 and timestamp[10] == "T":
         return f"{timestamp[:10]} {timestamp[11:16]}"
     return timestamp
+
+
+SINGLE_EVENTS: Registry[type, Callable[[Any, Any], list[Block]]] = Registry("Markdown writers of events")
+"""By the type of an event shown on its own (not part of Claude's reply): its blocks, from
+`SessionDocument`'s method registered for it."""
+
+
+@SINGLE_EVENTS.fallback
+def _no_markdown(document: SessionDocument, event: Event) -> list[Block]:
+    raise TypeError(f"no Markdown for {type(event).__name__}")
 
 
 class SessionDocument:
@@ -469,97 +480,113 @@ class SessionDocument:
         return "\n\n".join(lines)
 
     def _single(self, event: Event) -> list[Block]:
+        return SINGLE_EVENTS.lookup(type(event))(self, event)
+
+    @SINGLE_EVENTS.register(Prompt)
+    def _prompt_event(self, event: Prompt) -> list[Block]:
         hidden = " hidden-event" if getattr(event, "hidden", False) else ""
-        if isinstance(event, Prompt):
-            parts: list[Block]
-            opening, closing = self.markup.event_wrapper("prompt", {"anchor": event.anchor}, task=event.by_agent,
+        parts: list[Block]
+        opening, closing = self.markup.event_wrapper("prompt", {"anchor": event.anchor}, task=event.by_agent,
+                                                     hidden=bool(hidden))
+        if event.by_agent:
+            label = "Task"
+            parts = [self._task_line(event)]
+        else:
+            label = "You" + (f" · {event.label}" if event.label else "")
+            parts = [self._meta_line(label, event.timestamp, anchor=event.anchor)]
+        if event.text.strip():
+            parts.extend(self._prompt_text(event))
+        documents = [media for media in event.images if media.media_type == TEXT_DOCUMENT]
+        for number, document in enumerate(documents, start=1):
+            parts.extend(self._document(event, document, number))
+        media = self._media(tuple(media for media in event.images if media.media_type != TEXT_DOCUMENT))
+        if media:
+            parts.append(Prose(media, "sessionsite"))
+        return [Group("prompt", opening, tuple(parts), closing, event.anchor,
+                      (("who", label), ("time", event.timestamp)))]
+
+    @SINGLE_EVENTS.register(Plan)
+    def _plan_event(self, event: Plan) -> list[Block]:
+        return self._plan(event)
+
+    @SINGLE_EVENTS.register(SlashCommand)
+    def _slash_command_event(self, event: SlashCommand) -> list[Block]:
+        command = (event.name + " " + event.args).strip()
+        line: list[Block] = [Structure(self.markup.event("command", {"anchor": event.anchor, "command": command}),
+                                       "command", inline_code(command))]
+        if event.output:
+            # The anchor is the command's, just above: the output has no id of its own.
+            opening, closing = self.markup.event_wrapper("command-output", {})
+            line.append(Group("command-output", opening, (Code(strip_ansi(event.output), "text", kind="output"),),
+                              closing, event.anchor, (("command", command),), Fold(gfm.summary_text("Output"))))
+        return line
+
+    @SINGLE_EVENTS.register(BashMode)
+    def _bash_mode_event(self, event: BashMode) -> list[Block]:
+        output = "\n".join(part for part in (event.stdout, event.stderr) if part.strip())
+        parts: list[Block] = [self._meta_line("You ran", event.timestamp, anchor=event.anchor),
+                              Code(event.command, "bash", kind="command")]
+        if output.strip():
+            parts.append(Code(strip_ansi(output), "text", kind="output"))
+        opening, closing = self.markup.event_wrapper("bash-mode", {"anchor": event.anchor})
+        return [Group("bash-mode", opening, tuple(parts), closing, event.anchor,
+                      (("who", "You ran"), ("time", event.timestamp)))]
+
+    @SINGLE_EVENTS.register(Notice)
+    def _notice_event(self, event: Notice) -> list[Block]:
+        hidden = " hidden-event" if getattr(event, "hidden", False) else ""
+        if event.kind == NoticeKind.CONTINUATION:
+            opening, closing = self.markup.event_wrapper("continuation", {"anchor": event.anchor},
                                                          hidden=bool(hidden))
-            if event.by_agent:
-                label = "Task"
-                parts = [self._task_line(event)]
-            else:
-                label = "You" + (f" · {event.label}" if event.label else "")
-                parts = [self._meta_line(label, event.timestamp, anchor=event.anchor)]
-            if event.text.strip():
-                parts.extend(self._prompt_text(event))
-            documents = [media for media in event.images if media.media_type == TEXT_DOCUMENT]
-            for number, document in enumerate(documents, start=1):
-                parts.extend(self._document(event, document, number))
-            media = self._media(tuple(media for media in event.images if media.media_type != TEXT_DOCUMENT))
-            if media:
-                parts.append(Prose(media, "sessionsite"))
-            return [Group("prompt", opening, tuple(parts), closing, event.anchor,
-                          (("who", label), ("time", event.timestamp)))]
-        if isinstance(event, Plan):
-            return self._plan(event)
-        if isinstance(event, SlashCommand):
-            command = (event.name + " " + event.args).strip()
-            line: list[Block] = [Structure(self.markup.event("command", {"anchor": event.anchor, "command": command}),
-                                           "command", inline_code(command))]
-            if event.output:
-                # The anchor is the command's, just above: the output has no id of its own.
-                opening, closing = self.markup.event_wrapper("command-output", {})
-                line.append(Group("command-output", opening, (Code(strip_ansi(event.output), "text", kind="output"),),
-                                  closing, event.anchor, (("command", command),), Fold(gfm.summary_text("Output"))))
-            return line
-        if isinstance(event, BashMode):
-            output = "\n".join(part for part in (event.stdout, event.stderr) if part.strip())
-            parts = [self._meta_line("You ran", event.timestamp, anchor=event.anchor),
-                     Code(event.command, "bash", kind="command")]
-            if output.strip():
-                parts.append(Code(strip_ansi(output), "text", kind="output"))
-            opening, closing = self.markup.event_wrapper("bash-mode", {"anchor": event.anchor})
-            return [Group("bash-mode", opening, tuple(parts), closing, event.anchor,
-                          (("who", "You ran"), ("time", event.timestamp)))]
-        if isinstance(event, Notice):
-            if event.kind == NoticeKind.CONTINUATION:
-                opening, closing = self.markup.event_wrapper("continuation", {"anchor": event.anchor},
-                                                             hidden=bool(hidden))
-                return [Group("notice", opening, (Prose(prose(event.text)),), closing, event.anchor,
-                              fold=Fold(gfm.summary_text("Continued from an earlier conversation (summary)")))]
-            text = NOTICE_WORDING.get(event.kind) or " ".join(strip_ansi(event.text).split()) or event.kind
-            report = next((value for name, value in event.details if name == "result" and value.strip()), "")
-            if report:
-                # A background task's final report is Markdown Claude wrote: shown as such, under the notice.
-                notice = replace(event, details=tuple(item for item in event.details if item[0] != "result"))
-                opening, closing = self.markup.event_wrapper("notice-result", {}, hidden=bool(hidden))
-                return [Group("notice", opening, (self._notice(notice, text, hidden),
-                                                  *self._shown_in_part(report, lambda shown: [Prose(prose(shown))],
-                                                                       f"{event.anchor}-result.txt", "The whole result")),
-                              closing, event.anchor)]
-            return [self._notice(event, text, hidden)]
-        if isinstance(event, Unknown):
-            if event.name.startswith("part:"):
-                # A part of a message is conversation: its words come first, its JSON after.
-                opening, closing = self.markup.event_wrapper("unknown", {"anchor": event.anchor,
-                                                                         "name": event.name[len("part:"):]}, part=True)
-                words = readable_words(event.raw)
-                body: tuple[Block, ...] = ((Prose(prose(words)),) if words else ()) + (json_block(event.raw),)
-                fold = Fold(gfm.summary_text("A message part of a kind new to sessionsite:", event.name[len("part:"):]),
-                            open=True)
-                return [Group("unknown", opening, body, closing, event.anchor, fold=fold)]
-            opening, closing = self.markup.event_wrapper("unknown", {"anchor": event.anchor, "name": event.name},
-                                                         part=False)
-            return [Group("unknown", opening, (json_block(event.raw),), closing, event.anchor,
-                          fold=Fold(gfm.summary_text("Unrecognised entry", event.name)))]
-        if isinstance(event, Unreadable):
-            shown, note = event.text, []
-            if event.whole is not None:  # too long to read whole: copied a piece at a time
-                shown = shown[:INLINE_OUTPUT_LIMIT]
-                link, size = self.attach_pieces(f"{event.anchor}.txt", event.whole())
-                note = [Prose(f"[The whole line]({link}) ({size / (1 << 20):,.1f} MB; its first {len(shown):,} "
-                              f"characters are shown here)", "sessionsite")]
-            elif len(shown) > INLINE_OUTPUT_LIMIT:  # a broken line of any size: its start, and the whole in a file
-                whole = event.text.encode("utf-8")
-                shown = shown[:INLINE_OUTPUT_LIMIT]
-                note = [Prose(f"[The whole line]({self.attach(f'{event.anchor}.txt', whole)}) ({len(whole) / 1024:,.0f} KB; "
-                              f"its first {INLINE_OUTPUT_LIMIT:,} characters are shown here)", "sessionsite")]
-            opening, closing = self.markup.event_wrapper("unreadable", {"anchor": event.anchor, "line": str(event.line),
-                                                                        "reason": event.reason})
-            fold = Fold(gfm.summary_text(f"Line {event.line} could not be read: {event.reason}"))
-            return [Group("unreadable", opening, (Code(shown, "text", kind="output"), *note), closing, event.anchor,
-                          fold=fold)]
-        raise TypeError(f"no Markdown for {type(event).__name__}")
+            return [Group("notice", opening, (Prose(prose(event.text)),), closing, event.anchor,
+                          fold=Fold(gfm.summary_text("Continued from an earlier conversation (summary)")))]
+        text = NOTICE_WORDING.get(event.kind) or " ".join(strip_ansi(event.text).split()) or event.kind
+        report = next((value for name, value in event.details if name == "result" and value.strip()), "")
+        if report:
+            # A background task's final report is Markdown Claude wrote: shown as such, under the notice.
+            notice = replace(event, details=tuple(item for item in event.details if item[0] != "result"))
+            opening, closing = self.markup.event_wrapper("notice-result", {}, hidden=bool(hidden))
+            return [Group("notice", opening, (self._notice(notice, text, hidden),
+                                              *self._shown_in_part(report, lambda shown: [Prose(prose(shown))],
+                                                                   f"{event.anchor}-result.txt", "The whole result")),
+                          closing, event.anchor)]
+        return [self._notice(event, text, hidden)]
+
+    @SINGLE_EVENTS.register(Unknown)
+    def _unknown_event(self, event: Unknown) -> list[Block]:
+        if event.name.startswith("part:"):
+            # A part of a message is conversation: its words come first, its JSON after.
+            opening, closing = self.markup.event_wrapper("unknown", {"anchor": event.anchor,
+                                                                     "name": event.name[len("part:"):]}, part=True)
+            words = readable_words(event.raw)
+            body: tuple[Block, ...] = ((Prose(prose(words)),) if words else ()) + (json_block(event.raw),)
+            fold = Fold(gfm.summary_text("A message part of a kind new to sessionsite:", event.name[len("part:"):]),
+                        open=True)
+            return [Group("unknown", opening, body, closing, event.anchor, fold=fold)]
+        opening, closing = self.markup.event_wrapper("unknown", {"anchor": event.anchor, "name": event.name},
+                                                     part=False)
+        return [Group("unknown", opening, (json_block(event.raw),), closing, event.anchor,
+                      fold=Fold(gfm.summary_text("Unrecognised entry", event.name)))]
+
+    @SINGLE_EVENTS.register(Unreadable)
+    def _unreadable_event(self, event: Unreadable) -> list[Block]:
+        shown, note = event.text, []
+        if event.whole is not None:  # too long to read whole: copied a piece at a time
+            shown = shown[:INLINE_OUTPUT_LIMIT]
+            link, size = self.attach_pieces(f"{event.anchor}.txt", event.whole())
+            note = [Prose(f"[The whole line]({link}) ({size / (1 << 20):,.1f} MB; its first {len(shown):,} "
+                          f"characters are shown here)", "sessionsite")]
+        elif len(shown) > INLINE_OUTPUT_LIMIT:  # a broken line of any size: its start, and the whole in a file
+            whole = event.text.encode("utf-8")
+            shown = shown[:INLINE_OUTPUT_LIMIT]
+            note = [Prose(f"[The whole line]({self.attach(f'{event.anchor}.txt', whole)}) ({len(whole) / 1024:,.0f} KB; "
+                          f"its first {INLINE_OUTPUT_LIMIT:,} characters are shown here)", "sessionsite")]
+        opening, closing = self.markup.event_wrapper("unreadable", {"anchor": event.anchor, "line": str(event.line),
+                                                                    "reason": event.reason})
+        fold = Fold(gfm.summary_text(f"Line {event.line} could not be read: {event.reason}"))
+        return [Group("unreadable", opening, (Code(shown, "text", kind="output"), *note), closing, event.anchor,
+                      fold=fold)]
+
 
 
     def _prompt_text(self, prompt: Prompt) -> list[Block]:

@@ -20,6 +20,7 @@ from pygments.lexers import find_lexer_class
 from pygments.lexers._mapping import LEXERS
 
 from ...core.model import TaskItem, ToolCall
+from ...core.registry import Registry
 from ...core.text import strip_ansi
 from .blocks import Block, Code, Prose, Structure
 from .escape import html_text, inline_code, literal, one_line, prose
@@ -67,20 +68,16 @@ class ToolView:
 
 
 Renderer = Callable[[ToolCall, ToolContext], ToolView]
-_RENDERERS: dict[str, Renderer] = {}
+RENDERERS: Registry[str, Renderer] = Registry("renderers of tool calls")
 
 
 def renders(*names: str) -> Callable[[Renderer], Renderer]:
-    def register(function: Renderer) -> Renderer:
-        for name in names:
-            _RENDERERS[name] = function
-        return function
-
-    return register
+    """Register the decorated renderer for the tools `names`; a name already taken stops the import."""
+    return RENDERERS.register(*names)
 
 
 def render_tool(call: ToolCall, context: ToolContext) -> ToolView:
-    return _RENDERERS.get(call.name, generic)(call, context)
+    return RENDERERS.lookup(call.name)(call, context)
 
 
 # -- helpers -------------------------------------------------------------------------------------------
@@ -615,6 +612,7 @@ def skill(call: ToolCall, context: ToolContext) -> ToolView:
     return ToolView("Skill", _text(call.input.get("skill")) or _text(call.input.get("command")), output_block(call, context))
 
 
+@RENDERERS.fallback
 def generic(call: ToolCall, context: ToolContext) -> ToolView:
     name = call.name
     if call.name.startswith("mcp__"):

@@ -12,14 +12,15 @@ Positions are in characters of the text (hyperscan scans its UTF-8 bytes; they a
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import os
 import re
 import threading
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ...core.errors import SessionsiteError
+from ...core.files import write_atomically
 from ...core.places import private_cache_folder
 
 hyperscan: Any
@@ -139,12 +140,9 @@ def _database(expressions: list[bytes], flags: list[int]) -> Any:
     database.compile(expressions=expressions, ids=list(range(len(expressions))), flags=flags)
     if path is not None:
         body = hyperscan.dumpb(database)
-        partial = path.with_name(f".{path.name}.{os.getpid()}.part")
-        try:
-            partial.write_bytes(hashlib.sha256(body).digest() + body)
-            os.replace(partial, path)  # whole or not at all, whoever else writes it meanwhile
-        except OSError:
-            partial.unlink(missing_ok=True)
+        kept = hashlib.sha256(body).digest() + body
+        with contextlib.suppress(OSError):  # nothing kept: the next process compiles it again
+            write_atomically(path, lambda handle: handle.write(kept), sync=False)
     return database
 
 
