@@ -20,7 +20,7 @@ _RESERVED = frozenset({"index", "files", "commits"})
 
 
 # File systems take names of at most 255 bytes; a name made here gets a suffix of its own (`~p12.html`,
-# `.anchors.js`) and, while it is written, a temporary one (`.<name>.<pid>.part`).
+# `.anchors.js`) and, while it is written, a temporary one (`.<name>.<pid>.<8 hex>.part`, `core.files.write_atomically`).
 MAX_NAME = 200
 
 
