@@ -144,7 +144,6 @@ def test_the_search_finds_every_planted_value_in_the_logs(corpus):
     assert missing == []
 
 
-@pytest.mark.slow
 def test_nothing_planted_leaks_into_any_output(corpus, outputs):
     finder = Finder(corpus.planted)
     leaks: list[tuple[Planted, str]] = []
