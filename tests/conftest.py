@@ -18,18 +18,36 @@ IN_CI = bool(os.environ.get("CI"))
 CORPUS_MISSING = (f"the public corpus is not at {PUBLIC_CORPUS}: these tests read real Claude Code logs kept beside "
                   "the repository, and only the project's checkout has it (a clone elsewhere skips them; CI, with "
                   "CI=true, fails them)")
+SLOW_SKIPPED = "slow: run with --runslow or in CI"
 
 
-def pytest_report_header(config) -> str:
-    """Said once at the top of a run: whether the tests that read the real logs can run here."""
+def pytest_addoption(parser) -> None:
+    parser.addoption("--runslow", action="store_true", default=False,
+                     help="also run the tests marked slow (skipped by default outside CI, where CI=true runs them)")
+
+
+def runs_slow_tests(config) -> bool:
+    """CI runs every test with the README's plain command; a developer's `pytest` leaves out the slow ones
+    (fuzzing, memory, the real CLI, the install, the corpus sweeps) unless asked for them."""
+    return IN_CI or bool(config.getoption("--runslow"))
+
+
+def pytest_report_header(config) -> list[str]:
+    """Said once at the top of a run: whether the tests that read the real logs can run here, and whether
+    the slow tests run."""
     if corpus_files("*.jsonl"):
-        return f"public corpus: {PUBLIC_CORPUS}"
-    return (f"public corpus: not at {PUBLIC_CORPUS}, so the tests that read it "
-            f"{'fail (CI=true)' if IN_CI else 'skip (-rs says which)'}: only the project's checkout has it beside it")
+        corpus = f"public corpus: {PUBLIC_CORPUS}"
+    else:
+        corpus = (f"public corpus: not at {PUBLIC_CORPUS}, so the tests that read it "
+                  f"{'fail (CI=true)' if IN_CI else 'skip (-rs says which)'}: only the project's checkout has it "
+                  "beside it")
+    slow = ("slow tests: run" if runs_slow_tests(config)
+            else "slow tests: skipped (run them with --runslow; CI=true always runs them)")
+    return [corpus, slow]
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the xdist_group marks
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
     """Every test that drives the browser is marked `browser`, so `pytest -m browser` runs them alone.
 
     The tests run on several worker processes (pytest-xdist's loadgroup, pyproject.toml), each test where
@@ -38,8 +56,13 @@ def pytest_collection_modifyitems(items):
       browser tests among them: spread over the workers, each would make it again;
     - the other browser tests: one Chromium is started for them, and only one worker runs it beside forked
       build workers. (A module's group with browser tests starts a second where it runs; kept together,
-      the browser tests would be a third of the run's work on one worker.)"""
+      the browser tests would be a third of the run's work on one worker.)
+
+    Tests marked `slow` skip, naming --runslow, unless it is given or the run is CI's."""
+    skip_slow = None if runs_slow_tests(config) else pytest.mark.skip(reason=SLOW_SKIPPED)
     for item in items:
+        if skip_slow and item.get_closest_marker("slow"):
+            item.add_marker(skip_slow)
         if "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
         if uses_a_module_scoped_fixture(item):

@@ -748,6 +748,7 @@ def inspector(browser, attack_site):
     instance.context.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("vector", [pytest.param(v, id=v.id) for v in VECTORS])
 def test_no_payload_runs_or_becomes_markup_in_a_browser(inspector, attack_site, vector):
     paths = attack_site.pages[vector.n]

@@ -231,7 +231,7 @@ def corpus_pages(public_corpus_site) -> Site:
     return find_pages("corpus", public_corpus_site)
 
 
-@pytest.fixture(params=["examples", "corpus"])
+@pytest.fixture(params=["examples", pytest.param("corpus", marks=pytest.mark.slow)])
 def site(request) -> Site:
     return request.getfixturevalue(f"{request.param}_pages")
 
@@ -473,6 +473,7 @@ SETTLED = """async ms => { const waited = performance.now() - window.__openedAt;
                            if (waited < ms) await new Promise(resolve => setTimeout(resolve, ms - waited)); }"""
 
 
+@pytest.mark.slow
 def test_no_page_logs_an_error_or_asks_the_network(browser, site):
     """Every page of the site, opened and with its folded blocks expanded: no script from transcript
     content runs (no dialog, no page error), no console error, no failed load, and no request beyond the
@@ -530,6 +531,7 @@ def serious_violations(axe, page) -> list[str]:
             for violation in results["violations"] if violation["impact"] in ("serious", "critical")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_axe_finds_no_serious_violation_on_any_kind_of_page(browser, axe, site, theme):
     context = new_context(browser, color_scheme=theme)

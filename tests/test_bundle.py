@@ -419,6 +419,7 @@ def test_images_in_a_prompt_are_inlined(tmp_path):
 CORPUS_SESSIONS = [p for p in corpus_files("*.jsonl") if not p.name.startswith("agent-")]
 
 
+@pytest.mark.slow
 @each_corpus_file(CORPUS_SESSIONS)
 def test_every_corpus_session_bundles_and_its_markdown_fits(public_corpus, tmp_path, path):
     try:

@@ -345,6 +345,7 @@ COMMITTING = [path for path in corpus_files("*.jsonl") if "git commit" in path.r
               and printed_commits(path)]
 
 
+@pytest.mark.slow
 @each_corpus_file(COMMITTING)
 def test_every_commit_in_the_corpus_is_found(public_corpus, path):
     archive = build_archive(path)
@@ -426,6 +427,7 @@ def test_bundle_commits_errors_are_one_clear_line(repository, tmp_path, monkeypa
     assert nowhere.exit_code == 1 and "no sessions of" in nowhere.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_commit_lists_read_well_and_lead_to_the_call(browser, axe, site, theme):  # noqa: F811 - the fixture
     """In both themes, on a phone and a desktop: no serious axe finding on the commits page or the session's

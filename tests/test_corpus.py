@@ -50,7 +50,7 @@ ALL_FILES = corpus_files("*.jsonl", "chat.json")
 AGENT_FILES = {p.stem[len("agent-"):]: p for p in ALL_FILES if p.name.startswith("agent-")}
 
 # Without the corpus every test here skips, except in CI, where each fails (the fixture says why).
-pytestmark = pytest.mark.usefixtures("public_corpus")
+pytestmark = [pytest.mark.usefixtures("public_corpus"), pytest.mark.slow]
 
 # -- hidden by design (see the module docstring) ----------------------------------------------------------
 NOISE_PREFIXES = ("<command-", "<local-command-", "[Request interrupted by user", "Caveat: The messages below")

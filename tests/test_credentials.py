@@ -251,6 +251,7 @@ def _sightings(prefilter: anchors_module.Prefilter, text: str) -> tuple[set[tupl
     return ({hit for hit in hits if hit[0] < literal_count}, {index for index, _ in hits if index >= literal_count})
 
 
+@pytest.mark.slow
 def test_the_regular_expression_fallback_sees_what_hyperscan_sees(public_corpus):
     """Where hyperscan cannot be installed the prefilter is made of regular expressions: the same literals at
     the same places, the same patterns seen, on secrets, their look-alikes, text in other scripts and real logs."""
@@ -309,6 +310,7 @@ REVIEWED = {
 }
 
 
+@pytest.mark.slow
 def test_on_the_public_corpus_every_redaction_is_a_reviewed_one(public_corpus):
     made: Counter[tuple[str, str]] = Counter()
     redactor = Redactor(record=lambda kind, secret: made.update([(kind, secret)]))

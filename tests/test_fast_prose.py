@@ -83,6 +83,7 @@ def test_the_recorded_client_sessions_prose_renders_the_same_through_either_pars
     assert texts and taken > 0
 
 
+@pytest.mark.slow
 def test_the_public_corpus_prose_renders_the_same_through_either_parser(public_corpus, tmp_path, monkeypatch):
     texts = prose_of_build(tuple(corpus_files("*.jsonl", "chat.json")), tmp_path / "site", monkeypatch)
     differing, taken = differences(texts)

@@ -140,6 +140,7 @@ NASTY_FRAGMENTS = [
 nasty_bytes = st.lists(st.one_of(st.sampled_from(NASTY_FRAGMENTS), st.binary(max_size=40)), max_size=40).map(b"".join)
 
 
+@pytest.mark.slow
 @FAST
 @given(data=st.one_of(st.binary(max_size=3000), nasty_bytes))
 @example(data=b"")
@@ -155,6 +156,7 @@ def test_reader_never_raises_on_arbitrary_bytes(data: bytes) -> None:
         check_read_invariants(path, data, result)
 
 
+@pytest.mark.slow
 @FAST
 @given(data=st.one_of(st.binary(max_size=2000), nasty_bytes,
                       st.lists(st.one_of(st.sampled_from(NASTY_FRAGMENTS), st.binary(max_size=20)),
@@ -210,6 +212,7 @@ mixed_lines = st.lists(
 )
 
 
+@pytest.mark.slow
 @FAST
 @given(lines=mixed_lines, newline=st.sampled_from([b"\n", b"\r\n", b"\r"]), final_newline=st.booleans(),
        ensure_ascii=st.booleans())
@@ -239,6 +242,7 @@ def test_valid_lines_around_junk_are_all_read_in_order(lines, newline, final_new
         assert {d.line for d in result.diagnostics} == junk_numbers, "good lines get no diagnostic"
 
 
+@pytest.mark.slow
 @settings(FAST, max_examples=15)
 @given(lines=st.lists(st.tuples(st.booleans(), st.one_of(
            st.sampled_from([8_191, 8_192, 8_193, 65_536, 1_048_576, 3_000_000]), st.integers(0, 3_000_000))),
@@ -263,6 +267,7 @@ def test_long_lines_among_short_ones(lines, filler) -> None:
         ]
 
 
+@pytest.mark.slow
 @settings(FAST, max_examples=100)
 @given(objects=st.lists(json_objects, min_size=1, max_size=6), cut=st.floats(min_value=0, max_value=1))
 def test_a_file_cut_off_anywhere(objects, cut) -> None:
@@ -324,6 +329,7 @@ def test_nul_bytes_and_lone_surrogates(tmp_path: Path) -> None:
 BIG_LINE = LINE_LIMIT - 1024 * 1024
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("complete", [True, False], ids=["valid", "truncated"])
 def test_one_line_just_under_the_limit_is_read_with_bounded_memory(tmp_path: Path, complete: bool) -> None:
     """One line just under the limit of a line read whole (a huge pasted log) is read as one entry, or as
@@ -684,6 +690,7 @@ def test_the_realistic_session_builds_and_covers_every_entry_kind(tmp_path: Path
     assert (tmp_path / "site" / "index.html").is_file()
 
 
+@pytest.mark.slow
 @settings(FAST, max_examples=500)
 @given(changes=wrong_type_changes())
 def test_interpret_never_raises_on_wrong_types(changes: list[Change]) -> None:
@@ -692,6 +699,7 @@ def test_interpret_never_raises_on_wrong_types(changes: list[Change]) -> None:
     link(results)
 
 
+@pytest.mark.slow
 @settings(SLOW, max_examples=60)
 @given(changes=wrong_type_changes(max_changes=6))
 def test_build_never_raises_on_wrong_types(changes: list[Change]) -> None:

@@ -121,6 +121,7 @@ def test_the_readme_test_command_installs_with_the_constraints_and_ci_runs_exact
 CORPUS_TESTS = ("test_corpus.py", "test_links.py", "test_bundle.py")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("in_ci", [True, False], ids=["CI", "developer"])
 def test_corpus_tests_fail_in_ci_without_the_corpus(tmp_path, in_ci):
     """The test modules that read ../shared/corpus/public, run from a copy of tests/ that has no corpus
@@ -130,7 +131,7 @@ def test_corpus_tests_fail_in_ci_without_the_corpus(tmp_path, in_ci):
     env = {name: value for name, value in os.environ.items() if name != "CI"}
     if in_ci:
         env["CI"] = "true"
-    done = subprocess.run([sys.executable, "-m", "pytest", "-v", "-rsfE", "-p", "no:cacheprovider", "-k", "corpus",
+    done = subprocess.run([sys.executable, "-m", "pytest", "-v", "-rsfE", "-p", "no:cacheprovider", "--runslow", "-k", "corpus",
                            *(str(tests / name) for name in CORPUS_TESTS)],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     outcomes: dict[str, set[str]] = {}
@@ -199,6 +200,7 @@ def test_ci_fills_the_wheelhouse_the_install_test_reads_as_the_readme_says():
     assert f"\n{FILL_THE_WHEELHOUSE}\n" in README
 
 
+@pytest.mark.slow
 def test_the_readme_install_and_try_commands_work_as_written(tmp_path):
     if not any(WHEELHOUSE.glob("*.whl")):
         skip_unless_in_ci(f"no wheels in {WHEELHOUSE} to install from without the network: run `{FILL_THE_WHEELHOUSE}`")

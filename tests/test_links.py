@@ -8,6 +8,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import pytest
+
 
 
 REFERENCES = {"a": "href", "link": "href", "img": "src", "script": "src"}
@@ -63,5 +65,6 @@ def test_examples_have_no_broken_links(examples_site):
     assert broken_links(examples_site) == []
 
 
+@pytest.mark.slow
 def test_the_public_corpus_has_no_broken_links(public_corpus_site):
     assert broken_links(public_corpus_site) == []

@@ -80,6 +80,7 @@ def peak_memory_of_build(tmp_path: Path, megabytes: int) -> tuple[int, int]:
     return size, int(finished.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_memory_does_not_grow_with_the_size_of_a_session(tmp_path: Path) -> None:
     small_size, small_peak = peak_memory_of_build(tmp_path, 10)
     large_size, large_peak = peak_memory_of_build(tmp_path, 40)
@@ -111,6 +112,7 @@ def peak_memory_of_bundle(tmp_path: Path, megabytes: int, suffix: str) -> tuple[
     return size, int(finished.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", [".html", ".md"])
 def test_bundle_memory_does_not_grow_with_the_size_of_a_session(tmp_path: Path, suffix: str) -> None:
     """The HTML bundle is as large as its sessions: it is written as it is composed, a page at a time,
@@ -194,6 +196,7 @@ def sha256_of(path: Path) -> str:
     return hasher.hexdigest()
 
 
+@pytest.mark.slow
 def test_a_200_mb_line_builds_in_a_fraction_of_its_size_shown_in_part_and_kept_whole(
         tmp_path: Path, huge_line: tuple[Path, int, str]) -> None:
     """Parsed, a line takes many times its size (a 1 GB line took a build 7 GB): one over the limit is
@@ -218,6 +221,7 @@ def test_a_200_mb_line_builds_in_a_fraction_of_its_size_shown_in_part_and_kept_w
     assert page.count("000000000 ") == 1 and len(page) < 2 * MEGABYTE
 
 
+@pytest.mark.slow
 def test_saving_a_200_mb_line_takes_a_fraction_of_its_size(tmp_path: Path, huge_line: tuple[Path, int, str]) -> None:
     """The vault's save cuts a line longer than a chunk, and writes a large log's chunks ahead of its
     transaction: a 1 GB line took 3 GB."""

@@ -6,9 +6,12 @@ import subprocess
 import sys
 import zipfile
 
+import pytest
+
 from conftest import REPO
 
 
+@pytest.mark.slow
 def test_wheel_carries_the_default_theme_and_finds_it(tmp_path):
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(REPO)],
@@ -35,6 +38,7 @@ def test_wheel_carries_the_default_theme_and_finds_it(tmp_path):
     assert probe.stdout.strip() == str(unpacked / "generator" / "themes" / "default")
 
 
+@pytest.mark.slow
 def test_an_installed_sessionsite_writes_the_same_manifest_as_the_checkout(tmp_path):
     """The settings digest in `.sessionsite-manifest.json` covers the code and the theme, each file by its
     name inside the package or the theme: a wheel, which holds the theme inside generator/, and a checkout,

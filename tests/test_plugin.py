@@ -402,6 +402,7 @@ def run_claude(claude: Path, args: list[str], home: Path, cwd: Path, env: dict[s
                           timeout=generate.RUN_TIMEOUT)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", [REPO, PLUGIN], ids=["marketplace", "plugin"])
 def test_claude_plugin_validate_passes_strictly(claude, tmp_path, target):
     result = run_claude(claude, ["plugin", "validate", "--strict", "--json", "--", str(target)], tmp_path, tmp_path)
@@ -460,6 +461,7 @@ class InstalledMachine(Machine):
             return api.received
 
 
+@pytest.mark.slow
 def test_the_installed_plugin_saves_a_real_session_to_the_vault(claude, tmp_path, monkeypatch):
     machine = InstalledMachine(tmp_path, claude)
     assert machine.saved() == set()
@@ -483,6 +485,7 @@ def test_the_installed_plugin_saves_a_real_session_to_the_vault(claude, tmp_path
     assert "ok    the sessionsite plugin sessionsite@sessionsite saves each session" in said, said
 
 
+@pytest.mark.slow
 def test_a_real_session_with_no_sessionsite_to_find_saves_nothing_and_doctor_says_why(claude, tmp_path, monkeypatch):
     machine = InstalledMachine(tmp_path, claude)
     (machine.bin / "sessionsite").unlink()
@@ -511,6 +514,7 @@ def fenced_command(name: str) -> list[str]:
     return [block.strip() for block in re.findall(r"```\n(.*?)```", body, re.S)]
 
 
+@pytest.mark.slow
 def test_slash_bundle_writes_this_session_for_the_pull_request(claude, tmp_path):
     """/sessionsite:bundle, in a session resumed from a first prompt: Claude Code hands the model the
     command's instructions with the plugin's folder and the session's id filled in, and the command they
@@ -579,6 +583,7 @@ def test_doctor_checks_the_folder_claude_code_reads_a_local_marketplace_s_plugin
     assert f"{clone / 'bin' / 'sessionsite-run'} is missing: if the marketplace's folder moved" in said, said
 
 
+@pytest.mark.slow
 def test_when_the_clone_added_as_marketplace_moves_claude_code_and_doctor_both_see_it(claude, tmp_path, monkeypatch):
     machine = Machine(tmp_path)
     clone = tmp_path / "clone"

@@ -836,6 +836,7 @@ def corpus_findings() -> dict[str, set[str]]:
     return found
 
 
+@pytest.mark.slow
 def test_in_the_corpus_the_rules_find_only_what_was_looked_at(public_corpus: Path):
     unexpected = {rule: sorted(secret for secret in secrets if secret not in CORPUS_FINDINGS)
                   for rule, secrets in corpus_findings().items()}

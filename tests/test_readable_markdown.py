@@ -223,10 +223,12 @@ def test_the_reviewers_markdown_bundle_holds_no_theme_markup_either(tmp_path):
     assert "<details" in markdown and problems_of(markdown) == []
 
 
+@pytest.mark.slow
 def test_a_sample_of_the_public_corpus_holds_no_theme_markup(public_corpus, corpus_sample):
     _assert_plain_markdown(corpus_sample[0])
 
 
+@pytest.mark.slow
 def test_a_sample_of_the_public_corpus_reads_as_its_pages(public_corpus, corpus_sample):
     _assert_reads_as_the_page(corpus_sample[1])
 

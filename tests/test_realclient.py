@@ -303,6 +303,7 @@ def real_claude(tmp_path_factory) -> Path:
     return pinned_claude_code(tmp_path_factory)
 
 
+@pytest.mark.slow
 def test_the_real_cli_writes_logs_that_build_clean(real_claude, tmp_path):
     """Runs a scenario through the real CLI against the stub, and builds what it wrote."""
     executable = real_claude
@@ -353,6 +354,7 @@ def test_a_session_of_today_s_default_model_shows_the_cost_claude_code_charged(b
     assert "no price is known for" not in page and "as Claude Code reported it" not in page
 
 
+@pytest.mark.slow
 def test_the_price_table_is_what_the_real_cli_charges(real_claude):
     """measure_prices.py's method, for the CLI's default model: each kind of token apart, read back from the
     cost-state Claude Code writes."""

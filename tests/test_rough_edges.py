@@ -272,6 +272,7 @@ CORPUS_LARGEST = ["Eduardodmb__ClaudeHome/projects.bak-20260511-072525/C--Users-
                   "4thehalibit__omarchy-backup/dot-claude/projects/-home-vwestberg-Claude/1fb5e404-604d-4a2b-baf1-3beb42a67371.jsonl"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CORPUS_LARGEST)
 def test_the_corpus_largest_sessions_keep_their_outcome_when_shortened(public_corpus, tmp_path, name):
     from generator.bundle import github_length

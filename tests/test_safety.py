@@ -125,6 +125,7 @@ def _big_input(root: Path, copies: int) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_a_killed_build_leaves_the_previous_site_whole(tmp_path):
     out = tmp_path / "site"
     first_input = _big_input(tmp_path / "first", 1)

@@ -471,6 +471,7 @@ def _check(vault_dir: Path, expected: dict[Path, tuple[bytes | None, ...]], out:
     return held
 
 
+@pytest.mark.slow
 def test_a_save_killed_at_any_point_leaves_what_was_saved_intact(tmp_path):
     archive = tmp_path / "projects"
     old = _project(archive, {f"old{i}": 600_000 for i in range(6)}, seed=10)

@@ -309,6 +309,7 @@ def rows_intact(pristine: Path, damaged: Path) -> set[str]:
         return set()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("seed", "count"), [(1, 200), (2, 200), (3, 200), (4, 200), (5, 200), (6, 20), (7, 2000)])
 def test_random_damage_never_stops_the_build_and_keeps_every_intact_session(archive, vault_dir, tmp_path, seed,
                                                                             count):
@@ -481,6 +482,7 @@ def no_version(connection: sqlite3.Connection) -> None:
     connection.execute("UPDATE versions SET log_id = 99999 WHERE log_id = ?", (log,))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", [chunk_gone, negative_version_size, negative_chunk_size, text_digest, text_data,
                                     number_as_text, sha1_as_blob, relpath_escapes, project_dir_as_number,
                                     line_end_in_origin])

@@ -138,6 +138,7 @@ def test_a_tool_call_group_says_what_its_summary_shows(tmp_path, monkeypatch):
         assert (summary.code.get_text() if summary.code else "") == group.fact("target")
 
 
+@pytest.mark.slow
 def test_the_public_corpus_reads_the_same_from_blocks_as_from_its_themed_markdown(public_corpus, tmp_path, monkeypatch):
     files = tuple(corpus_files("*.jsonl", "chat.json"))
     _assert_reads_the_same(_parts_of_a_build(files, tmp_path / "site", monkeypatch))
