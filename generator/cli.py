@@ -21,18 +21,14 @@ if TYPE_CHECKING:  # the build is loaded by the commands that build: `save`, run
     from .config import BuildConfig, BuildReport
     from .output.vault import SaveReport
     from .serve import Generation
-    from .stages.redact import OwnRules
-    from .stages.selection import Selection
+from .commands.options import (Options, build_config_from, bundle_config_from, inputs_or_default, origin,
+                               own_rules_of, selection_of, vault_folder)
 from .core.errors import InputError, UsageProblem, is_about, output_error
 from .core.text import byte_size
 from .stages.discover import default_input
 
 T = TypeVar("T")
 Command = TypeVar("Command", bound=Callable[..., Any])
-EXAMPLE_COMMAND = "sessionsite build examples -o demo"
-# What each command that reads logs suggests, run with none: itself on the examples where that makes sense.
-EXAMPLE_COMMANDS = {"serve": "sessionsite serve examples", "audit": "sessionsite audit examples",
-                    "markdown": "sessionsite markdown examples -o demo"}
 
 
 def _configure_logging(verbose: bool, quiet: bool = False) -> None:
@@ -42,17 +38,6 @@ def _configure_logging(verbose: bool, quiet: bool = False) -> None:
     logger.handlers[:] = [handler]
     logger.setLevel(logging.ERROR if quiet else logging.INFO if verbose else logging.WARNING)
     logger.propagate = False
-
-
-def _inputs(given: tuple[Path, ...]) -> tuple[Path, ...]:
-    if given:
-        return given
-    default = default_input()
-    if not default.is_dir():
-        context = click.get_current_context(silent=True)
-        example = EXAMPLE_COMMANDS.get(context.info_name or "", EXAMPLE_COMMAND) if context else EXAMPLE_COMMAND
-        raise InputError(f"no INPUT given and {default} does not exist; to try it on the examples: {example}")
-    return (default,)
 
 
 def _progress(items: Iterable[T], length: int, label: str) -> Iterator[T]:
@@ -239,16 +224,6 @@ def _vault_line(vault: Path) -> str:
     return f"vault: a copy of each log read, secrets included, is kept in {vault} (--no-vault turns this off)"
 
 
-def _vault(vault_dir: Path | None, no_vault: bool) -> Path | None:
-    return None if no_vault else _vault_folder(vault_dir)
-
-
-def _vault_folder(vault_dir: Path | None) -> Path:
-    from .output.vault import default_location
-
-    return vault_dir or default_location()
-
-
 def _load_config(context: click.Context, parameter: click.Parameter, value: Path | None) -> Path | None:
     """Eager: the config file's values become the defaults of the command's other options (Click's
     `default_map`), which the command line overrides."""
@@ -291,37 +266,6 @@ own_redaction_options = [
     click.option("--redact-word", "redact_words", multiple=True, metavar="WORD",
                  help="Also redact this word, in any case (a host name, a client's name). Repeatable."),
 ]
-
-
-def _origin(parameter: str, option: str, key: str) -> str:
-    """How an error names a value: by its option, or by the config file and key it came from."""
-    context = click.get_current_context(silent=True)
-    if context is not None and context.get_parameter_source(parameter) == click.core.ParameterSource.DEFAULT_MAP:
-        return f"{context.meta.get('sessionsite.config', 'the config file')}: {key}"
-    return option
-
-
-def _selection(since: str | None, until: str | None, projects: Sequence[str], excludes: Sequence[str],
-               branches: Sequence[str], session_ids: Sequence[str]) -> Selection:
-    from .stages.selection import Selection, parse_when
-
-    return Selection(since=parse_when(since, _origin("since", "--since", "select.since")) if since else None,
-                     until=parse_when(until, _origin("until", "--until", "select.until"), end_of_day=True) if until else None,
-                     projects=tuple(projects), excludes=tuple(excludes), branches=tuple(branches),
-                     sessions=tuple(session_ids))
-
-
-def _own_rules(patterns: Sequence[str], words: Sequence[str]) -> OwnRules:
-    from .stages.redact import OwnRuleError, OwnRules
-
-    rules = OwnRules(tuple(patterns), tuple(words))
-    try:
-        rules.check()
-    except OwnRuleError as error:
-        where = _origin("redact_patterns", "--redact", "redact") if "regular" in str(error) or "empty text" in str(error) \
-            else _origin("redact_words", "--redact-word", "redact_words")
-        raise UsageProblem(f"{where}: {error}") from None
-    return rules
 
 
 def _with_choice(function: Command) -> Command:
@@ -387,62 +331,35 @@ repo_url_option = click.option(
                    "links, and a sitemap.xml is written.")
 @repo_url_option
 @click.option("--title", help="The site's title, on its home page and in every page's title [default: sessionsite].")
-def build_command(inputs: tuple[Path, ...], output: Path, report_file: Path | None, show_hidden: bool, strict: bool,
-                  no_redact: bool, redact_paths: bool, jobs: int, verbose: bool, quiet: bool, prune: bool,
-                  vault_dir: Path | None, no_vault: bool, since: str | None, until: str | None,
-                  projects: tuple[str, ...], excludes: tuple[str, ...], branches: tuple[str, ...],
-                  session_ids: tuple[str, ...], redact_patterns: tuple[str, ...], redact_words: tuple[str, ...],
-                  theme: Path | None, base_url: str, title: str | None, repo_url: str) -> None:
+def build_command(**values: Any) -> None:
     """Build the HTML archive (with its Markdown intermediates) into OUTPUT.
 
     Example:
 
         sessionsite build ~/.claude/projects/-home-me-src-app -o site --report report.json
     """
-    from .config import BuildConfig
-
-    config = BuildConfig(inputs=_inputs(inputs), output=output, theme=theme, show_hidden=show_hidden,
-                         strict=strict, jobs=jobs, redact=not no_redact, redact_paths=redact_paths,
-                         base_url=base_url, vault=_vault(vault_dir, no_vault), prune=prune, title=title or "",
-                         repo_url=repo_url, selection=_selection(since, until, projects, excludes, branches, session_ids),
-                         own_redaction=_own_rules(redact_patterns, redact_words))
-    _run(config, report_file, verbose, quiet)
+    options = Options(**values)
+    _run(build_config_from(options), options.report_file, options.verbose, options.quiet)
 
 
 @main.command("markdown")
 @_with_common
 @repo_url_option
-def markdown_command(inputs: tuple[Path, ...], output: Path, report_file: Path | None, show_hidden: bool,
-                     strict: bool, no_redact: bool, redact_paths: bool, jobs: int, verbose: bool, quiet: bool,
-                     prune: bool, vault_dir: Path | None, no_vault: bool, since: str | None, until: str | None,
-                     projects: tuple[str, ...], excludes: tuple[str, ...], branches: tuple[str, ...],
-                     session_ids: tuple[str, ...], redact_patterns: tuple[str, ...], redact_words: tuple[str, ...],
-                     repo_url: str) -> None:
+def markdown_command(**values: Any) -> None:
     """Write only the Markdown intermediates: one .md per session, GitHub-flavoured, with front matter.
 
     Example:
 
         sessionsite markdown ~/.claude/projects/-home-me-src-app/1f0c….jsonl -o notes
     """
-    from .config import BuildConfig
-
-    config = BuildConfig(inputs=_inputs(inputs), output=output, show_hidden=show_hidden, strict=strict,
-                         markdown_only=True, jobs=jobs, redact=not no_redact, redact_paths=redact_paths,
-                         vault=_vault(vault_dir, no_vault), prune=prune, repo_url=repo_url,
-                         selection=_selection(since, until, projects, excludes, branches, session_ids),
-                         own_redaction=_own_rules(redact_patterns, redact_words))
-    _run(config, report_file, verbose, quiet)
+    options = Options(**values)
+    _run(build_config_from(options, markdown_only=True), options.report_file, options.verbose, options.quiet)
 
 
 @main.command("json")
 @_with_common
 @repo_url_option
-def json_command(inputs: tuple[Path, ...], output: Path, report_file: Path | None, show_hidden: bool,
-                 strict: bool, no_redact: bool, redact_paths: bool, jobs: int, verbose: bool, quiet: bool,
-                 prune: bool, vault_dir: Path | None, no_vault: bool, since: str | None, until: str | None,
-                 projects: tuple[str, ...], excludes: tuple[str, ...], branches: tuple[str, ...],
-                 session_ids: tuple[str, ...], redact_patterns: tuple[str, ...], redact_words: tuple[str, ...],
-                 repo_url: str) -> None:
+def json_command(**values: Any) -> None:
     """Write the sessions as JSON, for analysis: one document per session (its prompts, replies, tool
     calls with their results, plans, subagents, commits and figures), and index.json listing them all.
     Redacted as the site is. The format is described by a JSON Schema (docs/json-export.md).
@@ -451,15 +368,11 @@ def json_command(inputs: tuple[Path, ...], output: Path, report_file: Path | Non
 
         sessionsite json ~/.claude/projects --since 30d -o sessions-json
     """
-    from .config import BuildConfig
     from .json_export import export
 
-    config = BuildConfig(inputs=_inputs(inputs), output=output, show_hidden=show_hidden, strict=strict,
-                         markdown_only=True, jobs=jobs, redact=not no_redact, redact_paths=redact_paths,
-                         vault=_vault(vault_dir, no_vault), prune=prune, repo_url=repo_url,
-                         selection=_selection(since, until, projects, excludes, branches, session_ids),
-                         own_redaction=_own_rules(redact_patterns, redact_words))
-    _run(config, report_file, verbose, quiet, writer=export, unit="JSON document")
+    options = Options(**values)
+    _run(build_config_from(options, markdown_only=True), options.report_file, options.verbose, options.quiet,
+         writer=export, unit="JSON document")
 
 
 @main.command("serve")
@@ -489,7 +402,7 @@ def serve_command(inputs: tuple[Path, ...], port: int, show_hidden: bool, no_red
     from .serve import LiveSite, is_site, live_config, unzipped
 
     _configure_logging(verbose)
-    given = _inputs(inputs)
+    given = inputs_or_default(inputs)
     with _errors(verbose), _stopped_by_signals():
         if len(given) == 1 and given[0].is_file() and given[0].suffix.lower() == ".zip":
             with unzipped(given[0]) as site:
@@ -498,14 +411,14 @@ def serve_command(inputs: tuple[Path, ...], port: int, show_hidden: bool, no_red
         if len(given) == 1 and given[0].is_dir() and is_site(given[0]):
             _serve_until_stopped(given[0], port, given[0])
             return
-        from .config import BuildConfig
         from .stages.discover import find
 
         if not find(list(given)):
             raise InputError(f"{', '.join(map(str, given))}: neither a site (no index.html) nor Claude Code logs "
                              "(no .jsonl session files)")
-        config = live_config(BuildConfig(inputs=given, output=Path(), show_hidden=show_hidden, jobs=jobs,
-                                         redact=not no_redact, vault=_vault(vault_dir, no_vault)))
+        options = Options(inputs=given, show_hidden=show_hidden, no_redact=no_redact, jobs=jobs, vault_dir=vault_dir,
+                          no_vault=no_vault)
+        config = live_config(build_config_from(options, output=Path()))
         live = LiveSite(config)
         click.echo(f"Building {', '.join(map(str, given))} into {config.output}", err=True)
         live.build_once()
@@ -563,12 +476,7 @@ def _serve_until_stopped(site: Path, port: int, shown_as: Path, generation: Gene
 @_with_choice
 @click.option("--theme", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Theme folder whose templates/ and static/ override the default theme's (the HTML bundle's look).")
-def bundle_command(inputs: tuple[Path, ...], output: Path, show_hidden: bool, strict: bool, no_redact: bool,
-                   redact_paths: bool, jobs: int, verbose: bool, quiet: bool, vault_dir: Path | None, no_vault: bool,
-                   commit_range: str | None, repo_url: str, since: str | None, until: str | None,
-                   projects: tuple[str, ...], excludes: tuple[str, ...], branches: tuple[str, ...],
-                   session_ids: tuple[str, ...], redact_patterns: tuple[str, ...], redact_words: tuple[str, ...],
-                   theme: Path | None) -> None:
+def bundle_command(**values: Any) -> None:
     """Write one file to attach to a pull request: the whole piece of work each SESSION belongs to (its
     plan chain, the sessions it continues or that continue it, every subagent transcript).
 
@@ -588,15 +496,13 @@ def bundle_command(inputs: tuple[Path, ...], output: Path, show_hidden: bool, st
 
         sessionsite bundle ~/.claude/projects/-home-me-src-app/1f0c….jsonl -o pr-notes.html
     """
-    from .bundle import BundleConfig, bundle
+    from .bundle import bundle
 
+    options = Options(**values)
+    output, verbose, quiet = options.output, options.verbose, options.quiet
+    assert output is not None
     _configure_logging(verbose, quiet)
-    config = BundleConfig(inputs=tuple(inputs), output=output, show_hidden=show_hidden, strict=strict,
-                          redact=not no_redact, redact_paths=redact_paths, jobs=jobs, vault=_vault(vault_dir, no_vault),
-                          commits=commit_range or "", repo_url=repo_url,
-                          branch=branches[0] if branches and not inputs and not commit_range else "",
-                          selection=_selection(since, until, projects, excludes, branches, session_ids),
-                          own_redaction=_own_rules(redact_patterns, redact_words), theme=theme)
+    config = bundle_config_from(options)
     with _stopped_by_signals(), _errors(verbose, output):
         report = bundle(config)
     if report.too_large:
@@ -642,13 +548,7 @@ def bundle_command(inputs: tuple[Path, ...], output: Path, show_hidden: bool, st
 @vault_option
 @no_vault_option
 @_with_choice
-def gh_deploy_command(inputs: tuple[Path, ...], output: Path | None, remote: str, deploy_branch: str,
-                      message: str | None, no_push: bool, theme: Path | None, base_url: str, title: str | None,
-                      redact_paths: bool, show_hidden: bool, strict: bool, jobs: int, verbose: bool, quiet: bool,
-                      vault_dir: Path | None, no_vault: bool, since: str | None, until: str | None,
-                      projects: tuple[str, ...], excludes: tuple[str, ...], branches: tuple[str, ...],
-                      session_ids: tuple[str, ...], redact_patterns: tuple[str, ...],
-                      redact_words: tuple[str, ...]) -> None:
+def gh_deploy_command(remote: str, deploy_branch: str, message: str | None, no_push: bool, **values: Any) -> None:
     """Build the site (redacted) and commit it, and nothing else, to the gh-pages branch of the git
     repository of the current folder, then push it: GitHub Pages serves it from there. Your working tree,
     index and current branch are not touched, and no session log is ever committed.
@@ -657,22 +557,19 @@ def gh_deploy_command(inputs: tuple[Path, ...], output: Path | None, remote: str
 
         sessionsite gh-deploy ~/.claude/projects/-home-me-src-app --since 30d
     """
-    from .config import BuildConfig
     from .output.deploy import DEFAULT_MESSAGE, check_branch, check_remote, check_repository, deploy
 
+    options = Options(**values)
+    output, verbose, quiet = options.output, options.verbose, options.quiet
     if output is not None and output.suffix.lower() == ".zip":
         raise UsageProblem(f"-o {output}: gh-deploy publishes a folder; name a folder, or leave -o out")
     with _errors(verbose):  # before building, so as not to build in vain; the values may come from a config file
         check_repository(Path.cwd())
-        check_branch(Path.cwd(), deploy_branch, _origin("deploy_branch", "--remote-branch", "gh-deploy.branch"))
-        check_remote(Path.cwd(), remote, _origin("remote", "--remote", "gh-deploy.remote"), must_exist=not no_push)
-    selection = _selection(since, until, projects, excludes, branches, session_ids)
-    own = _own_rules(redact_patterns, redact_words)
+        check_branch(Path.cwd(), deploy_branch, origin("deploy_branch", "--remote-branch", "gh-deploy.branch"))
+        check_remote(Path.cwd(), remote, origin("remote", "--remote", "gh-deploy.remote"), must_exist=not no_push)
     with tempfile.TemporaryDirectory(prefix="sessionsite-gh-deploy-") as temporary:
         site = output or Path(temporary) / "site"
-        config = BuildConfig(inputs=_inputs(inputs), output=site, theme=theme, show_hidden=show_hidden, strict=strict,
-                             jobs=jobs, redact=True, redact_paths=redact_paths, base_url=base_url, title=title or "",
-                             vault=_vault(vault_dir, no_vault), selection=selection, own_redaction=own)
+        config = build_config_from(options, output=site)
         _run(config, None, verbose, quiet)
         with _stopped_by_signals(), _errors(verbose):
             done = deploy(site, Path.cwd(), remote, deploy_branch, message or DEFAULT_MESSAGE, push=not no_push)
@@ -692,10 +589,7 @@ def gh_deploy_command(inputs: tuple[Path, ...], output: Path | None, remote: str
               show_default="the number of CPUs", help="Processes reading in parallel.")
 @click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks.")
 @_with_choice
-def audit_command(inputs: tuple[Path, ...], site: Path | None, redact_paths: bool, strict: bool, everything: bool,
-                  jobs: int, verbose: bool, since: str | None, until: str | None, projects: tuple[str, ...],
-                  excludes: tuple[str, ...], branches: tuple[str, ...], session_ids: tuple[str, ...],
-                  redact_patterns: tuple[str, ...], redact_words: tuple[str, ...]) -> None:
+def audit_command(site: Path | None, everything: bool, **values: Any) -> None:
     """Before publishing, list what to look at: each redaction made (its kind, session and line, the
     secret masked), and what looks private but was not redacted (e-mail addresses, IP addresses, host
     names, home folders, long random-looking strings), grouped and counted. Takes the same selection and
@@ -708,11 +602,13 @@ def audit_command(inputs: tuple[Path, ...], site: Path | None, redact_paths: boo
     from .audit import audit, lines
     from .phases import Redaction
 
-    _configure_logging(verbose)
-    selection = _selection(since, until, projects, excludes, branches, session_ids)
-    redaction = Redaction(secrets=True, home=redact_paths, own=_own_rules(redact_patterns, redact_words))
-    with _stopped_by_signals(), _errors(verbose):
-        report = audit(_inputs(inputs), redaction, selection, site, jobs)
+    options = Options(**values)
+    _configure_logging(options.verbose)
+    selection = selection_of(options)
+    redaction = Redaction(secrets=True, home=options.redact_paths, own=own_rules_of(options))
+    with _stopped_by_signals(), _errors(options.verbose):
+        report = audit(inputs_or_default(options.inputs), redaction, selection, site, options.jobs)
+    strict = options.strict
     click.echo(f"{report.sessions} session{'s' if report.sessions != 1 else ''} audited")
     for line in lines(report, everything):
         click.echo(line)
@@ -741,7 +637,7 @@ def save_command(inputs: tuple[Path, ...], vault_dir: Path | None, hook: bool, v
     """
     from .output.vault import Vault
 
-    vault = Vault(_vault_folder(vault_dir))
+    vault = Vault(vault_folder(vault_dir))
     if hook:
         from .claude import hook_save
 
@@ -751,7 +647,7 @@ def save_command(inputs: tuple[Path, ...], vault_dir: Path | None, hook: bool, v
     from .stages.discover import find
 
     with _errors(verbose):
-        report = vault.save(find(list(_inputs(inputs))), None if quiet else _progress)
+        report = vault.save(find(list(inputs_or_default(inputs))), None if quiet else _progress)
     for skipped in report.skipped:
         click.echo(f"not saved: {skipped}", err=True)
     if not quiet:
@@ -781,7 +677,7 @@ def restore_command(session_id: str, output: Path | None, number: int | None, li
 
     _configure_logging(verbose)
     with _errors(verbose):
-        result = restore(Vault(_vault_folder(vault_dir)), session_id, output, default_input(), number, list_only)
+        result = restore(Vault(vault_folder(vault_dir)), session_id, output, default_input(), number, list_only)
     for line in result.lines:
         click.echo(line, err=not list_only)
     if result.damaged:
@@ -875,7 +771,7 @@ def doctor_command(settings_file: Path | None, vault_dir: Path | None) -> None:
     from .output.vault import Vault
 
     with _errors(False):
-        checkup = doctor(Vault(_vault_folder(vault_dir)), settings_file or settings_path())
+        checkup = doctor(Vault(vault_folder(vault_dir)), settings_file or settings_path())
     for line in checkup.lines:
         click.echo(line)
     if checkup.problems:
