@@ -1,195 +1,31 @@
-"""The `sessionsite` command: a thin Click layer over `build.build()`."""
+"""The `sessionsite` command line: Click's groups, commands and options; the work is in `commands/`."""
 
 from __future__ import annotations
 
 import logging
 import os
-import signal
 import sys
 import tempfile
 import threading
-from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 from urllib.parse import urlsplit
 
 import click
 
 from . import __version__
 if TYPE_CHECKING:  # the build is loaded by the commands that build: `save`, run by a hook, stays light
-    from .config import BuildConfig, BuildReport
-    from .output.vault import SaveReport
     from .serve import Generation
 from .commands.options import (Options, build_config_from, bundle_config_from, inputs_or_default, origin,
                                own_rules_of, selection_of, vault_folder)
-from .core.errors import InputError, UsageProblem, is_about, output_error
+from .commands.running import (configure_logging, errors, progress, run, say_redactions, say_vault,
+                               stopped_by_signals, vault_line)
+from .core.errors import InputError, UsageProblem
 from .core.text import byte_size
 from .stages.discover import default_input
 
 T = TypeVar("T")
 Command = TypeVar("Command", bound=Callable[..., Any])
-
-
-def _configure_logging(verbose: bool, quiet: bool = False) -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
-    logger = logging.getLogger("sessionsite")
-    logger.handlers[:] = [handler]
-    logger.setLevel(logging.ERROR if quiet else logging.INFO if verbose else logging.WARNING)
-    logger.propagate = False
-
-
-def _progress(items: Iterable[T], length: int, label: str) -> Iterator[T]:
-    """A progress bar on a terminal, for work long enough to want one; results pass through as they come."""
-    if not sys.stderr.isatty() or length < 20:
-        yield from items
-        return
-    with click.progressbar(items, length=length, label=label, file=sys.stderr) as bar:
-        yield from bar
-
-
-@contextmanager
-def _errors(verbose: bool, output: Path | None = None) -> Iterator[None]:
-    """Errors as one line; with the `output` the command writes, an error in writing it names it."""
-    try:
-        yield
-    except click.ClickException:
-        raise
-    except OSError as error:  # a file that could not be read or written: say which, and why
-        if verbose:
-            raise
-        if output is not None and is_about(output, error):
-            raise output_error(output, error) from error
-        raise click.ClickException(_os_error_line(error)) from error
-    except Exception as error:  # the one place that turns a crash into one line; --verbose shows it all
-        if verbose:
-            raise
-        raise click.ClickException(f"internal error: {error!r} (run with --verbose for the traceback)") from error
-
-
-@contextmanager
-def _stopped_by_signals() -> Iterator[None]:
-    """SIGTERM (a CI runner cancelling, `kill`) and SIGHUP (the terminal closed) stop a command the way
-    Ctrl-C does, by an exception, so that its clean-up runs: worker processes stopped, staging and work
-    folders removed, nothing swapped in. It then exits with 128 + the signal's number, as a shell reports
-    a process killed by it. A second signal during the clean-up is ignored."""
-    wanted = [signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
-    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
-        yield
-        return
-
-    def stop(signal_number: int, frame: FrameType | None) -> None:
-        for number in wanted:
-            signal.signal(number, signal.SIG_IGN)
-        raise SystemExit(128 + signal_number)
-
-    previous = {number: signal.signal(number, stop) for number in wanted}
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-
-
-def _os_error_line(error: OSError) -> str:
-    reason = error.strerror or str(error) or type(error).__name__
-    if error.filename is None:
-        return f"{reason} (run with --verbose for the traceback)"
-    where = os.fsdecode(error.filename)
-    if error.filename2 is not None:
-        where += f" -> {os.fsdecode(error.filename2)}"
-    return f"{where}: {reason}"
-
-
-def _check_report_file(report_file: Path | None) -> None:
-    """Before the build: a report that cannot be written would fail only after the site was replaced."""
-    if report_file is None:
-        return
-    folder = report_file.parent
-    problem = ""
-    if not folder.is_dir():
-        problem = f"no folder {folder}"
-    elif report_file.is_dir():
-        problem = "it is a folder"
-    elif report_file.exists() and not os.access(report_file, os.W_OK):
-        problem = "the file is read-only"
-    else:
-        try:
-            with tempfile.TemporaryFile(dir=folder):
-                pass
-        except OSError as error:
-            problem = f"cannot write in {folder}: {error.strerror or error}"
-    if problem:
-        raise UsageProblem(f"--report {report_file}: {problem}; choose another report file")
-
-
-def _run(config: BuildConfig, report_file: Path | None, verbose: bool, quiet: bool = False,
-         writer: Callable[..., BuildReport] | None = None, unit: str = "page") -> BuildReport:
-    """Run `writer` (the build, or another writer over the same pipeline), then say what it did; `unit`
-    names what the report's `pages` counts."""
-    from .build import build
-
-    _configure_logging(verbose, quiet)
-    _check_report_file(report_file)
-    with _stopped_by_signals():
-        with _errors(verbose, config.output):
-            report = (writer or build)(config, progress=None if quiet else _progress)
-        if report_file is not None:
-            with _errors(verbose, report_file):
-                report_file.write_text(report.to_json(), encoding="utf-8")
-    if quiet:
-        return report
-    problems = f", {len(report.diagnostics)} input problem(s) reported above" if report.diagnostics else ""
-    sessions = f"{report.sessions} session{'s' if report.sessions != 1 else ''}"
-    if report.subagent_runs:
-        sessions += f" (+ {report.subagent_runs} subagent run{'s' if report.subagent_runs != 1 else ''})"
-    pages = f"{report.pages} {unit}{'s' if report.pages != 1 else ''}"
-    click.echo(f"{sessions}, {pages} -> {config.output}{problems}", err=True)
-    if report.sessions and report.search_index_bytes:
-        click.echo(f"search index {byte_size(report.search_index_bytes)}, "
-                   f"{report.search_index_bytes / max(1, report.site_bytes):.0%} of the site's {byte_size(report.site_bytes)}",
-                   err=True)
-    if report.sessions:
-        _say_redactions(report.redactions, config.redact)
-    _say_vault(config.vault, report.saved, report.kept, report.pruned)
-    return report
-
-
-def _say_redactions(counts: Mapping[str, int], redacted: bool) -> None:
-    """How many secrets were taken out, and where to look for what may be left."""
-    if not redacted:
-        click.echo("nothing was redacted (--no-redact): keep this output to yourself", err=True)
-        return
-    total = sum(counts.values())
-    if total:
-        kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])))
-        click.echo(f"redacted {total} secret{'s' if total != 1 else ''} ({kinds}); `sessionsite audit` lists each, "
-                   "and what may still be private", err=True)
-    else:
-        click.echo("no secret found to redact; `sessionsite audit` lists what may still be private", err=True)
-
-
-def _say_vault(vault: Path | None, saved: SaveReport | None, kept: Sequence[str] = (),
-               pruned: Sequence[str] = ()) -> None:
-    """Where the vault keeps the logs, raw (once per build: a user may not know it does), and what it did
-    when that is worth a line (what it saved, with --verbose)."""
-    if vault is not None and saved is not None:  # None: the vault could not be used, and a warning said so
-        click.echo(_vault_line(vault), err=True)
-    if saved is not None and saved.saved:
-        logging.getLogger("sessionsite").info("saved to the vault %s: %s", vault, saved.summary())
-    for skipped in saved.skipped if saved is not None else ():
-        click.echo(f"not saved: {skipped}", err=True)
-    if kept:
-        one = len(kept) == 1
-        click.echo(f"{len(kept)} log{'' if one else 's'} {'is' if one else 'are'} gone from where "
-                   f"{'it was' if one else 'they were'}: read from the vault ({'its' if one else 'their'} pages say so; "
-                   "--prune leaves them out)", err=True)
-    if pruned:
-        click.echo(f"--prune left out {len(pruned)} log{'s' if len(pruned) != 1 else ''} that "
-                   f"{'are' if len(pruned) != 1 else 'is'} gone (the vault still keeps them):", err=True)
-        for name in pruned:
-            click.echo(f"  {name}", err=True)
 
 
 common_options = [
@@ -218,10 +54,6 @@ vault_option = click.option(
                            "[default: $XDG_DATA_HOME/sessionsite/vault].")
 no_vault_option = click.option("--no-vault", is_flag=True,
                                help="Neither save the logs read into the vault nor read the logs it keeps.")
-
-
-def _vault_line(vault: Path) -> str:
-    return f"vault: a copy of each log read, secrets included, is kept in {vault} (--no-vault turns this off)"
 
 
 def _load_config(context: click.Context, parameter: click.Parameter, value: Path | None) -> Path | None:
@@ -339,7 +171,7 @@ def build_command(**values: Any) -> None:
         sessionsite build ~/.claude/projects/-home-me-src-app -o site --report report.json
     """
     options = Options(**values)
-    _run(build_config_from(options), options.report_file, options.verbose, options.quiet)
+    run(build_config_from(options), options.report_file, options.verbose, options.quiet)
 
 
 @main.command("markdown")
@@ -353,7 +185,7 @@ def markdown_command(**values: Any) -> None:
         sessionsite markdown ~/.claude/projects/-home-me-src-app/1f0c….jsonl -o notes
     """
     options = Options(**values)
-    _run(build_config_from(options, markdown_only=True), options.report_file, options.verbose, options.quiet)
+    run(build_config_from(options, markdown_only=True), options.report_file, options.verbose, options.quiet)
 
 
 @main.command("json")
@@ -371,7 +203,7 @@ def json_command(**values: Any) -> None:
     from .json_export import export
 
     options = Options(**values)
-    _run(build_config_from(options, markdown_only=True), options.report_file, options.verbose, options.quiet,
+    run(build_config_from(options, markdown_only=True), options.report_file, options.verbose, options.quiet,
          writer=export, unit="JSON document")
 
 
@@ -401,9 +233,9 @@ def serve_command(inputs: tuple[Path, ...], port: int, show_hidden: bool, no_red
     """
     from .serve import LiveSite, is_site, live_config, unzipped
 
-    _configure_logging(verbose)
+    configure_logging(verbose)
     given = inputs_or_default(inputs)
-    with _errors(verbose), _stopped_by_signals():
+    with errors(verbose), stopped_by_signals():
         if len(given) == 1 and given[0].is_file() and given[0].suffix.lower() == ".zip":
             with unzipped(given[0]) as site:
                 _serve_until_stopped(site, port, given[0])
@@ -423,7 +255,7 @@ def serve_command(inputs: tuple[Path, ...], port: int, show_hidden: bool, no_red
         click.echo(f"Building {', '.join(map(str, given))} into {config.output}", err=True)
         live.build_once()
         if config.vault is not None and live.saved is not None:
-            click.echo(_vault_line(config.vault), err=True)
+            click.echo(vault_line(config.vault), err=True)
         watcher = threading.Thread(target=live.watch, name="sessionsite-watch", daemon=True)
         watcher.start()
         try:
@@ -501,9 +333,9 @@ def bundle_command(**values: Any) -> None:
     options = Options(**values)
     output, verbose, quiet = options.output, options.verbose, options.quiet
     assert output is not None
-    _configure_logging(verbose, quiet)
+    configure_logging(verbose, quiet)
     config = bundle_config_from(options)
-    with _stopped_by_signals(), _errors(verbose, output):
+    with stopped_by_signals(), errors(verbose, output):
         report = bundle(config)
     if report.too_large:
         logging.getLogger("sessionsite").warning("%s", report.too_large)
@@ -517,8 +349,8 @@ def bundle_command(**values: Any) -> None:
         subagents = f" and {runs} subagent run{'s' if runs != 1 else ''}" if runs else ""
         click.echo(f"{count} session{'s' if count != 1 else ''}{subagents}{of_branch} ({size}{shortened}) -> {output}",
                    err=True)
-        _say_redactions(report.redactions, config.redact)
-        _say_vault(config.vault, report.saved)
+        say_redactions(report.redactions, config.redact)
+        say_vault(config.vault, report.saved)
 
 
 @main.command("gh-deploy")
@@ -563,15 +395,15 @@ def gh_deploy_command(remote: str, deploy_branch: str, message: str | None, no_p
     output, verbose, quiet = options.output, options.verbose, options.quiet
     if output is not None and output.suffix.lower() == ".zip":
         raise UsageProblem(f"-o {output}: gh-deploy publishes a folder; name a folder, or leave -o out")
-    with _errors(verbose):  # before building, so as not to build in vain; the values may come from a config file
+    with errors(verbose):  # before building, so as not to build in vain; the values may come from a config file
         check_repository(Path.cwd())
         check_branch(Path.cwd(), deploy_branch, origin("deploy_branch", "--remote-branch", "gh-deploy.branch"))
         check_remote(Path.cwd(), remote, origin("remote", "--remote", "gh-deploy.remote"), must_exist=not no_push)
     with tempfile.TemporaryDirectory(prefix="sessionsite-gh-deploy-") as temporary:
         site = output or Path(temporary) / "site"
         config = build_config_from(options, output=site)
-        _run(config, None, verbose, quiet)
-        with _stopped_by_signals(), _errors(verbose):
+        run(config, None, verbose, quiet)
+        with stopped_by_signals(), errors(verbose):
             done = deploy(site, Path.cwd(), remote, deploy_branch, message or DEFAULT_MESSAGE, push=not no_push)
     if not quiet:
         where = f"pushed to {remote}" if done.pushed else "not pushed (--no-push)"
@@ -603,10 +435,10 @@ def audit_command(site: Path | None, everything: bool, **values: Any) -> None:
     from .phases import Redaction
 
     options = Options(**values)
-    _configure_logging(options.verbose)
+    configure_logging(options.verbose)
     selection = selection_of(options)
     redaction = Redaction(secrets=True, home=options.redact_paths, own=own_rules_of(options))
-    with _stopped_by_signals(), _errors(options.verbose):
+    with stopped_by_signals(), errors(options.verbose):
         report = audit(inputs_or_default(options.inputs), redaction, selection, site, options.jobs)
     strict = options.strict
     click.echo(f"{report.sessions} session{'s' if report.sessions != 1 else ''} audited")
@@ -643,11 +475,11 @@ def save_command(inputs: tuple[Path, ...], vault_dir: Path | None, hook: bool, v
 
         hook_save(vault, sys.stdin.read() if not sys.stdin.isatty() else "")
         return
-    _configure_logging(verbose, quiet)
+    configure_logging(verbose, quiet)
     from .stages.discover import find
 
-    with _errors(verbose):
-        report = vault.save(find(list(inputs_or_default(inputs))), None if quiet else _progress)
+    with errors(verbose):
+        report = vault.save(find(list(inputs_or_default(inputs))), None if quiet else progress)
     for skipped in report.skipped:
         click.echo(f"not saved: {skipped}", err=True)
     if not quiet:
@@ -675,8 +507,8 @@ def restore_command(session_id: str, output: Path | None, number: int | None, li
     """
     from .output.vault import Vault, restore
 
-    _configure_logging(verbose)
-    with _errors(verbose):
+    configure_logging(verbose)
+    with errors(verbose):
         result = restore(Vault(vault_folder(vault_dir)), session_id, output, default_input(), number, list_only)
     for line in result.lines:
         click.echo(line, err=not list_only)
@@ -721,7 +553,7 @@ def hook_install_command(settings_file: Path | None, vault_dir: Path | None) -> 
 
     path = settings_file or settings_path()
     program = hook_program()
-    with _errors(False):
+    with errors(False):
         change = install(path, hook_command(vault_dir, program))
     if change.changed:
         backup = f" (the previous file is kept as {change.backup})" if change.backup else ""
@@ -745,7 +577,7 @@ def hook_uninstall_command(settings_file: Path | None) -> None:
     from .claude import settings_path, uninstall
 
     path = settings_file or settings_path()
-    with _errors(False):
+    with errors(False):
         change = uninstall(path)
     if change.changed:
         click.echo(f"removed the {' and '.join(change.events)} hook from {path} (the previous file is kept as "
@@ -770,7 +602,7 @@ def doctor_command(settings_file: Path | None, vault_dir: Path | None) -> None:
     from .claude import doctor, settings_path
     from .output.vault import Vault
 
-    with _errors(False):
+    with errors(False):
         checkup = doctor(Vault(vault_folder(vault_dir)), settings_file or settings_path())
     for line in checkup.lines:
         click.echo(line)
