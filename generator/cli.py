@@ -6,21 +6,18 @@ import logging
 import os
 import sys
 import tempfile
-import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import Any, Callable, TypeVar
 from urllib.parse import urlsplit
 
 import click
 
 from . import __version__
-if TYPE_CHECKING:  # the build is loaded by the commands that build: `save`, run by a hook, stays light
-    from .serve import Generation
 from .commands.options import (Options, build_config_from, bundle_config_from, inputs_or_default, origin,
                                own_rules_of, selection_of, vault_folder)
 from .commands.running import (configure_logging, errors, progress, run, say_redactions, say_vault,
-                               stopped_by_signals, vault_line)
-from .core.errors import InputError, UsageProblem
+                               stopped_by_signals)
+from .core.errors import UsageProblem
 from .core.text import byte_size
 from .stages.discover import default_input
 
@@ -219,8 +216,7 @@ def json_command(**values: Any) -> None:
 @click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks.")
 @vault_option
 @no_vault_option
-def serve_command(inputs: tuple[Path, ...], port: int, show_hidden: bool, no_redact: bool, jobs: int,
-                  verbose: bool, vault_dir: Path | None, no_vault: bool) -> None:
+def serve_command(port: int, **values: Any) -> None:
     """Show a site on http://127.0.0.1:PORT/ (only this machine can reach it). Ctrl-C stops.
 
     INPUT is a built site (a folder or a .zip), or logs (as for build; with none, ~/.claude/projects).
@@ -231,57 +227,9 @@ def serve_command(inputs: tuple[Path, ...], port: int, show_hidden: bool, no_red
 
         sessionsite serve ~/.claude/projects/-home-me-src-app
     """
-    from .serve import LiveSite, is_site, live_config, unzipped
+    from .commands.serve import serve_site_or_logs
 
-    configure_logging(verbose)
-    given = inputs_or_default(inputs)
-    with errors(verbose), stopped_by_signals():
-        if len(given) == 1 and given[0].is_file() and given[0].suffix.lower() == ".zip":
-            with unzipped(given[0]) as site:
-                _serve_until_stopped(site, port, given[0])
-            return
-        if len(given) == 1 and given[0].is_dir() and is_site(given[0]):
-            _serve_until_stopped(given[0], port, given[0])
-            return
-        from .stages.discover import find
-
-        if not find(list(given)):
-            raise InputError(f"{', '.join(map(str, given))}: neither a site (no index.html) nor Claude Code logs "
-                             "(no .jsonl session files)")
-        options = Options(inputs=given, show_hidden=show_hidden, no_redact=no_redact, jobs=jobs, vault_dir=vault_dir,
-                          no_vault=no_vault)
-        config = live_config(build_config_from(options, output=Path()))
-        live = LiveSite(config)
-        click.echo(f"Building {', '.join(map(str, given))} into {config.output}", err=True)
-        live.build_once()
-        if config.vault is not None and live.saved is not None:
-            click.echo(vault_line(config.vault), err=True)
-        watcher = threading.Thread(target=live.watch, name="sessionsite-watch", daemon=True)
-        watcher.start()
-        try:
-            _serve_until_stopped(config.output, port, given[0] if len(given) == 1 else config.output,
-                                 live.generation, watching=True)
-        finally:
-            live.stop()
-            watcher.join()  # a rebuild under way finishes (or is cleaned up) before the command ends
-
-
-def _serve_until_stopped(site: Path, port: int, shown_as: Path, generation: Generation | None = None,
-                         watching: bool = False) -> None:
-    from .serve import serve
-
-    try:
-        server = serve(site, port, generation)
-    except OSError as error:
-        raise click.ClickException(f"cannot listen on 127.0.0.1:{port} ({error.strerror}); "
-                                   "choose another with --port, or --port 0 for any free one") from None
-    with server:
-        what = "Watching and serving" if watching else "Serving"
-        click.echo(f"{what} {shown_as} at {server.url} (Ctrl-C to stop)", err=True)
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            click.echo("stopped", err=True)
+    serve_site_or_logs(Options(**values), port)
 
 
 @main.command("bundle")
