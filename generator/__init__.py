@@ -8,7 +8,8 @@ The pipeline runs one way, one folder per layer, each importing only from the la
     render/   markdown/ (the intermediate), then the writers over it: html/ (pages) and search (the index)
     output/   write (atomic staging), locks, manifest (what the last build did), vault (logs kept)
     config, phases, build: the application that runs them; audit, bundle (commit_range), claude, config_file (the
-    user's sessionsite.toml), json_export, serve, cli: commands over it
+    user's sessionsite.toml), json_export, serve: commands over it; commands/ (the options made into
+    configs in one place), then cli (only Click)
 """
 
 __version__ = "0.1.0"
@@ -25,6 +26,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the build", ("generator.build",)),
     ("commands over the build", ("generator.audit", "generator.bundle", "generator.commit_range", "generator.claude",
                                  "generator.config_file", "generator.json_export", "generator.serve")),
+    ("what each command does, apart from Click; the options made into configs", ("generator.commands",)),
     ("the command line", ("generator.cli", "generator.__main__")),
 )
 """The layers in order, each named by the packages and modules in it (a package takes in what is below it,

@@ -1,210 +1,28 @@
-"""The `sessionsite` command: a thin Click layer over `build.build()`."""
+"""The `sessionsite` command line: Click's groups, commands and options; the work is in `commands/`."""
 
 from __future__ import annotations
 
 import logging
 import os
-import signal
 import sys
 import tempfile
-import threading
-from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
+from typing import Any, Callable, TypeVar
 from urllib.parse import urlsplit
 
 import click
 
 from . import __version__
-if TYPE_CHECKING:  # the build is loaded by the commands that build: `save`, run by a hook, stays light
-    from .config import BuildConfig, BuildReport
-    from .output.vault import SaveReport
-    from .serve import Generation
-    from .stages.redact import OwnRules
-    from .stages.selection import Selection
-from .core.errors import InputError, UsageProblem, is_about, output_error
+from .commands.options import (Options, build_config_from, bundle_config_from, inputs_or_default, origin,
+                               own_rules_of, selection_of, vault_folder)
+from .commands.running import (configure_logging, errors, progress, run, say_redactions, say_vault,
+                               stopped_by_signals)
+from .core.errors import UsageProblem
 from .core.text import byte_size
 from .stages.discover import default_input
 
 T = TypeVar("T")
 Command = TypeVar("Command", bound=Callable[..., Any])
-EXAMPLE_COMMAND = "sessionsite build examples -o demo"
-# What each command that reads logs suggests, run with none: itself on the examples where that makes sense.
-EXAMPLE_COMMANDS = {"serve": "sessionsite serve examples", "audit": "sessionsite audit examples",
-                    "markdown": "sessionsite markdown examples -o demo"}
-
-
-def _configure_logging(verbose: bool, quiet: bool = False) -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
-    logger = logging.getLogger("sessionsite")
-    logger.handlers[:] = [handler]
-    logger.setLevel(logging.ERROR if quiet else logging.INFO if verbose else logging.WARNING)
-    logger.propagate = False
-
-
-def _inputs(given: tuple[Path, ...]) -> tuple[Path, ...]:
-    if given:
-        return given
-    default = default_input()
-    if not default.is_dir():
-        context = click.get_current_context(silent=True)
-        example = EXAMPLE_COMMANDS.get(context.info_name or "", EXAMPLE_COMMAND) if context else EXAMPLE_COMMAND
-        raise InputError(f"no INPUT given and {default} does not exist; to try it on the examples: {example}")
-    return (default,)
-
-
-def _progress(items: Iterable[T], length: int, label: str) -> Iterator[T]:
-    """A progress bar on a terminal, for work long enough to want one; results pass through as they come."""
-    if not sys.stderr.isatty() or length < 20:
-        yield from items
-        return
-    with click.progressbar(items, length=length, label=label, file=sys.stderr) as bar:
-        yield from bar
-
-
-@contextmanager
-def _errors(verbose: bool, output: Path | None = None) -> Iterator[None]:
-    """Errors as one line; with the `output` the command writes, an error in writing it names it."""
-    try:
-        yield
-    except click.ClickException:
-        raise
-    except OSError as error:  # a file that could not be read or written: say which, and why
-        if verbose:
-            raise
-        if output is not None and is_about(output, error):
-            raise output_error(output, error) from error
-        raise click.ClickException(_os_error_line(error)) from error
-    except Exception as error:  # the one place that turns a crash into one line; --verbose shows it all
-        if verbose:
-            raise
-        raise click.ClickException(f"internal error: {error!r} (run with --verbose for the traceback)") from error
-
-
-@contextmanager
-def _stopped_by_signals() -> Iterator[None]:
-    """SIGTERM (a CI runner cancelling, `kill`) and SIGHUP (the terminal closed) stop a command the way
-    Ctrl-C does, by an exception, so that its clean-up runs: worker processes stopped, staging and work
-    folders removed, nothing swapped in. It then exits with 128 + the signal's number, as a shell reports
-    a process killed by it. A second signal during the clean-up is ignored."""
-    wanted = [signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
-    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
-        yield
-        return
-
-    def stop(signal_number: int, frame: FrameType | None) -> None:
-        for number in wanted:
-            signal.signal(number, signal.SIG_IGN)
-        raise SystemExit(128 + signal_number)
-
-    previous = {number: signal.signal(number, stop) for number in wanted}
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-
-
-def _os_error_line(error: OSError) -> str:
-    reason = error.strerror or str(error) or type(error).__name__
-    if error.filename is None:
-        return f"{reason} (run with --verbose for the traceback)"
-    where = os.fsdecode(error.filename)
-    if error.filename2 is not None:
-        where += f" -> {os.fsdecode(error.filename2)}"
-    return f"{where}: {reason}"
-
-
-def _check_report_file(report_file: Path | None) -> None:
-    """Before the build: a report that cannot be written would fail only after the site was replaced."""
-    if report_file is None:
-        return
-    folder = report_file.parent
-    problem = ""
-    if not folder.is_dir():
-        problem = f"no folder {folder}"
-    elif report_file.is_dir():
-        problem = "it is a folder"
-    elif report_file.exists() and not os.access(report_file, os.W_OK):
-        problem = "the file is read-only"
-    else:
-        try:
-            with tempfile.TemporaryFile(dir=folder):
-                pass
-        except OSError as error:
-            problem = f"cannot write in {folder}: {error.strerror or error}"
-    if problem:
-        raise UsageProblem(f"--report {report_file}: {problem}; choose another report file")
-
-
-def _run(config: BuildConfig, report_file: Path | None, verbose: bool, quiet: bool = False,
-         writer: Callable[..., BuildReport] | None = None, unit: str = "page") -> BuildReport:
-    """Run `writer` (the build, or another writer over the same pipeline), then say what it did; `unit`
-    names what the report's `pages` counts."""
-    from .build import build
-
-    _configure_logging(verbose, quiet)
-    _check_report_file(report_file)
-    with _stopped_by_signals():
-        with _errors(verbose, config.output):
-            report = (writer or build)(config, progress=None if quiet else _progress)
-        if report_file is not None:
-            with _errors(verbose, report_file):
-                report_file.write_text(report.to_json(), encoding="utf-8")
-    if quiet:
-        return report
-    problems = f", {len(report.diagnostics)} input problem(s) reported above" if report.diagnostics else ""
-    sessions = f"{report.sessions} session{'s' if report.sessions != 1 else ''}"
-    if report.subagent_runs:
-        sessions += f" (+ {report.subagent_runs} subagent run{'s' if report.subagent_runs != 1 else ''})"
-    pages = f"{report.pages} {unit}{'s' if report.pages != 1 else ''}"
-    click.echo(f"{sessions}, {pages} -> {config.output}{problems}", err=True)
-    if report.sessions and report.search_index_bytes:
-        click.echo(f"search index {byte_size(report.search_index_bytes)}, "
-                   f"{report.search_index_bytes / max(1, report.site_bytes):.0%} of the site's {byte_size(report.site_bytes)}",
-                   err=True)
-    if report.sessions:
-        _say_redactions(report.redactions, config.redact)
-    _say_vault(config.vault, report.saved, report.kept, report.pruned)
-    return report
-
-
-def _say_redactions(counts: Mapping[str, int], redacted: bool) -> None:
-    """How many secrets were taken out, and where to look for what may be left."""
-    if not redacted:
-        click.echo("nothing was redacted (--no-redact): keep this output to yourself", err=True)
-        return
-    total = sum(counts.values())
-    if total:
-        kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])))
-        click.echo(f"redacted {total} secret{'s' if total != 1 else ''} ({kinds}); `sessionsite audit` lists each, "
-                   "and what may still be private", err=True)
-    else:
-        click.echo("no secret found to redact; `sessionsite audit` lists what may still be private", err=True)
-
-
-def _say_vault(vault: Path | None, saved: SaveReport | None, kept: Sequence[str] = (),
-               pruned: Sequence[str] = ()) -> None:
-    """Where the vault keeps the logs, raw (once per build: a user may not know it does), and what it did
-    when that is worth a line (what it saved, with --verbose)."""
-    if vault is not None and saved is not None:  # None: the vault could not be used, and a warning said so
-        click.echo(_vault_line(vault), err=True)
-    if saved is not None and saved.saved:
-        logging.getLogger("sessionsite").info("saved to the vault %s: %s", vault, saved.summary())
-    for skipped in saved.skipped if saved is not None else ():
-        click.echo(f"not saved: {skipped}", err=True)
-    if kept:
-        one = len(kept) == 1
-        click.echo(f"{len(kept)} log{'' if one else 's'} {'is' if one else 'are'} gone from where "
-                   f"{'it was' if one else 'they were'}: read from the vault ({'its' if one else 'their'} pages say so; "
-                   "--prune leaves them out)", err=True)
-    if pruned:
-        click.echo(f"--prune left out {len(pruned)} log{'s' if len(pruned) != 1 else ''} that "
-                   f"{'are' if len(pruned) != 1 else 'is'} gone (the vault still keeps them):", err=True)
-        for name in pruned:
-            click.echo(f"  {name}", err=True)
 
 
 common_options = [
@@ -233,20 +51,6 @@ vault_option = click.option(
                            "[default: $XDG_DATA_HOME/sessionsite/vault].")
 no_vault_option = click.option("--no-vault", is_flag=True,
                                help="Neither save the logs read into the vault nor read the logs it keeps.")
-
-
-def _vault_line(vault: Path) -> str:
-    return f"vault: a copy of each log read, secrets included, is kept in {vault} (--no-vault turns this off)"
-
-
-def _vault(vault_dir: Path | None, no_vault: bool) -> Path | None:
-    return None if no_vault else _vault_folder(vault_dir)
-
-
-def _vault_folder(vault_dir: Path | None) -> Path:
-    from .output.vault import default_location
-
-    return vault_dir or default_location()
 
 
 def _load_config(context: click.Context, parameter: click.Parameter, value: Path | None) -> Path | None:
@@ -291,37 +95,6 @@ own_redaction_options = [
     click.option("--redact-word", "redact_words", multiple=True, metavar="WORD",
                  help="Also redact this word, in any case (a host name, a client's name). Repeatable."),
 ]
-
-
-def _origin(parameter: str, option: str, key: str) -> str:
-    """How an error names a value: by its option, or by the config file and key it came from."""
-    context = click.get_current_context(silent=True)
-    if context is not None and context.get_parameter_source(parameter) == click.core.ParameterSource.DEFAULT_MAP:
-        return f"{context.meta.get('sessionsite.config', 'the config file')}: {key}"
-    return option
-
-
-def _selection(since: str | None, until: str | None, projects: Sequence[str], excludes: Sequence[str],
-               branches: Sequence[str], session_ids: Sequence[str]) -> Selection:
-    from .stages.selection import Selection, parse_when
-
-    return Selection(since=parse_when(since, _origin("since", "--since", "select.since")) if since else None,
-                     until=parse_when(until, _origin("until", "--until", "select.until"), end_of_day=True) if until else None,
-                     projects=tuple(projects), excludes=tuple(excludes), branches=tuple(branches),
-                     sessions=tuple(session_ids))
-
-
-def _own_rules(patterns: Sequence[str], words: Sequence[str]) -> OwnRules:
-    from .stages.redact import OwnRuleError, OwnRules
-
-    rules = OwnRules(tuple(patterns), tuple(words))
-    try:
-        rules.check()
-    except OwnRuleError as error:
-        where = _origin("redact_patterns", "--redact", "redact") if "regular" in str(error) or "empty text" in str(error) \
-            else _origin("redact_words", "--redact-word", "redact_words")
-        raise UsageProblem(f"{where}: {error}") from None
-    return rules
 
 
 def _with_choice(function: Command) -> Command:
@@ -387,62 +160,35 @@ repo_url_option = click.option(
                    "links, and a sitemap.xml is written.")
 @repo_url_option
 @click.option("--title", help="The site's title, on its home page and in every page's title [default: sessionsite].")
-def build_command(inputs: tuple[Path, ...], output: Path, report_file: Path | None, show_hidden: bool, strict: bool,
-                  no_redact: bool, redact_paths: bool, jobs: int, verbose: bool, quiet: bool, prune: bool,
-                  vault_dir: Path | None, no_vault: bool, since: str | None, until: str | None,
-                  projects: tuple[str, ...], excludes: tuple[str, ...], branches: tuple[str, ...],
-                  session_ids: tuple[str, ...], redact_patterns: tuple[str, ...], redact_words: tuple[str, ...],
-                  theme: Path | None, base_url: str, title: str | None, repo_url: str) -> None:
+def build_command(**values: Any) -> None:
     """Build the HTML archive (with its Markdown intermediates) into OUTPUT.
 
     Example:
 
         sessionsite build ~/.claude/projects/-home-me-src-app -o site --report report.json
     """
-    from .config import BuildConfig
-
-    config = BuildConfig(inputs=_inputs(inputs), output=output, theme=theme, show_hidden=show_hidden,
-                         strict=strict, jobs=jobs, redact=not no_redact, redact_paths=redact_paths,
-                         base_url=base_url, vault=_vault(vault_dir, no_vault), prune=prune, title=title or "",
-                         repo_url=repo_url, selection=_selection(since, until, projects, excludes, branches, session_ids),
-                         own_redaction=_own_rules(redact_patterns, redact_words))
-    _run(config, report_file, verbose, quiet)
+    options = Options(**values)
+    run(build_config_from(options), options.report_file, options.verbose, options.quiet)
 
 
 @main.command("markdown")
 @_with_common
 @repo_url_option
-def markdown_command(inputs: tuple[Path, ...], output: Path, report_file: Path | None, show_hidden: bool,
-                     strict: bool, no_redact: bool, redact_paths: bool, jobs: int, verbose: bool, quiet: bool,
-                     prune: bool, vault_dir: Path | None, no_vault: bool, since: str | None, until: str | None,
-                     projects: tuple[str, ...], excludes: tuple[str, ...], branches: tuple[str, ...],
-                     session_ids: tuple[str, ...], redact_patterns: tuple[str, ...], redact_words: tuple[str, ...],
-                     repo_url: str) -> None:
+def markdown_command(**values: Any) -> None:
     """Write only the Markdown intermediates: one .md per session, GitHub-flavoured, with front matter.
 
     Example:
 
         sessionsite markdown ~/.claude/projects/-home-me-src-app/1f0c….jsonl -o notes
     """
-    from .config import BuildConfig
-
-    config = BuildConfig(inputs=_inputs(inputs), output=output, show_hidden=show_hidden, strict=strict,
-                         markdown_only=True, jobs=jobs, redact=not no_redact, redact_paths=redact_paths,
-                         vault=_vault(vault_dir, no_vault), prune=prune, repo_url=repo_url,
-                         selection=_selection(since, until, projects, excludes, branches, session_ids),
-                         own_redaction=_own_rules(redact_patterns, redact_words))
-    _run(config, report_file, verbose, quiet)
+    options = Options(**values)
+    run(build_config_from(options, markdown_only=True), options.report_file, options.verbose, options.quiet)
 
 
 @main.command("json")
 @_with_common
 @repo_url_option
-def json_command(inputs: tuple[Path, ...], output: Path, report_file: Path | None, show_hidden: bool,
-                 strict: bool, no_redact: bool, redact_paths: bool, jobs: int, verbose: bool, quiet: bool,
-                 prune: bool, vault_dir: Path | None, no_vault: bool, since: str | None, until: str | None,
-                 projects: tuple[str, ...], excludes: tuple[str, ...], branches: tuple[str, ...],
-                 session_ids: tuple[str, ...], redact_patterns: tuple[str, ...], redact_words: tuple[str, ...],
-                 repo_url: str) -> None:
+def json_command(**values: Any) -> None:
     """Write the sessions as JSON, for analysis: one document per session (its prompts, replies, tool
     calls with their results, plans, subagents, commits and figures), and index.json listing them all.
     Redacted as the site is. The format is described by a JSON Schema (docs/json-export.md).
@@ -451,15 +197,11 @@ def json_command(inputs: tuple[Path, ...], output: Path, report_file: Path | Non
 
         sessionsite json ~/.claude/projects --since 30d -o sessions-json
     """
-    from .config import BuildConfig
     from .json_export import export
 
-    config = BuildConfig(inputs=_inputs(inputs), output=output, show_hidden=show_hidden, strict=strict,
-                         markdown_only=True, jobs=jobs, redact=not no_redact, redact_paths=redact_paths,
-                         vault=_vault(vault_dir, no_vault), prune=prune, repo_url=repo_url,
-                         selection=_selection(since, until, projects, excludes, branches, session_ids),
-                         own_redaction=_own_rules(redact_patterns, redact_words))
-    _run(config, report_file, verbose, quiet, writer=export, unit="JSON document")
+    options = Options(**values)
+    run(build_config_from(options, markdown_only=True), options.report_file, options.verbose, options.quiet,
+         writer=export, unit="JSON document")
 
 
 @main.command("serve")
@@ -474,8 +216,7 @@ def json_command(inputs: tuple[Path, ...], output: Path, report_file: Path | Non
 @click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks.")
 @vault_option
 @no_vault_option
-def serve_command(inputs: tuple[Path, ...], port: int, show_hidden: bool, no_redact: bool, jobs: int,
-                  verbose: bool, vault_dir: Path | None, no_vault: bool) -> None:
+def serve_command(port: int, **values: Any) -> None:
     """Show a site on http://127.0.0.1:PORT/ (only this machine can reach it). Ctrl-C stops.
 
     INPUT is a built site (a folder or a .zip), or logs (as for build; with none, ~/.claude/projects).
@@ -486,57 +227,9 @@ def serve_command(inputs: tuple[Path, ...], port: int, show_hidden: bool, no_red
 
         sessionsite serve ~/.claude/projects/-home-me-src-app
     """
-    from .serve import LiveSite, is_site, live_config, unzipped
+    from .commands.serve import serve_site_or_logs
 
-    _configure_logging(verbose)
-    given = _inputs(inputs)
-    with _errors(verbose), _stopped_by_signals():
-        if len(given) == 1 and given[0].is_file() and given[0].suffix.lower() == ".zip":
-            with unzipped(given[0]) as site:
-                _serve_until_stopped(site, port, given[0])
-            return
-        if len(given) == 1 and given[0].is_dir() and is_site(given[0]):
-            _serve_until_stopped(given[0], port, given[0])
-            return
-        from .config import BuildConfig
-        from .stages.discover import find
-
-        if not find(list(given)):
-            raise InputError(f"{', '.join(map(str, given))}: neither a site (no index.html) nor Claude Code logs "
-                             "(no .jsonl session files)")
-        config = live_config(BuildConfig(inputs=given, output=Path(), show_hidden=show_hidden, jobs=jobs,
-                                         redact=not no_redact, vault=_vault(vault_dir, no_vault)))
-        live = LiveSite(config)
-        click.echo(f"Building {', '.join(map(str, given))} into {config.output}", err=True)
-        live.build_once()
-        if config.vault is not None and live.saved is not None:
-            click.echo(_vault_line(config.vault), err=True)
-        watcher = threading.Thread(target=live.watch, name="sessionsite-watch", daemon=True)
-        watcher.start()
-        try:
-            _serve_until_stopped(config.output, port, given[0] if len(given) == 1 else config.output,
-                                 live.generation, watching=True)
-        finally:
-            live.stop()
-            watcher.join()  # a rebuild under way finishes (or is cleaned up) before the command ends
-
-
-def _serve_until_stopped(site: Path, port: int, shown_as: Path, generation: Generation | None = None,
-                         watching: bool = False) -> None:
-    from .serve import serve
-
-    try:
-        server = serve(site, port, generation)
-    except OSError as error:
-        raise click.ClickException(f"cannot listen on 127.0.0.1:{port} ({error.strerror}); "
-                                   "choose another with --port, or --port 0 for any free one") from None
-    with server:
-        what = "Watching and serving" if watching else "Serving"
-        click.echo(f"{what} {shown_as} at {server.url} (Ctrl-C to stop)", err=True)
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            click.echo("stopped", err=True)
+    serve_site_or_logs(Options(**values), port)
 
 
 @main.command("bundle")
@@ -563,12 +256,7 @@ def _serve_until_stopped(site: Path, port: int, shown_as: Path, generation: Gene
 @_with_choice
 @click.option("--theme", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Theme folder whose templates/ and static/ override the default theme's (the HTML bundle's look).")
-def bundle_command(inputs: tuple[Path, ...], output: Path, show_hidden: bool, strict: bool, no_redact: bool,
-                   redact_paths: bool, jobs: int, verbose: bool, quiet: bool, vault_dir: Path | None, no_vault: bool,
-                   commit_range: str | None, repo_url: str, since: str | None, until: str | None,
-                   projects: tuple[str, ...], excludes: tuple[str, ...], branches: tuple[str, ...],
-                   session_ids: tuple[str, ...], redact_patterns: tuple[str, ...], redact_words: tuple[str, ...],
-                   theme: Path | None) -> None:
+def bundle_command(**values: Any) -> None:
     """Write one file to attach to a pull request: the whole piece of work each SESSION belongs to (its
     plan chain, the sessions it continues or that continue it, every subagent transcript).
 
@@ -588,16 +276,14 @@ def bundle_command(inputs: tuple[Path, ...], output: Path, show_hidden: bool, st
 
         sessionsite bundle ~/.claude/projects/-home-me-src-app/1f0c….jsonl -o pr-notes.html
     """
-    from .bundle import BundleConfig, bundle
+    from .bundle import bundle
 
-    _configure_logging(verbose, quiet)
-    config = BundleConfig(inputs=tuple(inputs), output=output, show_hidden=show_hidden, strict=strict,
-                          redact=not no_redact, redact_paths=redact_paths, jobs=jobs, vault=_vault(vault_dir, no_vault),
-                          commits=commit_range or "", repo_url=repo_url,
-                          branch=branches[0] if branches and not inputs and not commit_range else "",
-                          selection=_selection(since, until, projects, excludes, branches, session_ids),
-                          own_redaction=_own_rules(redact_patterns, redact_words), theme=theme)
-    with _stopped_by_signals(), _errors(verbose, output):
+    options = Options(**values)
+    output, verbose, quiet = options.output, options.verbose, options.quiet
+    assert output is not None
+    configure_logging(verbose, quiet)
+    config = bundle_config_from(options)
+    with stopped_by_signals(), errors(verbose, output):
         report = bundle(config)
     if report.too_large:
         logging.getLogger("sessionsite").warning("%s", report.too_large)
@@ -611,8 +297,8 @@ def bundle_command(inputs: tuple[Path, ...], output: Path, show_hidden: bool, st
         subagents = f" and {runs} subagent run{'s' if runs != 1 else ''}" if runs else ""
         click.echo(f"{count} session{'s' if count != 1 else ''}{subagents}{of_branch} ({size}{shortened}) -> {output}",
                    err=True)
-        _say_redactions(report.redactions, config.redact)
-        _say_vault(config.vault, report.saved)
+        say_redactions(report.redactions, config.redact)
+        say_vault(config.vault, report.saved)
 
 
 @main.command("gh-deploy")
@@ -642,13 +328,7 @@ def bundle_command(inputs: tuple[Path, ...], output: Path, show_hidden: bool, st
 @vault_option
 @no_vault_option
 @_with_choice
-def gh_deploy_command(inputs: tuple[Path, ...], output: Path | None, remote: str, deploy_branch: str,
-                      message: str | None, no_push: bool, theme: Path | None, base_url: str, title: str | None,
-                      redact_paths: bool, show_hidden: bool, strict: bool, jobs: int, verbose: bool, quiet: bool,
-                      vault_dir: Path | None, no_vault: bool, since: str | None, until: str | None,
-                      projects: tuple[str, ...], excludes: tuple[str, ...], branches: tuple[str, ...],
-                      session_ids: tuple[str, ...], redact_patterns: tuple[str, ...],
-                      redact_words: tuple[str, ...]) -> None:
+def gh_deploy_command(remote: str, deploy_branch: str, message: str | None, no_push: bool, **values: Any) -> None:
     """Build the site (redacted) and commit it, and nothing else, to the gh-pages branch of the git
     repository of the current folder, then push it: GitHub Pages serves it from there. Your working tree,
     index and current branch are not touched, and no session log is ever committed.
@@ -657,24 +337,21 @@ def gh_deploy_command(inputs: tuple[Path, ...], output: Path | None, remote: str
 
         sessionsite gh-deploy ~/.claude/projects/-home-me-src-app --since 30d
     """
-    from .config import BuildConfig
     from .output.deploy import DEFAULT_MESSAGE, check_branch, check_remote, check_repository, deploy
 
+    options = Options(**values)
+    output, verbose, quiet = options.output, options.verbose, options.quiet
     if output is not None and output.suffix.lower() == ".zip":
         raise UsageProblem(f"-o {output}: gh-deploy publishes a folder; name a folder, or leave -o out")
-    with _errors(verbose):  # before building, so as not to build in vain; the values may come from a config file
+    with errors(verbose):  # before building, so as not to build in vain; the values may come from a config file
         check_repository(Path.cwd())
-        check_branch(Path.cwd(), deploy_branch, _origin("deploy_branch", "--remote-branch", "gh-deploy.branch"))
-        check_remote(Path.cwd(), remote, _origin("remote", "--remote", "gh-deploy.remote"), must_exist=not no_push)
-    selection = _selection(since, until, projects, excludes, branches, session_ids)
-    own = _own_rules(redact_patterns, redact_words)
+        check_branch(Path.cwd(), deploy_branch, origin("deploy_branch", "--remote-branch", "gh-deploy.branch"))
+        check_remote(Path.cwd(), remote, origin("remote", "--remote", "gh-deploy.remote"), must_exist=not no_push)
     with tempfile.TemporaryDirectory(prefix="sessionsite-gh-deploy-") as temporary:
         site = output or Path(temporary) / "site"
-        config = BuildConfig(inputs=_inputs(inputs), output=site, theme=theme, show_hidden=show_hidden, strict=strict,
-                             jobs=jobs, redact=True, redact_paths=redact_paths, base_url=base_url, title=title or "",
-                             vault=_vault(vault_dir, no_vault), selection=selection, own_redaction=own)
-        _run(config, None, verbose, quiet)
-        with _stopped_by_signals(), _errors(verbose):
+        config = build_config_from(options, output=site)
+        run(config, None, verbose, quiet)
+        with stopped_by_signals(), errors(verbose):
             done = deploy(site, Path.cwd(), remote, deploy_branch, message or DEFAULT_MESSAGE, push=not no_push)
     if not quiet:
         where = f"pushed to {remote}" if done.pushed else "not pushed (--no-push)"
@@ -692,10 +369,7 @@ def gh_deploy_command(inputs: tuple[Path, ...], output: Path | None, remote: str
               show_default="the number of CPUs", help="Processes reading in parallel.")
 @click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks.")
 @_with_choice
-def audit_command(inputs: tuple[Path, ...], site: Path | None, redact_paths: bool, strict: bool, everything: bool,
-                  jobs: int, verbose: bool, since: str | None, until: str | None, projects: tuple[str, ...],
-                  excludes: tuple[str, ...], branches: tuple[str, ...], session_ids: tuple[str, ...],
-                  redact_patterns: tuple[str, ...], redact_words: tuple[str, ...]) -> None:
+def audit_command(site: Path | None, everything: bool, **values: Any) -> None:
     """Before publishing, list what to look at: each redaction made (its kind, session and line, the
     secret masked), and what looks private but was not redacted (e-mail addresses, IP addresses, host
     names, home folders, long random-looking strings), grouped and counted. Takes the same selection and
@@ -708,11 +382,13 @@ def audit_command(inputs: tuple[Path, ...], site: Path | None, redact_paths: boo
     from .audit import audit, lines
     from .phases import Redaction
 
-    _configure_logging(verbose)
-    selection = _selection(since, until, projects, excludes, branches, session_ids)
-    redaction = Redaction(secrets=True, home=redact_paths, own=_own_rules(redact_patterns, redact_words))
-    with _stopped_by_signals(), _errors(verbose):
-        report = audit(_inputs(inputs), redaction, selection, site, jobs)
+    options = Options(**values)
+    configure_logging(options.verbose)
+    selection = selection_of(options)
+    redaction = Redaction(secrets=True, home=options.redact_paths, own=own_rules_of(options))
+    with stopped_by_signals(), errors(options.verbose):
+        report = audit(inputs_or_default(options.inputs), redaction, selection, site, options.jobs)
+    strict = options.strict
     click.echo(f"{report.sessions} session{'s' if report.sessions != 1 else ''} audited")
     for line in lines(report, everything):
         click.echo(line)
@@ -741,17 +417,17 @@ def save_command(inputs: tuple[Path, ...], vault_dir: Path | None, hook: bool, v
     """
     from .output.vault import Vault
 
-    vault = Vault(_vault_folder(vault_dir))
+    vault = Vault(vault_folder(vault_dir))
     if hook:
         from .claude import hook_save
 
         hook_save(vault, sys.stdin.read() if not sys.stdin.isatty() else "")
         return
-    _configure_logging(verbose, quiet)
+    configure_logging(verbose, quiet)
     from .stages.discover import find
 
-    with _errors(verbose):
-        report = vault.save(find(list(_inputs(inputs))), None if quiet else _progress)
+    with errors(verbose):
+        report = vault.save(find(list(inputs_or_default(inputs))), None if quiet else progress)
     for skipped in report.skipped:
         click.echo(f"not saved: {skipped}", err=True)
     if not quiet:
@@ -779,9 +455,9 @@ def restore_command(session_id: str, output: Path | None, number: int | None, li
     """
     from .output.vault import Vault, restore
 
-    _configure_logging(verbose)
-    with _errors(verbose):
-        result = restore(Vault(_vault_folder(vault_dir)), session_id, output, default_input(), number, list_only)
+    configure_logging(verbose)
+    with errors(verbose):
+        result = restore(Vault(vault_folder(vault_dir)), session_id, output, default_input(), number, list_only)
     for line in result.lines:
         click.echo(line, err=not list_only)
     if result.damaged:
@@ -825,7 +501,7 @@ def hook_install_command(settings_file: Path | None, vault_dir: Path | None) -> 
 
     path = settings_file or settings_path()
     program = hook_program()
-    with _errors(False):
+    with errors(False):
         change = install(path, hook_command(vault_dir, program))
     if change.changed:
         backup = f" (the previous file is kept as {change.backup})" if change.backup else ""
@@ -849,7 +525,7 @@ def hook_uninstall_command(settings_file: Path | None) -> None:
     from .claude import settings_path, uninstall
 
     path = settings_file or settings_path()
-    with _errors(False):
+    with errors(False):
         change = uninstall(path)
     if change.changed:
         click.echo(f"removed the {' and '.join(change.events)} hook from {path} (the previous file is kept as "
@@ -874,8 +550,8 @@ def doctor_command(settings_file: Path | None, vault_dir: Path | None) -> None:
     from .claude import doctor, settings_path
     from .output.vault import Vault
 
-    with _errors(False):
-        checkup = doctor(Vault(_vault_folder(vault_dir)), settings_file or settings_path())
+    with errors(False):
+        checkup = doctor(Vault(vault_folder(vault_dir)), settings_file or settings_path())
     for line in checkup.lines:
         click.echo(line)
     if checkup.problems:
