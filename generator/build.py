@@ -13,7 +13,7 @@ import tempfile
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from . import __version__
 from .core.errors import StrictModeError
@@ -38,6 +38,17 @@ def build(config: BuildConfig, progress: Progress | None = None) -> BuildReport:
 
     One build at a time writes an output: a second one stops at once (`locks.OutputLock`). Every build
     first removes what builds that died left behind, for any output (`locks.remove_abandoned`)."""
+    return write_output(config, progress, lambda folder_config, remembered_as: _build_folder(
+        folder_config, progress, remembered_as), leave_out=frozenset({MARKER, MANIFEST}))
+
+
+def write_output(config: BuildConfig, progress: Progress | None,
+                 write_folder: Callable[[BuildConfig, Path], BuildReport],
+                 leave_out: frozenset[str] = frozenset()) -> BuildReport:
+    """What every writer of a whole output shares: the output's place checked against the inputs and the vault,
+    one writer at a time (`locks.OutputLock`), what dead runs left removed, and an output named `*.zip` made
+    as a folder beside it, zipped (less `leave_out`) and removed. `write_folder(config, remembered_as)` writes
+    the folder `config.output`; `remembered_as` is the output the user named."""
     check_output_location(config.output, config.inputs)
     if config.vault is not None:
         check_vault_location(config.output, config.vault)
@@ -46,16 +57,15 @@ def build(config: BuildConfig, progress: Progress | None = None) -> BuildReport:
     with OutputLock(config.output):
         remove_abandoned(config.output)
         if not is_zip(config.output):
-            return _build_folder(config, progress, config.output)
+            return write_folder(config, config.output)
         config.output.resolve().parent.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=f".{config.output.name}.site-", dir=config.output.resolve().parent))
         claim(work)
         try:
             (work / MARKER).write_bytes(MARKER_TEXT)
-            site = work / config.output.stem
-            report = _build_folder(replace(config, output=site), progress, config.output)
-            write_zip(site, config.output, top_folder=config.output.stem, leave_out=frozenset({MARKER, MANIFEST}),
-                      progress=progress)
+            folder = work / config.output.stem
+            report = write_folder(replace(config, output=folder), config.output)
+            write_zip(folder, config.output, top_folder=config.output.stem, leave_out=leave_out, progress=progress)
         finally:
             shutil.rmtree(work, ignore_errors=True)
             release(work)

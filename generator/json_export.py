@@ -13,8 +13,6 @@ export as it was, and a second command writing the same folder stops at once.
 from __future__ import annotations
 
 import logging
-import shutil
-import tempfile
 from collections import Counter
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
@@ -25,13 +23,11 @@ from .core.model import Archive, Diagnostic
 from .stages.discover import SessionFile, path_in_project
 from .stages.interpret import interpret_stream
 from .stages.redact import Redactor
-from .output.locks import MARKER, OutputLock, claim, release, remove_abandoned
 from .output.manifest import NO_HASH_CACHE
 from .output.session_json import INDEX, SCHEMA, SessionJsonWriter, document_path, index_document
-from .output.write import (MARKER_TEXT, Staging, check_output_location, check_vault_location, check_zip_target,
-                           write_zip)
+from .output.write import (Staging)
 from .config import BuildConfig, BuildReport, Progress
-from .build import gather, is_zip
+from .build import gather, write_output
 from .phases import Redaction, collect, in_workers, replayed_in_file, stream_entries
 from .workers import stop_workers
 
@@ -84,27 +80,7 @@ class FileExporter:
 def export(config: BuildConfig, progress: Progress | None = None) -> BuildReport:
     """Write the JSON export of the sessions under `config.inputs` into `config.output` (a folder, replaced
     whole, or a .zip of it). The report's `pages` counts the documents written, the index included."""
-    check_output_location(config.output, config.inputs)
-    if config.vault is not None:
-        check_vault_location(config.output, config.vault)
-    if is_zip(config.output):
-        check_zip_target(config.output)
-    with OutputLock(config.output):
-        remove_abandoned(config.output)
-        if not is_zip(config.output):
-            return _export_folder(config, progress)
-        config.output.resolve().parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=f".{config.output.name}.site-", dir=config.output.resolve().parent))
-        claim(work)
-        try:
-            (work / MARKER).write_bytes(MARKER_TEXT)
-            folder = work / config.output.stem
-            report = _export_folder(replace(config, output=folder), progress)
-            write_zip(folder, config.output, top_folder=config.output.stem, progress=progress)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-            release(work)
-    return report
+    return write_output(config, progress, lambda folder_config, _: _export_folder(folder_config, progress))
 
 
 def _export_folder(config: BuildConfig, progress: Progress | None) -> BuildReport:
