@@ -81,11 +81,7 @@ def _build_folder(config: BuildConfig, progress: Progress | None, remembered_as:
     # Files and folders that cannot be read are left out, each reported once, before anything is built.
     problems: list[Diagnostic] = []
     with ExitStack() as stack:
-        try:
-            files, saved, pruned = gather(config, hashes, stack, progress, problems)
-        finally:
-            for problem in problems:
-                log.warning("%s:%d: %s", problem.file, problem.line, problem.message)
+        files, saved, pruned = gather(config, hashes, stack, progress, problems)
         if config.strict and problems:
             raise StrictModeError(f"{len(problems)} problem(s) in the input (--strict)")
         report = _build_files(config, progress, files, hashes, problems)
@@ -99,8 +95,17 @@ def gather(config: BuildConfig, hashes: HashCache, stack: ExitStack, progress: P
     """The build's input files: the logs under the INPUTs, saved into the vault, and the logs the vault
     keeps that were under them once and are gone (read back, until `stack` closes, from a private folder).
     With them, what the save did, and the logs that are gone and were left out (--prune). What cannot be
-    read goes to `problems`."""
+    read goes to `problems`, each also logged once as a warning (whether or not gathering finishes)."""
     problems = [] if problems is None else problems
+    try:
+        return _gather(config, hashes, stack, progress, problems)
+    finally:
+        for problem in problems:
+            log.warning("%s:%d: %s", problem.file, problem.line, problem.message)
+
+
+def _gather(config: BuildConfig, hashes: HashCache, stack: ExitStack, progress: Progress | None,
+            problems: list[Diagnostic]) -> tuple[list[SessionFile], Any, list[str]]:
     live = find(list(config.inputs), problems)
     if config.vault is None:
         return arranged(live, config.inputs, config.redact_paths, problems, config.own_redaction), None, []

@@ -86,11 +86,7 @@ def export(config: BuildConfig, progress: Progress | None = None) -> BuildReport
 def _export_folder(config: BuildConfig, progress: Progress | None) -> BuildReport:
     problems: list[Diagnostic] = []
     with ExitStack() as stack:
-        try:
-            files, saved, pruned = gather(config, NO_HASH_CACHE, stack, progress, problems)
-        finally:
-            for problem in problems:
-                log.warning("%s:%d: %s", problem.file, problem.line, problem.message)
+        files, saved, pruned = gather(config, NO_HASH_CACHE, stack, progress, problems)
         redactor = Redactor(secrets=config.redact, home=config.redact_paths, own=config.own_redaction)
         archive, report, _ = collect(config.inputs, progress, redactor, config.jobs, files=files,
                                      selection=config.selection)
