@@ -283,12 +283,13 @@ def sightings_of(texts: Sequence[str]) -> dict[int, Sighting]:
     return seen
 
 
-_NOTHING = Sighting()
+NOTHING_SEEN = Sighting()
+"""What a text in which the prefilter saw nothing holds (shared: never changed)."""
 
 
 def sight(text: str) -> Sighting:
     """What the prefilter sees in `text`."""
-    return sightings_of([text]).get(0, _NOTHING)
+    return sightings_of([text]).get(0, NOTHING_SEEN)
 
 
 def may_hold_token(text: str) -> bool:

@@ -24,7 +24,7 @@ from ...core.model import BrokenLine, Diagnostic, Entry, Session
 from ..credentials.assignments import plausible_secret
 from ..credentials.files import looks_like_dotenv, names_credential_file
 from ..credentials.names import is_secret_name
-from ..credentials.scan import (GREP_PLACE, WRAPPED, Found, Sighting, context_spans, embedded_token_spans,
+from ..credentials.scan import (GREP_PLACE, NOTHING_SEEN, WRAPPED, Found, Sighting, context_spans, embedded_token_spans,
                                 may_hold_token, random_runs, replace_spans, scan_tokens, shows_credential_file, sight,
                                 sightings_of, token_spans)
 from .homes import HOME_FOLDER, HOME_PATH, encoded_homes, holds_home, local_home
@@ -152,9 +152,6 @@ def _needs_of(look: _Look, keyed_commands: list[str]) -> _Needs:
             context_ids.add(id(text))
     context_ids |= {id(command) for command in keyed_commands}
     return sightings, token_ids, context_ids
-
-
-_NOTHING_SEEN = Sighting()
 
 
 def _commands(data: Mapping[str, Any]) -> list[str]:
@@ -349,7 +346,7 @@ class Redactor:
         sightings, token_ids, context_ids = self._needs
         key = id(text)
         return (tokens and key in token_ids, context and (context_ids is None or key in context_ids),
-                sightings.get(key, _NOTHING_SEEN))
+                sightings.get(key, NOTHING_SEEN))
 
     def value(self, value: Any, key: str = "", tokens: bool = True, context: bool = True, home: bool = True,
               own: bool = True, credential_file: bool = False) -> Any:
