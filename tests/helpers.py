@@ -81,6 +81,19 @@ def write_jsonl(path: Path, entries: Iterable[dict | str | bytes], *, final_newl
 # Entries
 
 
+def build_project(tmp_path: Path, files: dict[str, list]) -> Path:
+    """Write each file under one project folder (names may hold subfolders) and build the site from it, with the
+    default options; the site's folder."""
+    from generator.build import BuildConfig, build
+
+    project = tmp_path / "in" / PROJECT_DIR
+    for name, entries in files.items():
+        write_jsonl(project / name, entries)
+    out = tmp_path / "site"
+    build(BuildConfig(inputs=(project,), output=out))
+    return out
+
+
 def _envelope(kind: str, fields: dict[str, Any]) -> dict[str, Any]:
     """The fields every conversation entry carries; `fields` override or add to them (camelCase names as in
     the files, e.g. isMeta=True, slug="...", toolUseResult={...})."""

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup
 
-from generator.build import BuildConfig, build
 from generator.stages.read import read_file
 
 from helpers import (
+    build_project,
     PROJECT_DIR,
     SESSION_ID,
     assistant,
@@ -31,14 +31,6 @@ from helpers import (
 
 NEW_VERSION = "2.1.143"
 
-
-def _build(tmp_path: Path, files: dict[str, list]) -> Path:
-    project = tmp_path / "in" / PROJECT_DIR
-    for name, entries in files.items():
-        write_jsonl(project / name, entries)
-    out = tmp_path / "site"
-    build(BuildConfig(inputs=(project,), output=out))
-    return out
 
 
 def _session_file(out: Path, name: str) -> Path:
@@ -71,7 +63,7 @@ def _document_prompt(source: dict, typed: str = "go", **extra) -> list[dict]:
 
 def test_a_text_document_attached_to_a_prompt_is_shown_and_names_the_session(tmp_path):
     source = {"type": "text", "media_type": "text/plain", "data": INSTRUCTIONS}
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": _document_prompt(source, title="instructions.txt")})
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": _document_prompt(source, title="instructions.txt")})
     prompt = _page(out).select_one(".msg.user")
     shown = prompt.get_text()
     assert "go" in shown and "add tests for leap years" in shown and "instructions.txt" in shown
@@ -88,7 +80,7 @@ def test_a_base64_text_document_and_a_pdf_are_shown_too(tmp_path):
         user([{"type": "document", "source": encoded}, {"type": "document", "source": pdf, "title": "spec.pdf"},
               text("do it")], version=NEW_VERSION),
         assistant(text("Reading both."), version=NEW_VERSION))
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": entries})
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": entries})
     prompt = _page(out).select_one(".msg.user")
     assert "add tests for leap years" in prompt.get_text()
     assert any(a["href"].endswith(".pdf") for a in prompt.select("a[href]"))
@@ -97,7 +89,7 @@ def test_a_base64_text_document_and_a_pdf_are_shown_too(tmp_path):
 
 def test_a_documents_text_stays_text(tmp_path):
     hostile = "<script>alert(1)</script>\n# not a heading\n[click](javascript:alert(1))"
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": _document_prompt({"type": "text", "media_type": "text/plain",
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": _document_prompt({"type": "text", "media_type": "text/plain",
                                                                      "data": hostile})})
     prompt = _page(out).select_one(".msg.user")
     assert prompt.find("script") is None and prompt.find("h1") is None
@@ -113,7 +105,7 @@ def test_an_assistant_message_spread_into_characters_is_read_and_said(tmp_path):
     spread["message"] = {str(index): char for index, char in enumerate(reply)}
     plain_string = assistant(text("placeholder"), version=NEW_VERSION)
     plain_string["message"] = "Second reply, written as a bare string."
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": chain(user("fix the parser"), spread, plain_string)})
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": chain(user("fix the parser"), spread, plain_string)})
     page = _page(out)
     assert reply in page.get_text() and "Second reply, written as a bare string." in page.get_text()
     assert reply in _markdown(out) and "Second reply, written as a bare string." in _markdown(out)
@@ -140,7 +132,7 @@ def test_two_entries_on_one_line_are_both_read(tmp_path):
     result = read_file(path)
     assert [item.data["uuid"] for item in result.items[:3]] == [first["uuid"], second["uuid"], third["uuid"]]
     assert any("2" in d.message or "3" in d.message for d in result.diagnostics)
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": [line]})
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": [line]})
     page = _page(out)
     assert "First answer." in page.get_text() and "third prompt" in page.get_text()
     assert "First answer." in _markdown(out) and "third prompt" in _markdown(out)
@@ -176,7 +168,7 @@ def test_a_task_notifications_result_keeps_its_lines_and_lists(tmp_path):
              f"<result>{result}</result>\n</task-notification>",
              origin={"kind": "task-notification"}),
         assistant(text("The audit is back.")))
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": entries})
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": entries})
     notice = _page(out).select_one(".notice-task-notification")
     container = notice.parent
     items = [li.get_text(" ", strip=True) for li in container.select("ul li")]
@@ -207,7 +199,7 @@ def _team_session(message_input: dict) -> dict[str, list]:
 
 
 def test_send_message_reads_as_a_message_and_links_the_agent(tmp_path):
-    out = _build(tmp_path, _team_session({"to": "researcher", "summary": "check leap years",
+    out = build_project(tmp_path, _team_session({"to": "researcher", "summary": "check leap years",
                                           "message": "Please also check **leap years**:\n\n- 2024\n- 2028"}))
     page = _page(out)
     card = page.select_one("details.tool[id='e-toolu_01SendMessage0001']")
@@ -222,7 +214,7 @@ def test_send_message_reads_as_a_message_and_links_the_agent(tmp_path):
 
 
 def test_send_message_in_the_older_shape_and_to_an_agent_id(tmp_path):
-    out = _build(tmp_path, _team_session({"type": "message", "recipient": "a7d1e2f3", "content": "Stop now.",
+    out = build_project(tmp_path, _team_session({"type": "message", "recipient": "a7d1e2f3", "content": "Stop now.",
                                           "summary": "stop"}))
     card = _page(out).select_one("details.tool[id='e-toolu_01SendMessage0001']")
     assert "Stop now." in card.get_text() and '"recipient"' not in card.get_text()
@@ -230,7 +222,7 @@ def test_send_message_in_the_older_shape_and_to_an_agent_id(tmp_path):
 
 
 def test_send_message_to_someone_unknown_is_not_linked(tmp_path):
-    out = _build(tmp_path, _team_session({"to": "*", "summary": "all", "message": "Everyone stop."}))
+    out = build_project(tmp_path, _team_session({"to": "*", "summary": "all", "message": "Everyone stop."}))
     card = _page(out).select_one("details.tool[id='e-toolu_01SendMessage0001']")
     assert "Everyone stop." in card.get_text()
     assert not any("agent-" in a["href"] for a in card.select("a[href]"))
@@ -240,7 +232,7 @@ def test_send_message_to_someone_unknown_is_not_linked(tmp_path):
 
 def test_signature_only_thinking_leaves_a_marker(tmp_path):
     empty = {"type": "thinking", "thinking": "", "signature": "EqQBCkgIBxABGAIqQLx"}
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": chain(user("think hard"), assistant(empty, version=NEW_VERSION),
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": chain(user("think hard"), assistant(empty, version=NEW_VERSION),
                                                          assistant(text("Done."), version=NEW_VERSION))})
     reply = _page(out).select_one(".msg.assistant") or _page(out).select_one(".msg:not(.user)")
     marker = reply.select_one(".thinking-not-kept")
@@ -257,7 +249,7 @@ def test_server_tool_use_and_its_result_in_the_assistant_message_are_paired(tmp_
         {"type": "tool_result", "tool_use_id": "call_00_srvsearch1",
          "content": [text("NOAA: tide predictions account for leap years")]},
         text("NOAA handles it."), model="deepseek-chat", version=NEW_VERSION)
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": chain(user("search it"), reply)})
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": chain(user("search it"), reply)})
     page = _page(out)
     card = page.select_one("details.tool[id='e-call_00_srvsearch1']")
     assert card is not None and "tide tables leap year" in card.get_text()
@@ -274,7 +266,7 @@ def test_web_search_tool_result_parts_pair_too(tmp_path):
         {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01Search0001",
          "content": [{"type": "web_search_result", "title": "Tides 101", "url": "https://example.org/tides"}]},
         text("Found one."))
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": chain(user("search"), reply)})
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": chain(user("search"), reply)})
     card = _page(out).select_one("details.tool[id='e-srvtoolu_01Search0001']")
     assert card is not None and "Tides 101" in card.get_text()
     assert _page(out).select_one(".unknown") is None
@@ -294,7 +286,7 @@ def test_a_plan_approved_after_edits_says_so_and_shows_the_edited_plan(tmp_path)
                                                                 "filePath": "/home/ada/.claude/plans/fix-parser.md",
                                                                 "planWasEdited": True}),
                     assistant(text("Starting.")))
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": entries})
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": entries})
     plan = _page(out).select_one(".plan")
     assert "approved after your edits" in plan.get_text()
     assert "keep the old one behind a flag" in plan.get_text()
@@ -307,7 +299,7 @@ def test_a_plan_approved_unedited_is_plainly_approved(tmp_path):
                     tool_result(call["id"], "User has approved your plan. You can now start coding.",
                                 structured={"plan": "# Plan\n\n1. go", "planWasEdited": False}),
                     assistant(text("Go.")))
-    plan = _page(_build(tmp_path, {f"{SESSION_ID}.jsonl": entries})).select_one(".plan")
+    plan = _page(build_project(tmp_path, {f"{SESSION_ID}.jsonl": entries})).select_one(".plan")
     assert "approved by the user" in plan.get_text() and "edits" not in plan.get_text()
     assert "approved approved" not in " ".join(plan.get_text().split())  # the status is said once
 
@@ -333,7 +325,7 @@ def test_synthetic_messages_are_no_model_in_lists_or_figures(tmp_path):
     entries = chain(user("hello"), assistant(text("Hi.")), user("ok"), synthetic)
     session = interpret_entries(tmp_path, entries).session
     assert list(session.usage_by_model) == ["claude-opus-4-6"] and session.models == ("claude-opus-4-6",)
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": entries})
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": entries})
     page = _page(out)
     assert "synthetic" not in page.get_text() and "unknown" not in page.get_text().lower().split()
     assert "synthetic" not in _markdown(out)
@@ -351,7 +343,7 @@ def test_a_session_started_by_a_custom_command_counts_it_as_a_prompt_and_is_name
         assistant(text("Done.")))
     session = interpret_entries(tmp_path, entries).session
     assert session.prompt_count == 2
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": entries})
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": entries})
     assert _page(out).find("h1").get_text().strip() == "/orchestrator create TODO app"
     assert "/orchestrator create TODO app" in _project_page_links(out)
     assert 'title: "/orchestrator create TODO app"' in _markdown(out) and "prompts: 2" in _markdown(out)
@@ -368,7 +360,7 @@ def test_built_in_commands_are_not_prompts(tmp_path):
 
 
 def test_a_hostile_send_message_stays_text(tmp_path):
-    out = _build(tmp_path, _team_session({"to": "<img src=x onerror=alert(1)>", "summary": "<b>hi</b>",
+    out = build_project(tmp_path, _team_session({"to": "<img src=x onerror=alert(1)>", "summary": "<b>hi</b>",
                                           "message": "<script>alert(2)</script>[x](javascript:alert(3))"}))
     card = _page(out).select_one("details.tool[id='e-toolu_01SendMessage0001']")
     assert card.find(["img", "script", "b"]) is None
@@ -387,7 +379,7 @@ def test_entries_on_one_line_that_share_a_uuid_get_ids_of_their_own(tmp_path):
     first = user("first")
     twin_a = assistant(text("Twin A."), uuid=first["uuid"])
     twin_b = assistant(text("Twin B."), uuid=first["uuid"])
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": [first, json.dumps(twin_a) + json.dumps(twin_b)]})
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": [first, json.dumps(twin_a) + json.dumps(twin_b)]})
     html = _session_file(out, f"{SESSION_ID}.html").read_text(encoding="utf-8")
     ids = element_ids(html)
     assert len(ids) == len(set(ids))

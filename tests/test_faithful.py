@@ -11,10 +11,10 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup
 
-from generator.build import BuildConfig, build
 from generator.core.model import BashMode, Notice, Prompt, Thinking, ToolCall
 
 from helpers import (
+    build_project,
     CWD,
     PROJECT_DIR,
     SESSION_ID,
@@ -33,15 +33,6 @@ from helpers import (
     user,
     write_jsonl,
 )
-
-def _build(tmp_path: Path, files: dict[str, list]) -> Path:
-    """Write each file under one project folder (names may hold subfolders) and build the site."""
-    project = tmp_path / "in" / PROJECT_DIR
-    for name, entries in files.items():
-        write_jsonl(project / name, entries)
-    out = tmp_path / "site"
-    build(BuildConfig(inputs=(project,), output=out))
-    return out
 
 
 def _page(out: Path, session_file: str) -> BeautifulSoup:
@@ -64,7 +55,7 @@ PASTED_ERROR = (
 
 
 def test_a_prompt_keeps_its_lines_indents_and_underscores(tmp_path):
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": chain(user(PASTED_ERROR), assistant(text("Looking.")))})
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": chain(user(PASTED_ERROR), assistant(text("Looking.")))})
     prompt = _page(out, f"{SESSION_ID}.html").select_one(".msg.user")
     # Nothing the person typed became emphasis, a list or a heading.
     assert prompt.find(["strong", "em", "ul", "ol", "h1", "h2", "h3"]) is None
@@ -73,7 +64,7 @@ def test_a_prompt_keeps_its_lines_indents_and_underscores(tmp_path):
 
 def test_fenced_code_in_a_prompt_is_still_highlighted(tmp_path):
     typed = "why does this print None?\n```python\ndef height(t):\n    print(t)\n```\nthanks"
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": chain(user(typed), assistant(text("Because…")))})
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": chain(user(typed), assistant(text("Because…")))})
     prompt = _page(out, f"{SESSION_ID}.html").select_one(".msg.user")
     code = prompt.select_one("pre.highlight")
     assert code is not None and "language-python" in code["class"]
@@ -83,7 +74,7 @@ def test_fenced_code_in_a_prompt_is_still_highlighted(tmp_path):
 
 
 def test_replies_are_still_markdown(tmp_path):
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": chain(user("hi"), assistant(text("It is **bold**.")))})
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": chain(user("hi"), assistant(text("It is **bold**.")))})
     reply = _page(out, f"{SESSION_ID}.html").select_one(".msg.assistant")
     assert reply.find("strong").get_text() == "bold"
 
@@ -111,7 +102,7 @@ def test_a_result_written_before_its_call_is_paired_with_it(tmp_path):
 
 
 def test_a_result_before_its_call_makes_one_card_with_one_id(tmp_path):
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": _result_before_call()})
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": _result_before_call()})
     page = _page(out, f"{SESSION_ID}.html")
     ids = Counter(tag["id"] for tag in page.find_all(id=True))
     assert [i for i, n in ids.items() if n > 1] == []
@@ -182,7 +173,7 @@ def test_a_task_notification_is_a_system_message_linked_to_its_call(tmp_path):
 
 
 def test_a_task_notification_page_shows_no_raw_tags_and_links_to_the_call(tmp_path):
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": _background_session()})
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": _background_session()})
     page = _page(out, f"{SESSION_ID}.html")
     visible = page.get_text()
     assert "<task-notification>" not in visible and "<task-id>" not in visible
@@ -232,7 +223,7 @@ def test_files_with_content_but_no_prompt_get_a_page_and_empty_ones_do_not(tmp_p
                   {"type": "queue-operation", "operation": "enqueue", "timestamp": "2026-03-02T09:00:00.000Z",
                    "sessionId": ids["empty"], "content": "later"}],
     }
-    out = _build(tmp_path, {f"{ids[name]}.jsonl": entries for name, entries in files.items()})
+    out = build_project(tmp_path, {f"{ids[name]}.jsonl": entries for name, entries in files.items()})
     folder = next((out / "projects").iterdir())
     for name in ("bash", "thinking", "orphan", "system"):
         assert (folder / f"{ids[name]}.html").is_file(), name
@@ -260,7 +251,7 @@ def test_a_subagent_task_is_labelled_as_the_calling_agents_and_rendered_as_markd
                    assistant(text("In extrema.py.")))
     run = chain(user(task, isSidechain=True, agentId=agent_id),
                 assistant(text("In extrema.py."), isSidechain=True, agentId=agent_id))
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": parent, f"{SESSION_ID}/subagents/agent-{agent_id}.jsonl": run})
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": parent, f"{SESSION_ID}/subagents/agent-{agent_id}.jsonl": run})
     folder = next((out / "projects").iterdir())
     page = BeautifulSoup((folder / SESSION_ID / f"agent-{agent_id}.html").read_text(encoding="utf-8"), "html.parser")
     first = page.select_one(".msg.user")
@@ -281,7 +272,7 @@ def call_anchor(page, link) -> str:
 def test_a_plan_title_is_shown_once_and_the_page_has_one_top_heading(tmp_path):
     plan = "# Plan: tidewatch extremes\n\n## Approach\n\n1. New module `extrema.py`"
     entries = chain(user("Implement the following plan:\n\n" + plan, planContent=plan), assistant(text("On it.")))
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": entries})
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": entries})
     page = _page(out, f"{SESSION_ID}.html")
     assert [h.get_text() for h in page.find_all("h1")] == ["Plan: tidewatch extremes"]
     card = page.select_one(".plan")
@@ -300,7 +291,7 @@ def test_the_index_card_and_the_project_page_give_the_same_figures(tmp_path):
                    user("thanks, now summarise"), assistant(text("Summary.")))
     run = chain(user("look around", isSidechain=True, agentId=agent_id),
                 assistant(text("Seen."), isSidechain=True, agentId=agent_id))
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": parent, f"{SESSION_ID}/subagents/agent-{agent_id}.jsonl": run})
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": parent, f"{SESSION_ID}/subagents/agent-{agent_id}.jsonl": run})
     index = BeautifulSoup((out / "index.html").read_text(encoding="utf-8"), "html.parser")
     folder = next((out / "projects").iterdir())
     project = BeautifulSoup((folder / "index.html").read_text(encoding="utf-8"), "html.parser")
@@ -315,7 +306,7 @@ def test_the_index_card_and_the_project_page_give_the_same_figures(tmp_path):
 
 def test_a_very_long_pasted_prompt_shows_its_start_and_links_the_whole(tmp_path):
     log = "\n".join(f"[11:12:{n % 60:02d}] [INFO] worker {n} started with __init__ hooks" for n in range(6000))
-    out = _build(tmp_path, {f"{SESSION_ID}.jsonl": chain(user("why does it stall?\n" + log), assistant(text("Look.")))})
+    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": chain(user("why does it stall?\n" + log), assistant(text("Look.")))})
     page_file = next((out / "projects").iterdir()) / f"{SESSION_ID}.html"
     prompt = _page(out, f"{SESSION_ID}.html").select_one(".msg.user")
     link = prompt.find("a", string="The whole prompt")
