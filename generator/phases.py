@@ -26,7 +26,7 @@ from .core.model import Archive, BrokenLine, Diagnostic, Entry, Event, Interpret
 from .stages.discover import SessionFile, readable
 from .stages.interpret import interpret_stream, without_repeated_result
 from .stages.link import find_continuations, link, linked_event
-from .stages.read import stream_file
+from .stages.read import stream_file, stream_file_in_batches
 from .stages.redact import OwnRules, Redactor
 from .stages.selection import Selection
 from .render.markdown import MarkdownOptions, MarkdownPart, SessionDocument
@@ -77,8 +77,8 @@ class Redaction:
 
 def stream_entries(session_file: SessionFile, redactor: Redactor, diagnostics: list[Diagnostic]
                    ) -> Iterator[Entry | BrokenLine]:
-    for item in stream_file(readable(session_file), diagnostics):
-        yield redactor.item(without_repeated_result(item))
+    for batch in stream_file_in_batches(readable(session_file), diagnostics):
+        yield from redactor.items([without_repeated_result(item) for item in batch])
 
 
 def summarise(session_file: SessionFile, redaction: Redaction, skip: Collection[bytes] = frozenset(),

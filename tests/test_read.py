@@ -311,3 +311,25 @@ def test_lines_end_where_a_text_reader_ends_them_whatever_the_mix_of_endings_and
                 ours = _ByteLines(io.BufferedReader(io.BytesIO(data)))
                 got = list(iter(lambda reader=ours, size=limit: reader.readline(size), b""))
                 assert [piece.decode("latin-1") for piece in got] == expected, (data, limit)
+
+
+def test_batches_hold_every_item_in_order_and_stay_small(tmp_path: Path) -> None:
+    """The build reads a file a batch at a time: the batches together are what reading one line at a time
+    gives, with its problems, and a batch never grows past its bounds (many short lines; lines of half a
+    megabyte; a broken line among them)."""
+    from generator.stages.read import BATCH_BYTES, BATCH_LINES, stream_file, stream_file_in_batches
+    big = "x" * (BATCH_BYTES // 2)
+    lines = [json.dumps(user(f"short {n}")) for n in range(BATCH_LINES * 2 + 5)]
+    lines[7] = '{"broken'
+    lines += [json.dumps(user(big + str(n))) for n in range(5)]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    one_by_one: list = []
+    whole = list(stream_file(path, one_by_one))
+    in_batches: list = []
+    batches = list(stream_file_in_batches(path, in_batches))
+    assert [item for batch in batches for item in batch] == whole
+    assert in_batches == one_by_one and len(one_by_one) == 1
+    assert all(len(batch) <= BATCH_LINES for batch in batches)
+    large = [batch for batch in batches if any(isinstance(i, Entry) and big in str(i.data) for i in batch)]
+    assert all(sum(isinstance(i, Entry) and big in str(i.data) for i in batch) <= 2 for batch in large)

@@ -576,3 +576,29 @@ def test_phase_1_results_are_redacted_whole():
     redacted = Redactor().interpreted(result)
     assert token not in repr(redacted.unknown) + repr(redacted.diagnostics)
     assert redacted.session.title == redacted.sidechains[0].title == "see [REDACTED:github-token] here"
+
+
+def test_redacting_a_batch_of_entries_redacts_each_as_alone(tmp_path, public_corpus):
+    """The build redacts a few dozen entries at a time, with one prefilter pass over all their strings: every
+    entry comes out as it does redacted on its own, with the same counts and the same record, on the planted
+    credentials (every provider, file format and way of showing them) and on the public corpus's logs."""
+    from planted_secrets import write_corpus
+
+    from generator.stages.interpret import without_repeated_result
+    from generator.stages.read import stream_file, stream_file_in_batches
+
+    corpus = write_corpus(tmp_path)
+    files = [*corpus.session_files, *sorted(public_corpus.rglob("*.jsonl"))]
+    alone_taken: list = []
+    together_taken: list = []
+    alone = Redactor(home=True, record=lambda kind, text: alone_taken.append((kind, text)))
+    together = Redactor(home=True, record=lambda kind, text: together_taken.append((kind, text)))
+    changed = 0
+    for path in files:
+        one_by_one = [alone.item(without_repeated_result(item)) for item in stream_file(path, [])]
+        batched = [item for batch in stream_file_in_batches(path, [])
+                   for item in together.items([without_repeated_result(i) for i in batch])]
+        assert batched == one_by_one, path
+        changed += sum(a != without_repeated_result(b) for a, b in zip(one_by_one, stream_file(path, [])))
+    assert together.counts == alone.counts and together_taken == alone_taken
+    assert len(alone_taken) > 300 and changed > 300

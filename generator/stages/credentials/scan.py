@@ -15,9 +15,10 @@ import base64
 import binascii
 import functools
 import re
-from bisect import bisect_right
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from itertools import accumulate
+from operator import add
 from urllib.parse import unquote
 from typing import Any, Callable, Iterable, Sequence
 
@@ -236,27 +237,24 @@ def sightings_of(texts: Sequence[str]) -> dict[int, Sighting]:
     from one pass over them all."""
     catalogue = compiled()
     seen: dict[int, Sighting] = {}
-    if len(texts) == 1:
-        whole = texts[0]
-        starts = [0]
-    else:
-        whole = "\n".join(texts)
-        starts = list(accumulate([0, *(len(text) + 1 for text in texts[:-1])]))
+    single = len(texts) == 1
+    whole = texts[0] if single else "\n".join(texts)
     hits = catalogue.prefilter.scan(whole)
     if not hits:
         return seen
+    # Where each text ends in `whole` (where the line break after it is): the texts' lengths added up, in C.
+    ends = [len(whole)] if single else list(map(add, accumulate(map(len, texts)), range(len(texts))))
     meanings = catalogue.meanings
-    single = len(texts) == 1
     for index, end in hits:
         meaning, what = meanings[index]
         if meaning == _FILE_MARK and _AFTER_FILE_MARK.match(whole, end) is None:
             continue  # a credential file's mark, not in grep's place
         start = end - len(what) if isinstance(what, str) else end - 1
-        owner = 0 if single else bisect_right(starts, start) - 1
+        owner = 0 if single else bisect_left(ends, start)
         sighting = seen.get(owner)
         if sighting is None:
             sighting = seen[owner] = Sighting()
-        start -= starts[owner]
+        start -= ends[owner] - len(texts[owner])
         if meaning == _ANCHOR:
             sighting.anchors.append((start, what))  # type: ignore[arg-type]
         elif meaning == _WORD:

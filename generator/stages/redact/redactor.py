@@ -18,7 +18,7 @@ import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from ...core.model import BrokenLine, Diagnostic, Entry, Session
 from ..credentials.assignments import plausible_secret
@@ -133,34 +133,47 @@ def _wrapped_token_breaks(value: str) -> list[tuple[int, int]]:
     return breaks
 
 
-_Needs = tuple[dict[int, Sighting], set[int], set[int]]
+@dataclass(slots=True)
+class _Needs:
+    """What the prefilter saw in an entry's strings (by the string's id), and the ids of the strings that need
+    the token rules, and of those that need the rules by context."""
+
+    sightings: dict[int, Sighting] = field(default_factory=dict)
+    token_ids: set[int] = field(default_factory=set)
+    context_ids: set[int] = field(default_factory=set)
 
 
-def _needs_of(look: _Look, keyed_commands: list[str]) -> _Needs:
-    """From one prefilter pass over all of an entry's strings: what it saw in each, and the ids of the strings
-    that need the token rules, and of those that need the rules by context (and the commands given a key)."""
-    texts = [*look.texts, *look.ids, *look.encoded]
-    sightings: dict[int, Sighting] = {}
-    token_ids: set[int] = set()
-    context_ids: set[int] = set()
+def _needs_of(looks: Sequence[_Look]) -> list[_Needs]:
+    """From one prefilter pass over all the strings of a few entries: what each entry's strings need."""
+    texts: list[str] = []
+    owners: list[int] = []
+    for number, look in enumerate(looks):
+        strings = look.strings()
+        texts += strings
+        owners += [number] * len(strings)
+    needs = [_Needs() for _ in looks]
     for index, seen in sightings_of(texts).items():
-        text = texts[index]
-        sightings[id(text)] = seen
+        text, found = texts[index], needs[owners[index]]
+        found.sightings[id(text)] = seen
         if seen.tokens or seen.shapes & WRAPPED and may_hold_token(_LINE_NUMBER.sub("", text)):
-            token_ids.add(id(text))
+            found.token_ids.add(id(text))
         if seen.context:
-            context_ids.add(id(text))
-    context_ids |= {id(command) for command in keyed_commands}
-    return sightings, token_ids, context_ids
+            found.context_ids.add(id(text))
+    return needs
 
 
-def _commands(data: Mapping[str, Any]) -> list[str]:
-    """The commands an entry's calls run."""
+def _calls(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The tool calls and results an entry's message holds."""
     message = data.get("message")
     content = message.get("content") if isinstance(message, dict) else None
-    return [part["input"]["command"] for part in content if isinstance(part, dict) and part.get("type") == "tool_use"
-            and isinstance(part.get("input"), dict) and isinstance(part["input"].get("command"), str)] \
+    return [part for part in content if isinstance(part, dict) and part.get("type") in ("tool_use", "tool_result")] \
         if isinstance(content, list) else []
+
+
+def _commands(calls: list[dict[str, Any]]) -> list[str]:
+    """The commands an entry's calls run."""
+    return [part["input"]["command"] for part in calls if part.get("type") == "tool_use"
+            and isinstance(part.get("input"), dict) and isinstance(part["input"].get("command"), str)]
 
 
 class _Look:
@@ -168,7 +181,7 @@ class _Look:
 
     __slots__ = ("texts", "ids", "encoded", "keys")
 
-    def __init__(self) -> None:
+    def __init__(self, data: Mapping[str, Any]) -> None:
         self.texts: list[str] = []
         """Strings that any rule may apply to."""
         self.ids: list[str] = []
@@ -177,41 +190,53 @@ class _Look:
         """Long base64 identifiers (signatures), in which few formats can be."""
         self.keys = 0
         """What the mapping keys need (`_key_flags`, together)."""
+        self._walk(data)
 
-    def walk(self, value: Any, key: str) -> None:
-        # The hot loop of redaction: every item of every entry passes here, most of them only once.
-        if isinstance(value, dict):
-            media = value.get("type") == "base64"
-            flags_of = _KEY_FLAGS.get
-            for name, child in value.items():
-                flags = flags_of(name)
-                if flags is None:
-                    flags = _key_flags(name)
-                if type(child) is str:
-                    if len(child) >= SHORTEST_SECRET and not (media and name == "data"):
-                        if name not in UNTOUCHED_FIELDS:
-                            self.texts.append(child)
-                        elif len(child) > 200 and _BASE64.fullmatch(child):
-                            self.encoded.append(child)
-                        else:
-                            self.ids.append(child)
-                    if flags and not child:
-                        flags &= ~_SECRET_KEY
-                elif isinstance(child, (dict, list)):
-                    flags &= ~_SECRET_KEY
-                    self.walk(child, name)
-                else:
-                    flags &= ~_SECRET_KEY
-                self.keys |= flags
-        elif isinstance(value, list):
-            for child in value:
-                if type(child) is str:
-                    if len(child) >= SHORTEST_SECRET:
-                        (self.ids if key in UNTOUCHED_FIELDS else self.texts).append(child)
-                elif isinstance(child, (dict, list)):
-                    self.walk(child, key)
-        elif isinstance(value, str) and len(value) >= SHORTEST_SECRET:
-            (self.ids if key in UNTOUCHED_FIELDS else self.texts).append(value)
+    def strings(self) -> list[str]:
+        return [*self.texts, *self.ids, *self.encoded]
+
+    def _walk(self, data: Mapping[str, Any]) -> None:
+        # The hot loop of redaction: every item of every entry passes here, most of them only once. A stack,
+        # not recursion, and everything it uses in locals: a fifth faster.
+        texts, ids, untouched, shortest, secret_key = self.texts, self.ids, UNTOUCHED_FIELDS, SHORTEST_SECRET, _SECRET_KEY
+        add_text, add_id = texts.append, ids.append
+        flags_of, keys = _KEY_FLAGS.get, 0
+        pending: list[tuple[Any, str]] = [(data, "")]
+        pop, push = pending.pop, pending.append
+        while pending:
+            value, key = pop()
+            if isinstance(value, dict):
+                for name, child in value.items():
+                    flags = flags_of(name)
+                    if flags is None:
+                        flags = _key_flags(name)
+                    kind = type(child)
+                    if kind is str:
+                        if len(child) >= shortest:
+                            if name not in untouched:
+                                if name != "data" or value.get("type") != "base64":  # an embedded file's bytes
+                                    add_text(child)
+                            elif len(child) > 200 and _BASE64.fullmatch(child):
+                                self.encoded.append(child)
+                            else:
+                                add_id(child)
+                        elif flags and not child:
+                            flags &= ~secret_key
+                    else:
+                        flags &= ~secret_key
+                        if isinstance(child, (dict, list)):
+                            push((child, name))
+                    keys |= flags
+            elif isinstance(value, list):
+                for child in value:
+                    if type(child) is str:
+                        if len(child) >= shortest:
+                            (add_id if key in untouched else add_text)(child)
+                    elif isinstance(child, (dict, list)):
+                        push((child, key))
+            elif isinstance(value, str) and len(value) >= shortest:  # an entry that is not a JSON object
+                (add_id if key in untouched else add_text)(value)
+        self.keys = keys
 
 
 @dataclass
@@ -411,44 +436,58 @@ class Redactor:
         return redacted
 
     def entry(self, entry: Entry) -> Entry:
+        return self._entry(entry, *self._looks_at([entry])[0])
+
+    def items(self, batch: Sequence[Entry | BrokenLine]) -> list[Entry | BrokenLine]:
+        """A few items read together, as `item` redacts each: one prefilter pass looks at the strings of all
+        their entries, which costs less than a pass for each."""
+        if not self.active:
+            return list(batch)
+        entries = [item for item in batch if isinstance(item, Entry)]
+        looked = iter(self._looks_at(entries))
+        return [self._entry(item, *next(looked)) if isinstance(item, Entry) else self.item(item) for item in batch]
+
+    def _looks_at(self, entries: Sequence[Entry]) -> list[tuple[_Look, _Needs]]:
+        looks = [_Look(entry.data) for entry in entries]
+        needs = _needs_of(looks) if self.secrets else [_Needs() for _ in looks]
+        return list(zip(looks, needs, strict=True))
+
+    def _entry(self, entry: Entry, look: _Look, needs: _Needs) -> Entry:
         # One look at all of an entry's text together says which rules any of it may need: most entries
         # need none, and are passed on as they are; the rest are searched only for what was seen.
         self.learn_home(entry.data.get("cwd"))
-        look = _Look()
-        look.walk(entry.data, "")
-        credential_file = self.secrets and self._reads_credential_file(entry.data)
-        keyed_commands = [command for command in _commands(entry.data) if random_runs(command, _COMMAND_KEY)] \
-            if self.secrets else []
-        sightings, token_ids, context_ids = _needs_of(look, keyed_commands) if self.secrets else ({}, set(), set())
+        calls = _calls(entry.data) if self.secrets else []
+        credential_file = self.secrets and self._reads_credential_file(entry.data, calls)
+        keyed_commands = [command for command in _commands(calls) if random_runs(command, _COMMAND_KEY)]
+        needs.context_ids.update(id(command) for command in keyed_commands)
         families = {
-            "tokens": bool(look.keys & _TOKEN_KEY) or bool(token_ids),
-            "context": self.secrets and (bool(look.keys & _SECRET_KEY) or credential_file or bool(context_ids)),
+            "tokens": bool(look.keys & _TOKEN_KEY) or bool(needs.token_ids),
+            "context": self.secrets and (bool(look.keys & _SECRET_KEY) or credential_file or bool(needs.context_ids)),
             "home": self.home and (bool(look.keys & _HOME_KEY) or holds_home("\n".join(look.texts))),
         }
         # The user's own rules may match any string, however short: every entry is searched for them.
         families["own"] = bool(self.own)
         if not any(families.values()):
             return entry
-        self._needs = (sightings, token_ids, None if credential_file else context_ids)
+        self._needs = (needs.sightings, needs.token_ids, None if credential_file else needs.context_ids)
         try:
             # Most entries in which a rule's anchor was seen hold no secret: each string the rules need is
             # redacted on its own first, and only an entry in which one changes is rebuilt.
             if not (families["home"] or families["own"] or credential_file or look.keys & (_SECRET_KEY | _TOKEN_KEY)
-                    or keyed_commands) and \
-                    self._changes_nothing(look, token_ids, context_ids, sightings):
+                    or keyed_commands) and self._changes_nothing(look, needs):
                 return entry
             return Entry(entry.file, entry.line, self.value(dict(entry.data), "", **families,
                                                             credential_file=credential_file))
         finally:
             self._needs = None
 
-    def _changes_nothing(self, look: _Look, token_ids: set[int], context_ids: set[int],
-                         sightings: dict[int, Sighting]) -> bool:
+    def _changes_nothing(self, look: _Look, needs: _Needs) -> bool:
         """Whether redacting an entry's strings would leave each as it is (no rule that needs the entry's shape
         applies: no secret-named key, no command given a key, no home folder, no rule of the user's, not a
         credential file)."""
         counts, record = self.counts, self.record
         self.counts, self.record = Counter(), None  # trying is not redacting
+        token_ids, context_ids, sightings = needs.token_ids, needs.context_ids, needs.sightings
         try:
             for text in look.texts:
                 key = id(text)
@@ -464,15 +503,11 @@ class Redactor:
         finally:
             self.counts, self.record = counts, record
 
-    def _reads_credential_file(self, data: Mapping[str, Any]) -> bool:
+    def _reads_credential_file(self, data: Mapping[str, Any], calls: list[dict[str, Any]]) -> bool:
         """Whether the entry is a call that reads or writes a credential file, or the result of one (the
         call's id is kept from its entry, which comes first), or a result that names its file."""
         found = False
-        message = data.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        for part in content if isinstance(content, list) else ():
-            if not isinstance(part, dict):
-                continue
+        for part in calls:
             if part.get("type") == "tool_use" and isinstance(part.get("input"), dict):
                 tool_input = part["input"]
                 if any(isinstance(tool_input.get(key), str) and names_credential_file(tool_input[key])
