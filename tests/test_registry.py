@@ -10,7 +10,7 @@ import typing
 
 import pytest
 
-from generator.core.model import (AssistantText, BashMode, Event, Media, Notice, Plan, Prompt, SlashCommand, Thinking,
+from generator.core.model import (AssistantText, BashMode, Event, Notice, Plan, Prompt, SlashCommand, Thinking,
                                   ToolCall, Unknown, Unreadable)
 from generator.core.registry import DuplicateRegistration, Registry
 from generator.render.markdown import SINGLE_EVENTS
@@ -113,13 +113,65 @@ def test_every_event_shown_on_its_own_has_its_markdown_writer():
     assert set(typing.get_args(Event)) - set(SINGLE_EVENTS) == {AssistantText, Thinking, ToolCall}
 
 
-def test_an_event_of_a_type_without_a_writer_says_so():
-    with pytest.raises(TypeError, match="no Markdown for Media"):
-        SINGLE_EVENTS.lookup(Media)(None, Media(media_type="image/png", data=b""))
-
-
 def test_a_second_writer_for_an_event_type_is_refused_naming_both():
     with pytest.raises(DuplicateRegistration) as raised:
         SINGLE_EVENTS.register(Prompt)(print)
     assert "generator.render.markdown.SessionDocument._prompt_event" in str(raised.value)
     assert "builtins.print" in str(raised.value)
+
+
+def every_registry() -> list[tuple[str, Registry]]:
+    """Every registry the package defines, found by importing each of its modules: a registry added later is
+    checked too."""
+    import pkgutil
+
+    import generator
+
+    found: dict[int, tuple[str, Registry]] = {}
+    for module in pkgutil.walk_packages(generator.__path__, "generator."):
+        if module.name.endswith("__main__"):
+            continue
+        imported = importlib.import_module(module.name)
+        for name, value in vars(imported).items():
+            if isinstance(value, Registry):
+                found.setdefault(id(value), (f"{module.name}.{name}", value))
+    return sorted(found.values(), key=lambda item: item[0])
+
+
+REGISTRIES = every_registry()
+
+
+def test_the_package_has_the_registries_this_file_knows_of():
+    assert {registry for _, registry in REGISTRIES} >= {SINGLE_EVENTS, RENDERERS, INDEXERS}
+
+
+@pytest.mark.parametrize(("name", "registry"), REGISTRIES, ids=[name for name, _ in REGISTRIES])
+def test_every_registry_refuses_a_second_handler_for_a_name_it_has(name, registry):
+    taken = next(iter(registry))
+    before = registry.get(taken)
+    with pytest.raises(DuplicateRegistration, match=f"two {registry.what} for"):
+        registry.register(taken)(repr)
+    assert registry.get(taken) is before
+
+
+@pytest.mark.parametrize(("name", "registry"), REGISTRIES, ids=[name for name, _ in REGISTRIES])
+def test_every_registry_refuses_a_second_fallback(name, registry):
+    try:
+        registry.lookup(object())
+    except LookupError:
+        pytest.skip("no fallback: setting one would stay for the rest of the run")
+    with pytest.raises(DuplicateRegistration, match=f"two fallbacks among the {registry.what}"):
+        registry.fallback(repr)
+
+
+@pytest.mark.parametrize("table", ["ENTRY_HANDLERS", "SYSTEM_HANDLERS", "ASSISTANT_PART_HANDLERS",
+                                   "USER_PART_HANDLERS"])
+def test_every_table_of_the_interpreter_refuses_a_second_handler_for_a_name(table):
+    from generator.stages import interpret
+
+    handlers = getattr(interpret, table)
+    taken = next(iter(handlers))
+    before = handlers[taken]
+    with pytest.raises((DuplicateRegistration, AssertionError), match=f"two handlers for {taken!r}"):
+        interpret.handles(handlers, taken)(repr)
+    assert handlers[taken] is before

@@ -27,8 +27,9 @@ import orjson
 
 from .. import __version__
 from ..core import urls
-from ..core.model import (Archive, AssistantText, BashMode, Commit, Diagnostic, Event, Media, Notice, Plan, Prompt,
-                          Session, SlashCommand, Thinking, ToolCall, ToolResult, Unknown, Unreadable, Usage)
+from ..core.model import (Archive, AssistantText, BashMode, Commit, Diagnostic, Event, EventBase, Media, Notice, Plan,
+                          Prompt, Session, SlashCommand, Thinking, ToolCall, ToolResult, Unknown, Unreadable, Usage,
+                          as_unknown)
 from ..stages.commits import commit_url
 from ..stages.link import linked_event
 from ..render.stats import Totals, total_tokens, totals
@@ -209,7 +210,7 @@ def _result(result: ToolResult | None) -> dict[str, Any] | None:
             "structured": result.structured, "media": _media(result.images)}
 
 
-def event_json(event: Event) -> dict[str, Any]:
+def event_json(event: EventBase) -> dict[str, Any]:
     """One event as its document holds it (without the long line an `Unreadable` may have: `stream_event`)."""
     hidden = bool(getattr(event, "hidden", False))
     if isinstance(event, Prompt):
@@ -246,8 +247,8 @@ def event_json(event: Event) -> dict[str, Any]:
     elif isinstance(event, Unreadable):
         found = {"type": "unreadable", "id": event.anchor, "line": event.line, "reason": event.reason,
                  "text": event.text}
-    else:
-        raise TypeError(f"no JSON for {type(event).__name__}")
+    else:  # a kind this export has no form for: as an unknown event, with all its fields
+        return event_json(as_unknown(event))
     if hidden:
         found["hidden"] = True
     return found

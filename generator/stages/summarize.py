@@ -76,11 +76,16 @@ BUILT_IN_COMMANDS = frozenset(
     )
 )
 
-EVENT_KINDS = {
-    Prompt: "prompt", AssistantText: "assistant_text", Thinking: "thinking", ToolCall: "tool_call",
-    SlashCommand: "slash_command", BashMode: "bash_mode", Notice: "notice", Unknown: "unknown",
-    Unreadable: "unreadable", Plan: "plan",
-}
+def event_kind(cls: type) -> str:
+    """An event's kind as the build report counts it: its class's name in snake case (`ToolCall`:
+    `tool_call`), so that a kind added later is counted with no list to extend."""
+    kind = _event_kinds.get(cls)
+    if kind is None:
+        kind = _event_kinds[cls] = re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).lower()
+    return kind
+
+
+_event_kinds: dict[type, str] = {}
 
 
 def _action_of(event: Event) -> str:
@@ -192,7 +197,7 @@ class Summary:
     a long session's anchors are written out, never held."""
 
     def __call__(self, event: Event) -> None:
-        self.event_counts[EVENT_KINDS[type(event)]] += 1
+        self.event_counts[event_kind(type(event))] += 1
         page = self.paginator.add(event)
         anchor = event.anchor
         if page > 1 and self.on_later_page is not None:

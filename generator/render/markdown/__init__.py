@@ -25,6 +25,7 @@ from ...core.model import (
     BashMode,
     Commit,
     Event,
+    EventBase,
     Media,
     Notice,
     Plan,
@@ -35,6 +36,7 @@ from ...core.model import (
     ToolCall,
     Unknown,
     Unreadable,
+    as_unknown,
 )
 from ...core.text import plain, strip_ansi
 from ...stages.link import linked_event
@@ -215,8 +217,9 @@ SINGLE_EVENTS: Registry[type, Callable[[Any, Any], list[Block]]] = Registry("Mar
 
 
 @SINGLE_EVENTS.fallback
-def _no_markdown(document: SessionDocument, event: Event) -> list[Block]:
-    raise TypeError(f"no Markdown for {type(event).__name__}")
+def _as_unknown_entry(document: SessionDocument, event: EventBase) -> list[Block]:
+    """An event of a kind no writer was registered for: shown as an unknown entry is."""
+    return SINGLE_EVENTS.lookup(Unknown)(document, as_unknown(event))
 
 
 class SessionDocument:

@@ -2,7 +2,6 @@
 later stage and no output (pages, Markdown, search index, manifest, saved outputs) can carry them.
 
 - `redactor`: the `Redactor`, over entries, strings and session summaries;
-- `schema`: how each field of a session's summary is redacted;
 - `homes`: home folders in paths and in Claude Code's encoded folder names (`--redact-paths`);
 - `own`: the user's own patterns and words.
 
@@ -11,11 +10,11 @@ What counts as a secret is in `stages.credentials`.
 
 from __future__ import annotations
 
+from ...core.redaction import IDENTIFIER, OURS, TEXT
 from ..credentials.names import is_secret_name
 from .homes import HOME_PATH
 from .own import OwnRuleError, OwnRules, redact_project_dir
 from .redactor import REDACTION_MARGIN, REDACTION_WINDOW, SHORTEST_SECRET, UNTOUCHED_FIELDS, Redactor, identifier, marker
-from .schema import IDENTIFIER, OURS, SCHEMA, TEXT
 
-__all__ = ["HOME_PATH", "IDENTIFIER", "OURS", "REDACTION_MARGIN", "REDACTION_WINDOW", "SCHEMA", "SHORTEST_SECRET", "TEXT", "UNTOUCHED_FIELDS", "OwnRuleError",
+__all__ = ["HOME_PATH", "IDENTIFIER", "OURS", "REDACTION_MARGIN", "REDACTION_WINDOW", "SHORTEST_SECRET", "TEXT", "UNTOUCHED_FIELDS", "OwnRuleError",
            "OwnRules", "Redactor", "identifier", "is_secret_name", "marker", "redact_project_dir"]

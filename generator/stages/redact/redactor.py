@@ -29,7 +29,7 @@ from ..credentials.scan import (GREP_PLACE, NOTHING_SEEN, WRAPPED, Found, Sighti
                                 sightings_of, token_spans)
 from .homes import HOME_FOLDER, HOME_PATH, encoded_homes, holds_home, local_home
 from .own import OwnRules
-from .schema import IDENTIFIER, OURS, SCHEMA, TEXT
+from ...core.redaction import IDENTIFIER, OURS, TEXT, Rule, rules_of
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -578,12 +578,12 @@ class Redactor:
         finally:
             self.counts, self.record = counts, record
 
-    # -- summaries, by schema ------------------------------------------------------------------------------
+    # -- summaries, field by field -------------------------------------------------------------------------
 
     def session(self, session: Session) -> Session:
         """A session's summary, made from entries that were not redacted (phase 1 reads only what the
         summary keeps, and redacting that is much cheaper than redacting every entry): every field, as
-        `SCHEMA` says."""
+        its metadata says (`core.redaction`)."""
         if not self.active:
             return session
         self.learn_home(session.cwd)
@@ -602,19 +602,17 @@ class Redactor:
                                          for d in result.diagnostics))
 
     def _dataclass(self, value: DataclassT) -> DataclassT:
-        rules = SCHEMA[type(value)]
         changes = {}
-        for item in dataclasses.fields(value):
-            rule = rules[item.name]  # a field without a rule fails here
+        for name, rule in rules_of(type(value)):
             if rule == OURS:
                 continue
-            old = getattr(value, item.name)
+            old = getattr(value, name)
             new = self._field(old, rule)
             if new is not old and new != old:
-                changes[item.name] = new
+                changes[name] = new
         return replace(value, **changes) if changes else value
 
-    def _field(self, value: Any, rule: Any) -> Any:
+    def _field(self, value: Any, rule: Rule) -> Any:
         if isinstance(value, str):
             if rule == IDENTIFIER:
                 return self.text(value, context=False, home=False, own=False, identifier=True)
