@@ -27,10 +27,11 @@ Function = tuple[str, int, str]
 # Our modules by file name (under generator/), in pipeline order.
 OUR_STAGES = {
     "discover.py": "read", "read.py": "read",
-    "redact.py": "redact", "redactor.py": "redact", "homes.py": "redact", "own.py": "redact", "schema.py": "redact",
+    "redact.py": "redact", "redactor.py": "redact", "homes.py": "redact", "own.py": "redact",
     "names.py": "redact", "assignments.py": "redact", "forms.py": "redact", "scan.py": "redact",
     "entropy.py": "redact", "files.py": "redact", "providers.py": "redact", "prefilter.py": "redact",
     "interpret.py": "interpret", "summarize.py": "interpret", "claude.py": "interpret", "model.py": "interpret",
+    "entries.py": "interpret", "events.py": "interpret", "sessions.py": "interpret", "redaction.py": "redact",
     "link.py": "link",
     "search.py": "search",
     "write.py": "write", "locks.py": "write",

@@ -564,6 +564,6 @@ def test_redacting_a_batch_of_entries_redacts_each_as_alone(tmp_path, public_cor
         batched = [item for batch in stream_file_in_batches(path, [])
                    for item in together.items([without_repeated_result(i) for i in batch])]
         assert batched == one_by_one, path
-        changed += sum(a != without_repeated_result(b) for a, b in zip(one_by_one, stream_file(path, [])))
+        changed += sum(a != without_repeated_result(b) for a, b in zip(one_by_one, stream_file(path, []), strict=True))
     assert together.counts == alone.counts and together_taken == alone_taken
     assert len(alone_taken) > 300 and changed > 300
