@@ -30,7 +30,12 @@ OUR_STAGES = {
     "redact.py": "redact", "redactor.py": "redact", "homes.py": "redact", "own.py": "redact", "schema.py": "redact",
     "names.py": "redact", "assignments.py": "redact", "forms.py": "redact", "scan.py": "redact",
     "entropy.py": "redact", "files.py": "redact", "providers.py": "redact", "prefilter.py": "redact",
-    "interpret.py": "interpret", "summarize.py": "interpret", "claude.py": "interpret", "model.py": "interpret",
+    "summarize.py": "interpret", "claude.py": "interpret", "model.py": "interpret",
+    # the modules of stages/interpret/
+    "builder.py": "interpret", "dispatch.py": "interpret", "session_state.py": "interpret",
+    "message_content.py": "interpret", "user_entries.py": "interpret", "assistant_entries.py": "interpret",
+    "tool_calls.py": "interpret", "system_entries.py": "interpret", "attachments.py": "interpret",
+    "bookkeeping.py": "interpret",
     "link.py": "link",
     "search.py": "search",
     "write.py": "write", "locks.py": "write",

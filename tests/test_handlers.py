@@ -1,4 +1,4 @@
-"""Interpretation as tables of handlers (generator/stages/interpret.py): each entry type, content part and
+"""Interpretation as tables of handlers (generator/stages/interpret/dispatch.py): each entry type, content part and
 system subtype is looked up by name; a name with no handler is counted and shown, never dropped. And the
 model's enums: what later stages decide is keyed on them, not on the wording a reader sees."""
 
