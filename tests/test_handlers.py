@@ -4,6 +4,8 @@ model's enums: what later stages decide is keyed on them, not on the wording a r
 
 from __future__ import annotations
 
+import pytest
+
 from generator.core.model import (
     Notice,
     NoticeKind,
@@ -35,6 +37,26 @@ def test_a_new_entry_type_needs_one_handler(tmp_path, monkeypatch):
     after = interpret_entries(tmp_path / "after", [entry])
     assert [(notice.kind, notice.text) for notice in after.session.events] == [("deploy-note", "shipped")]
     assert after.unknown["type:deploy-note"] == 0
+
+
+@pytest.mark.parametrize("table, names", [
+    ("ENTRY_HANDLERS", ("user",)),  # a family claiming another's entry type
+    ("SYSTEM_HANDLERS", ("compact_boundary",)),
+    ("ASSISTANT_PART_HANDLERS", ("tool_use",)),
+    ("USER_PART_HANDLERS", ("image",)),
+    ("ENTRY_HANDLERS", ("deploy-note", "summary")),  # a new name alongside a taken one: neither is registered
+    ("ENTRY_HANDLERS", ("deploy-note", "deploy-note")),  # one name twice in one registration
+])
+def test_a_name_gets_one_handler_and_a_second_is_refused(table, names):
+    handlers = getattr(interpret_stage, table)
+    before = dict(handlers)
+
+    def second(*arguments):
+        raise AssertionError("never called")
+
+    with pytest.raises(ValueError, match="two handlers for"):
+        interpret_stage.handles(handlers, *names)(second)
+    assert handlers == before
 
 
 def test_every_registered_system_subtype_is_known_and_any_other_is_shown_by_its_name(tmp_path):

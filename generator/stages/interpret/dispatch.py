@@ -63,11 +63,14 @@ USER_PART_HANDLERS: dict[str, UserPartHandler] = {}
 
 
 def handles(table: dict[str, Any], *names: str) -> Callable[[Any], Any]:
-    """Register the decorated handler in `table` under each of `names`."""
+    """Register the decorated handler in `table` under each of `names`. A name that already has a handler
+    is refused, and none of `names` is registered: two families must never both claim an entry type."""
     def register(handler: Any) -> Any:
-        for name in names:
-            assert name not in table, f"two handlers for {name!r}"
-            table[name] = handler
+        taken = [name for index, name in enumerate(names) if name in table or name in names[:index]]
+        if taken:
+            raise ValueError(f"two handlers for {taken[0]!r}: {_name_of(table.get(taken[0], handler))} and "
+                             f"{_name_of(handler)}")
+        table.update(dict.fromkeys(names, handler))
         return handler
     return register
 
@@ -95,6 +98,10 @@ def dispatch_entry(builder: SessionState, entry: Entry, raw_uuid: Any) -> None:
     # with a message may be conversation, and is shown.
     builder.events.append(Unknown(builder._next_anchor(raw_uuid), builder._time(data), name, dict(data),
                                   hidden="message" not in data))
+
+
+def _name_of(handler: Any) -> str:
+    return str(getattr(handler, "__qualname__", handler))
 
 
 def _is_request_record(kind: Any) -> bool:
