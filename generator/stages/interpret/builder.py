@@ -182,7 +182,7 @@ class _SessionBuilder(UserEntries, AssistantEntries, ToolCalls, SystemEntries, A
             data = {name: value for name, value in data.items() if name != "timestamp"}
             entry = Entry(entry.file, entry.line, data)
         self._metadata(data)
-        dispatch_entry(self, entry, uuid)
+        dispatch_entry(self, entry)
 
     def _metadata(self, data: Mapping[str, Any]) -> None:
         self.metadata.note(data)

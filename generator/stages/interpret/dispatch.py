@@ -75,10 +75,9 @@ def handles(table: dict[str, Any], *names: str) -> Callable[[Any], Any]:
     return register
 
 
-def dispatch_entry(builder: SessionState, entry: Entry, raw_uuid: Any) -> None:
+def dispatch_entry(builder: SessionState, entry: Entry) -> None:
     """Hand the entry to the handler of its type. Fields no one knows are counted; an entry of a type with
-    no handler is counted and shown as an `Unknown` event (anchored by `raw_uuid`), unless it records a
-    request to the model."""
+    no handler is counted and shown as an `Unknown` event, unless it records a request to the model."""
     data = entry.data
     kind = data.get("type")
     known_type = isinstance(kind, str) and kind in ENTRY_HANDLERS
@@ -96,7 +95,7 @@ def dispatch_entry(builder: SessionState, entry: Entry, raw_uuid: Any) -> None:
         return
     # A new type with no message is bookkeeping (counted above, shown only with --show-hidden); one
     # with a message may be conversation, and is shown.
-    builder.events.append(Unknown(builder._next_anchor(raw_uuid), builder._time(data), name, dict(data),
+    builder.events.append(Unknown(builder._next_anchor(data.get("uuid")), builder._time(data), name, dict(data),
                                   hidden="message" not in data))
 
 
