@@ -150,7 +150,8 @@ def _plausible_time(value: Any) -> bool:
     return PLAUSIBLE_TIMES[0] <= moment.date() < PLAUSIBLE_TIMES[1]
 
 
-class _SessionBuilder(UserEntries, AssistantEntries, ToolCalls, SystemEntries, AttachmentEntries, BookkeepingEntries):
+class _SessionBuilder(UserEntries, AssistantEntries, ToolCalls, SystemEntries, AttachmentEntries,
+                      BookkeepingEntries):
     """A session's state with the handlers of every entry family, fed one entry (or broken line) at a time."""
 
     def feed(self, item: Entry | BrokenLine) -> None:
