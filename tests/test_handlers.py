@@ -1,8 +1,10 @@
-"""Interpretation as tables of handlers (generator/stages/interpret.py): each entry type, content part and
+"""Interpretation as tables of handlers (generator/stages/interpret/dispatch.py): each entry type, content part and
 system subtype is looked up by name; a name with no handler is counted and shown, never dropped. And the
 model's enums: what later stages decide is keyed on them, not on the wording a reader sees."""
 
 from __future__ import annotations
+
+import pytest
 
 from generator.core.model import (
     Notice,
@@ -17,7 +19,8 @@ from generator.core.model import (
 )
 from generator.stages import interpret as interpret_stage
 from generator.stages.summarize import PLAN_PREAMBLE, Summary
-from helpers import SESSION_ID, assistant, chain, events_of, interpret_entries, system, text, user
+from helpers import (PROJECT_DIR, SESSION_ID, assistant, build_project, chain, element_ids, events_of,
+                     interpret_entries, system, text, user)
 
 
 def test_a_new_entry_type_needs_one_handler(tmp_path, monkeypatch):
@@ -35,6 +38,45 @@ def test_a_new_entry_type_needs_one_handler(tmp_path, monkeypatch):
     after = interpret_entries(tmp_path / "after", [entry])
     assert [(notice.kind, notice.text) for notice in after.session.events] == [("deploy-note", "shipped")]
     assert after.unknown["type:deploy-note"] == 0
+
+
+@pytest.mark.parametrize("table, names", [
+    ("ENTRY_HANDLERS", ("user",)),  # a family claiming another's entry type
+    ("SYSTEM_HANDLERS", ("compact_boundary",)),
+    ("ASSISTANT_PART_HANDLERS", ("tool_use",)),
+    ("USER_PART_HANDLERS", ("image",)),
+    ("ENTRY_HANDLERS", ("deploy-note", "summary")),  # a new name alongside a taken one: neither is registered
+    ("ENTRY_HANDLERS", ("deploy-note", "deploy-note")),  # one name twice in one registration
+])
+def test_a_name_gets_one_handler_and_a_second_is_refused(table, names):
+    handlers = getattr(interpret_stage, table)
+    before = dict(handlers)
+
+    def second(*arguments):
+        raise AssertionError("never called")
+
+    with pytest.raises(ValueError, match="two handlers for"):
+        interpret_stage.handles(handlers, *names)(second)
+    assert handlers == before
+
+
+@pytest.mark.parametrize("earlier", [
+    lambda uuid: user("why does the tide table skip Sunday?", uuid=uuid),
+    lambda uuid: {"type": "deploy-note", "uuid": uuid, "timestamp": "2026-03-02T08:00:00Z", "sessionId": SESSION_ID,
+                  "message": {"role": "ops", "content": "shipped 1.4"}},
+])
+def test_an_entry_of_an_unknown_type_sharing_a_uuid_gets_an_anchor_of_its_own(tmp_path, earlier):
+    """Two entries with one uuid are both shown, each with its own anchor: also when the second is of a type
+    no handler knows, shown as it is."""
+    uuid = "0d9c8b7a-6f5e-4d3c-8b2a-1f0e9d8c7b6a"
+    later = {"type": "deploy-note", "uuid": uuid, "timestamp": "2026-03-02T09:30:00Z", "sessionId": SESSION_ID,
+             "message": {"role": "ops", "content": "rolled back 1.4"}}
+    site = build_project(tmp_path, {f"{SESSION_ID}.jsonl": [earlier(uuid), assistant(text("Noted.")), later]})
+
+    html = (site / "projects" / PROJECT_DIR.lstrip("-") / f"{SESSION_ID}.html").read_text(encoding="utf-8")
+    assert "rolled back 1.4" in html
+    ids = element_ids(html)
+    assert len(ids) == len(set(ids)), [name for name in ids if ids.count(name) > 1]
 
 
 def test_every_registered_system_subtype_is_known_and_any_other_is_shown_by_its_name(tmp_path):

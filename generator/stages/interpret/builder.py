@@ -1,0 +1,191 @@
+"""The session builder and the stream it is fed from. `interpret_stream` reads a file's entries as they
+come, routes each to the session it belongs to (the main one, or a subagent run written inline), and feeds
+it to that session's `_SessionBuilder`: the session's state (session_state) with the handlers of every
+entry family mixed in (user_entries, assistant_entries, tool_calls, system_entries, attachments,
+bookkeeping). Each entry is checked (a uuid seen before, a time that is not one) and handed to the
+handler of its type (dispatch)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import replace
+from datetime import date, datetime
+from typing import Any, Callable, Collection, Iterable, Mapping
+
+from ...core.model import BrokenLine, Diagnostic, Entry, Event, Interpreted, Unreadable
+from ..discover import SessionFile
+from ..read import ReadResult
+from ..tracking import DuplicateEntries, Seen
+from .assistant_entries import AssistantEntries
+from .attachments import AttachmentEntries
+from .bookkeeping import BookkeepingEntries
+from .dispatch import dispatch_entry
+from .session_state import EventSink
+from .system_entries import SystemEntries
+from .tool_calls import ToolCalls
+from .user_entries import UserEntries
+
+# Times outside this window are a wrong clock or a broken log, not when a session ran (Claude Code came out
+# in 2025): they are reported and left out, so that they stretch no chart or duration. A fixed window,
+# never the build's own clock, so that two builds of the same input stay byte-identical.
+PLAUSIBLE_TIMES = (date(2023, 1, 1), date(2100, 1, 1))
+
+# Whose uuid an entry shares, as its diagnostic says.
+_SHARED_UUID = {Seen.UUID_IN_THIS_FILE: "an earlier entry of this file",
+                Seen.UUID_IN_CONTINUED_SESSION: "an entry of the session this one continues"}
+
+
+def interpret(source: SessionFile, read: ReadResult) -> Interpreted:
+    """A whole file at once, events included: for tests and small uses. The build streams instead
+    (`interpret_stream`), so that no session is ever held whole."""
+    collected: dict[str, list[Event]] = {}
+    result = interpret_stream(source, read.items, sink_for=lambda key: collected.setdefault(key, []).append)
+    return replace(
+        result,
+        diagnostics=(*read.diagnostics, *result.diagnostics),
+        session=replace(result.session, events=tuple(collected.get(result.session.key, ()))),
+        sidechains=tuple(replace(side, events=tuple(collected.get(side.key, ()))) for side in result.sidechains),
+    )
+
+
+def interpret_stream(source: SessionFile, items: Iterable[Entry | BrokenLine], *,
+                     skip: Collection[bytes] = frozenset(),
+                     sink_for: Callable[[str], EventSink | None] | None = None,
+                     anchors_for: Callable[[str], Callable[[str, int], None] | None] | None = None,
+                     summarise: bool = True) -> Interpreted:
+    """Interpret entries as they stream from the reader. Each session the file holds (the main one, and
+    subagent runs written inline) passes its events, in order, to `sink_for(key)` when that returns a
+    sink, and is summarised on the way (`summarize.Summary`). Only a handful of events are held at a time:
+    a tool call until its result comes, a plan until it is known whether it was carried out.
+
+    `skip` holds digests of entry uuids that belong to the session this one continues: those entries are
+    shown there, and left out here. `anchors_for(key)` may return a function to be told the page of each
+    anchor past a session's first page. Without `summarise`, the sessions are not summarised (phase 2, which
+    has their summaries: rebuilt, a long session's outline was held twice); what is returned then says
+    nothing of their events."""
+    router = _SessionRouter(source, skip, sink_for or (lambda key: None), anchors_for or (lambda key: None),
+                            summarise)
+    for item in items:
+        router.feed(item)
+    return router.finish()
+
+
+class _SessionRouter:
+    """Routes each entry to the session it belongs to. In 1.x main files, subagent messages sit inline
+    with `isSidechain: true`, each run starting with a sidechain entry whose parentUuid is null; parallel
+    Task runs interleave, so parentUuid is followed to keep each run whole. 2.x streams a subagent's
+    messages into the parent as agent_progress entries, rebuilt as a run of their own."""
+
+    def __init__(self, source: SessionFile, skip: Collection[bytes], sink_for: Callable[[str], EventSink | None],
+                 anchors_for: Callable[[str], Callable[[str, int], None] | None], summarise: bool = True):
+        self.source = source
+        self.summarise = summarise
+        self.skip = skip
+        self.sink_for = sink_for
+        self.anchors_for = anchors_for
+        self.problems: list[Diagnostic] = []
+        self.main = self._builder()
+        self.main.progress_sink = self._progress
+        self.runs: list[_SessionBuilder] = []
+        self.run_of_uuid: dict[str, int] = {}
+        self.progress_runs: dict[str, _SessionBuilder] = {}
+
+    def _builder(self, agent_id: str = "", run_name: str = "") -> _SessionBuilder:
+        builder = _SessionBuilder(self.source, agent_id=agent_id, run_name=run_name,
+                                  duplicates=DuplicateEntries(continued=self.skip), problems=self.problems)
+        builder.start(self.sink_for(builder.key))
+        builder.summarising = self.summarise
+        builder.summary.on_later_page = self.anchors_for(builder.key)
+        return builder
+
+    def feed(self, item: Entry | BrokenLine) -> None:
+        if self.source.is_subagent or not (isinstance(item, Entry) and item.data.get("isSidechain") is True):
+            self.main.feed(item)
+            return
+        parent = item.data.get("parentUuid")
+        run = self.run_of_uuid.get(parent) if isinstance(parent, str) else None
+        if run is None:
+            if parent is None or not self.runs:
+                number = len(self.runs) + 1
+                self.runs.append(self._builder(f"sidechain-{number}", f"sidechain-{number}"))
+            run = len(self.runs) - 1
+        self.runs[run].feed(item)
+        if isinstance(item.data.get("uuid"), str):
+            self.run_of_uuid[item.data["uuid"]] = run
+
+    def _progress(self, agent_id: str, entry: Entry) -> None:
+        if agent_id not in self.progress_runs:
+            self.progress_runs[agent_id] = self._builder(agent_id, f"agent-{agent_id}")
+        self.progress_runs[agent_id].feed(entry)
+
+    def finish(self) -> Interpreted:
+        main = self.main.build()
+        sidechains = [run.build(parent_key=main.key) for run in self.runs]
+        # Rebuilt from agent_progress; `link` prefers the agent's own file when there is one.
+        sidechains.extend(replace(run.build(parent_key=main.key), from_progress=True)
+                          for _, run in sorted(self.progress_runs.items()))
+        unknown = Counter(self.main.unknown)
+        builders = (self.main, *self.runs, *(run for _, run in sorted(self.progress_runs.items())))
+        for run in builders[1:]:
+            unknown.update(run.unknown)
+        return Interpreted(
+            session=main,
+            diagnostics=tuple(self.problems),
+            unknown=unknown,
+            has_conversation=self.main.has_conversation or bool(sidechains),
+            sidechains=tuple(sidechains),
+        )
+
+def _plausible_time(value: Any) -> bool:
+    """An ISO 8601 time within `PLAUSIBLE_TIMES` (or no time at all: null or empty)."""
+    if value is None or value == "":
+        return True
+    if not isinstance(value, str):
+        return False
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return PLAUSIBLE_TIMES[0] <= moment.date() < PLAUSIBLE_TIMES[1]
+
+
+class _SessionBuilder(UserEntries, AssistantEntries, ToolCalls, SystemEntries, AttachmentEntries,
+                      BookkeepingEntries):
+    """A session's state with the handlers of every entry family, fed one entry (or broken line) at a time."""
+
+    def feed(self, item: Entry | BrokenLine) -> None:
+        if isinstance(item, BrokenLine):
+            self.events.append(Unreadable(anchor=f"line-{item.line}", line=item.line, text=item.text, reason=item.reason,
+                                          whole=item.whole))
+        else:
+            self._entry(item)
+
+    def _entry(self, entry: Entry) -> None:
+        data = entry.data
+        uuid = data.get("uuid")
+        if isinstance(uuid, str):
+            seen = self.duplicates.see(uuid, data.get("timestamp"))
+            if seen is Seen.IN_CONTINUED_SESSION:
+                self._remember_replayed_calls(data)
+                return
+            if seen is Seen.IN_THIS_FILE:
+                return
+            if seen in _SHARED_UUID:
+                # Another entry has its uuid: both are kept, and each has an anchor of its own.
+                self.problems.append(Diagnostic(entry.file, entry.line, f"uuid {uuid[:40]!r} is also the uuid of "
+                                                f"{_SHARED_UUID[seen]}: both are shown"))
+                data = {**data, "uuid": f"{re.sub(r'[^A-Za-z0-9_-]', '', uuid)[:24]}-line{entry.line}"}
+                entry = Entry(entry.file, entry.line, data)
+        if "timestamp" in data and not _plausible_time(data["timestamp"]):
+            self.problems.append(Diagnostic(entry.file, entry.line, f"timestamp {str(data['timestamp'])[:40]!r} is not a time"
+                                            " in 2023-2099: shown without it, left out of charts and durations"))
+            data = {name: value for name, value in data.items() if name != "timestamp"}
+            entry = Entry(entry.file, entry.line, data)
+        self._metadata(data)
+        dispatch_entry(self, entry)
+
+    def _metadata(self, data: Mapping[str, Any]) -> None:
+        self.metadata.note(data)
+        if not self.agent_id and isinstance(data.get("agentId"), str) and data.get("isSidechain") is True:
+            self.agent_id = data["agentId"]
