@@ -7,7 +7,9 @@ them tries each at each position, and a Python loop over an Aho-Corasick automat
 nanoseconds a character. Where hyperscan cannot be installed (no wheel for the platform) the same answers
 come from regular expressions, slower: `tests/test_credentials.py` checks that the two agree.
 
-Positions are in characters of the text (hyperscan scans its UTF-8 bytes; they are converted back).
+Both engines scan the text's ASCII view (`ascii_view`): each character that is not ASCII is seen as `?`, so
+that a position in the bytes hyperscan scans is the position in the text. The literals are ASCII; a pattern is
+written for the view (Read's `→` is a `?` there).
 """
 
 from __future__ import annotations
@@ -30,15 +32,10 @@ except ImportError:  # pragma: no cover - exercised by test_credentials' fallbac
     hyperscan = None
 
 
-def _char_ends(data: bytes, byte_ends: Iterable[int]) -> dict[int, int]:
-    """Each byte offset (at a character boundary) of UTF-8 `data` as a character offset."""
-    converted: dict[int, int] = {}
-    characters = previous = 0
-    for end in sorted(set(byte_ends)):
-        characters += len(data[previous:end].decode("utf-8", "surrogatepass"))
-        converted[end] = characters
-        previous = end
-    return converted
+def ascii_view(text: str) -> str:
+    """`text` with every character that is not ASCII (a lone surrogate too) replaced by `?`: as long as the text,
+    character for character."""
+    return text if text.isascii() else text.encode("ascii", "replace").decode("ascii")
 
 
 class Prefilter:
@@ -61,7 +58,7 @@ class Prefilter:
             expressions = [re.escape(literal).encode() for literal in self.literals]
             expressions += [pattern.encode() for pattern in self.patterns]
             flags = [0] * len(literals) + [hyperscan.HS_FLAG_CASELESS] * len(caseless)
-            flags += [hyperscan.HS_FLAG_UTF8 | hyperscan.HS_FLAG_MULTILINE] * len(self.patterns)
+            flags += [hyperscan.HS_FLAG_MULTILINE] * len(self.patterns)
             self._database = _database(expressions, flags)
             # The scan releases the GIL and the database holds one scratch space: one thread at a time.
             self._lock = threading.Lock()
@@ -91,6 +88,7 @@ class Prefilter:
     def scan(self, text: str) -> list[tuple[int, int]]:
         if self._database is not None:
             return self._scan_compiled(text)
+        text = ascii_view(text)
         found: list[tuple[int, int]] = []
         for alternation, folds, prefixes in self._fallback:
             for match in alternation.finditer(text):
@@ -110,12 +108,9 @@ class Prefilter:
         def seen(index: int, start: int, end: int, flags: int, context: Any) -> None:
             append((index, end))
 
-        data = text.encode("utf-8", "surrogatepass")
+        data = text.encode("ascii", "replace")  # the ASCII view: a byte for each character
         with self._lock:
             self._database.scan(data, match_event_handler=seen)
-        if found and len(data) != len(text):
-            characters = _char_ends(data, (end for _, end in found))
-            found = [(index, characters[end]) for index, end in found]
         return found
 
 

@@ -16,7 +16,7 @@ import binascii
 import functools
 import re
 from bisect import bisect_left
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import accumulate
 from operator import add
 from urllib.parse import unquote
@@ -42,13 +42,17 @@ class Found:
 # `Sighting.shapes`): a key's body line, a `.env` line, a `.pgpass` line's fields, a
 # percent-escape, and a numbered line break with a token's characters on both sides (a token a file read
 # cut in two).
+# The patterns see the prefilter's ASCII view, where any other character is `?`: Read's `→`, and a blank other
+# than ASCII (that the rules' `\s` takes), are a `?` there.
 KEY_BODY, DOTENV, GREP_PLACE, PGPASS, PERCENT, WRAPPED = 1, 2, 4, 8, 16, 32
+_BLANK = r"[\t\x0b\x0c\r\x1c-\x1f ?]"
+"""A blank other than a line break, as the ASCII view shows it."""
 _SHAPES = (
-    (KEY_BODY, r"^(?:[^\S\n]*\d+(?:→|\t)|[^\s:]*[:-]\d+[:-]|\d+[:-]|[+> ])?[^\S\n]*[A-Za-z0-9+/]{56}"),
-    (DOTENV, r"^(?:[ \t]*\d+(?:→|\t)|[^\s:]+:\d+:|[+ ])?[ \t]*(?:export[ \t]+)?[A-Z][A-Z0-9_]{2,}=\S"),
+    (KEY_BODY, rf"^(?:{_BLANK}*\d+[?\t]|[^\s:]*[:-]\d+[:-]|\d+[:-]|[+> ])?{_BLANK}*[A-Za-z0-9+/]{{56}}"),
+    (DOTENV, r"^(?:[ \t]*\d+[?\t]|[^\s:]+:\d+:|[+ ])?[ \t]*(?:export[ \t]+)?[A-Z][A-Z0-9_]{2,}=\S"),
     (PGPASS, r":(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:"),
     (PERCENT, r"%[0-9A-Fa-f]{2}"),
-    (WRAPPED, r"[A-Za-z0-9_\-+/=.]\n[ \t]*\d+(?:→|\t)[A-Za-z0-9_\-+/=.]"),
+    (WRAPPED, r"[A-Za-z0-9_\-+/=.]\n[ \t]*\d+[?\t][A-Za-z0-9_\-+/=.]"),
 )
 CONTEXT_SHAPES = KEY_BODY | DOTENV | GREP_PLACE | PGPASS | PERCENT
 """The shapes a rule by context looks for (a wrapped line is the token rules'). grep's place in a file named as
@@ -166,26 +170,29 @@ class _Compiled:
 _ANCHOR, _SPELLING, _WORD, _LOOK, _SHAPE, _FILE_MARK = range(6)
 
 
-@dataclass(slots=True)
 class Sighting:
-    """What the prefilter saw in one text: which rules it may need, and where."""
+    """What the prefilter saw in one text: which rules it may need, and where. (A plain class: one is made for
+    each string with a hit, and a dataclass's default factories cost a tenth of redaction's walk.)"""
 
-    anchors: list[tuple[int, str]] = field(default_factory=list)
-    """The token rules' anchors: where each starts, and the literal."""
-    spellings: list[int] = field(default_factory=list)
-    """Where a token anchor's base64 spelling starts."""
-    looks: list[tuple[int, int]] = field(default_factory=list)
-    """The anchorless token rules whose looks matched: the rule's index, and where the look ended."""
-    words: list[tuple[int, str]] = field(default_factory=list)
-    """The secret-like names' stems, the forms' anchors, a Kubernetes Secret's marks: where, and the literal
-    (in lower case)."""
-    shapes: int = 0
-    """The shapes seen (`KEY_BODY` …), together."""
-    pgpass: list[int] = field(default_factory=list)
-    """Where a `.pgpass` line's fields end."""
-    dotenv_lines: int = 0
-    """How many `.env` lines were seen (each line has one place such a line ends): a text with two or more
-    has a `.env` file's shape (`files.looks_like_dotenv`)."""
+    __slots__ = ("anchors", "spellings", "looks", "words", "shapes", "pgpass", "dotenv_lines")
+
+    def __init__(self) -> None:
+        self.anchors: list[tuple[int, str]] = []
+        """The token rules' anchors: where each starts, and the literal."""
+        self.spellings: list[int] = []
+        """Where a token anchor's base64 spelling starts."""
+        self.looks: list[tuple[int, int]] = []
+        """The anchorless token rules whose looks matched: the rule's index, and where the look ended."""
+        self.words: list[tuple[int, str]] = []
+        """The secret-like names' stems, the forms' anchors, a Kubernetes Secret's marks: where, and the literal
+        (in lower case)."""
+        self.shapes = 0
+        """The shapes seen (`KEY_BODY` …), together."""
+        self.pgpass: list[int] = []
+        """Where a `.pgpass` line's fields end."""
+        self.dotenv_lines = 0
+        """How many `.env` lines were seen (each line has one place such a line ends): a text with two or more
+        has a `.env` file's shape (`files.looks_like_dotenv`)."""
 
     @property
     def tokens(self) -> bool:

@@ -133,14 +133,20 @@ def _wrapped_token_breaks(value: str) -> list[tuple[int, int]]:
     return breaks
 
 
-@dataclass(slots=True)
 class _Needs:
     """What the prefilter saw in an entry's strings (by the string's id), and the ids of the strings that need
     the token rules, and of those that need the rules by context."""
 
-    sightings: dict[int, Sighting] = field(default_factory=dict)
-    token_ids: set[int] = field(default_factory=set)
-    context_ids: set[int] = field(default_factory=set)
+    __slots__ = ("sightings", "token_ids", "context_ids")
+
+    def __init__(self) -> None:
+        self.sightings: dict[int, Sighting] = {}
+        self.token_ids: set[int] = set()
+        self.context_ids: set[int] = set()
+
+
+_NOTHING_NEEDED = _Needs()
+"""What an entry in whose strings the prefilter saw nothing needs (shared: never changed)."""
 
 
 def _needs_of(looks: Sequence[_Look]) -> list[_Needs]:
@@ -151,9 +157,12 @@ def _needs_of(looks: Sequence[_Look]) -> list[_Needs]:
         strings = look.strings()
         texts += strings
         owners += [number] * len(strings)
-    needs = [_Needs() for _ in looks]
+    needs = [_NOTHING_NEEDED] * len(looks)
     for index, seen in sightings_of(texts).items():
-        text, found = texts[index], needs[owners[index]]
+        text, owner = texts[index], owners[index]
+        found = needs[owner]
+        if found is _NOTHING_NEEDED:
+            found = needs[owner] = _Needs()
         found.sightings[id(text)] = seen
         if seen.tokens or seen.shapes & WRAPPED and may_hold_token(_LINE_NUMBER.sub("", text)):
             found.token_ids.add(id(text))
@@ -449,7 +458,7 @@ class Redactor:
 
     def _looks_at(self, entries: Sequence[Entry]) -> list[tuple[_Look, _Needs]]:
         looks = [_Look(entry.data) for entry in entries]
-        needs = _needs_of(looks) if self.secrets else [_Needs() for _ in looks]
+        needs = _needs_of(looks) if self.secrets else [_NOTHING_NEEDED] * len(looks)
         return list(zip(looks, needs, strict=True))
 
     def _entry(self, entry: Entry, look: _Look, needs: _Needs) -> Entry:
@@ -459,7 +468,10 @@ class Redactor:
         calls = _calls(entry.data) if self.secrets else []
         credential_file = self.secrets and self._reads_credential_file(entry.data, calls)
         keyed_commands = [command for command in _commands(calls) if random_runs(command, _COMMAND_KEY)]
-        needs.context_ids.update(id(command) for command in keyed_commands)
+        if keyed_commands:
+            if needs is _NOTHING_NEEDED:
+                needs = _Needs()
+            needs.context_ids.update(id(command) for command in keyed_commands)
         families = {
             "tokens": bool(look.keys & _TOKEN_KEY) or bool(needs.token_ids),
             "context": self.secrets and (bool(look.keys & _SECRET_KEY) or credential_file or bool(needs.context_ids)),
