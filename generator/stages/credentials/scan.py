@@ -549,8 +549,9 @@ def pgpass_spans(text: str, places: Iterable[int] | None = None) -> list[Found]:
         matches: Iterable[re.Match[str]] = _PGPASS_LINE.finditer(text)
     else:
         # The host and the password around the fields are runs without a space: a short window of the line.
-        lines = sorted({(max(text.rfind("\n", 0, place) + 1, place - _PGPASS_REACH),
-                         min(_line_end(text, place), place + _PGPASS_REACH)) for place in places})
+        reaches = ((place, max(0, place - _PGPASS_REACH)) for place in places)
+        lines = sorted({(max(text.rfind("\n", reach, place) + 1, reach), _line_end(text, place, place + _PGPASS_REACH))
+                        for place, reach in reaches})
         matches = (match for start, end in lines for match in _PGPASS_LINE.finditer(text, start, end))
     return [Found(*match.span("value"), "secret-assignment") for match in matches
             if not match.group("value").startswith("[REDACTED")]
@@ -559,9 +560,10 @@ def pgpass_spans(text: str, places: Iterable[int] | None = None) -> list[Found]:
 _PGPASS_REACH = 512
 
 
-def _line_end(text: str, place: int) -> int:
-    end = text.find("\n", place)
-    return len(text) if end < 0 else end
+def _line_end(text: str, place: int, most: int) -> int:
+    """Where the line `place` is in ends, or `most`, whichever comes first (a line may be a megabyte long)."""
+    end = text.find("\n", place, most)
+    return min(len(text), most) if end < 0 else end
 
 
 _PERCENT_HEX = re.compile(r"%[0-9A-Fa-f]{2}")

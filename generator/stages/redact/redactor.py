@@ -327,7 +327,8 @@ class Redactor:
         whole token is its own)."""
         pieces, position = [], 0
         for end, head_start in _wrapped_token_breaks(value):
-            start, line_start = end, max(value.rfind("\n", 0, end) + 1, end - _LONGEST_LINE_PART)
+            reach = max(0, end - _LONGEST_LINE_PART)
+            start, line_start = end, max(value.rfind("\n", reach, end) + 1, reach)
             while start > line_start and value[start - 1] in _TOKEN_CHARACTERS:
                 start -= 1
             if start < position:
