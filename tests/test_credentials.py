@@ -21,7 +21,7 @@ from generator.cli import main
 from generator.core.model import Entry
 from generator.stages.credentials import prefilter as anchors_module
 from generator.stages.credentials.names import is_secret_name
-from generator.stages.credentials.scan import compiled
+from generator.stages.credentials.scan import compiled, sight
 from generator.stages.read import stream_file
 from generator.stages.redact import Redactor
 
@@ -267,8 +267,13 @@ def test_the_regular_expression_fallback_sees_what_hyperscan_sees(public_corpus)
         for item in list(stream_file(path, []))[:150]:
             texts.append(json.dumps(getattr(item, "data", None), ensure_ascii=False))
     assert len(texts) > 100
+    tokens_only = compiled().token_prefilter
+    tokens_only_slow = tokens_only.by_regular_expressions()
     for sample in texts:
         assert _sightings(fast, sample) == _sightings(slow, sample), sample[:200]
+        assert fast.any_in(sample) == slow.any_in(sample) == bool(fast.scan(sample)), sample[:200]
+        # The token rules' own prefilter, which stops at its first hit, sees a token where the whole one does.
+        assert tokens_only.any_in(sample) == tokens_only_slow.any_in(sample) == sight(sample).tokens
 
 
 # -- what the commands say -------------------------------------------------------------------------------------

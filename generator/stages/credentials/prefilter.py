@@ -101,6 +101,21 @@ class Prefilter:
                 position = occurrence.start() + 1
         return found
 
+    def any_in(self, text: str) -> bool:
+        """Whether anything occurs in `text` (the scan stops at the first occurrence)."""
+        if self._database is None:
+            return bool(self.scan(text))
+
+        def stop(index: int, start: int, end: int, flags: int, context: Any) -> bool:
+            return True
+
+        try:
+            with self._lock:
+                self._database.scan(text.encode("ascii", "replace"), match_event_handler=stop)
+        except hyperscan.ScanTerminated:
+            return True
+        return False
+
     def _scan_compiled(self, text: str) -> list[tuple[int, int]]:
         found: list[tuple[int, int]] = []
         append = found.append
@@ -154,7 +169,7 @@ class Anchors:
             Prefilter(self.literals, (), (), compiled_engine)
 
     def any_in(self, text: str) -> bool:
-        return bool(self._prefilter.scan(text))
+        return self._prefilter.any_in(text)
 
     def occurrences(self, text: str) -> list[tuple[int, str]]:
         """Each place a literal starts, with the literal (as the list gives it, whatever the text's case)."""

@@ -165,6 +165,9 @@ class _Compiled:
     meanings: tuple[tuple[int, str | int], ...]
     """For each of the prefilter's indexes: what was seen (`_ANCHOR`, `_SPELLING`, `_WORD` with the literal;
     `_LOOK`; `_SHAPE` with its bit)."""
+    token_prefilter: Prefilter
+    """The token rules' part of the prefilter alone (anchors, their base64 spellings, the looks): whether a
+    text may hold a token at all, asked of ids and of text put together again, answered at the first hit."""
 
 
 _ANCHOR, _SPELLING, _WORD, _LOOK, _SHAPE, _FILE_MARK = range(6)
@@ -235,8 +238,9 @@ def compiled() -> _Compiled:
     meanings += [(_SHAPE, bit) for bit, _ in _SHAPES]
     prefilter = Prefilter([*anchors, *spellings], [*words, *CREDENTIAL_FILE_MARKS],
                           [*(look for _, look in looks), *(shape for _, shape in _SHAPES)])
+    token_prefilter = Prefilter([*anchors, *spellings], (), [look for _, look in looks])
     return _Compiled(_RulesCompiledWhenUsed(TOKEN_RULES), {anchor: tuple(rules) for anchor, rules in by_anchor.items()},
-                     prefilter, tuple(meanings))
+                     prefilter, tuple(meanings), token_prefilter)
 
 
 def sightings_of(texts: Sequence[str]) -> dict[int, Sighting]:
@@ -299,7 +303,7 @@ def sight(text: str) -> Sighting:
 
 def may_hold_token(text: str) -> bool:
     """Whether any token rule (or a token's base64) could match in `text`."""
-    return sight(text).tokens
+    return compiled().token_prefilter.any_in(text)
 
 
 def _non_overlapping(found: Iterable[Found]) -> list[Found]:
