@@ -50,7 +50,7 @@ _BLANK = r"[\t\x0b\x0c\r\x1c-\x1f ?]"
 _SHAPES = (
     (KEY_BODY, rf"^(?:{_BLANK}*\d+[?\t]|[^\s:]*[:-]\d+[:-]|\d+[:-]|[+> ])?{_BLANK}*[A-Za-z0-9+/]{{56}}"),
     (DOTENV, r"^(?:[ \t]*\d+[?\t]|[^\s:]+:\d+:|[+ ])?[ \t]*(?:export[ \t]+)?[A-Z][A-Z0-9_]{2,}=\S"),
-    (PGPASS, r":(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:"),
+    (PGPASS, r"(?:localhost|\.[^\s:'\"]+|\*):(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:"),  # a host has a dot (not a time's hour)
     (PERCENT, r"%[0-9A-Fa-f]{2}"),
     (WRAPPED, r"[A-Za-z0-9_\-+/=.]\n[ \t]*\d+[?\t][A-Za-z0-9_\-+/=.]"),
 )
@@ -553,10 +553,15 @@ def pgpass_spans(text: str, places: Iterable[int] | None = None) -> list[Found]:
         matches: Iterable[re.Match[str]] = _PGPASS_LINE.finditer(text)
     else:
         # The host and the password around the fields are runs without a space: a short window of the line.
-        reaches = ((place, max(0, place - _PGPASS_REACH)) for place in places)
-        lines = sorted({(max(text.rfind("\n", reach, place) + 1, reach), _line_end(text, place, place + _PGPASS_REACH))
-                        for place, reach in reaches})
-        matches = (match for start, end in lines for match in _PGPASS_LINE.finditer(text, start, end))
+        windows: list[list[int]] = []
+        for place in sorted(places):
+            reach = max(0, place - _PGPASS_REACH)
+            start, end = max(text.rfind("\n", reach, place) + 1, reach), _line_end(text, place, place + _PGPASS_REACH)
+            if windows and start <= windows[-1][1]:  # places on one line share its window
+                windows[-1][1] = max(windows[-1][1], end)
+            else:
+                windows.append([start, end])
+        matches = (match for start, end in windows for match in _PGPASS_LINE.finditer(text, start, end))
     return [Found(*match.span("value"), "secret-assignment") for match in matches
             if not match.group("value").startswith("[REDACTED")]
 
