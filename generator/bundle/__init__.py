@@ -11,7 +11,9 @@ page at a time, to the writer of the format asked for:
   CSS and script and every image, PDF and saved output inline. `.zip`: that page, alone in a zip.
 - Markdown (`bundle.markdown`): written for a reviewer, inside GitHub's limit for a comment.
 
-Nothing reads back what a writer wrote to find its structure: the blocks have it.
+Nothing reads back what a writer wrote to find its structure: the blocks have it. Like the build, a bundle
+runs as one `job.Job`: where it may write, one writer at a time, the vault save, --strict, and a work folder
+beside the file, so that a kill or a full disk leaves the previous file whole.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from __future__ import annotations
 import logging
 import subprocess
 import zipfile
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Sequence
 
 from ..core.errors import InputError, UsageProblem
 from ..core.files import write_atomically
@@ -35,6 +38,10 @@ from ..config import ReadOptions
 from ..job import Job, report_problems
 from .html import HtmlSections, compose_html, page_builder, section_id
 from .markdown import GITHUB_LIMIT, ReviewNotes, compose_markdown, github_length
+
+if TYPE_CHECKING:
+    from ..output.write import Staging
+    from ..phases import PartWriter
 
 log = logging.getLogger("sessionsite")
 
@@ -249,35 +256,60 @@ def bundle(config: BundleConfig) -> BundleReport:
             spool.mkdir()
             options = MarkdownOptions(show_hidden=config.show_hidden, repo_url=config.repo_url)
             redaction = Redaction(config.redact, config.redact_paths, config.own_redaction)
-            writer: HtmlSections | ReviewNotes
+
+            def render(writer: PartWriter) -> Counter[str]:
+                """Phase 2 over the files bundled, each session's parts to `writer`; the redactions made."""
+                return render_parts(archive, files, staging, options, redaction, writer, config.jobs, theme)
+
             if kind == "markdown":
-                writer = ReviewNotes(selected, spool)
+                written = _write_review_notes(config.output, archive, selected, spool, render,
+                                              work.branch if work else "")
             else:
-                writer = HtmlSections(archive, selected, staging.root, spool)
-            redactions = render_parts(archive, files, staging, options, redaction, writer, config.jobs, theme)
-            present = [key for key in selected if writer.spool_of(key).is_file() or archive.sessions[key].is_subagent
-                       and kind == "markdown"]
-            shortened = ""
-            if kind == "markdown":
-                html_name = config.output.with_suffix(".zip").name
-                text, shortened = compose_markdown(archive, present, writer, html_name,  # type: ignore[arg-type]
-                                                   work.branch if work else "")
-                _write_file(config.output, [text])
-                size = github_length(text)
-            else:
-                assert isinstance(writer, HtmlSections)
-                writer.keys = present
-                # Written as it is composed, a session at a time: a bundle is as large as its sessions.
-                parts = compose_html(writer, page_builder(archive, theme), theme)
-                if kind == "zip":
-                    size = _write_zip(config.output, config.output.with_suffix(".html").name, parts)
-                else:
-                    size = _write_file(config.output, parts)
+                written = _write_html(config.output, kind, archive, selected, staging, spool, render, theme)
+    present = written.present
     return BundleReport(sessions=present, subagent_runs=sum(archive.sessions[key].is_subagent for key in present),
-                        size=size, shortened=shortened, diagnostics=len(problems),
-                        redactions=dict(redactions),
-                        saved=saved, too_large=_too_large(config.output, kind, size),
+                        size=written.size, shortened=written.shortened, diagnostics=len(problems),
+                        redactions=dict(written.redactions),
+                        saved=saved, too_large=_too_large(config.output, kind, written.size),
                         branch=work.branch if work else "")
+
+
+# -- the writers: each takes the parts of the sessions bundled, and writes the file --------------------------
+
+
+@dataclass
+class _Written:
+    present: list[str]
+    """The sessions in the file, in its order (a session with nothing to show is left out)."""
+    size: int
+    redactions: Counter[str]
+    shortened: str = ""
+
+
+def _write_review_notes(output: Path, archive: Archive, selected: list[str], spool: Path,
+                        render: Callable[[PartWriter], Counter[str]], branch: str) -> _Written:
+    """The Markdown for a reviewer, shortened to fit a comment; its size is in characters as GitHub counts."""
+    notes = ReviewNotes(selected, spool)
+    redactions = render(notes)
+    present = [key for key in selected if notes.spool_of(key).is_file() or archive.sessions[key].is_subagent]
+    text, shortened = compose_markdown(archive, present, notes, output.with_suffix(".zip").name, branch)
+    _write_file(output, [text])
+    return _Written(present, github_length(text), redactions, shortened)
+
+
+def _write_html(output: Path, kind: str, archive: Archive, selected: list[str], staging: Staging, spool: Path,
+                render: Callable[[PartWriter], Counter[str]], theme: Theme) -> _Written:
+    """The self-contained page (`kind` "html"), or a zip holding it alone ("zip"); its size in bytes."""
+    sections = HtmlSections(archive, selected, staging.root, spool)
+    redactions = render(sections)
+    sections.keys = [key for key in selected if sections.spool_of(key).is_file()]
+    # Written as it is composed, a session at a time: a bundle is as large as its sessions.
+    parts = compose_html(sections, page_builder(archive, theme), theme)
+    if kind == "zip":
+        size = _write_zip(output, output.with_suffix(".html").name, parts)
+    else:
+        size = _write_file(output, parts)
+    return _Written(sections.keys, size, redactions)
 
 
 def _given_sessions(config: BundleConfig, archive: Archive, folders: Sequence[Path], inputs: Sequence[Path],
