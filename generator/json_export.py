@@ -84,6 +84,7 @@ def _export_folder(job: Job, config: BuildConfig, progress: Progress | None) -> 
     problems: list[Diagnostic] = []
     with ExitStack() as stack:
         files, saved, pruned = gather(job, config, NO_HASH_CACHE, stack, progress, problems)
+        job.check(problems)  # before reading, as the build does
         redactor = Redactor(secrets=config.redact, home=config.redact_paths, own=config.own_redaction)
         archive, report, _ = collect(config.inputs, progress, redactor, config.jobs, files=files,
                                      selection=config.selection)

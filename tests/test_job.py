@@ -207,3 +207,19 @@ def test_an_unusable_vault_is_one_warning_and_the_output_is_written(writer, proj
     assert result.exit_code == 0, result.output
     assert output.exists()
     assert sum(str(vault / "vault.sqlite3") in line for line in result.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_strict_stops_on_an_unusable_vault_in_every_writer(writer, projects, tmp_path):
+    """A vault that cannot be used is a problem like an unreadable line: --strict stops on it, whatever
+    writes, and writes nothing."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "vault.sqlite3").write_bytes(b"not a database, " * 64)
+    output = tmp_path / "out" / WRITERS[writer][1]
+    output.parent.mkdir()
+    result = CliRunner().invoke(main, arguments(writer, projects, output, "--vault", str(vault), "--strict"))
+    assert result.exit_code == 1, result.output
+    assert f"WARNING: {vault / 'vault.sqlite3'}:0: " in result.stderr
+    assert result.stderr.strip().endswith("Error: 1 problem(s) in the input (--strict)")
+    assert not output.exists() and beside(output) == []

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Sequence
 
 from ..core.errors import InputError, UsageProblem
 from ..core.files import write_atomically
-from ..core.model import Archive
+from ..core.model import Archive, Diagnostic
 from ..stages.discover import default_input
 from ..stages.redact import Redactor
 from ..stages.selection import Ties, belonging_with
@@ -231,12 +231,15 @@ def bundle(config: BundleConfig) -> BundleReport:
     # What a bundle reads is the project folders of its sessions: the rule every command that writes follows.
     with Job(config.output, folders, config.vault, config.strict) as job:
         saved = None
+        problems: list[Diagnostic] = []
         if job.vault is not None:
             from ..stages.discover import find
 
             saved, not_saved = job.save(find(folders))
-            if not_saved is not None:  # a vault that cannot be used is one warning: the bundle reads the live logs
-                log.warning("%s:0: %s; nothing saved to the vault", job.vault.database, not_saved)
+            if not_saved is not None:  # a vault that cannot be used is a problem: the bundle reads the live logs
+                problems.append(Diagnostic(str(job.vault.database), 0, f"{not_saved}; nothing saved to the vault"))
+        report_problems(problems)
+        job.check(problems)
         redactor = Redactor(secrets=config.redact, home=config.redact_paths, own=config.own_redaction)
         archive, _, plans = collect(folders, redactor=redactor, jobs=config.jobs, selection=config.selection)
         given = _given_sessions(config, archive, folders, inputs, hashes, work)
@@ -245,9 +248,10 @@ def bundle(config: BundleConfig) -> BundleReport:
         files = [plan.source for plan in plans if str(plan.source.path) in sources]
         log.info("bundling %d session(s) from %d file(s)", len(selected), len(files))
         # The problems of the files bundled: the others of their project folders were read only to link.
-        problems = [d for plan in plans if str(plan.source.path) in sources and plan.result
-                    for d in plan.result.diagnostics]
-        report_problems(problems)
+        found = [d for plan in plans if str(plan.source.path) in sources and plan.result
+                 for d in plan.result.diagnostics]
+        report_problems(found)
+        problems += found
         job.check(problems)
 
         theme = Theme.load(config.theme)
