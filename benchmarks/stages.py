@@ -42,7 +42,7 @@ OUR_STAGES = {
     "write.py": "write", "locks.py": "write",
     "manifest.py": "build (manifest, phases)", "phases.py": "build (manifest, phases)",
     "build.py": "build (manifest, phases)", "config.py": "build (manifest, phases)",
-    "workers.py": "build (manifest, phases)",
+    "workers.py": "build (manifest, phases)", "job.py": "build (manifest, phases)",
     "pages.py": "html: templates", "figures.py": "html: templates", "charts.py": "html: templates",
     "theme.py": "html: templates", "anchors.py": "html: templates", "quick_highlight.py": "html: highlighting",
     "bundle.py": "bundle",

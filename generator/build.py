@@ -8,25 +8,21 @@ and nothing but that check is loaded. Otherwise `phases` reads and renders what 
 from __future__ import annotations
 
 import logging
-import shutil
-import tempfile
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
 from . import __version__
-from .core.errors import StrictModeError
 from .core.model import Diagnostic
 from .stages.discover import SessionFile, find, path_in_project
 from .stages.redact import redact_project_dir
 from .render.theme import Theme
-from .output.locks import MARKER, OutputLock, claim, release, remove_abandoned
+from .output.locks import MARKER
 from .output.manifest import MANIFEST, HashCache, Manifest, decode, load, path_key, settings_digest, site_digest, unchanged
-from .output.write import (MARKER_TEXT, Staging, check_output_location, check_vault_location, check_zip_target,
-                           is_sessionsite_output, write_zip)
+from .output.write import is_sessionsite_output, write_zip
 from .config import BuildConfig, BuildReport, Progress, arranged, discover_files
-from .workers import stop_workers
+from .job import Job, is_zip, report_problems
 
 log = logging.getLogger("sessionsite")
 
@@ -36,61 +32,42 @@ def build(config: BuildConfig, progress: Progress | None = None) -> BuildReport:
     (its manifest says); when nothing did, the site is left as it is. An output named `*.zip` gets the
     site as a zip instead (built whole each time, in a folder beside it that is then removed).
 
-    One build at a time writes an output: a second one stops at once (`locks.OutputLock`). Every build
-    first removes what builds that died left behind, for any output (`locks.remove_abandoned`)."""
-    return write_output(config, progress, lambda folder_config, remembered_as: _build_folder(
-        folder_config, progress, remembered_as), leave_out=frozenset({MARKER, MANIFEST}))
+    One build at a time writes an output: a second one stops at once (`job.Job`). Every build first
+    removes what builds that died left behind, for any output."""
+    return write_output(config, progress, lambda job, folder_config, remembered_as: _build_folder(
+        job, folder_config, progress, remembered_as), leave_out=frozenset({MARKER, MANIFEST}))
 
 
 def write_output(config: BuildConfig, progress: Progress | None,
-                 write_folder: Callable[[BuildConfig, Path], BuildReport],
+                 write_folder: Callable[[Job, BuildConfig, Path], BuildReport],
                  leave_out: frozenset[str] = frozenset()) -> BuildReport:
-    """What every writer of a whole output shares: the output's place checked against the inputs and the vault,
-    one writer at a time (`locks.OutputLock`), what dead runs left removed, and an output named `*.zip` made
-    as a folder beside it, zipped (less `leave_out`) and removed. `write_folder(config, remembered_as)` writes
-    the folder `config.output`; `remembered_as` is the output the user named."""
-    check_output_location(config.output, config.inputs)
-    if config.vault is not None:
-        check_vault_location(config.output, config.vault)
-    if is_zip(config.output):
-        check_zip_target(config.output)
-    with OutputLock(config.output):
-        remove_abandoned(config.output)
+    """A whole output written as one `Job`; an output named `*.zip` is made as a folder beside it, zipped
+    (less `leave_out`) and removed. `write_folder(job, config, remembered_as)` writes the folder
+    `config.output`; `remembered_as` is the output the user named."""
+    with Job(config.output, config.inputs, config.vault, config.strict) as job:
         if not is_zip(config.output):
-            return write_folder(config, config.output)
-        config.output.resolve().parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=f".{config.output.name}.site-", dir=config.output.resolve().parent))
-        claim(work)
-        try:
-            (work / MARKER).write_bytes(MARKER_TEXT)
+            return write_folder(job, config, config.output)
+        with job.work_folder() as work:
             folder = work / config.output.stem
-            report = write_folder(replace(config, output=folder), config.output)
+            report = write_folder(job, replace(config, output=folder), config.output)
             write_zip(folder, config.output, top_folder=config.output.stem, leave_out=leave_out, progress=progress)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-            release(work)
-    return report
+        return report
 
 
-def is_zip(output: Path) -> bool:
-    return output.suffix.lower() == ".zip"
-
-
-def _build_folder(config: BuildConfig, progress: Progress | None, remembered_as: Path) -> BuildReport:
+def _build_folder(job: Job, config: BuildConfig, progress: Progress | None, remembered_as: Path) -> BuildReport:
     hashes = HashCache.for_output(remembered_as)
     # Files and folders that cannot be read are left out, each reported once, before anything is built.
     problems: list[Diagnostic] = []
     with ExitStack() as stack:
-        files, saved, pruned = gather(config, hashes, stack, progress, problems)
-        if config.strict and problems:
-            raise StrictModeError(f"{len(problems)} problem(s) in the input (--strict)")
-        report = _build_files(config, progress, files, hashes, problems)
+        files, saved, pruned = gather(job, config, hashes, stack, progress, problems)
+        job.check(problems)
+        report = _build_files(job, config, progress, files, hashes, problems)
     report.kept = sorted(f"{f.project_dir}/{path_in_project(f)}" for f in files if f.kept is not None)
     report.pruned, report.saved = pruned, saved
     return report
 
 
-def gather(config: BuildConfig, hashes: HashCache, stack: ExitStack, progress: Progress | None = None,
+def gather(job: Job, config: BuildConfig, hashes: HashCache, stack: ExitStack, progress: Progress | None = None,
            problems: list[Diagnostic] | None = None) -> tuple[list[SessionFile], Any, list[str]]:
     """The build's input files: the logs under the INPUTs, saved into the vault, and the logs the vault
     keeps that were under them once and are gone (read back, until `stack` closes, from a private folder).
@@ -98,27 +75,22 @@ def gather(config: BuildConfig, hashes: HashCache, stack: ExitStack, progress: P
     read goes to `problems`, each also logged once as a warning (whether or not gathering finishes)."""
     problems = [] if problems is None else problems
     try:
-        return _gather(config, hashes, stack, progress, problems)
+        return _gather(job, config, hashes, stack, progress, problems)
     finally:
-        for problem in problems:
-            log.warning("%s:%d: %s", problem.file, problem.line, problem.message)
+        report_problems(problems)
 
 
-def _gather(config: BuildConfig, hashes: HashCache, stack: ExitStack, progress: Progress | None,
+def _gather(job: Job, config: BuildConfig, hashes: HashCache, stack: ExitStack, progress: Progress | None,
             problems: list[Diagnostic]) -> tuple[list[SessionFile], Any, list[str]]:
     live = find(list(config.inputs), problems)
-    if config.vault is None:
+    vault = job.vault
+    if vault is None:
         return arranged(live, config.inputs, config.redact_paths, problems, config.own_redaction), None, []
-    from .output.vault import Vault, VaultError  # loaded only when there is a vault
+    from .output.vault import VaultError  # loaded only when there is a vault
 
-    vault = Vault(config.vault)
     # A vault that cannot be used (not a database, cut short, locked, another schema) is one warning: the
     # build goes on with what it can read, the live logs at least.
-    saved, not_saved = None, None
-    try:
-        saved = vault.save(live, progress)
-    except VaultError as error:
-        not_saved = error
+    saved, not_saved = job.save(live, progress)
     try:
         gone, damaged = vault.gone_under(config.inputs, live)
     except VaultError as error:
@@ -140,7 +112,7 @@ def _gather(config: BuildConfig, hashes: HashCache, stack: ExitStack, progress: 
     return arranged(live + kept, config.inputs, config.redact_paths, problems, config.own_redaction), saved, []
 
 
-def _build_files(config: BuildConfig, progress: Progress | None, files: list[SessionFile],
+def _build_files(job: Job, config: BuildConfig, progress: Progress | None, files: list[SessionFile],
                  hashes: HashCache, problems: list[Diagnostic]) -> BuildReport:
     theme = None if config.markdown_only else Theme.load(config.theme)
     settings = settings_digest(__version__, [config.redact, config.redact_paths, config.show_hidden,
@@ -165,17 +137,10 @@ def _build_files(config: BuildConfig, progress: Progress | None, files: list[Ses
     from .phases import build_site  # the whole pipeline, loaded only when there is work to do
     from .render.html.render import markdown_it_quiet
 
-    staging = Staging(config.output)
-    try:
-        with markdown_it_quiet():
-            report = build_site(staging, config, progress, files, theme, settings, previous, hashes)
+    with job.staging(config.output) as staging, markdown_it_quiet():
+        report = build_site(staging, config, progress, files, theme, settings, previous, hashes)
         report.diagnostics[:0] = problems
-        staging.commit()
-        hashes.save()
-    except BaseException:
-        stop_workers()  # before their staging folder goes
-        staging.discard()
-        raise
+    hashes.save()
     log.info("wrote %s (%d sessions, %d pages)", config.output, report.sessions, report.pages)
     return report
 

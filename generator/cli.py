@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 from urllib.parse import urlsplit
@@ -13,13 +11,8 @@ from urllib.parse import urlsplit
 import click
 
 from . import __version__
-from .commands.options import (Options, build_config_from, bundle_config_from, inputs_or_default, origin,
-                               own_rules_of, selection_of, vault_folder)
-from .commands.running import (configure_logging, errors, progress, run, say_redactions, say_vault,
-                               stopped_by_signals)
-from .core.errors import UsageProblem
-from .core.text import byte_size
-from .stages.discover import default_input
+from .commands.options import Options, build_config_from
+from .commands.running import run
 
 T = TypeVar("T")
 Command = TypeVar("Command", bound=Callable[..., Any])
@@ -276,29 +269,9 @@ def bundle_command(**values: Any) -> None:
 
         sessionsite bundle ~/.claude/projects/-home-me-src-app/1f0c….jsonl -o pr-notes.html
     """
-    from .bundle import bundle
+    from .commands.bundle import bundle_and_say
 
-    options = Options(**values)
-    output, verbose, quiet = options.output, options.verbose, options.quiet
-    assert output is not None
-    configure_logging(verbose, quiet)
-    config = bundle_config_from(options)
-    with stopped_by_signals(), errors(verbose, output):
-        report = bundle(config)
-    if report.too_large:
-        logging.getLogger("sessionsite").warning("%s", report.too_large)
-    if not quiet:
-        count = len(report.sessions) - report.subagent_runs
-        size = f"{report.size:,} characters" if output.suffix.lower() in (".md", ".markdown") \
-            else f"{report.size:,} bytes"
-        shortened = f", shortened to fit: {report.shortened}" if report.shortened else ""
-        of_branch = f" of branch {report.branch}" if report.branch else ""
-        runs = report.subagent_runs
-        subagents = f" and {runs} subagent run{'s' if runs != 1 else ''}" if runs else ""
-        click.echo(f"{count} session{'s' if count != 1 else ''}{subagents}{of_branch} ({size}{shortened}) -> {output}",
-                   err=True)
-        say_redactions(report.redactions, config.redact)
-        say_vault(config.vault, report.saved)
+    bundle_and_say(Options(**values))
 
 
 @main.command("gh-deploy")
@@ -337,25 +310,9 @@ def gh_deploy_command(remote: str, deploy_branch: str, message: str | None, no_p
 
         sessionsite gh-deploy ~/.claude/projects/-home-me-src-app --since 30d
     """
-    from .output.deploy import DEFAULT_MESSAGE, check_branch, check_remote, check_repository, deploy
+    from .commands.deploy import build_and_deploy
 
-    options = Options(**values)
-    output, verbose, quiet = options.output, options.verbose, options.quiet
-    if output is not None and output.suffix.lower() == ".zip":
-        raise UsageProblem(f"-o {output}: gh-deploy publishes a folder; name a folder, or leave -o out")
-    with errors(verbose):  # before building, so as not to build in vain; the values may come from a config file
-        check_repository(Path.cwd())
-        check_branch(Path.cwd(), deploy_branch, origin("deploy_branch", "--remote-branch", "gh-deploy.branch"))
-        check_remote(Path.cwd(), remote, origin("remote", "--remote", "gh-deploy.remote"), must_exist=not no_push)
-    with tempfile.TemporaryDirectory(prefix="sessionsite-gh-deploy-") as temporary:
-        site = output or Path(temporary) / "site"
-        config = build_config_from(options, output=site)
-        run(config, None, verbose, quiet)
-        with stopped_by_signals(), errors(verbose):
-            done = deploy(site, Path.cwd(), remote, deploy_branch, message or DEFAULT_MESSAGE, push=not no_push)
-    if not quiet:
-        where = f"pushed to {remote}" if done.pushed else "not pushed (--no-push)"
-        click.echo(f"committed {done.files} files to {deploy_branch} ({done.commit[:12]}), {where}", err=True)
+    build_and_deploy(Options(**values), remote, deploy_branch, message, push=not no_push)
 
 
 @main.command("audit")
@@ -379,21 +336,9 @@ def audit_command(site: Path | None, everything: bool, **values: Any) -> None:
 
         sessionsite audit ~/.claude/projects/-home-me-src-app --since 30d --site site
     """
-    from .audit import audit, lines
-    from .phases import Redaction
+    from .commands.audit import audit_and_list
 
-    options = Options(**values)
-    configure_logging(options.verbose)
-    selection = selection_of(options)
-    redaction = Redaction(secrets=True, home=options.redact_paths, own=own_rules_of(options))
-    with stopped_by_signals(), errors(options.verbose):
-        report = audit(inputs_or_default(options.inputs), redaction, selection, site, options.jobs)
-    strict = options.strict
-    click.echo(f"{report.sessions} session{'s' if report.sessions != 1 else ''} audited")
-    for line in lines(report, everything):
-        click.echo(line)
-    if strict and report.anything:
-        sys.exit(1)
+    audit_and_list(Options(**values), site, everything)
 
 
 # -- the vault -----------------------------------------------------------------------------------------------
@@ -415,23 +360,9 @@ def save_command(inputs: tuple[Path, ...], vault_dir: Path | None, hook: bool, v
 
         sessionsite save ~/.claude/projects
     """
-    from .output.vault import Vault
+    from .commands.vault import save_logs
 
-    vault = Vault(vault_folder(vault_dir))
-    if hook:
-        from .claude import hook_save
-
-        hook_save(vault, sys.stdin.read() if not sys.stdin.isatty() else "")
-        return
-    configure_logging(verbose, quiet)
-    from .stages.discover import find
-
-    with errors(verbose):
-        report = vault.save(find(list(inputs_or_default(inputs))), None if quiet else progress)
-    for skipped in report.skipped:
-        click.echo(f"not saved: {skipped}", err=True)
-    if not quiet:
-        click.echo(f"{report.summary()} -> {vault.folder} ({byte_size(vault.size_on_disk())})", err=True)
+    save_logs(inputs, vault_dir, hook, verbose, quiet)
 
 
 @main.command("restore")
@@ -453,18 +384,9 @@ def restore_command(session_id: str, output: Path | None, number: int | None, li
 
         sessionsite restore 5c12bdb1-a10b-4b0a-9bc1-2edc1cd3eb90
     """
-    from .output.vault import Vault, restore
+    from .commands.vault import restore_session
 
-    configure_logging(verbose)
-    with errors(verbose):
-        result = restore(Vault(vault_folder(vault_dir)), session_id, output, default_input(), number, list_only)
-    for line in result.lines:
-        click.echo(line, err=not list_only)
-    if result.damaged:
-        for line in result.damaged:
-            click.echo(f"{'damaged' if list_only else 'Error: not restored'}: {line} (see `sessionsite doctor`)",
-                       err=True)
-        sys.exit(1)
+    restore_session(session_id, output, number, list_only, vault_dir, verbose)
 
 
 @main.group("hook")
@@ -497,20 +419,9 @@ def hook_install_command(settings_file: Path | None, vault_dir: Path | None) -> 
 
         sessionsite hook install
     """
-    from .claude import hook_command, hook_program, install, settings_path
+    from .commands.vault import install_hook
 
-    path = settings_file or settings_path()
-    program = hook_program()
-    with errors(False):
-        change = install(path, hook_command(vault_dir, program))
-    if change.changed:
-        backup = f" (the previous file is kept as {change.backup})" if change.backup else ""
-        click.echo(f"added the {' and '.join(change.events)} hook to {path}{backup}", err=True)
-    else:
-        click.echo(f"the hooks are already in {path}", err=True)
-    warning = program.warning()
-    if warning:
-        click.echo(f"warning: {warning}", err=True)
+    install_hook(settings_file, vault_dir)
 
 
 @hook_group.command("uninstall")
@@ -522,16 +433,9 @@ def hook_uninstall_command(settings_file: Path | None) -> None:
 
         sessionsite hook uninstall
     """
-    from .claude import settings_path, uninstall
+    from .commands.vault import uninstall_hook
 
-    path = settings_file or settings_path()
-    with errors(False):
-        change = uninstall(path)
-    if change.changed:
-        click.echo(f"removed the {' and '.join(change.events)} hook from {path} (the previous file is kept as "
-                   f"{change.backup})", err=True)
-    else:
-        click.echo(f"no sessionsite hook in {path}", err=True)
+    uninstall_hook(settings_file)
 
 
 @main.command("doctor")
@@ -547,12 +451,6 @@ def doctor_command(settings_file: Path | None, vault_dir: Path | None) -> None:
 
         sessionsite doctor
     """
-    from .claude import doctor, settings_path
-    from .output.vault import Vault
+    from .commands.vault import check_up
 
-    with errors(False):
-        checkup = doctor(Vault(vault_folder(vault_dir)), settings_file or settings_path())
-    for line in checkup.lines:
-        click.echo(line)
-    if checkup.problems:
-        sys.exit(1)
+    check_up(settings_file, vault_dir)

@@ -29,42 +29,51 @@ class Progress(Protocol):
 
 
 @dataclass(frozen=True)
-class BuildConfig:
-    """What to build and how."""
+class ReadOptions:
+    """What every command that reads logs and writes an output is given (the build, the exports, the
+    bundle): which logs, how they are redacted and shown, and where the vault is. Each command's config
+    adds its own."""
 
     inputs: tuple[Path, ...]
-    """Session files, project folders or folders of project folders."""
+    """What to read: session files, project folders or folders of project folders (a bundle: its session
+    files, or none for the current branch's sessions)."""
     output: Path
-    """Folder to write (replaced whole, atomically)."""
-    theme: Path | None = None
-    """A theme folder overriding parts of the default theme."""
-    show_hidden: bool = False
+    """What to write: a folder (replaced whole, atomically), a zip, or a bundle's one file."""
+    show_hidden: bool = field(default=False, kw_only=True)
     """Show system noise for auditing."""
-    markdown_only: bool = False
-    """Write only the Markdown intermediates (and the files they link to)."""
-    strict: bool = False
+    strict: bool = field(default=False, kw_only=True)
     """Fail when there are diagnostics."""
-    redact: bool = True
+    redact: bool = field(default=True, kw_only=True)
     """Replace secrets (keys, tokens, passwords) with visible markers."""
-    redact_paths: bool = False
+    redact_paths: bool = field(default=False, kw_only=True)
     """Replace home directories with ~."""
-    jobs: int = 1
+    jobs: int = field(default=1, kw_only=True)
     """Worker processes; 1 does everything in this process."""
-    base_url: str = ""
-    """Where the site will be published (ending in /): pages get canonical links, and a sitemap is written."""
-    vault: Path | None = None
+    vault: Path | None = field(default=None, kw_only=True)
     """The vault every log read is saved into, and the logs that are gone are read from (None: none)."""
-    prune: bool = False
-    """Leave out the sessions whose log is gone (the vault still keeps them)."""
-    repo_url: str = ""
+    repo_url: str = field(default="", kw_only=True)
     """The repository's web address: every commit's SHA links to `<repo_url>/commit/<sha>` (otherwise to the
     remote the session's own `git push` output named, when it did)."""
+    selection: Selection = field(default=Selection(), kw_only=True)
+    """Which sessions to publish (with their chains and subagents); empty, all."""
+    own_redaction: OwnRules = field(default=OwnRules(), kw_only=True)
+    """The user's own patterns and words to redact, on top of the built-in rules."""
+    theme: Path | None = field(default=None, kw_only=True)
+    """A theme folder overriding parts of the default theme."""
+
+
+@dataclass(frozen=True)
+class BuildConfig(ReadOptions):
+    """What to build and how."""
+
+    markdown_only: bool = False
+    """Write only the Markdown intermediates (and the files they link to)."""
+    base_url: str = ""
+    """Where the site will be published (ending in /): pages get canonical links, and a sitemap is written."""
+    prune: bool = False
+    """Leave out the sessions whose log is gone (the vault still keeps them)."""
     title: str = ""
     """The site's title (empty: the default one)."""
-    selection: Selection = Selection()
-    """Which sessions to publish (with their chains and subagents); empty, all."""
-    own_redaction: OwnRules = OwnRules()
-    """The user's own patterns and words to redact, on top of the built-in rules."""
 
 
 @dataclass

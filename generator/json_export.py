@@ -1,14 +1,13 @@
 """`sessionsite json`: the interpreted, redacted sessions as JSON documents, for people who analyse them.
 
-The same pipeline as the site, with another writer at its end. The logs are found, saved to the vault and
-read back from it as for `build` (`build.gather`); phase 1 (`phases.collect`) reads, redacts, interprets,
-links and selects them; phase 2 reads each file again and streams each chosen session's events into its
-document (`output.session_json.SessionJsonWriter`), one file per session, in worker processes. The
-index (every session's head, the projects, the figures) is written last, from the summaries, with a copy
-of the schema that describes them. Everything
-goes into a staging folder swapped in whole, as the site does: a kill or a full disk leaves the previous
-export as it was, and a second command writing the same folder stops at once.
-"""
+The same pipeline as the site, with another writer at its end, run as one `job.Job`. The logs are found,
+saved to the vault and read back from it as for `build` (`build.gather`); phase 1 (`phases.collect`) reads,
+redacts, interprets, links and selects them; phase 2 reads each file again and streams each chosen
+session's events into its document (`output.session_json.SessionJsonWriter`), one file per session, in
+worker processes. The index (every session's head, the projects, the figures) is written last, from the
+summaries, with a copy of the schema that describes them. Everything goes into a staging folder swapped in
+whole, as the site does: a kill or a full disk leaves the previous export as it was, and a second command
+writing the same folder stops at once."""
 
 from __future__ import annotations
 
@@ -18,18 +17,16 @@ from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .core.errors import StrictModeError
 from .core.model import Archive, Diagnostic
 from .stages.discover import SessionFile, path_in_project
 from .stages.interpret import interpret_stream
 from .stages.redact import Redactor
 from .output.manifest import NO_HASH_CACHE
 from .output.session_json import INDEX, SCHEMA, SessionJsonWriter, document_path, index_document
-from .output.write import (Staging)
 from .config import BuildConfig, BuildReport, Progress
+from .job import Job, report_problems
 from .build import gather, write_output
 from .phases import Redaction, collect, in_workers, replayed_in_file, stream_entries
-from .workers import stop_workers
 
 log = logging.getLogger("sessionsite")
 
@@ -80,23 +77,21 @@ class FileExporter:
 def export(config: BuildConfig, progress: Progress | None = None) -> BuildReport:
     """Write the JSON export of the sessions under `config.inputs` into `config.output` (a folder, replaced
     whole, or a .zip of it). The report's `pages` counts the documents written, the index included."""
-    return write_output(config, progress, lambda folder_config, _: _export_folder(folder_config, progress))
+    return write_output(config, progress, lambda job, folder_config, _: _export_folder(job, folder_config, progress))
 
 
-def _export_folder(config: BuildConfig, progress: Progress | None) -> BuildReport:
+def _export_folder(job: Job, config: BuildConfig, progress: Progress | None) -> BuildReport:
     problems: list[Diagnostic] = []
     with ExitStack() as stack:
-        files, saved, pruned = gather(config, NO_HASH_CACHE, stack, progress, problems)
+        files, saved, pruned = gather(job, config, NO_HASH_CACHE, stack, progress, problems)
+        job.check(problems)  # before reading, as the build does
         redactor = Redactor(secrets=config.redact, home=config.redact_paths, own=config.own_redaction)
         archive, report, _ = collect(config.inputs, progress, redactor, config.jobs, files=files,
                                      selection=config.selection)
-        for diagnostic in report.diagnostics:
-            log.warning("%s:%d: %s", diagnostic.file, diagnostic.line, diagnostic.message)
+        report_problems(report.diagnostics)
         report.diagnostics[:0] = problems
-        if config.strict and report.diagnostics:
-            raise StrictModeError(f"{len(report.diagnostics)} problem(s) in the input (--strict)")
-        staging = Staging(config.output)
-        try:
+        job.check(report.diagnostics)
+        with job.staging(config.output) as staging:
             exporter = FileExporter(archive, staging.root, config)
             to_write = sorted((f for f in files if str(f.path) in exporter.keys_by_source),
                               key=lambda f: (-(f.kept.size if f.kept is not None else f.path.stat().st_size),
@@ -109,18 +104,12 @@ def _export_folder(config: BuildConfig, progress: Progress | None) -> BuildRepor
             for exported in results:
                 report.pages += exported.documents
                 report.redactions.update(exported.redactions)
-                for problem in exported.problems:
-                    log.warning("%s:%d: %s", problem.file, problem.line, problem.message)
+                report_problems(exported.problems)
                 report.diagnostics.extend(exported.problems)
             staging.write(INDEX, index_document(archive, config.repo_url, redacted=config.redact,
                                                 home_redacted=config.redact_paths, show_hidden=config.show_hidden))
             report.pages += 1
             staging.write(SCHEMA.name, SCHEMA.read_bytes())  # the export describes itself, wherever it goes
-            staging.commit()
-        except BaseException:
-            stop_workers()  # before their staging folder goes
-            staging.discard()
-            raise
     report.kept = sorted(f"{f.project_dir}/{path_in_project(f)}" for f in files if f.kept is not None)
     report.pruned, report.saved = pruned, saved
     log.info("wrote %s (%d sessions, %d JSON documents)", config.output, report.sessions, report.pages)

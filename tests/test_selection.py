@@ -211,3 +211,95 @@ def test_a_session_id_that_matches_nothing_says_so(projects, tmp_path):
     result = run("build", str(projects), "-o", str(tmp_path / "out"), "--session", "ffff9999")
     assert result.exit_code == 1
     assert "--session ffff9999: no session id starts with it" in result.output
+
+
+# -- one answer to which sessions belong together ------------------------------------------------------------
+
+
+def _examples_archive():
+    from generator.phases import collect
+
+    archive, _, _ = collect([Path(__file__).resolve().parents[1] / "examples"])
+    return archive
+
+
+def _name(key: str, session) -> str:
+    """A session of `_resumed_archive` by the last digit of its file's name; its subagent run as 2-agent."""
+    return "2-agent" if session.is_subagent else key[-1]
+
+
+def _resumed_archive(folder: Path):
+    """Sessions no chain ties: 0001, resumed by 0002 (which ran a subagent), resumed by 0003; and 0004 alone."""
+    from generator.phases import collect
+
+    project = folder / TIDEWATCH
+    earlier = chain(user("add a --tz option"), assistant(text("Added --tz.")))
+    write_jsonl(project / "11111111-0000-4000-8000-000000000001.jsonl", earlier)
+    for number, prompt in ((2, "also show the UTC offset"), (3, "and document it")):
+        session_id = f"11111111-0000-4000-8000-00000000000{number}"
+        replayed = [dict(e, sessionId=session_id) for e in earlier]
+        new = chain(user(prompt, sessionId=session_id), assistant(text("Done."), sessionId=session_id))
+        new[0]["parentUuid"] = earlier[-1]["uuid"]
+        write_jsonl(project / f"{session_id}.jsonl",
+                    [{"type": "summary", "summary": prompt, "leafUuid": earlier[-1]["uuid"]}, *replayed, *new])
+        if number == 2:
+            write_jsonl(project / session_id / "subagents" / "agent-a2.jsonl", sidechain_run(
+                user("look around", sessionId=session_id), assistant(text("Looked."), sessionId=session_id),
+                agent_id="a2"))
+        earlier = new  # what the next one replays: this one's own entries
+    write_jsonl(project / "11111111-0000-4000-8000-000000000004.jsonl",
+                chain(user("unrelated"), assistant(text("Yes."))))
+    archive, _, _ = collect([folder])
+    keys = {_name(k, s): k for k, s in archive.sessions.items()}
+    assert archive.sessions[keys["3"]].continues_key == keys["2"]
+    assert archive.sessions[keys["2"]].continues_key == keys["1"]
+    assert archive.sessions[keys["2-agent"]].parent_key == keys["2"]
+    return archive
+
+
+def test_resumed_sessions_belong_together_backwards_for_a_build_and_both_ways_for_a_bundle(tmp_path):
+    from generator.bundle import select_sessions
+    from generator.stages.selection import Selection
+
+    archive = _resumed_archive(tmp_path / "projects")
+    named = {_name(k, s): k for k, s in archive.sessions.items()}
+    name_of = {key: name for name, key in named.items()}
+    published = Selection(sessions=("11111111-0000-4000-8000-000000000002",)).chosen(archive)
+    assert {name_of[k] for k in published} == {"1", "2", "2-agent"}  # what 0002 replays, not what carries it on
+    for given in ("1", "2", "3", "2-agent"):
+        assert [name_of[k] for k in select_sessions(archive, [named[given]])] == ["1", "2", "2-agent", "3"], given
+    assert [name_of[k] for k in select_sessions(archive, [named["4"]])] == ["4"]
+
+
+@pytest.mark.parametrize("archive_of", ["examples", "resumed"])
+def test_a_bundle_holds_all_a_build_of_the_same_session_publishes_and_in_reading_order(archive_of, tmp_path):
+    """For every session: `build --session ID` publishes what the session needs to be read (its chain, what it
+    continues, their subagents); the bundle of it, its whole piece of work, holds all of that, each
+    subagent run right after (the runs of) the session that started it, and nothing twice."""
+    from generator.bundle import select_sessions
+    from generator.stages.selection import Selection
+
+    archive = _examples_archive() if archive_of == "examples" else _resumed_archive(tmp_path / "projects")
+    for key, session in archive.sessions.items():
+        bundled = select_sessions(archive, [key])
+        assert len(bundled) == len(set(bundled)), key
+        assert key in bundled
+        if session.is_listed:
+            published = Selection(sessions=(session.session_id,)).chosen(archive)
+            same_id = {k for k, s in archive.sessions.items() if s.session_id == session.session_id and s.is_listed}
+            if len(same_id) == 1:  # an id several sessions share (a resumed one) chooses them all
+                assert published <= set(bundled), key
+            for member in published:  # closed: nothing a published session needs is left out
+                needs = {*archive.sessions[member].subagent_keys, archive.sessions[member].continues_key} - {""}
+                assert needs <= published, (key, member)
+        for member in bundled:  # closed over the whole piece of work
+            other = archive.sessions[member]
+            chain = archive.chains.get(other.chain_key)
+            continuing = {k for k, s in archive.sessions.items() if s.continues_key == member}
+            needs = {*other.subagent_keys, other.continues_key, other.plan_source_key,
+                     *(chain.session_keys if chain else ()), *continuing} - {""}
+            assert needs <= set(bundled), (key, member)
+        for position, member in enumerate(bundled):
+            parent = archive.sessions[member].parent_key
+            if archive.sessions[member].is_subagent and parent in bundled:
+                assert bundled.index(parent) < position, (key, member)

@@ -11,32 +11,37 @@ page at a time, to the writer of the format asked for:
   CSS and script and every image, PDF and saved output inline. `.zip`: that page, alone in a zip.
 - Markdown (`bundle.markdown`): written for a reviewer, inside GitHub's limit for a comment.
 
-Nothing reads back what a writer wrote to find its structure: the blocks have it.
+Nothing reads back what a writer wrote to find its structure: the blocks have it. Like the build, a bundle
+runs as one `job.Job`: where it may write, one writer at a time, the vault save, --strict, and a work folder
+beside the file, so that a kill or a full disk leaves the previous file whole.
 """
 
 from __future__ import annotations
 
 import logging
 import subprocess
-import tempfile
 import zipfile
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Sequence
 
-from ..core.errors import InputError, StrictModeError, UsageProblem
+from ..core.errors import InputError, UsageProblem
 from ..core.files import write_atomically
-from ..core.model import Archive
+from ..core.model import Archive, Diagnostic
 from ..stages.discover import default_input
-from ..stages.redact import OwnRules, Redactor
-from ..stages.selection import Selection
+from ..stages.redact import Redactor
+from ..stages.selection import Ties, belonging_with
 from ..render.markdown import MarkdownOptions
 from ..render.theme import Theme
-from ..output.locks import BUNDLE_PREFIX, MARKER, OutputLock, claim, release, remove_abandoned
-from ..output.write import MARKER_TEXT, Staging, check_output_location, check_vault_location
-from ..workers import stop_workers
+from ..config import ReadOptions
+from ..job import Job, report_problems
 from .html import HtmlSections, compose_html, page_builder, section_id
 from .markdown import GITHUB_LIMIT, ReviewNotes, compose_markdown, github_length
+
+if TYPE_CHECKING:
+    from ..output.write import Staging
+    from ..phases import PartWriter
 
 log = logging.getLogger("sessionsite")
 
@@ -49,20 +54,11 @@ from the same sessions."""
 
 
 @dataclass(frozen=True)
-class BundleConfig:
-    """What to bundle and how; the redaction and visibility options are the build's."""
+class BundleConfig(ReadOptions):
+    """What to bundle and how: the options every command that reads logs takes (`ReadOptions`: the
+    inputs are session files, none for the current branch's sessions; the output is the file to write,
+    .html, .zip or .md), and the bundle's own."""
 
-    inputs: tuple[Path, ...]
-    """Session files (.jsonl): each brings its whole piece of work. None: the current branch's sessions."""
-    output: Path
-    """The file to write: .html, .zip or .md."""
-    show_hidden: bool = False
-    strict: bool = False
-    redact: bool = True
-    redact_paths: bool = False
-    jobs: int = 1
-    vault: Path | None = None
-    """The vault the logs read are saved into (None: none)."""
     branch: str = ""
     """With no inputs: the branch whose sessions to bundle ("": the repository's current branch)."""
     repository: Path | None = None
@@ -72,14 +68,6 @@ class BundleConfig:
     commits: str = ""
     """A range of commits (`main..HEAD`): bundle the sessions that made them instead of `inputs`' sessions;
     `inputs` are then the project folders to look in (default: the repository's, `commit_range`)."""
-    repo_url: str = ""
-    """The repository's web address, for the commits' links (`BuildConfig.repo_url`)."""
-    selection: Selection = Selection()
-    """Which of the sessions the inputs bring to keep (as `build` chooses)."""
-    own_redaction: OwnRules = OwnRules()
-    """The user's own patterns and words to redact."""
-    theme: Path | None = None
-    """A theme folder overriding parts of the default theme, as for `build` (the HTML bundle's look)."""
 
 
 @dataclass
@@ -130,26 +118,12 @@ def select_sessions(archive: Archive, given: Sequence[str]) -> list[str]:
 
     Main sessions come in the order they started, each followed by its subagents."""
     sessions = archive.sessions
-    wanted: set[str] = set()
     pending = []
     for key in given:
         while sessions[key].is_subagent and sessions[key].parent_key in sessions:
             key = sessions[key].parent_key
         pending.append(key)
-    continued_by: dict[str, list[str]] = {}
-    for key, session in sessions.items():
-        if session.continues_key:
-            continued_by.setdefault(session.continues_key, []).append(key)
-    while pending:
-        key = pending.pop()
-        if key in wanted or key not in sessions:
-            continue
-        wanted.add(key)
-        session = sessions[key]
-        chain = archive.chains.get(session.chain_key)
-        pending.extend(chain.session_keys if chain else ())
-        pending.extend(k for k in (session.continues_key, session.plan_source_key) if k)
-        pending.extend(continued_by.get(key, ()))
+    wanted = belonging_with(archive, pending, Ties.SUBAGENTS | Ties.CONTINUED | Ties.WORK)
 
     ordered: list[str] = []
 
@@ -161,7 +135,8 @@ def select_sessions(archive: Archive, given: Sequence[str]) -> list[str]:
         for child in sorted(children, key=lambda s: (s.started, s.key)):
             add_with_subagents(child.key)
 
-    for key in sorted(wanted, key=lambda k: (sessions[k].started, k)):
+    started_here = [key for key in wanted if not (sessions[key].is_subagent and sessions[key].parent_key in wanted)]
+    for key in sorted(started_here, key=lambda k: (sessions[k].started, k)):
         add_with_subagents(key)
     return ordered
 
@@ -254,94 +229,116 @@ def bundle(config: BundleConfig) -> BundleReport:
             raise InputError(f"no session of {work.repository} in {config.projects or default_input()} "
                              "(Claude Code keeps a project's sessions in a folder named after its path)")
     # What a bundle reads is the project folders of its sessions: the rule every command that writes follows.
-    check_output_location(config.output, tuple(folders))
-    saved = None
-    if config.vault is not None:
-        from ..stages.discover import find
-        from ..output.vault import Vault, VaultError
+    with Job(config.output, folders, config.vault, config.strict) as job:
+        saved = None
+        problems: list[Diagnostic] = []
+        if job.vault is not None:
+            from ..stages.discover import find
 
-        check_vault_location(config.output, config.vault)
-        vault = Vault(config.vault)
-        try:
-            saved = vault.save(find(folders))
-        except VaultError as error:  # a vault that cannot be used is one warning: the bundle reads the live logs
-            log.warning("%s:0: %s; nothing saved to the vault", vault.database, error)
-    redactor = Redactor(secrets=config.redact, home=config.redact_paths, own=config.own_redaction)
-    archive, _, plans = collect(folders, redactor=redactor, jobs=config.jobs, selection=config.selection)
+            saved, not_saved = job.save(find(folders))
+            if not_saved is not None:  # a vault that cannot be used is a problem: the bundle reads the live logs
+                problems.append(Diagnostic(str(job.vault.database), 0, f"{not_saved}; nothing saved to the vault"))
+        report_problems(problems)
+        job.check(problems)
+        redactor = Redactor(secrets=config.redact, home=config.redact_paths, own=config.own_redaction)
+        archive, _, plans = collect(folders, redactor=redactor, jobs=config.jobs, selection=config.selection)
+        given = _given_sessions(config, archive, folders, inputs, hashes, work)
+        selected = select_sessions(archive, given)
+        sources = {archive.sessions[key].source for key in selected}
+        files = [plan.source for plan in plans if str(plan.source.path) in sources]
+        log.info("bundling %d session(s) from %d file(s)", len(selected), len(files))
+        # The problems of the files bundled: the others of their project folders were read only to link.
+        found = [d for plan in plans if str(plan.source.path) in sources and plan.result
+                 for d in plan.result.diagnostics]
+        report_problems(found)
+        problems += found
+        job.check(problems)
 
+        theme = Theme.load(config.theme)
+        with job.work_folder() as folder, job.staging(folder / "site", keep=False) as staging:
+            spool = folder / "spool"
+            spool.mkdir()
+            options = MarkdownOptions(show_hidden=config.show_hidden, repo_url=config.repo_url)
+            redaction = Redaction(config.redact, config.redact_paths, config.own_redaction)
+
+            def render(writer: PartWriter) -> Counter[str]:
+                """Phase 2 over the files bundled, each session's parts to `writer`; the redactions made."""
+                return render_parts(archive, files, staging, options, redaction, writer, config.jobs, theme)
+
+            if kind == "markdown":
+                written = _write_review_notes(config.output, archive, selected, spool, render,
+                                              work.branch if work else "")
+            else:
+                written = _write_html(config.output, kind, archive, selected, staging, spool, render, theme)
+    present = written.present
+    return BundleReport(sessions=present, subagent_runs=sum(archive.sessions[key].is_subagent for key in present),
+                        size=written.size, shortened=written.shortened, diagnostics=len(problems),
+                        redactions=dict(written.redactions),
+                        saved=saved, too_large=_too_large(config.output, kind, written.size),
+                        branch=work.branch if work else "")
+
+
+# -- the writers: each takes the parts of the sessions bundled, and writes the file --------------------------
+
+
+@dataclass
+class _Written:
+    present: list[str]
+    """The sessions in the file, in its order (a session with nothing to show is left out)."""
+    size: int
+    redactions: Counter[str]
+    shortened: str = ""
+
+
+def _write_review_notes(output: Path, archive: Archive, selected: list[str], spool: Path,
+                        render: Callable[[PartWriter], Counter[str]], branch: str) -> _Written:
+    """The Markdown for a reviewer, shortened to fit a comment; its size is in characters as GitHub counts."""
+    notes = ReviewNotes(selected, spool)
+    redactions = render(notes)
+    present = [key for key in selected if notes.spool_of(key).is_file() or archive.sessions[key].is_subagent]
+    text, shortened = compose_markdown(archive, present, notes, output.with_suffix(".zip").name, branch)
+    _write_file(output, [text])
+    return _Written(present, github_length(text), redactions, shortened)
+
+
+def _write_html(output: Path, kind: str, archive: Archive, selected: list[str], staging: Staging, spool: Path,
+                render: Callable[[PartWriter], Counter[str]], theme: Theme) -> _Written:
+    """The self-contained page (`kind` "html"), or a zip holding it alone ("zip"); its size in bytes."""
+    sections = HtmlSections(archive, selected, staging.root, spool)
+    redactions = render(sections)
+    sections.keys = [key for key in selected if sections.spool_of(key).is_file()]
+    # Written as it is composed, a session at a time: a bundle is as large as its sessions.
+    parts = compose_html(sections, page_builder(archive, theme), theme)
+    if kind == "zip":
+        size = _write_zip(output, output.with_suffix(".html").name, parts)
+    else:
+        size = _write_file(output, parts)
+    return _Written(sections.keys, size, redactions)
+
+
+def _given_sessions(config: BundleConfig, archive: Archive, folders: Sequence[Path], inputs: Sequence[Path],
+                    hashes: Sequence[str], work: BranchWork | None) -> list[str]:
+    """The sessions the user asked for: those that made the commits, the branch's, or the files'."""
     if config.commits:
         from ..commit_range import sessions_that_made
 
-        given = sessions_that_made(archive.sessions, hashes)
+        given = sessions_that_made(archive.sessions, list(hashes))
         if not given:
             raise InputError(f"no session in {', '.join(map(str, folders))} made a commit of {config.commits}")
-    elif work is not None:
+        return given
+    if work is not None:
         given = branch_sessions(archive, work)
         if not given:
             raise InputError(f"no session of {work.repository} on branch {work.branch!r} (looked in "
                              f"{', '.join(str(f) for f in folders)}); name another with --branch")
-    else:
-        given = []
-        for path in inputs:
-            keys = [key for key, s in archive.sessions.items() if Path(s.source).resolve() == path]
-            if not keys:
-                raise InputError(f"{path}: no conversation in this file (only metadata, or no readable line)")
-            given.extend(keys)
-    selected = select_sessions(archive, given)
-    sources = {archive.sessions[key].source for key in selected}
-    files = [plan.source for plan in plans if str(plan.source.path) in sources]
-    log.info("bundling %d session(s) from %d file(s)", len(selected), len(files))
-    # The problems of the files bundled: the others of their project folders were read only to link.
-    problems = [d for plan in plans if str(plan.source.path) in sources and plan.result for d in plan.result.diagnostics]
-    for diagnostic in problems:
-        log.warning("%s:%d: %s", diagnostic.file, diagnostic.line, diagnostic.message)
-    if config.strict and problems:
-        raise StrictModeError(f"{len(problems)} problem(s) in the input (--strict)")
-
-    theme = Theme.load(config.theme)
-    with OutputLock(config.output), tempfile.TemporaryDirectory(prefix=BUNDLE_PREFIX) as temporary:
-        remove_abandoned(config.output)
-        claim(Path(temporary))
-        (Path(temporary) / MARKER).write_bytes(MARKER_TEXT)
-        spool = Path(temporary) / "spool"
-        spool.mkdir()
-        staging = Staging(Path(temporary) / "site")
-        try:
-            options = MarkdownOptions(show_hidden=config.show_hidden, repo_url=config.repo_url)
-            redaction = Redaction(config.redact, config.redact_paths, config.own_redaction)
-            writer: HtmlSections | ReviewNotes
-            if kind == "markdown":
-                writer = ReviewNotes(selected, spool)
-            else:
-                writer = HtmlSections(archive, selected, staging.root, spool)
-            redactions = render_parts(archive, files, staging, options, redaction, writer, config.jobs, theme)
-            present = [key for key in selected if writer.spool_of(key).is_file() or archive.sessions[key].is_subagent
-                       and kind == "markdown"]
-            shortened = ""
-            if kind == "markdown":
-                html_name = config.output.with_suffix(".zip").name
-                text, shortened = compose_markdown(archive, present, writer, html_name,  # type: ignore[arg-type]
-                                                   work.branch if work else "")
-                _write_file(config.output, [text])
-                size = github_length(text)
-            else:
-                assert isinstance(writer, HtmlSections)
-                writer.keys = present
-                # Written as it is composed, a session at a time: a bundle is as large as its sessions.
-                parts = compose_html(writer, page_builder(archive, theme), theme)
-                if kind == "zip":
-                    size = _write_zip(config.output, config.output.with_suffix(".html").name, parts)
-                else:
-                    size = _write_file(config.output, parts)
-        finally:
-            stop_workers()  # before their staging folder goes
-            staging.discard()
-            release(Path(temporary))
-    return BundleReport(sessions=present, subagent_runs=sum(archive.sessions[key].is_subagent for key in present),
-                        size=size, shortened=shortened, diagnostics=len(problems),
-                        redactions=dict(redactions),
-                        saved=saved, too_large=_too_large(config.output, kind, size),
-                        branch=work.branch if work else "")
+        return given
+    given = []
+    for path in inputs:
+        keys = [key for key, s in archive.sessions.items() if Path(s.source).resolve() == path]
+        if not keys:
+            raise InputError(f"{path}: no conversation in this file (only metadata, or no readable line)")
+        given.extend(keys)
+    return given
 
 
 def _too_large(output: Path, kind: str, size: int) -> str:

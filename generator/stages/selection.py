@@ -20,6 +20,7 @@ import difflib
 import fnmatch
 import re
 from dataclasses import dataclass
+from enum import Flag, auto
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Callable, Iterable, Mapping
 
@@ -117,17 +118,14 @@ class Selection:
         names = _project_names(archive, folder_names or {})
         excluded = {key for key, session in sessions.items() if self._excluded(session, names(session))}
         # A session that continues an excluded one would replay it; so would the ones continuing that.
-        children = _children(sessions)
-        excluded |= _continuing(sessions, excluded, children)
+        excluded |= _continuing(archive, excluded)
         seeds = [key for key, session in sessions.items()
                  if session.is_listed and key not in excluded and self._matches(session, names(session))]
-        chosen: set[str] = set()
+        members: list[str] = []
         for key in seeds:
-            session = sessions[key]
-            chain = archive.chains.get(session.chain_key)
-            for member in (chain.session_keys if chain else (key,)):
-                _add_with_what_it_needs(sessions, children, member, chosen)
-        return chosen - excluded
+            chain = archive.chains.get(sessions[key].chain_key)
+            members.extend(chain.session_keys if chain else (key,))
+        return belonging_with(archive, members, Ties.SUBAGENTS | Ties.CONTINUED) - excluded
 
     def why_none(self, archive: Archive, folder_names: Mapping[str, str] | None = None) -> list[str]:
         """When `chosen` is empty: for each project or session given that matches no session, what would
@@ -220,18 +218,9 @@ def _is_project(names: list[str], pattern: str) -> bool:
     return any(fnmatch.fnmatch(name, pattern) for name in names)
 
 
-def _children(sessions: Mapping[str, Session]) -> dict[str, list[str]]:
-    """The subagent transcripts each session started."""
-    children: dict[str, list[str]] = {}
-    for key, session in sessions.items():
-        if session.parent_key:
-            children.setdefault(session.parent_key, []).append(key)
-        for child in session.subagent_keys:
-            children.setdefault(key, []).append(child)
-    return children
-
-
-def _continuing(sessions: Mapping[str, Session], excluded: set[str], children: Mapping[str, list[str]]) -> set[str]:
+def _continuing(archive: Archive, excluded: set[str]) -> set[str]:
+    """The sessions that continue one of `excluded` (and would replay it), with their subagents."""
+    sessions = archive.sessions
     found: set[str] = set()
     for key, session in sessions.items():
         seen, earlier = {key}, session.continues_key
@@ -241,26 +230,50 @@ def _continuing(sessions: Mapping[str, Session], excluded: set[str], children: M
                 break
             seen.add(earlier)
             earlier = sessions[earlier].continues_key if earlier in sessions else ""
-    # Their subagents go with them.
-    for key in list(found):
-        found.discard(key)
-        _add_with_what_it_needs(sessions, children, key, found, continued=False)
-    return found
+    return belonging_with(archive, found, Ties.SUBAGENTS)
 
 
-def _add_with_what_it_needs(sessions: Mapping[str, Session], children: Mapping[str, list[str]], key: str,
-                            chosen: set[str], continued: bool = True) -> None:
-    """A session, the sessions it continues (when `continued`), and all their subagents, into `chosen`."""
-    waiting = [key]
+class Ties(Flag):
+    """What ties one session to another, for `belonging_with`."""
+
+    SUBAGENTS = auto()
+    """The subagent transcripts a session started."""
+    CONTINUED = auto()
+    """The sessions it continues (resumed with --continue or --resume): it replays them."""
+    WORK = auto()
+    """The rest of its piece of work: its plan chain, the planning session whose plan it carried out, and
+    the sessions that continue it."""
+
+
+def belonging_with(archive: Archive, seeds: Iterable[str], ties: Ties) -> set[str]:
+    """The keys of `seeds` and of every session tied to them by `ties`, and to those in turn (keys the
+    archive does not hold are left out). The one answer to which sessions belong together: the build's
+    selection asks it for what a chosen session needs to be read (`Selection.chosen`), the bundle for
+    a whole piece of work (`bundle.select_sessions`)."""
+    sessions = archive.sessions
+    continued_by: dict[str, list[str]] = {}
+    if Ties.WORK in ties:
+        for key, session in sessions.items():
+            if session.continues_key:
+                continued_by.setdefault(session.continues_key, []).append(key)
+    found: set[str] = set()
+    waiting = list(seeds)
     while waiting:
         key = waiting.pop()
-        if key in chosen or key not in sessions:
+        if key in found or key not in sessions:
             continue
-        chosen.add(key)
+        found.add(key)
         session = sessions[key]
-        waiting.extend(children.get(key, ()))
-        if continued and session.continues_key:
+        if Ties.SUBAGENTS in ties:
+            waiting.extend(session.subagent_keys)
+        if Ties.CONTINUED in ties and session.continues_key:
             waiting.append(session.continues_key)
+        if Ties.WORK in ties:
+            chain = archive.chains.get(session.chain_key)
+            waiting.extend(chain.session_keys if chain else ())
+            waiting.extend(k for k in (session.plan_source_key,) if k)
+            waiting.extend(continued_by.get(key, ()))
+    return found
 
 
 def sources_of(archive: Archive, keys: Iterable[str]) -> set[str]:
@@ -268,4 +281,4 @@ def sources_of(archive: Archive, keys: Iterable[str]) -> set[str]:
     return {archive.sessions[key].source for key in keys}
 
 
-__all__ = ["Selection", "parse_when", "sources_of"]
+__all__ = ["Selection", "Ties", "belonging_with", "parse_when", "sources_of"]
