@@ -16,6 +16,7 @@ over the same parts (`phases`).
 
 from __future__ import annotations
 
+import gc
 import logging
 import shutil
 import tempfile
@@ -41,6 +42,13 @@ def is_zip(output: Path) -> bool:
     return output.suffix.lower() == ".zip"
 
 
+FEWER_COLLECTIONS = 50_000
+"""While a job runs, the cycle collector's first generation is collected after this many more objects are made
+than freed (Python's default is 700). A build makes and frees millions of small objects, nearly all freed by
+reference counting; collecting every 700 cost 4% of a cold build of the scaled corpus (0.50 s of 12.9, measured
+with `gc.callbacks`), and at this threshold 0.03 s, for 7 MB more at the peak."""
+
+
 class Job:
     """One command writing `output` from what it `reads`, with the `vault` (None: none) and --strict."""
 
@@ -53,6 +61,16 @@ class Job:
         self._vault: Vault | None = None
 
     def __enter__(self) -> Job:
+        self._collection_thresholds = gc.get_threshold()
+        gc.set_threshold(max(self._collection_thresholds[0], FEWER_COLLECTIONS), *self._collection_thresholds[1:])
+        try:
+            self._enter()
+        except BaseException:
+            gc.set_threshold(*self._collection_thresholds)
+            raise
+        return self
+
+    def _enter(self) -> None:
         check_output_location(self.output, self.reads)
         if self.vault_folder is not None:
             check_vault_location(self.output, self.vault_folder)
@@ -64,10 +82,12 @@ class Job:
         except BaseException:
             self._lock.__exit__(None, None, None)
             raise
-        return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self._lock.__exit__(*exc_info)
+        try:
+            self._lock.__exit__(*exc_info)
+        finally:
+            gc.set_threshold(*self._collection_thresholds)
 
     # -- the vault ---------------------------------------------------------------------------------------
 

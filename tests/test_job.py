@@ -223,3 +223,29 @@ def test_strict_stops_on_an_unusable_vault_in_every_writer(writer, projects, tmp
     assert f"WARNING: {vault / 'vault.sqlite3'}:0: " in result.stderr
     assert result.stderr.strip().endswith("Error: 1 problem(s) in the input (--strict)")
     assert not output.exists() and beside(output) == []
+
+
+def test_a_job_collects_cycles_less_often_while_it_runs_and_leaves_the_collector_as_it_found_it(tmp_path):
+    """A build makes millions of short-lived objects: a job raises the collector's first threshold while it
+    runs, and puts back the caller's (a program that builds with sessionsite, `serve`'s many rebuilds) when it
+    ends, also when it fails."""
+    import gc
+
+    from generator.core.errors import UsageProblem
+    from generator.job import FEWER_COLLECTIONS, Job
+
+    (tmp_path / "logs").mkdir()
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(900, 11, 12)
+        with Job(tmp_path / "site", [tmp_path / "logs"]):
+            assert gc.get_threshold() == (FEWER_COLLECTIONS, 11, 12)
+        assert gc.get_threshold() == (900, 11, 12)
+        with pytest.raises(RuntimeError), Job(tmp_path / "site", [tmp_path / "logs"]):
+            raise RuntimeError("a build that fails")
+        assert gc.get_threshold() == (900, 11, 12)
+        with pytest.raises(UsageProblem), Job(tmp_path / "logs" / "site", [tmp_path / "logs"]):
+            pass  # refused before it starts: its output is inside what it reads
+        assert gc.get_threshold() == (900, 11, 12)
+    finally:
+        gc.set_threshold(*before)
