@@ -269,11 +269,14 @@ def test_the_regular_expression_fallback_sees_what_hyperscan_sees(public_corpus)
     assert len(texts) > 100
     tokens_only = compiled().token_prefilter
     tokens_only_slow = tokens_only.by_regular_expressions()
+    for_ids = compiled().identifier_prefilter
+    for_ids_slow = for_ids.by_regular_expressions()
     for sample in texts:
         assert _sightings(fast, sample) == _sightings(slow, sample), sample[:200]
         assert fast.any_in(sample) == slow.any_in(sample) == bool(fast.scan(sample)), sample[:200]
         # The token rules' own prefilter, which stops at its first hit, sees a token where the whole one does.
         assert tokens_only.any_in(sample) == tokens_only_slow.any_in(sample) == sight(sample).tokens
+        assert _sightings(for_ids, sample) == _sightings(for_ids_slow, sample), sample[:200]
 
 
 # -- what the commands say -------------------------------------------------------------------------------------

@@ -168,6 +168,10 @@ class _Compiled:
     token_prefilter: Prefilter
     """The token rules' part of the prefilter alone (anchors, their base64 spellings, the looks): whether a
     text may hold a token at all, asked of ids and of text put together again, answered at the first hit."""
+    identifier_prefilter: Prefilter
+    """What identifiers are looked at with (only the token rules apply to them): the token rules' part, and a
+    wrapped line; about three times as fast as the whole."""
+    identifier_meanings: tuple[tuple[int, str | int], ...]
 
 
 _ANCHOR, _SPELLING, _WORD, _LOOK, _SHAPE, _FILE_MARK = range(6)
@@ -239,23 +243,29 @@ def compiled() -> _Compiled:
     prefilter = Prefilter([*anchors, *spellings], [*words, *CREDENTIAL_FILE_MARKS],
                           [*(look for _, look in looks), *(shape for _, shape in _SHAPES)])
     token_prefilter = Prefilter([*anchors, *spellings], (), [look for _, look in looks])
+    identifier_prefilter = Prefilter([*anchors, *spellings], (), [*(look for _, look in looks), dict(_SHAPES)[WRAPPED]])
+    identifier_meanings: list[tuple[int, str | int]] = [(_ANCHOR, anchor) for anchor in anchors]
+    identifier_meanings += [(_SPELLING, spelling) for spelling in spellings]
+    identifier_meanings += [(_LOOK, index) for index, _ in looks] + [(_SHAPE, WRAPPED)]
     return _Compiled(_RulesCompiledWhenUsed(TOKEN_RULES), {anchor: tuple(rules) for anchor, rules in by_anchor.items()},
-                     prefilter, tuple(meanings), token_prefilter)
+                     prefilter, tuple(meanings), token_prefilter, identifier_prefilter, tuple(identifier_meanings))
 
 
-def sightings_of(texts: Sequence[str]) -> dict[int, Sighting]:
+def sightings_of(texts: Sequence[str], identifiers: bool = False) -> dict[int, Sighting]:
     """What the prefilter sees in each of `texts`, by the text's index (only those in which it sees anything),
-    from one pass over them all."""
+    from one pass over them all. `identifiers`: the texts are ids, in which only the token rules' part of the
+    prefilter is looked for."""
     catalogue = compiled()
     seen: dict[int, Sighting] = {}
     single = len(texts) == 1
     whole = texts[0] if single else "\n".join(texts)
-    hits = catalogue.prefilter.scan(whole)
+    prefilter, meanings = (catalogue.identifier_prefilter, catalogue.identifier_meanings) if identifiers else \
+        (catalogue.prefilter, catalogue.meanings)
+    hits = prefilter.scan(whole)
     if not hits:
         return seen
     # Where each text ends in `whole` (where the line break after it is): the texts' lengths added up, in C.
     ends = [len(whole)] if single else list(map(add, accumulate(map(len, texts)), range(len(texts))))
-    meanings = catalogue.meanings
     for index, end in hits:
         meaning, what = meanings[index]
         if meaning == _FILE_MARK and _AFTER_FILE_MARK.match(whole, end) is None:

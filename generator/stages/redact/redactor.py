@@ -150,24 +150,26 @@ _NOTHING_NEEDED = _Needs()
 
 
 def _needs_of(looks: Sequence[_Look]) -> list[_Needs]:
-    """From one prefilter pass over all the strings of a few entries: what each entry's strings need."""
-    texts: list[str] = []
-    owners: list[int] = []
-    for number, look in enumerate(looks):
-        strings = look.strings()
-        texts += strings
-        owners += [number] * len(strings)
+    """From one prefilter pass over all the strings of a few entries (and one over all their ids): what each
+    entry's strings need."""
     needs = [_NOTHING_NEEDED] * len(looks)
-    for index, seen in sightings_of(texts).items():
-        text, owner = texts[index], owners[index]
-        found = needs[owner]
-        if found is _NOTHING_NEEDED:
-            found = needs[owner] = _Needs()
-        found.sightings[id(text)] = seen
-        if seen.tokens or seen.shapes & WRAPPED and may_hold_token(_LINE_NUMBER.sub("", text)):
-            found.token_ids.add(id(text))
-        if seen.context:
-            found.context_ids.add(id(text))
+    for identifiers in (False, True):
+        texts: list[str] = []
+        owners: list[int] = []
+        for number, look in enumerate(looks):
+            strings = [*look.ids, *look.encoded] if identifiers else look.texts
+            texts += strings
+            owners += [number] * len(strings)
+        for index, seen in sightings_of(texts, identifiers).items():
+            text, owner = texts[index], owners[index]
+            found = needs[owner]
+            if found is _NOTHING_NEEDED:
+                found = needs[owner] = _Needs()
+            found.sightings[id(text)] = seen
+            if seen.tokens or seen.shapes & WRAPPED and may_hold_token(_LINE_NUMBER.sub("", text)):
+                found.token_ids.add(id(text))
+            if seen.context:
+                found.context_ids.add(id(text))
     return needs
 
 
@@ -200,9 +202,6 @@ class _Look:
         self.keys = 0
         """What the mapping keys need (`_key_flags`, together)."""
         self._walk(data)
-
-    def strings(self) -> list[str]:
-        return [*self.texts, *self.ids, *self.encoded]
 
     def _walk(self, data: Mapping[str, Any]) -> None:
         # The hot loop of redaction: every item of every entry passes here, most of them only once. A stack,
