@@ -413,3 +413,36 @@ def test_a_cache_folder_that_is_not_the_users_alone_keeps_nothing(monkeypatch):
     literals = (["only-here-" + str(real_uid)], [], [])
     assert anchors_module.Prefilter(*literals).scan("x only-here-%d" % real_uid) == [(0, 2 + len(literals[0][0]))]
     assert [path.read_bytes() for path in _kept_databases()] == before
+
+
+def test_a_form_tried_only_at_its_anchors_has_every_match_start_at_one(tmp_path, public_corpus):
+    """A fixed form marked `at_anchor` is tried only where the prefilter saw one of its anchors: that is sound
+    only if each of its matches starts with an anchor (in any case). Checked on every string of the planted
+    credentials, the public corpus and texts written to tempt each rule (spaces before `=`, upper case, an
+    anchor inside a longer word)."""
+    from planted_secrets import write_corpus
+
+    from generator.stages.credentials.forms import FORM_RULES
+
+    rules = [rule for rule in FORM_RULES if rule.at_anchor]
+    assert len(rules) >= 3
+    texts = ['<add KEY="Password" VALUE="hunter2hunter2"/>', '<add key = "Password" value="hunter2hunter2"/>',
+             'x-name="token" content="abcdefgh1234"', "postgres://ada:s3cr3t@db/x", "HTTPS://ADA:S3CR3T@DB/X",
+             "machine api.example.com login ada password s3cr3tpw", "mymachine a login b password c"]
+    corpus = write_corpus(tmp_path)
+    def strings(value: object) -> list[str]:
+        if isinstance(value, dict):
+            return [*value, *(text for child in value.values() for text in strings(child))]
+        if isinstance(value, list):
+            return [text for child in value for text in strings(child)]
+        return [value] if isinstance(value, str) else []
+
+    for path in [*corpus.session_files, *sorted(public_corpus.rglob("*.jsonl"))]:
+        texts += [text for item in stream_file(path, []) for text in strings(getattr(item, "data", None))]
+    found = 0
+    for rule in rules:
+        for sample in texts:
+            for match in rule.pattern.finditer(sample):
+                found += 1
+                assert sample[match.start():].lower().startswith(rule.anchors), (rule.kind, match.group())
+    assert found > 50

@@ -30,6 +30,9 @@ class FormRule:
     checked: bool = True
     """The secret must pass `assignments.plausible_secret` (placeholders and code are left); otherwise only
     placeholders and references are left (a password in a URL may hold any character)."""
+    at_anchor: bool = False
+    """Every match starts where one of its anchors does: the rule is tried at its anchors' places only, not
+    in a window around each."""
 
 
 _COMMAND_END = r"[^\n|;&]*?"
@@ -45,7 +48,7 @@ FORM_RULES: tuple[FormRule, ...] = (
     FormRule("private-key", ("b3blbnnzac1rzxktdje",), re.compile(
         r"b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/=]*(?:(?:\\n|\s+(?:\d+(?:→|\t))?)[A-Za-z0-9+/=]{20,})*"), checked=False),
     FormRule("password-in-url", ("://",), re.compile(
-        r"://[^:/?#@\s\"'<>\\]*:(?P<secret>[^/?#\s\"'<>\\]+)@"), checked=False),
+        r"://[^:/?#@\s\"'<>\\]*:(?P<secret>[^/?#\s\"'<>\\]+)@"), checked=False, at_anchor=True),
     FormRule("password-in-url", ("%3a%2f%2f",), re.compile(
         r"(?i)%3A%2F%2F(?:(?!%3A|%40|%2F)[^\s/?#&\"'<>\\])*%3A(?P<secret>(?:(?!%2F|%3F|%23)[^\s/?#&\"'<>\\])+)%40"),
         checked=False),
@@ -54,8 +57,8 @@ FORM_RULES: tuple[FormRule, ...] = (
         r"(?![0-9a-zA-Z/+])")),
     # A configuration entry that names its setting in one attribute and gives it in another.
     FormRule("secret-assignment", ("key=", "name="), re.compile(
-        r"(?i)\b(?:key|name)\s*=\s*([\"'])(?P<name>[^\"'\n]{2,80})\1\s+(?:value|content)\s*=\s*([\"'])"
-        r"(?P<secret>[^\"'\n]*)\3"), named=True),
+        r"(?i)\b(?:key|name)=\s*([\"'])(?P<name>[^\"'\n]{2,80})\1\s+(?:value|content)\s*=\s*([\"'])"
+        r"(?P<secret>[^\"'\n]*)\3"), named=True, at_anchor=True),
     FormRule("password-flag", ("mysql", "mariadb"), re.compile(
         r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b" + _COMMAND_END
         + r"\s(?:-p|--password=)(?P<secret>'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"|;&-][^\s'\"|;&]*)")),
@@ -82,7 +85,7 @@ FORM_RULES: tuple[FormRule, ...] = (
         r"\b(?:echo|printf)\s+(?:-[nes]+\s+|'%s'\s+|\"%s\"\s+)?(?P<secret>'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"|;&$]+)\s*\|[^\n|]*"
         r"--(?:password|pass|token|secret)[-_]stdin\b")),
     FormRule("netrc-password", ("machine",), re.compile(
-        r"\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+" + _ARGUMENT)),
+        r"\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+" + _ARGUMENT), at_anchor=True),
 )
 """The rules, most specific first."""
 

@@ -504,7 +504,10 @@ def form_spans(text: str, words: list[tuple[int, str]] | None = None) -> list[Fo
     found: list[Found] = []
     for index, starts in sorted(places.items()):
         rule = FORM_RULES[index]
-        matches = _matches(rule.pattern, text, sorted(starts))
+        if rule.at_anchor:
+            matches = [match for start in sorted(set(starts)) if (match := rule.pattern.match(text, start)) is not None]
+        else:
+            matches = _matches(rule.pattern, text, sorted(starts))
         found += [Found(start, end, rule.kind) for start, end in form_matches(rule, text, matches)]
     if kubernetes_secret:
         found += [Found(start, end, "kubernetes-secret") for start, end in kubernetes_secret_values(text)]
