@@ -172,6 +172,6 @@ def test_every_table_of_the_interpreter_refuses_a_second_handler_for_a_name(tabl
     handlers = getattr(interpret, table)
     taken = next(iter(handlers))
     before = handlers[taken]
-    with pytest.raises((DuplicateRegistration, AssertionError), match=f"two handlers for {taken!r}"):
+    with pytest.raises(DuplicateRegistration, match=f"two handlers for {taken!r}"):
         interpret.handles(handlers, taken)(repr)
     assert handlers[taken] is before

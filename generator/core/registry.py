@@ -11,7 +11,7 @@ K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
 
-class DuplicateRegistration(Exception):
+class DuplicateRegistration(ValueError):
     """Two handlers for one name: a defect in the code (or a plugin), found when it is imported."""
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from ...core.model import Entry, Unknown
+from ...core.registry import DuplicateRegistration
 from .message_content import _UserParts, holds_model_request
 from .session_state import SessionState
 
@@ -68,8 +69,8 @@ def handles(table: dict[str, Any], *names: str) -> Callable[[Any], Any]:
     def register(handler: Any) -> Any:
         taken = [name for index, name in enumerate(names) if name in table or name in names[:index]]
         if taken:
-            raise ValueError(f"two handlers for {taken[0]!r}: {_name_of(table.get(taken[0], handler))} and "
-                             f"{_name_of(handler)}")
+            raise DuplicateRegistration(f"two handlers for {taken[0]!r}: {_name_of(table.get(taken[0], handler))} and "
+                                        f"{_name_of(handler)}")
         table.update(dict.fromkeys(names, handler))
         return handler
     return register
