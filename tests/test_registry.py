@@ -116,7 +116,7 @@ def test_every_event_shown_on_its_own_has_its_markdown_writer():
 def test_a_second_writer_for_an_event_type_is_refused_naming_both():
     with pytest.raises(DuplicateRegistration) as raised:
         SINGLE_EVENTS.register(Prompt)(print)
-    assert "generator.render.markdown.SessionDocument._prompt_event" in str(raised.value)
+    assert "generator.render.markdown.single_events.SingleEventWriter._prompt_event" in str(raised.value)
     assert "builtins.print" in str(raised.value)
 
 
