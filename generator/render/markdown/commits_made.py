@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...core.model import Commit, Session
 from ...stages.commits import commit_url
-from . import gfm
+from .gfm import bold, destination, facts, link
 from .blocks import Structure
 from .escape import inline_code, literal
 from .markup import TranscriptMarkup
@@ -44,11 +44,11 @@ def commits_list(session: Session, repo_url: str, markup: TranscriptMarkup) -> S
         sha = inline_code(commit.sha)
         subject = commit.subject or "(no subject)"
         items.append("- " + " ".join((
-            f"[{sha}]({gfm.destination(url)})" if url else sha,
-            gfm.link(subject, "#" + commit.anchor) if commit.anchor else literal(subject),
-            gfm.facts(inline_code(commit.branch), literal(time_of(commit.timestamp)), *map(literal, labels)))))
+            f"[{sha}]({destination(url)})" if url else sha,
+            link(subject, "#" + commit.anchor) if commit.anchor else literal(subject),
+            facts(inline_code(commit.branch), literal(time_of(commit.timestamp)), *map(literal, labels)))))
     if more > 0:
         items.append(f"- and {more} more (the project's commits page lists them all)")
-    text = gfm.bold(f"{count} commit{'s' if count != 1 else ''} made in this session") + "\n\n" + "\n".join(items)
+    text = bold(f"{count} commit{'s' if count != 1 else ''} made in this session") + "\n\n" + "\n".join(items)
     return Structure(markup.element(markup.template("events/commits-made.html"), commits=commits, count=count,
                                     more=more), "commits", text)

@@ -10,7 +10,7 @@ from typing import Callable, Iterable
 from ...core import urls
 from ...core.model import Archive, Event, Media, Plan, Session, ToolCall
 from ...core.text import plain
-from . import gfm
+from .gfm import facts, link, meta_line
 from .blocks import Block, Group, Prose, Structure
 from .contract import MarkdownOptions, MarkdownPart, Output
 from .escape import html_text, inline_code, literal, prose, typed
@@ -60,7 +60,7 @@ class DocumentBase:
 
     def _markdown_link(self, target: Session, anchor: str = "", text: str = "") -> str:
         """`_link` as the .md writes it: a Markdown link to the other session's .md."""
-        return gfm.link(text or target.title, self.link_to(target.key) + anchor)
+        return link(text or target.title, self.link_to(target.key) + anchor)
 
     def attach(self, name: str, content: bytes) -> str:
         target = urls.attachment(self.session.key, name)
@@ -116,13 +116,13 @@ class DocumentBase:
     def _meta_line(self, who: str, timestamp: str, model: str = "", anchor: str = "") -> Structure:
         time = time_of(timestamp) if timestamp else ""
         return Structure(self.markup.event("meta", {"timestamp": timestamp, "time": time, "anchor": anchor},
-                                           who=who, model=model), "meta", gfm.meta_line(who, time, model))
+                                           who=who, model=model), "meta", meta_line(who, time, model))
 
     def _plan(self, plan: Plan) -> list[Block]:
         status_class = {"approved": "ok", "rejected": "error"}.get(plan.status, "other")
         head = self.markup.event("plan-head", {"how": plan.how}, status=str(plan.status), status_class=status_class)
         body = _without_title(plan.text, self.session.title)
-        parts: list[Block] = [Structure(head, "plan-head", gfm.facts("**Plan**", literal(plan.status), literal(plan.how))),
+        parts: list[Block] = [Structure(head, "plan-head", facts("**Plan**", literal(plan.status), literal(plan.how))),
                               Prose(prose(body)) if body.strip() else Prose("*The plan is empty.*", "sessionsite")]
         if plan.feedback:
             quoted = "\n".join(("> " + line) if line else ">" for line in typed(plan.feedback).split("\n"))

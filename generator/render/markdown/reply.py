@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...core.model import AssistantText, Event, Plan, PlanDecision, Thinking, ToolCall
-from . import gfm
+from .gfm import summary, summary_text
 from .blocks import Block, Fold, Group, Prose, Structure, blocks_of
 from .document_base import DocumentBase
 from .escape import prose
@@ -39,7 +39,7 @@ class ReplyWriter(DocumentBase):
         elif isinstance(event, Thinking):
             opening, closing = self.markup.event_wrapper("thinking", {"anchor": event.anchor})
             self._add_to_run(Group("thinking", opening, (Prose(prose(event.text)),), closing, event.anchor,
-                                   fold=Fold(gfm.summary_text("Thinking"))))
+                                   fold=Fold(summary_text("Thinking"))))
         elif isinstance(event, Plan):
             self._add_to_run(*self._plan(event))
         elif isinstance(event, ToolCall):
@@ -99,7 +99,7 @@ class ReplyWriter(DocumentBase):
         return [Group("tool", opening, tuple(body), closing, call.anchor,
                       (("label", view.label), ("target", view.target), ("status", status),
                        ("target-is", "path" if view.target_is_path else "")),
-                      Fold(gfm.summary(view.label, view.target, status), view.open_by_default or open_checklist,
+                      Fold(summary(view.label, view.target, status), view.open_by_default or open_checklist,
                            call.anchor))]
 
     def _reply_text(self, reply: AssistantText) -> list[Block]:

@@ -11,7 +11,7 @@ from ...core.model import (BashMode, Event, EventBase, Media, Notice, NoticeKind
                            Unreadable, as_unknown)
 from ...core.registry import Registry
 from ...core.text import strip_ansi
-from . import gfm
+from .gfm import emphasis, facts, link, summary_text
 from .blocks import Block, Code, Fold, Group, Prose, Structure, typed_blocks
 from .document_base import DocumentBase
 from .escape import inline_code, literal, prose
@@ -77,7 +77,7 @@ class SingleEventWriter(DocumentBase):
             # The anchor is the command's, just above: the output has no id of its own.
             opening, closing = self.markup.event_wrapper("command-output", {})
             line.append(Group("command-output", opening, (Code(strip_ansi(event.output), "text", kind="output"),),
-                              closing, event.anchor, (("command", command),), Fold(gfm.summary_text("Output"))))
+                              closing, event.anchor, (("command", command),), Fold(summary_text("Output"))))
         return line
 
     @SINGLE_EVENTS.register(BashMode)
@@ -98,7 +98,7 @@ class SingleEventWriter(DocumentBase):
             opening, closing = self.markup.event_wrapper("continuation", {"anchor": event.anchor},
                                                          hidden=bool(hidden))
             return [Group("notice", opening, (Prose(prose(event.text)),), closing, event.anchor,
-                          fold=Fold(gfm.summary_text("Continued from an earlier conversation (summary)")))]
+                          fold=Fold(summary_text("Continued from an earlier conversation (summary)")))]
         text = NOTICE_WORDING.get(event.kind) or " ".join(strip_ansi(event.text).split()) or event.kind
         report = next((value for name, value in event.details if name == "result" and value.strip()), "")
         if report:
@@ -119,13 +119,13 @@ class SingleEventWriter(DocumentBase):
                                                                      "name": event.name[len("part:"):]}, part=True)
             words = readable_words(event.raw)
             body: tuple[Block, ...] = ((Prose(prose(words)),) if words else ()) + (json_block(event.raw),)
-            fold = Fold(gfm.summary_text("A message part of a kind new to sessionsite:", event.name[len("part:"):]),
+            fold = Fold(summary_text("A message part of a kind new to sessionsite:", event.name[len("part:"):]),
                         open=True)
             return [Group("unknown", opening, body, closing, event.anchor, fold=fold)]
         opening, closing = self.markup.event_wrapper("unknown", {"anchor": event.anchor, "name": event.name},
                                                      part=False)
         return [Group("unknown", opening, (json_block(event.raw),), closing, event.anchor,
-                      fold=Fold(gfm.summary_text("Unrecognised entry", event.name)))]
+                      fold=Fold(summary_text("Unrecognised entry", event.name)))]
 
     @SINGLE_EVENTS.register(Unreadable)
     def _unreadable_event(self, event: Unreadable) -> list[Block]:
@@ -142,7 +142,7 @@ class SingleEventWriter(DocumentBase):
                           f"its first {INLINE_OUTPUT_LIMIT:,} characters are shown here)", "sessionsite")]
         opening, closing = self.markup.event_wrapper("unreadable", {"anchor": event.anchor, "line": str(event.line),
                                                                     "reason": event.reason})
-        fold = Fold(gfm.summary_text(f"Line {event.line} could not be read: {event.reason}"))
+        fold = Fold(summary_text(f"Line {event.line} could not be read: {event.reason}"))
         return [Group("unreadable", opening, (Code(shown, "text", kind="output"), *note), closing, event.anchor,
                       fold=fold)]
 
@@ -184,21 +184,21 @@ class SingleEventWriter(DocumentBase):
         # Once a subagent run: rendered whole, the link (ours, escaped) given as markup.
         html = self.markup.element(self.markup.template("events/task-meta.html"), call=markupsafe.Markup(call),  # noqa: S704
                                    timestamp=prompt.timestamp, time=time, anchor=prompt.anchor)
-        return Structure(html, "meta", gfm.facts("**Task** from the calling agent", markdown_call, literal(time)))
+        return Structure(html, "meta", facts("**Task** from the calling agent", markdown_call, literal(time)))
 
     def _notice(self, notice: Notice, text: str, hidden: str) -> Structure:
         """A one-line notice, or a message Claude Code wrote into the conversation (a background task
         ended): what it says, its facts, and a link to the call it is about."""
         # The outcome first: it is what a reader looks for.
         details = sorted(notice.details, key=lambda item: item[0] != "status")
-        facts = [(name.replace("-", " ").capitalize(), " ".join(value.split())) for name, value in details]
+        shown_facts = [(name.replace("-", " ").capitalize(), " ".join(value.split())) for name, value in details]
         system_message = bool(notice.details or notice.related)
         html = self.markup.element(self.markup.rule("events", f"notice-{notice.kind}", "notice"), notice=notice,
-                                   kind=notice.kind, anchor=notice.anchor, hidden=hidden, text=text, facts=facts,
+                                   kind=notice.kind, anchor=notice.anchor, hidden=hidden, text=text, facts=shown_facts,
                                    related=notice.related, system_message=system_message)
-        markdown = gfm.facts("**Claude Code**" if system_message else "", gfm.emphasis(text),
-                             *(f"{literal(name)} {inline_code(value)}".rstrip() for name, value in facts),
-                             gfm.link("the call that started it", "#" + notice.related) if notice.related else "")
+        markdown = facts("**Claude Code**" if system_message else "", emphasis(text),
+                         *(f"{literal(name)} {inline_code(value)}".rstrip() for name, value in shown_facts),
+                         link("the call that started it", "#" + notice.related) if notice.related else "")
         return Structure(html, "notice", markdown)
 
 
