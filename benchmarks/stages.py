@@ -46,6 +46,10 @@ OUR_STAGES = {
     "pages.py": "html: templates", "figures.py": "html: templates", "charts.py": "html: templates",
     "theme.py": "html: templates", "anchors.py": "html: templates", "quick_highlight.py": "html: highlighting",
     "bundle.py": "bundle",
+    # the modules of bundle/
+    "html.py": "bundle", "markdown.py": "bundle", "limits.py": "bundle", "review_notes.py": "bundle",
+    "review_summary.py": "bundle", "review_turns.py": "bundle", "shortening.py": "bundle", "excerpts.py": "bundle",
+    "inert.py": "bundle",
     "fast_prose.py": "html: prose",
 }
 LIBRARY_STAGES = {

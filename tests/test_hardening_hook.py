@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from generator import claude
-from generator.claude import install, is_ours
+from generator.claude import install, is_ours, trial_run
 from generator.cli import main
 from generator.output.vault import HOOK_LOG
 
@@ -191,7 +190,7 @@ def test_doctor_reports_a_hook_command_that_fails(tmp_path, monkeypatch, case):
     script = program(tmp_path / "bin" / "sessionsite", sys.executable, body)
     if case == "not-executable":
         script.chmod(0o644)
-    monkeypatch.setattr(claude, "HOOK_TRIAL_SECONDS", 1.0)
+    monkeypatch.setattr(trial_run, "HOOK_TRIAL_SECONDS", 1.0)
     result = doctor(tmp_path, command_of(script, vault=tmp_path / "vault"))
     assert result.exit_code == 1, result.output
     line = hook_lines(result.output)[0]

@@ -36,7 +36,7 @@ def test_a_second_renderer_for_a_tool_fails_at_import_naming_both(tmp_path, monk
     sys.modules.pop("second_bash_renderer", None)
     message = str(raised.value)
     assert "'Bash'" in message and "renderers of tool calls" in message
-    assert "generator.render.markdown.tools.bash" in message  # the one registered first
+    assert "generator.render.markdown.tool_commands.bash" in message  # the one registered first
     assert "second_bash_renderer.my_bash" in message and str(tmp_path / "second_bash_renderer.py") in message
     assert RENDERERS.get("Bash") is before  # the first keeps its place
 
@@ -116,7 +116,7 @@ def test_every_event_shown_on_its_own_has_its_markdown_writer():
 def test_a_second_writer_for_an_event_type_is_refused_naming_both():
     with pytest.raises(DuplicateRegistration) as raised:
         SINGLE_EVENTS.register(Prompt)(print)
-    assert "generator.render.markdown.SessionDocument._prompt_event" in str(raised.value)
+    assert "generator.render.markdown.single_events.SingleEventWriter._prompt_event" in str(raised.value)
     assert "builtins.print" in str(raised.value)
 
 
