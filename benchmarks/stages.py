@@ -30,7 +30,7 @@ OUR_STAGES = {
     "redact.py": "redact", "redactor.py": "redact", "homes.py": "redact", "own.py": "redact",
     "names.py": "redact", "assignments.py": "redact", "forms.py": "redact", "scan.py": "redact",
     "entropy.py": "redact", "files.py": "redact", "providers.py": "redact", "prefilter.py": "redact",
-    "summarize.py": "interpret", "tracking.py": "interpret", "claude.py": "interpret", "model.py": "interpret",
+    "summarize.py": "interpret", "tracking.py": "interpret", "model.py": "interpret",
     "entries.py": "interpret", "events.py": "interpret", "sessions.py": "interpret", "redaction.py": "redact",
     # the modules of stages/interpret/
     "builder.py": "interpret", "dispatch.py": "interpret", "session_state.py": "interpret",
