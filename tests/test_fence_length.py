@@ -28,3 +28,11 @@ def test_the_fence_is_one_longer_than_the_longest_backtick_run_and_at_least_thre
     ticks = len(opening) - len(opening.lstrip("`"))
     assert ticks == max(3, longest_backtick_run(code) + 1)
     assert fence(code, "python").endswith("\n" + "`" * ticks)
+
+
+@pytest.mark.parametrize(("code", "body"), [
+    ("a\r\nb", "a\nb\n"), ("a\rb", "a\u240db\n"), ("a\r\n", "a\n"), ("\r", "\u240d\n"), ("a\r\r\nb\r", "a\u240d\nb\u240d\n"),
+    ("no carriage return", "no carriage return\n"), ("ends\n", "ends\n"),
+])
+def test_a_carriage_return_in_code_is_a_line_end_before_a_line_feed_and_shown_as_itself_alone(code, body):
+    assert fence(code) == f"```\n{body}```"

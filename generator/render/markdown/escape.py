@@ -87,7 +87,8 @@ def fence(code: str, language: str = "", attributes: str = "") -> str:
         # The first word of an info string is the language, so attributes need one in front of them.
         info = f"{info or 'text'} {attributes}"
     # Markdown reads a lone carriage return as a line break; inside code it is shown as the character it is.
-    code = code.replace("\r\n", "\n").replace("\r", "\u240d")
+    if "\r" in code:
+        code = code.replace("\r\n", "\n").replace("\r", "\u240d")
     body = code if code.endswith("\n") or not code else code + "\n"
     return f"{ticks}{info}\n{body}{ticks}"
 
