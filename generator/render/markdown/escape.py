@@ -79,14 +79,16 @@ def one_line(text: str) -> str:
 
 def fence(code: str, language: str = "", attributes: str = "") -> str:
     """A fenced code block that no content can close early."""
-    longest = max((len(run) for run in _BACKTICK_RUN.findall(code)), default=0)
-    ticks = "`" * max(3, longest + 1)
+    # Only a run of three or more backticks can close a fence of three: most code has none, and is not
+    # searched for runs at all (that search was most of the time spent writing a build's code blocks).
+    ticks = "`" * (max(map(len, _BACKTICK_RUN.findall(code))) + 1) if "```" in code else "```"
     info = _LANGUAGE.sub("", language)
     if attributes:
         # The first word of an info string is the language, so attributes need one in front of them.
         info = f"{info or 'text'} {attributes}"
     # Markdown reads a lone carriage return as a line break; inside code it is shown as the character it is.
-    code = code.replace("\r\n", "\n").replace("\r", "\u240d")
+    if "\r" in code:
+        code = code.replace("\r\n", "\n").replace("\r", "\u240d")
     body = code if code.endswith("\n") or not code else code + "\n"
     return f"{ticks}{info}\n{body}{ticks}"
 
