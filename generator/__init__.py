@@ -7,9 +7,9 @@ The pipeline runs one way, one folder per layer, each importing only from the la
     stages/   discover -> read -> redact -> interpret (with summarize, commits) -> link: log files to linked sessions
     render/   markdown/ (the intermediate), then the writers over it: html/ (pages) and search (the index)
     output/   write (atomic staging), locks, manifest (what the last build did), vault (logs kept)
-    config, phases, build: the application that runs them; audit, bundle (commit_range), claude, config_file (the
-    user's sessionsite.toml), json_export, serve: commands over it; commands/ (the options made into
-    configs in one place), then cli (only Click)
+    config, pipeline/ (the two phases, and what they reuse of the last build), build: the application that
+    runs them; audit, bundle (commit_range), claude, config_file (the user's sessionsite.toml), json_export,
+    serve: commands over it; commands/ (the options made into configs in one place), then cli (only Click)
 """
 
 __version__ = "0.1.0"
@@ -22,7 +22,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("writers over the Markdown: HTML pages and the search index", ("generator.render.html", "generator.render.search")),
     ("output: files written safely, the manifest, the vault", ("generator.output",)),
     ("what a build is asked to do, and the worker processes", ("generator.config", "generator.workers")),
-    ("a build's two phases", ("generator.phases",)),
+    ("a build's two phases", ("generator.pipeline",)),
     ("the build", ("generator.build",)),
     ("commands over the build", ("generator.audit", "generator.bundle", "generator.commit_range", "generator.claude",
                                  "generator.config_file", "generator.json_export", "generator.serve")),

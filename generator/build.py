@@ -162,7 +162,7 @@ def _build_files(config: BuildConfig, progress: Progress | None, files: list[Ses
                 log.warning("%s:%d: %s", diagnostic.file, diagnostic.line, diagnostic.message)
         return report
 
-    from .phases import build_site  # the whole pipeline, loaded only when there is work to do
+    from .pipeline.phase2 import build_site  # the whole pipeline, loaded only when there is work to do
     from .render.html.render import markdown_it_quiet
 
     staging = Staging(config.output)

@@ -380,7 +380,7 @@ def audit_command(site: Path | None, everything: bool, **values: Any) -> None:
         sessionsite audit ~/.claude/projects/-home-me-src-app --since 30d --site site
     """
     from .audit import audit, lines
-    from .phases import Redaction
+    from .pipeline.plans import Redaction
 
     options = Options(**values)
     configure_logging(options.verbose)

@@ -225,7 +225,9 @@ def branch_sessions(archive: Archive, work: BranchWork) -> list[str]:
 
 def bundle(config: BundleConfig) -> BundleReport:
     """Write one file for the pieces of work the inputs belong to (or the current branch's)."""
-    from ..phases import Redaction, collect, render_parts  # the pipeline, loaded when there is work
+    from ..pipeline.phase1 import collect  # the pipeline, loaded when there is work
+    from ..pipeline.phase2 import render_parts
+    from ..pipeline.plans import Redaction
 
     kind = FORMATS.get(config.output.suffix.lower())
     if kind is None:
