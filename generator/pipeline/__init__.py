@@ -12,6 +12,7 @@ Both phases spread files over worker processes: memory is a constant plus the su
 worker, whatever the size of the archive or of its largest session. What the previous build made is
 reused only where the output would be the same; `incremental` answers those questions at the stages'
 boundaries (is this file's summary reusable, are this file's outputs unchanged, what is this page's body).
+`plans` holds what the phases pass along for each file (its summaries, its manifest record, its outputs).
 
 Redaction, one rule: whatever a phase hands on has been through the redactor. Phase 1 hands on
 summaries, so it redacts each file's summaries as it keeps them (after interpreting: the transcripts it
