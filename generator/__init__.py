@@ -8,9 +8,9 @@ The pipeline runs one way, one folder per layer, each importing only from the la
     render/   markdown/ (the intermediate), then the writers over it: html/ (pages) and search (the index)
     output/   write (atomic staging), locks, manifest (what the last build did), vault (logs kept)
     config, job (what every command that writes an output shares: checks, lock, vault, --strict, staging),
-    phases, build: the application that runs them; audit, bundle (commit_range), claude, config_file (the
-    user's sessionsite.toml), json_export, serve: commands over it; commands/ (the options made into
-    configs in one place), then cli (only Click)
+    pipeline/ (the two phases, and what they reuse of the last build), build: the application that runs them;
+    audit, bundle (commit_range), claude, config_file (the user's sessionsite.toml), json_export, serve:
+    commands over it; commands/ (the options made into configs in one place), then cli (only Click)
 """
 
 __version__ = "0.1.0"
@@ -24,7 +24,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("output: files written safely, the manifest, the vault", ("generator.output",)),
     ("what a command is asked to do, the job that runs it, and the worker processes",
      ("generator.config", "generator.job", "generator.workers")),
-    ("a build's two phases", ("generator.phases",)),
+    ("a build's two phases", ("generator.pipeline",)),
     ("the build", ("generator.build",)),
     ("commands over the build", ("generator.audit", "generator.bundle", "generator.commit_range", "generator.claude",
                                  "generator.config_file", "generator.json_export", "generator.serve")),

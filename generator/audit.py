@@ -29,7 +29,8 @@ from .stages.credentials.entropy import entropy, randomness
 from .stages.redact import HOME_PATH, UNTOUCHED_FIELDS, Redactor
 from .stages.selection import Selection
 from .render.html.anchors import find_anchor_page
-from .phases import PlannedFile, Redaction, collect, stream_entries
+from .pipeline.phase1 import collect, stream_entries
+from .pipeline.plans import PlannedFile, Redaction
 
 EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w-])")
 IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]*\d)")

@@ -2,7 +2,8 @@
 
 A build first asks the manifest the last build left in the output whether anything changed (inputs,
 settings, theme, the generator's code, the site's files); if nothing did, the site is left as it is,
-and nothing but that check is loaded. Otherwise `phases` reads and renders what changed.
+and nothing but that check is loaded. Otherwise the pipeline (`pipeline.phase2.build_site`) reads and
+renders what changed.
 """
 
 from __future__ import annotations
@@ -134,7 +135,7 @@ def _build_files(job: Job, config: BuildConfig, progress: Progress | None, files
                 log.warning("%s:%d: %s", diagnostic.file, diagnostic.line, diagnostic.message)
         return report
 
-    from .phases import build_site  # the whole pipeline, loaded only when there is work to do
+    from .pipeline.phase2 import build_site  # the whole pipeline, loaded only when there is work to do
     from .render.html.render import markdown_it_quiet
 
     with job.staging(config.output) as staging, markdown_it_quiet():

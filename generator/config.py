@@ -1,6 +1,6 @@
 """What a build is asked to do (`BuildConfig`), what it reports (`BuildReport`), and the files it reads.
 
-Shared by `build` (which decides whether there is work) and `phases` (which does it), so that neither
+Shared by `build` (which decides whether there is work) and `pipeline` (which does it), so that neither
 imports the other.
 """
 

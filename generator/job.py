@@ -11,7 +11,7 @@ command stops at once) and removes what dead commands left behind. Inside it, th
   processes are stopped before the folder they write into goes.
 
 What a command writes is its own: the site's pages, the exports' files, the bundle's one file, each a writer
-over the same parts (`phases`).
+over the same parts (`pipeline`).
 """
 
 from __future__ import annotations

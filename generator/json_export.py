@@ -1,7 +1,7 @@
 """`sessionsite json`: the interpreted, redacted sessions as JSON documents, for people who analyse them.
 
 The same pipeline as the site, with another writer at its end, run as one `job.Job`. The logs are found,
-saved to the vault and read back from it as for `build` (`build.gather`); phase 1 (`phases.collect`) reads,
+saved to the vault and read back from it as for `build` (`build.gather`); phase 1 (`pipeline.phase1.collect`) reads,
 redacts, interprets, links and selects them; phase 2 reads each file again and streams each chosen
 session's events into its document (`output.session_json.SessionJsonWriter`), one file per session, in
 worker processes. The index (every session's head, the projects, the figures) is written last, from the
@@ -26,7 +26,9 @@ from .output.session_json import INDEX, SCHEMA, SessionJsonWriter, document_path
 from .config import BuildConfig, BuildReport, Progress
 from .job import Job, report_problems
 from .build import gather, write_output
-from .phases import Redaction, collect, in_workers, replayed_in_file, stream_entries
+from .pipeline.phase1 import collect, replayed_in_file, stream_entries
+from .pipeline.plans import Redaction
+from .workers import in_workers
 
 log = logging.getLogger("sessionsite")
 

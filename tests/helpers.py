@@ -18,7 +18,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, Iterable, TypeVar
 
-from generator.phases import Redaction, collect, linked_events
+from generator.pipeline.phase1 import collect, linked_events
+from generator.pipeline.plans import Redaction
 from generator.stages.discover import SessionFile
 from generator.core.model import Interpreted
 from generator.stages.interpret import interpret

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from generator.bundle import GITHUB_LIMIT, BundleConfig, bundle, github_length, section_id
 from generator.cli import main
 from generator.render.markdown.tools import INLINE_OUTPUT_LIMIT
-from generator.phases import collect
+from generator.pipeline.phase1 import collect
 from generator.core.errors import InputError
 from generator.core.text import plain
 

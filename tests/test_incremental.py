@@ -209,12 +209,12 @@ def append_reply(session_file: Path, words: str) -> None:
 @pytest.fixture
 def rendered_bodies(monkeypatch) -> list[str]:
     """The Markdown of every page body phase 2 renders (the build runs in this process)."""
-    import generator.phases
+    import generator.pipeline.phase2 as phase2
 
     from generator.render.markdown.blocks import markdown_of
 
     rendered: list[str] = []
-    render, render_blocks = generator.phases.render_markdown, generator.phases.render_blocks
+    render, render_blocks = phase2.render_markdown, phase2.render_blocks
 
     def noting(text: str, resolve=None) -> str:
         rendered.append(text)
@@ -224,8 +224,8 @@ def rendered_bodies(monkeypatch) -> list[str]:
         rendered.append(markdown_of(blocks))
         return render_blocks(blocks, resolve)
 
-    monkeypatch.setattr(generator.phases, "render_markdown", noting)
-    monkeypatch.setattr(generator.phases, "render_blocks", noting_blocks)
+    monkeypatch.setattr(phase2, "render_markdown", noting)
+    monkeypatch.setattr(phase2, "render_blocks", noting_blocks)
     return rendered
 
 

@@ -69,11 +69,11 @@ def test_ctrl_c_inside_the_sanitisers_callback_stops_the_build_and_swaps_nothing
 PAUSED_BUILD = """
     import sys, time
     from pathlib import Path
-    import generator.phases as phases
+    import generator.pipeline.phase2 as phase2
     from generator.cli import main
 
     ready, go = Path(sys.argv[1]), Path(sys.argv[2])
-    real_build_site = phases.build_site
+    real_build_site = phase2.build_site
 
     def paused(staging, *args, **options):
         # The output is locked and the staging folder made: say where it is, and wait for the word.
@@ -83,7 +83,7 @@ PAUSED_BUILD = """
             time.sleep(0.05)
         return real_build_site(staging, *args, **options)
 
-    phases.build_site = paused
+    phase2.build_site = paused
     main(sys.argv[3:])
 """
 
@@ -132,7 +132,7 @@ def test_a_second_build_into_the_same_output_stops_at_once_and_leaves_the_first_
 BUILD_WITH_STUCK_WORKERS = """
     import os, sys, time
     from pathlib import Path
-    import generator.phases as phases
+    import generator.pipeline.phase2 as phase2
     from generator.cli import main
 
     workers = Path(sys.argv[1])
@@ -142,7 +142,7 @@ BUILD_WITH_STUCK_WORKERS = """
         (workers / str(os.getpid())).touch()
         time.sleep(300)
 
-    phases.FileRenderer.__call__ = stuck
+    phase2.FileRenderer.__call__ = stuck
     main(sys.argv[2:])
 """
 

@@ -14,7 +14,6 @@ MODULE_LINES = 600
 CLASS_LINES = 250
 
 LONG_MODULES = frozenset({
-    "phases.py",
     "render/search.py",
     "stages/credentials/scan.py",
     "stages/redact/redactor.py",
@@ -89,8 +88,10 @@ def test_the_check_catches_a_long_module_and_a_long_class(tmp_path):
     (copy / "core" / "nested.py").write_text(
         f"class Outer:\n    @staticmethod\n    def make() -> None: ...\n\n    @dataclass\n    class Inner:\n{body}",
         encoding="utf-8")
-    (copy / "phases.py").write_text("", encoding="utf-8")
+    listed = sorted(LONG_MODULES)[:1]
+    for path in listed:
+        (copy / path).write_text("", encoding="utf-8")
     new, fixed = too_long(copy)
     assert new == ["core/grown.py: 601 lines (at most 600)", "core/nested.py::Outer: 256 lines (at most 250)",
                    "core/nested.py::Outer.Inner: 252 lines (at most 250)"]
-    assert fixed == ["phases.py: 0"]
+    assert fixed == [f"{path}: 0" for path in listed]

@@ -217,7 +217,7 @@ def test_a_session_id_that_matches_nothing_says_so(projects, tmp_path):
 
 
 def _examples_archive():
-    from generator.phases import collect
+    from generator.pipeline.phase1 import collect
 
     archive, _, _ = collect([Path(__file__).resolve().parents[1] / "examples"])
     return archive
@@ -230,7 +230,7 @@ def _name(key: str, session) -> str:
 
 def _resumed_archive(folder: Path):
     """Sessions no chain ties: 0001, resumed by 0002 (which ran a subagent), resumed by 0003; and 0004 alone."""
-    from generator.phases import collect
+    from generator.pipeline.phase1 import collect
 
     project = folder / TIDEWATCH
     earlier = chain(user("add a --tz option"), assistant(text("Added --tz.")))

@@ -1,10 +1,10 @@
 """Bundles for pull requests: one piece of work as a single file, HTML (or a zip of it) or Markdown.
 
 Where it sits: after the pipeline's phases, as one more writer over the markdown stage's typed blocks.
-`bundle()` runs phase 1 (`phases.collect`) over the project folders of the sessions it is given, to see
+`bundle()` runs phase 1 (`pipeline.phase1.collect`) over the project folders of the sessions it is given, to see
 what `link` sees (chains, continuations, subagents), and picks the sessions that belong with them
 (`select_sessions`). With no session given, it takes those of the current git branch in the repository it
-runs in (`branch_sessions`). Phase 2 (`phases.render_parts`) then streams just those sessions' blocks, a
+runs in (`branch_sessions`). Phase 2 (`pipeline.phase2.render_parts`) then streams just those sessions' blocks, a
 page at a time, to the writer of the format asked for:
 
 - HTML (`bundle.html`): the site's HTML writer and session template, every link made local, the theme's
@@ -41,7 +41,7 @@ from .markdown import GITHUB_LIMIT, ReviewNotes, compose_markdown, github_length
 
 if TYPE_CHECKING:
     from ..output.write import Staging
-    from ..phases import PartWriter
+    from ..pipeline.phase2 import PartWriter
 
 log = logging.getLogger("sessionsite")
 
@@ -200,7 +200,9 @@ def branch_sessions(archive: Archive, work: BranchWork) -> list[str]:
 
 def bundle(config: BundleConfig) -> BundleReport:
     """Write one file for the pieces of work the inputs belong to (or the current branch's)."""
-    from ..phases import Redaction, collect, render_parts  # the pipeline, loaded when there is work
+    from ..pipeline.phase1 import collect  # the pipeline, loaded when there is work
+    from ..pipeline.phase2 import render_parts
+    from ..pipeline.plans import Redaction
 
     kind = FORMATS.get(config.output.suffix.lower())
     if kind is None:

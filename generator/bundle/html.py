@@ -1,6 +1,6 @@
 """The HTML bundle: a writer over the markdown stage's typed blocks, like the site's pages.
 
-Phase 2 hands each page's worth of a session's blocks to `HtmlSections` (a `phases.PartWriter`), which
+Phase 2 hands each page's worth of a session's blocks to `HtmlSections` (a `pipeline.phase2.PartWriter`), which
 renders them with the site's HTML writer (`html.render.render_blocks`) and appends the result to that
 session's spool file. Its resolver points every link at this one document: another bundled session's
 Markdown becomes that session's section, an anchor becomes its id here, a saved output, image or PDF

@@ -2,7 +2,7 @@
 65,536-character limit for a description or a comment (`limits`).
 
 A writer over the markdown stage's typed blocks. Phase 2 hands each page of blocks to `ReviewNotes` (a
-`phases.PartWriter`, in `review_notes`), which keeps, per turn of the conversation, what a reviewer reads:
+`pipeline.phase2.PartWriter`, in `review_notes`), which keeps, per turn of the conversation, what a reviewer reads:
 the shell commands the person ran (`!cmd`), the prompt, the plans, Claude's final reply, and a one-line
 summary of each tool call (from the call's facts, not its HTML). Turns go to a spool file, one JSON line
 each, so that a session of any length is never held whole.

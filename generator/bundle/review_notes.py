@@ -1,4 +1,4 @@
-"""What a reviewer reads, kept from the markdown stage's blocks: `ReviewNotes` (a `phases.PartWriter`)
+"""What a reviewer reads, kept from the markdown stage's blocks: `ReviewNotes` (a `pipeline.phase2.PartWriter`)
 keeps, per turn of the conversation, the shell commands the person ran (`!cmd`), the prompt, the plans,
 Claude's final reply, and a one-line summary of each tool call (from the call's facts, not its HTML). Turns
 go to a spool file, one JSON line each (`turns` reads them back), so that a session of any length is never

@@ -15,7 +15,7 @@ def audit_and_list(options: Options, site: Path | None, everything: bool) -> Non
     """Audit the sessions the options choose, print what to review, and exit 1 with --strict when there is
     anything."""
     from ..audit import audit, lines
-    from ..phases import Redaction
+    from ..pipeline.plans import Redaction
 
     configure_logging(options.verbose)
     selection = selection_of(options)

@@ -123,7 +123,7 @@ class FileRecord:
     content_hash: str
     project_dir: str
     summary: Any = None
-    """Phase 1's result (`phases.Summarised` as a dict of its parts), as the manifest holds it: `decode`
+    """Phase 1's result (`pipeline.plans.Summarised` as a dict of its parts), as the manifest holds it: `decode`
     it to use it (only files that are used are decoded)."""
     resummary: Any = None
     """For a session that continues another: its summary without the replayed entries (encoded too)."""
@@ -139,7 +139,7 @@ class FileRecord:
     """Redactions made in them, by kind."""
     page_bodies: dict[str, list[Any]] = field(default_factory=dict)
     """Of each of its pages, by path: what its body was made of and where it sits in the page
-    (`phases.PageBodies`), so that the next build can keep the bodies that would come out the same."""
+    (`pipeline.incremental.PageBodies`), so that the next build can keep the bodies that would come out the same."""
     kept: str = ""
     """For a log read from the vault because it is gone: the day the vault last saw it (the pages say so)."""
 
@@ -192,7 +192,7 @@ def load(out: Path) -> Manifest:
 
 def _is_page_body_record(value: Any) -> bool:
     """[digest of Markdown and anchors, links asked about, digest of their answers, digest of the body,
-    characters before it, characters after it] (`phases.PageBodies`)."""
+    characters before it, characters after it] (`pipeline.incremental.PageBodies`)."""
     return (isinstance(value, list) and len(value) == 6 and isinstance(value[1], list)
             and all(isinstance(href, str) for href in value[1])
             and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in value[4:]))
