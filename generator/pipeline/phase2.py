@@ -73,8 +73,9 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
         plan.record = replace(plan.record, outputs=sorted({*plan.record.outputs, *rendered.outputs}),
                               redactions=dict(rendered.redactions), pages=rendered.pages,
                               page_bodies=dict(rendered.page_bodies))
+    rendered_now = {id(plan) for plan in to_render}  # by identity: comparing whole records is slow, and n²
     for plan in plans:
-        if plan not in to_render:
+        if id(plan) not in rendered_now:
             report.redactions.update(plan.record.redactions)
     report.pages = sum(plan.record.pages for plan in plans)
     log.info("phase 2: %d of %d files rendered in %.1f s (the rest kept from the previous site)", len(to_render),
