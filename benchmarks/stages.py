@@ -28,6 +28,7 @@ Function = tuple[str, int, str]
 OUR_STAGES = {
     "discover.py": "read", "read.py": "read",
     "redact.py": "redact", "redactor.py": "redact", "homes.py": "redact", "own.py": "redact",
+    "entry_strings.py": "redact", "wrapped_tokens.py": "redact", "long_texts.py": "redact", "summaries.py": "redact",
     "names.py": "redact", "assignments.py": "redact", "forms.py": "redact", "scan.py": "redact",
     "entropy.py": "redact", "files.py": "redact", "providers.py": "redact", "prefilter.py": "redact",
     "summarize.py": "interpret", "tracking.py": "interpret", "model.py": "interpret",
