@@ -31,6 +31,7 @@ OUR_STAGES = {
     "entry_strings.py": "redact", "wrapped_tokens.py": "redact", "long_texts.py": "redact", "summaries.py": "redact",
     "names.py": "redact", "assignments.py": "redact", "forms.py": "redact", "scan.py": "redact",
     "entropy.py": "redact", "files.py": "redact", "providers.py": "redact", "prefilter.py": "redact",
+    "sightings.py": "redact", "known_tokens.py": "redact",
     "summarize.py": "interpret", "tracking.py": "interpret", "model.py": "interpret",
     "entries.py": "interpret", "events.py": "interpret", "sessions.py": "interpret", "redaction.py": "redact",
     # the modules of stages/interpret/
