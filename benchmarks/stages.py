@@ -85,6 +85,8 @@ def stage_of(function: Function) -> str | None:
             return "markdown"
         if inside[:1] == ("vault",):
             return "write (vault)"
+        if inside[:1] == ("search",):
+            return "search"
         if inside == ("html", "render.py"):
             if name in ("sanitize", "keep_links_inside", "keep_callback_errors"):
                 return "html: sanitising"
