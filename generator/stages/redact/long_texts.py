@@ -24,7 +24,7 @@ _JSON_BREAK = "\\\n"
 class LongTextRedaction:
     """The `Redactor`'s items and long texts, each redacted as `text` redacts a string."""
 
-    if TYPE_CHECKING:
+    if TYPE_CHECKING:  # what it uses of the `Redactor`, which defines them
         counts: Counter[str]
         record: Callable[[str, str], None] | None
 

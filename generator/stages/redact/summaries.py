@@ -22,7 +22,7 @@ DataclassT = TypeVar("DataclassT", bound="DataclassInstance")
 class SummaryRedaction:
     """The `Redactor`'s summaries: each field redacted as `text` redacts a string."""
 
-    if TYPE_CHECKING:
+    if TYPE_CHECKING:  # what it uses of the `Redactor`, which defines them
         @property
         def active(self) -> bool: ...
 
