@@ -28,8 +28,10 @@ Function = tuple[str, int, str]
 OUR_STAGES = {
     "discover.py": "read", "read.py": "read",
     "redact.py": "redact", "redactor.py": "redact", "homes.py": "redact", "own.py": "redact",
+    "entry_strings.py": "redact", "wrapped_tokens.py": "redact", "long_texts.py": "redact", "summaries.py": "redact",
     "names.py": "redact", "assignments.py": "redact", "forms.py": "redact", "scan.py": "redact",
     "entropy.py": "redact", "files.py": "redact", "providers.py": "redact", "prefilter.py": "redact",
+    "sightings.py": "redact", "known_tokens.py": "redact",
     "summarize.py": "interpret", "tracking.py": "interpret", "model.py": "interpret",
     "entries.py": "interpret", "events.py": "interpret", "sessions.py": "interpret", "redaction.py": "redact",
     # the modules of stages/interpret/
@@ -83,6 +85,8 @@ def stage_of(function: Function) -> str | None:
             return "markdown"
         if inside[:1] == ("vault",):
             return "write (vault)"
+        if inside[:1] == ("search",):
+            return "search"
         if inside == ("html", "render.py"):
             if name in ("sanitize", "keep_links_inside", "keep_callback_errors"):
                 return "html: sanitising"

@@ -13,16 +13,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "generator"
 MODULE_LINES = 600
 CLASS_LINES = 250
 
-LONG_MODULES = frozenset({
-    "render/search.py",
-    "stages/credentials/scan.py",
-    "stages/redact/redactor.py",
-})
+LONG_MODULES: frozenset[str] = frozenset()
 """Modules still over `MODULE_LINES`, by their path inside the package."""
-LONG_CLASSES = frozenset({
-    "render/html/pages.py::PageBuilder",
-    "stages/redact/redactor.py::Redactor",
-})
+LONG_CLASSES: frozenset[str] = frozenset()
 """Classes still over `CLASS_LINES`, as `path::Class` (a nested class as `Outer.Inner`)."""
 
 
@@ -77,7 +70,7 @@ def test_the_list_of_long_ones_only_shrinks():
     assert fixed == [], "under the limit now (or gone): take them off LONG_MODULES / LONG_CLASSES:\n" + "\n".join(fixed)
 
 
-def test_the_check_catches_a_long_module_and_a_long_class(tmp_path):
+def test_the_check_catches_a_long_module_and_a_long_class(tmp_path, monkeypatch):
     """The checks are only as good as the counting: a module grown past the limit and a class grown past
     its own (a decorated one, nested in another) are both found, and a listed module split up is noticed."""
     copy = tmp_path / "generator"
@@ -88,10 +81,11 @@ def test_the_check_catches_a_long_module_and_a_long_class(tmp_path):
     (copy / "core" / "nested.py").write_text(
         f"class Outer:\n    @staticmethod\n    def make() -> None: ...\n\n    @dataclass\n    class Inner:\n{body}",
         encoding="utf-8")
-    listed = sorted(LONG_MODULES)[:1]
-    for path in listed:
-        (copy / path).write_text("", encoding="utf-8")
+    # A module listed as long, then split up, is noticed.
+    listed = "stages/redact/redactor.py"
+    monkeypatch.setitem(globals(), "LONG_MODULES", LONG_MODULES | {listed})
+    (copy / listed).write_text("", encoding="utf-8")
     new, fixed = too_long(copy)
     assert new == ["core/grown.py: 601 lines (at most 600)", "core/nested.py::Outer: 256 lines (at most 250)",
                    "core/nested.py::Outer.Inner: 252 lines (at most 250)"]
-    assert fixed == [f"{path}: 0" for path in listed]
+    assert fixed == [f"{listed}: 0"]

@@ -72,6 +72,26 @@ def duration_of(total_seconds: float) -> str:
     return f"{hours} h {minutes:02d} min" if hours < 48 else f"{hours // 24} days"
 
 
+def session_facts(session: Session) -> dict[str, Any]:
+    """The facts a session page lists: when, how long, what it ran and spent."""
+    return {
+        "started": session.started,
+        "ended": session.ended,
+        "duration": duration(session.started, session.ended),
+        "prompts": session.prompt_count,
+        "tool_calls": session.tool_call_count,
+        "models": session.models,
+        "versions": session.versions,
+        "branch": session.git_branch,
+        "cwd": session.cwd,
+        "tokens_in": tokens_in(session.usage),
+        "tokens_out": session.usage.output_tokens,
+        "by_model": [(model, {"tokens_in": tokens_in(usage), "tokens_out": usage.output_tokens})
+                     for model, usage in session.usage_by_model.items()],
+        "active": duration_of(session.active_ms / 1000) if session.active_ms else "",
+    }
+
+
 def _linker(page: str) -> Callable[[str], str]:
     return lambda target: urls.relative(page, target)
 
@@ -302,25 +322,9 @@ class PageBuilder:
             {"url": place_url(item.anchor, number), "text": item.text, "time": item.timestamp, "number": index}
             for index, item in enumerate(session.outline, start=1) if total == 1 or item.page == number
         ]
-        facts = {
-            "started": session.started,
-            "ended": session.ended,
-            "duration": duration(session.started, session.ended),
-            "prompts": session.prompt_count,
-            "tool_calls": session.tool_call_count,
-            "models": session.models,
-            "versions": session.versions,
-            "branch": session.git_branch,
-            "cwd": session.cwd,
-            "tokens_in": tokens_in(session.usage),
-            "tokens_out": session.usage.output_tokens,
-            "by_model": [(model, {"tokens_in": tokens_in(usage), "tokens_out": usage.output_tokens})
-                         for model, usage in session.usage_by_model.items()],
-            "active": duration_of(session.active_ms / 1000) if session.active_ms else "",
-        }
         return {
             "session": session,
-            "facts": facts,
+            "facts": session_facts(session),
             "figures": figures.session_figures(session, place_url, project.path),
             "related": related,
             "chain": chain_strip,

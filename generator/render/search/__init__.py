@@ -29,6 +29,8 @@ a file's lines is the low `FINE_SHARD_BITS` bits of its shard hash, read backwar
 shards (a power of two), the terms of one shard are then one run of lines. Only the build reads these
 lists, so they are compressed (each block written is a gzip member of its own: gzip reads them as one
 stream).
+
+The words a text is indexed by are `words`'s; what a result shows of it, `excerpting`'s.
 """
 
 from __future__ import annotations
@@ -36,7 +38,6 @@ from __future__ import annotations
 import array
 import bisect
 import gzip
-import heapq
 import json
 import logging
 import operator
@@ -49,33 +50,24 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from ..core import urls
-from ..core.registry import Registry
-from ..core.text import plain
-from .markdown.blocks import Block, Code, Group, Prose
+from ...core import urls
+from ...core.registry import Registry
+from ...core.text import plain
+from ..markdown.blocks import Block, Code, Group, Prose
+from .excerpting import EXCERPT_CHARACTERS, excerpt, flat_excerpt
+from .words import EXCERPTED_CHARACTERS, SEARCHED_CHARACTERS, IndexedText, indexed, searched_part, terms
+
+__all__ = [
+    "BLOCK_LINE", "DOCUMENTS_PER_STORE", "EXCERPTED_CHARACTERS", "EXCERPT_CHARACTERS", "FILE_LINE", "INDEXERS", "KINDS",
+    "SEARCHED_CHARACTERS", "Document", "FileSearchRecorder", "IndexedText", "SearchIndexSize", "documents_of", "excerpt",
+    "indexed", "searched_part", "shard_of", "terms", "write_index",
+]
 
 log = logging.getLogger("sessionsite")
 
 KINDS = ("session", "prompt", "reply", "plan", "thinking", "command", "path", "code", "output")
 """What a document is, in the order results are ranked in (app.js ranks the first four above the rest);
 index.js holds a document's kind as its place here, one base-36 digit."""
-EXCERPT_CHARACTERS = 480
-"""Of each document's text, what its result can show: all of a short text; of a longer one its start and
-the places where words of trouble ("Error", "Traceback", "failed"...) and then its longest words first
-occur (an error, a name, a path: the words people search for), so that a snippet can show the words a
-query found."""
-EXCERPTED_CHARACTERS = 64_000
-"""Of each text, how much goes through the whole word pass (split into words in order, found again for
-the excerpt): its first 64,000 characters, cut at a space. Past that, a long text (a log, a dump, a
-generated file) was most of the search stage's time, for an excerpt that shows its start anyway."""
-SEARCHED_CHARACTERS = 1_000_000
-"""Of each text, how much is indexed: its words past `EXCERPTED_CHARACTERS` are found by a cheaper pass
-(each distinct run of non-spaces split once, so a log's repeated lines cost their first time), up to
-here; what lies past it (of a text of megabytes) is not found. app.js says so when a query finds
-nothing."""
-EXCERPT_START = 160
-EXCERPT_CONTEXT = 40
-"""Characters kept on each side of a word in an excerpt's windows."""
 DOCUMENTS_PER_STORE = 64
 """A session's documents are cut into stores of this many, so that showing a page of results loads a
 few of them, well under a megabyte."""
@@ -100,82 +92,12 @@ FILE_LINE = "\tfile\t"
 (its size in bytes, its line count, how many runs of lines of one fine shard), then each run's fine key and
 where it starts (`_packed`), then those lines; and a last line saying in JSON what the file brought: how
 many documents, their kinds, its project."""
-MAX_TERM_LENGTH = 32
-"""Longer runs of letters are hashes, base64 and the like: nobody searches for them by hand."""
-_WORD = re.compile(r"[^\W_]+")
-_ASCII_WORD_BYTES = bytes(byte if byte >= 128 or chr(byte).isalnum() else ord(" ") for byte in range(256))
-"""For `bytes.translate`: an ASCII byte that is no letter or digit (what `_WORD` splits at, `_` included) becomes
-a space; letters, digits and every byte of a wider character stay."""
-_TROUBLE = re.compile(r"error|exception|traceback|fail|fatal|panic|denied|warn|abort|refused|timeout|missing")
-_TROUBLE_WORDS = frozenset({"traceback", "error", "exception", "failed", "fatal", "panic", "warning"})
 _EMPHASIS = re.compile(r"(?<!\\)\*+")
 """Emphasis marks (asterisks; underscores are left alone, being far more often part of a name)."""
 _MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])|\\$", re.M)
 """A backslash before ASCII punctuation (how `escape` keeps typed text literal), or ending a line (a hard
 break): a reader sees the character, or nothing."""
 
-
-def terms(text: str) -> set[str]:
-    """The words of a text as the index keeps them: lower case, split at anything but a letter or a
-    digit (so `snake_case` is two words), two to 32 characters. app.js splits a query the same way."""
-    return _terms_of_lowered(text.lower())
-
-
-def _terms_of_lowered(lowered: str) -> set[str]:
-    # In C first: the text's UTF-8 bytes with every ASCII character that is no letter or digit made a space,
-    # split, each distinct run once. A run of ASCII is a word as it stands; only runs holding other
-    # characters (whose bytes are all 128 or more, so no character is cut) go through `_WORD`. The same
-    # words as `_WORD` over the whole text, in 60% of the time on the corpus: splitting every text into
-    # words was the largest part of the search stage.
-    words: set[str] = set()
-    wider: list[bytes] = []
-    for run in set(lowered.encode("utf-8", "surrogatepass").translate(_ASCII_WORD_BYTES).split()):
-        if not run.isascii():
-            wider.append(run)
-        elif 2 <= len(run) <= MAX_TERM_LENGTH:
-            words.add(run.decode("ascii"))
-    if wider:
-        words.update(word for word in _WORD.findall(b" ".join(wider).decode("utf-8", "surrogatepass"))
-                     if 2 <= len(word) <= MAX_TERM_LENGTH)
-    return words
-
-
-def searched_part(text: str, limit: int = SEARCHED_CHARACTERS) -> str:
-    """What the index holds of a text: all of it, or its first `limit` characters cut back to the last
-    whitespace, so that no word is cut in two (a word longer than the whole part is cut where it ends)."""
-    if len(text) <= limit:
-        return text
-    part = text[:limit + 1]
-    cut = max(part.rfind(" "), part.rfind("\n"), part.rfind("\t"))
-    return part[:cut] if cut > 0 else part[:limit]
-
-
-@dataclass(frozen=True, slots=True)
-class IndexedText:
-    """A text as the index takes it."""
-
-    flat: str
-    """The start of it that is excerpted (`EXCERPTED_CHARACTERS`), on one line."""
-    lowered: str
-    """`flat.lower()`."""
-    excerpted: set[str]
-    """The terms of `flat`."""
-    terms: set[str]
-    """The terms of all that is searched of the text (`SEARCHED_CHARACTERS`)."""
-    cut: bool
-    """Whether the text goes on past `flat`."""
-
-
-def indexed(text: str) -> IndexedText:
-    head = searched_part(text, EXCERPTED_CHARACTERS)
-    flat = " ".join(head.split())
-    lowered = flat.lower()
-    excerpted = _terms_of_lowered(lowered)
-    if len(head) == len(text):
-        return IndexedText(flat, lowered, excerpted, excerpted, cut=False)
-    rest = searched_part(text)[len(head):]
-    return IndexedText(flat, lowered, excerpted, excerpted | _terms_of_lowered(" ".join(set(rest.lower().split()))),
-                       cut=True)
 
 
 def shard_of(term: str, shards: int) -> int:
@@ -185,84 +107,6 @@ def shard_of(term: str, shards: int) -> int:
         value = (value * 31 + ord(character)) & 0xFFFFFFFF
     return value % shards
 
-
-def excerpt(text: str, words: set[str] | None = None) -> str:
-    """What a result can show of a text (`EXCERPT_CHARACTERS`): all of it on one line when it is short;
-    else its start and, words of trouble first and then the longest, a window around the first place
-    each occurs, in reading order, joined by " … ". `words`: the text's terms, when they are known."""
-    flat = " ".join(text.split())
-    lowered = flat.lower()
-    return _excerpt(flat, lowered, _terms_of_lowered(lowered) if words is None else words, more=False)
-
-
-def _excerpt(flat: str, lowered: str, words: set[str], more: bool) -> str:
-    """`excerpt` of a text already flattened to one line and lowercased (`lowered`, `flat.lower()`);
-    `more`: the text goes on past `flat`."""
-    if len(flat) <= EXCERPT_CHARACTERS and not more:
-        return flat
-    candidates = _telling_words(words)
-    spans = [(0, EXCERPT_START)]
-    budget = EXCERPT_CHARACTERS - EXCERPT_START
-    for word in candidates:
-        if budget < 2 * EXCERPT_CONTEXT:
-            break
-        start = lowered.find(word)
-        end = start + len(word)
-        if start < 0 or any(low <= start and end <= high for low, high in spans):
-            continue
-        low, high = max(0, start - EXCERPT_CONTEXT), min(len(flat), end + EXCERPT_CONTEXT)
-        # Whole words at the window's edges.
-        space = flat.find(" ", low, start) if low else -1
-        low = space + 1 if space >= 0 else low
-        space = flat.rfind(" ", end, high) if high < len(flat) else -1
-        window = (low, space if space >= 0 else high)
-        if window[1] - window[0] <= budget:
-            spans.append(window)
-            budget -= window[1] - window[0]
-    spans.sort()
-    merged = [list(spans[0])]
-    for low, high in spans[1:]:
-        if low <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], high)
-        else:
-            merged.append([low, high])
-    shown = " … ".join(flat[low:high].strip() for low, high in merged)
-    return shown + (" …" if more or merged[-1][1] < len(flat) else "")
-
-
-_MOST_WINDOWS = EXCERPT_CHARACTERS // EXCERPT_CONTEXT
-"""Only the first few dozen candidates can fit: no need to sort them all."""
-
-
-def _telling_words(words: set[str]) -> list[str]:
-    """The words an excerpt shows first: those naming trouble (`traceback`), then those holding such a
-    word (`valueerror`), then the longest; alike, in alphabetical order. Only the few that can fit."""
-    longer = [word for word in words if len(word) >= 3]
-    if len(longer) > _MOST_WINDOWS:
-        # The length the last one that can fit has; longer words than the rest are few, and only they
-        # are sorted (lengths are compared in C: most texts have hundreds of words).
-        shortest = heapq.nlargest(_MOST_WINDOWS, map(len, longer))[-1]
-        chosen = {word for word in longer if len(word) >= shortest}
-    else:
-        chosen = set(longer)
-    # Most texts name no trouble: then no word needs asking.
-    if _TROUBLE.search(" ".join(longer)) is not None:
-        chosen.update(word for word in longer if _TROUBLE.search(word))
-        return sorted(chosen, key=_trouble_first)[:_MOST_WINDOWS]
-    return sorted(chosen, key=_longest_first)[:_MOST_WINDOWS]
-
-
-def _longest_first(word: str) -> tuple[int, str]:
-    return -len(word), word
-
-
-def _trouble_first(word: str) -> tuple[int, int, str]:
-    return _trouble_rank(word), -len(word), word
-
-
-def _trouble_rank(word: str) -> int:
-    """0 for a word that names trouble (`Traceback`), 1 for one that holds such a word (`ValueError`), else 2."""
-    return 0 if word in _TROUBLE_WORDS else 1 if _TROUBLE.search(word) else 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,7 +239,7 @@ class FileSearchRecorder:
         page_number = self.pages.setdefault(page_path, len(self.pages))
         title_number = self.titles.setdefault(title, len(self.titles))
         words = text.terms
-        shown = "" if document.kind == "session" else _excerpt(text.flat, text.lowered, text.excerpted, text.cut)
+        shown = "" if document.kind == "session" else flat_excerpt(text.flat, text.lowered, text.excerpted, text.cut)
         self.rows.append([page_number, document.anchor, title_number, document.timestamp[:16], shown])
         self.kinds.append(_base36(KINDS.index(document.kind)))
         postings, number = self.postings, self.count
