@@ -1,4 +1,4 @@
-"""The archive's search: its index (generator/render/search.py) and the search box (app.js) in a real browser,
+"""The archive's search: its index (generator/render/search/) and the search box (app.js) in a real browser,
 from file:// (an unzipped archive) as well as over HTTP."""
 
 from __future__ import annotations
