@@ -240,36 +240,7 @@ def test_signature_only_thinking_leaves_a_marker(tmp_path):
     assert "not kept" in _markdown(out)
 
 
-# -- 7. Other backends: server_tool_use and tool_result inside an assistant message ----------------------
-
-def test_server_tool_use_and_its_result_in_the_assistant_message_are_paired(tmp_path):
-    reply = assistant(
-        {"type": "server_tool_use", "id": "call_00_srvsearch1", "name": "web_search",
-         "input": {"query": "tide tables leap year"}},
-        {"type": "tool_result", "tool_use_id": "call_00_srvsearch1",
-         "content": [text("NOAA: tide predictions account for leap years")]},
-        text("NOAA handles it."), model="deepseek-chat", version=NEW_VERSION)
-    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": chain(user("search it"), reply)})
-    page = _page(out)
-    card = page.select_one("details.tool[id='e-call_00_srvsearch1']")
-    assert card is not None and "tide tables leap year" in card.get_text()
-    assert "NOAA: tide predictions account for leap years" in card.get_text()
-    assert page.select_one(".unknown") is None
-    assert "NOAA: tide predictions account for leap years" in _markdown(out) and "part:" not in _markdown(out)
-    interpreted = interpret_entries(tmp_path / "again", chain(user("search it"), reply))
-    assert not [name for name in interpreted.unknown if name.startswith("part:")]
-
-
-def test_web_search_tool_result_parts_pair_too(tmp_path):
-    reply = assistant(
-        {"type": "server_tool_use", "id": "srvtoolu_01Search0001", "name": "web_search", "input": {"query": "tides"}},
-        {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01Search0001",
-         "content": [{"type": "web_search_result", "title": "Tides 101", "url": "https://example.org/tides"}]},
-        text("Found one."))
-    out = build_project(tmp_path, {f"{SESSION_ID}.jsonl": chain(user("search"), reply)})
-    card = _page(out).select_one("details.tool[id='e-srvtoolu_01Search0001']")
-    assert card is not None and "Tides 101" in card.get_text()
-    assert _page(out).select_one(".unknown") is None
+# -- 7. Other backends: server_tool_use and tool_result inside an assistant message: tests/fixtures/cases/tools.md
 
 
 # -- 8. A plan approved after the user edited it --------------------------------------------------------
