@@ -98,6 +98,8 @@ def write_cases(path: Path, cases: list[Case], outputs: dict[int, str]) -> None:
         break
     chunks = ["\n".join(header).rstrip("\n") + "\n\n" if header else ""]
     for case in cases:
+        if "." in outputs.get(case.line, "").split("\n"):
+            raise ValueError(f"{path}:{case.line}: the output of {case.title!r} holds a line '.', which would end it")
         chunks.append(f"{case.title}\n.\n{case.jsonl}\n.\n{outputs.get(case.line, case.expected)}\n.\n\n")
     path.write_text("".join(chunks).rstrip("\n") + "\n", encoding="utf-8")
 
