@@ -38,6 +38,9 @@ from typing import Any
 import pytest
 
 from generator.render.markdown import MarkdownOptions, SessionDocument
+from generator.render.markdown.tools import RENDERERS
+from generator.stages.interpret import (ASSISTANT_PART_HANDLERS, ENTRY_HANDLERS, SYSTEM_HANDLERS,
+                                       USER_PART_HANDLERS)
 
 from helpers import build_archive, write_jsonl
 from test_render_stages import MemoryOutput
@@ -197,3 +200,29 @@ def test_the_reader_names_the_file_and_line_of_an_unclosed_case(tmp_path: Path) 
     path.write_text("ok\n.\n{}\n.\nout\n.\n\nbroken\n.\n{}\n")
     with pytest.raises(ValueError, match=r"broken\.md:8: case 'broken' has no closing"):
         read_cases(path)
+
+
+def _in_cases() -> tuple[set[str], set[str], set[str], set[str]]:
+    """The tool names, entry types, system subtypes and message part types the cases hold."""
+    tools, types, subtypes, parts = set(), set(), set(), set()
+    for case in ALL_CASES:
+        for line in case.jsonl.split("\n"):
+            entry = json.loads(line) if line.strip() else {}
+            types.add(entry.get("type", ""))
+            if entry.get("type") == "system":
+                subtypes.add(entry.get("subtype", ""))
+            content = entry.get("message", {}).get("content")
+            for part in content if isinstance(content, list) else ():
+                parts.add(f"{entry['type']}:{part.get('type')}")
+                if part.get("type") in {"tool_use", "server_tool_use"}:
+                    tools.add(part["name"])
+    return tools, types, subtypes, parts
+
+
+def test_every_tool_renderer_entry_type_system_subtype_and_part_type_has_a_case() -> None:
+    tools, types, subtypes, parts = _in_cases()
+    assert sorted(set(RENDERERS) - tools) == []
+    assert sorted(set(ENTRY_HANDLERS) - types) == []
+    assert sorted(set(SYSTEM_HANDLERS) - subtypes) == []
+    handled = {f"user:{name}" for name in USER_PART_HANDLERS} | {f"assistant:{name}" for name in ASSISTANT_PART_HANDLERS}
+    assert sorted(handled - parts) == []
