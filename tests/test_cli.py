@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from generator import __version__
 from generator.cli import main
+from generator.config import BuildConfig, BuildReport
 
 from conftest import EXAMPLES
 
@@ -20,6 +21,21 @@ COMMANDS = sorted(main.commands)
 @pytest.fixture
 def runner() -> CliRunner:
     return CliRunner()
+
+
+@pytest.fixture
+def received(monkeypatch) -> list[BuildConfig]:
+    """The build (and the JSON export) replaced by one that keeps the config it was given: for what only
+    the options decide."""
+    configs: list[BuildConfig] = []
+
+    def build(config: BuildConfig, progress=None) -> BuildReport:
+        configs.append(config)
+        return BuildReport()
+
+    monkeypatch.setattr("generator.build.build", build)
+    monkeypatch.setattr("generator.json_export.export", build)
+    return configs
 
 
 def test_version(runner):
@@ -93,15 +109,14 @@ def test_no_input_and_no_claude_folder_says_so_in_one_line(runner, tmp_path, mon
     assert ".claude/projects" in message and "sessionsite build examples -o demo" in message
 
 
-def test_no_input_reads_the_claude_projects_folder(runner, tmp_path, monkeypatch):
-    projects = tmp_path / ".claude" / "projects" / "-home-x-app"
-    projects.mkdir(parents=True)
-    source = next(EXAMPLES.glob("*/5c12bdb1-*.jsonl"))
-    (projects / source.name).write_bytes(source.read_bytes())
+def test_no_input_reads_the_claude_projects_folder(runner, tmp_path, monkeypatch, received):
+    projects = tmp_path / ".claude" / "projects"
+    (projects / "-home-x-app").mkdir(parents=True)
     monkeypatch.setenv("HOME", str(tmp_path))
     result = runner.invoke(main, ["build", "-o", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "out" / "projects" / "home-x-app" / source.with_suffix(".html").name).is_file()
+    (config,) = received
+    assert config.inputs == (projects,) and config.output == tmp_path / "out"
 
 
 def test_usage_errors_exit_2(runner, tmp_path):
@@ -148,15 +163,13 @@ def test_diagnostics_name_file_and_line_on_stderr(runner, tmp_path):
     assert "7296ccd2-c393-48c2-a896-d22e0099834f.jsonl:23: truncated last line" in result.output
 
 
-def test_show_hidden_reveals_what_is_hidden_by_default(runner, tmp_path):
-    source = next(EXAMPLES.glob("*/5c12bdb1-*.jsonl"))
-    plain, audit = tmp_path / "plain", tmp_path / "audit"
-    assert runner.invoke(main, ["markdown", str(source), "-o", str(plain)]).exit_code == 0
-    assert runner.invoke(main, ["markdown", str(source), "-o", str(audit), "--show-hidden"]).exit_code == 0
-    plain_text = next(plain.rglob("*.md")).read_text(encoding="utf-8")
-    audit_text = next(audit.rglob("*.md")).read_text(encoding="utf-8")
-    assert "local-command-caveat" not in plain_text
-    assert "local-command-caveat" in audit_text
+@pytest.mark.parametrize("command", ["build", "markdown", "json"])
+def test_show_hidden_reaches_the_build_only_when_given(runner, tmp_path, received, command):
+    # What --show-hidden reveals is tested on a build: test_realclient's hook and task-list tests.
+    for flags in ([], ["--show-hidden"]):
+        result = runner.invoke(main, [command, str(EXAMPLES), "-o", str(tmp_path / "out"), "--no-vault", *flags])
+        assert result.exit_code == 0, result.output
+    assert [config.show_hidden for config in received] == [False, True]
 
 
 @pytest.mark.parametrize("where", ["in-a-missing-folder", "under-a-file"])

@@ -10,6 +10,7 @@ from bs4 import BeautifulSoup
 from click.testing import CliRunner
 
 from generator.cli import main
+from generator.config import BuildConfig, BuildReport
 
 from conftest import EXAMPLES
 
@@ -20,6 +21,19 @@ LEDGER = "-Users-grace-work-ledger-api"
 def folder(tmp_path: Path, monkeypatch) -> Path:
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+@pytest.fixture
+def received(monkeypatch) -> list[BuildConfig]:
+    """The build replaced by one that keeps the config it was given: for what only the options decide."""
+    configs: list[BuildConfig] = []
+
+    def build(config: BuildConfig, progress=None) -> BuildReport:
+        configs.append(config)
+        return BuildReport()
+
+    monkeypatch.setattr("generator.build.build", build)
+    return configs
 
 
 def run(*arguments: str):
@@ -54,7 +68,7 @@ def test_build_with_no_flags_does_what_the_config_says(folder):
     assert "grace" not in every_text.lower()
 
 
-def test_pyproject_table_is_found_and_paths_are_relative_to_it(folder):
+def test_pyproject_table_is_found_and_paths_are_relative_to_it(folder, received):
     write(folder / "pyproject.toml", '[project]\nname = "x"\n\n[tool.sessionsite]\ninputs = ["sessions"]\n'
                                      'output = "site"\n')
     (folder / "sessions").symlink_to(EXAMPLES / LEDGER, target_is_directory=True)
@@ -63,7 +77,8 @@ def test_pyproject_table_is_found_and_paths_are_relative_to_it(folder):
     result = CliRunner().invoke(main, ["markdown", "--config-file", str(folder / "pyproject.toml"), "--no-vault",
                                        "-j", "1", "-q"])
     assert result.exit_code == 0, result.output
-    assert list((folder / "site" / "projects").iterdir())
+    (config,) = received
+    assert config.inputs == (folder / "sessions",) and config.output == folder / "site" and config.markdown_only
 
 
 def test_a_pyproject_without_the_table_is_not_a_config(folder):
@@ -73,14 +88,14 @@ def test_a_pyproject_without_the_table_is_not_a_config(folder):
     assert "Missing option '-o'" in result.output
 
 
-def test_flags_override_the_config(folder):
+def test_flags_override_the_config(folder, received):
     write(folder / "sessionsite.toml", CONFIG)
     result = run("build", "-o", "other", "--title", "Flag title", "--project", "tidewatch", "--no-vault", "-j", "1")
     assert result.exit_code == 0, result.output
-    assert not (folder / "public").exists()
-    index = BeautifulSoup((folder / "other" / "index.html").read_text(encoding="utf-8"), "html.parser")
-    assert index.h1.get_text() == "Flag title"
-    assert [p.name for p in (folder / "other" / "projects").iterdir()] == ["home-ada-src-tidewatch"]
+    (config,) = received
+    assert config.output == Path("other") and config.title == "Flag title"
+    assert config.selection.projects == ("tidewatch",)
+    assert config.inputs == (EXAMPLES,) and config.own_redaction.words == ("grace",)  # what no flag overrides
 
 
 @pytest.mark.parametrize("text, said", [

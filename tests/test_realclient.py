@@ -296,7 +296,6 @@ def test_harmless_new_fields_are_not_reported_as_unknown(tmp_path):
 # -- the real CLI, end to end -----------------------------------------------------------------------------
 
 
-
 @pytest.fixture(scope="module")
 def real_claude(tmp_path_factory) -> Path:
     """The pinned Claude Code, installed from a pre-filled npm cache (no network)."""
@@ -441,30 +440,6 @@ def _calls_log(tmp_path: Path, calls: list[tuple[str, dict, str]]) -> Path:
     return write_jsonl(tmp_path / "p" / "-home-ada-tidewatch" / "s.jsonl", entries)
 
 
-def test_team_schedule_and_workflow_tools_read_as_cards_not_json(tmp_path):
-    log = _calls_log(tmp_path, [
-        ("SendMessage", {"to": "harbour-master", "summary": "Berth change", "message": "Move the *Gull* to berth 4."},
-         "Message sent to harbour-master"),
-        ("SendMessage", {"recipient": "pilot", "content": "Board at the Gurnard buoy.", "type": "message"}, "sent"),
-        ("Workflow", {"title": "Nightly tides", "description": "Refresh the tables.", "script": "run('refresh')",
-                      "args": {"port": "Penzance"}}, "Workflow run wf_1 finished"),
-        ("ScheduleWakeup", {"delaySeconds": 1800, "reason": "wait for the next tide", "prompt": "Check again"}, "ok"),
-        ("TaskStop", {"task_id": "bu54fku9t"}, "Stopped"),
-        ("CronDelete", {"id": "f1b34d79"}, "Deleted f1b34d79"),
-        ("PowerShell", {"command": "Get-ChildItem tides", "description": "List the tides folder"}, "tides.py"),
-        ("ExitWorktree", {"action": "keep"}, "Kept the worktree"),
-    ])
-    site = tmp_path / "site"
-    build(BuildConfig(inputs=(log.parent,), output=site))
-    page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
-    for shown in ("Message to harbour-master Berth change", "Move the Gull to berth 4.", "Message to pilot",
-                  "Board at the Gurnard buoy.", "Workflow Nightly tides", "Refresh the tables.", "run('refresh')",
-                  "Wake-up in 1,800 s, wait for the next tide", "Check again", "Stop task bu54fku9t",
-                  "CronDelete f1b34d79", "PowerShell Get-ChildItem tides", "Leave worktree keep"):
-        assert shown in page, shown
-    assert '"to":' not in page and '"recipient":' not in page and '"delaySeconds":' not in page
-
-
 def test_a_title_given_with_rename_is_the_session_s_title(built):
     site, _ = built["continue-resume"]
     pages = [p.read_text(encoding="utf-8") for p in session_pages(site)]
@@ -538,25 +513,6 @@ def test_a_refused_todo_list_says_why(built):
     site, _ = built["tools"]
     page = " ".join(visible_text(p.read_text(encoding="utf-8")) for p in session_pages(site))
     assert "TodoWrite is disabled for this session" in page
-
-
-def test_titles_and_a_pull_request_from_today_s_entries(tmp_path):
-    entries = [*_conversation(),
-               _envelope("ai-title", aiTitle="High water questions"),
-               _envelope("pr-link", prNumber=42, prUrl="https://github.com/ada/tidewatch/pull/42",
-                         prRepository="ada/tidewatch")]
-    log = write_jsonl(tmp_path / "p" / "-home-ada-tidewatch" / "s.jsonl", entries)
-    site = tmp_path / "site"
-    report = build(BuildConfig(inputs=(log.parent,), output=site))
-    assert not report.unknown
-    html = "".join(p.read_text(encoding="utf-8") for p in session_pages(site))
-    assert "<title>High water questions" in html
-    assert "Pull request #42: https://github.com/ada/tidewatch/pull/42" in visible_text(html)
-    named = write_jsonl(tmp_path / "q" / "-home-ada-tidewatch" / "s.jsonl",
-                        [*entries, _envelope("custom-title", customTitle="Tide table review")])
-    build(BuildConfig(inputs=(named.parent,), output=tmp_path / "named"))
-    html = "".join(p.read_text(encoding="utf-8") for p in session_pages(tmp_path / "named"))
-    assert "<title>Tide table review" in html
 
 
 def test_a_background_agent_s_launch_shows_no_instructions_meant_for_the_model(built):
