@@ -197,3 +197,33 @@ def test_large_shapes_render_the_same_or_go_to_markdown_it():
     differing, taken = differences(texts)
     assert differing == []
     assert taken > 0
+
+
+LINKABLE = ["//", "@", "www.", "WWW.", "wWw.", "Www.", "](", "][", "http://x.y", "HTTPS://X.Y/Z", "MAILTO:A@B.CO",
+            "A@B.CO", "WWW.EXAMPLE.COM", "[a](b)", "[A][B]", "//HOST/PATH"]
+
+
+def test_what_linkify_or_a_link_may_take_is_found_at_either_end_in_any_case_and_beside_code():
+    texts = []
+    for found in LINKABLE:
+        half = len(found) // 2
+        texts += [found, f"{found} after", f"before {found}", f"before\n\n{found}", f"{found}\n\nafter",
+                  f"`{found}`", f"`x`{found}", f"{found}`x`", f"{found[:half]}`x`{found[half:]}",
+                  f"- {found}", f"> {found}", f"| {found} |\n|---|", f"*{found}*", f"```\n{found}\n```\n\n{found}"]
+    differing, taken = differences(texts)
+    assert differing == []
+    assert taken > 0
+    for text in ["WWW.EXAMPLE.COM", "see HTTP://EXAMPLE.COM", "MAIL A@B.CO", "x [A](B)", "[A][B]", "wWw.example.org"]:
+        assert fast(text) is None, text
+
+
+def test_the_linkable_check_finds_all_that_a_case_blind_pattern_finds():
+    """Against the pattern it stands for: the check may find more, never less."""
+    import re
+    pattern = re.compile(r"//|@|www\.|\]\(|\]\[", re.IGNORECASE)
+    alphabet = ["w", "W", ".", "/", "@", "]", "(", "[", "\u212a", "\u0130", "\u017f", "x", " "]
+    for length in range(1, 5):
+        for letters in itertools.product(alphabet, repeat=length):
+            text = "".join(letters)
+            if pattern.search(text):
+                assert fast_prose._may_be_linked(text), text
