@@ -227,3 +227,15 @@ def test_the_linkable_check_finds_all_that_a_case_blind_pattern_finds():
             text = "".join(letters)
             if pattern.search(text):
                 assert fast_prose._may_be_linked(text), text
+
+
+def test_task_items_strikethrough_and_unusual_spaces_go_to_markdown_it_wherever_they_stand():
+    for box in ["[ ]", "[x]", "[X]"]:
+        for text in [f"- {box} a", f"* {box}", f"+\t{box} b", f"1. {box} c", f"12) {box}", f"> - {box} q",
+                     f"- > {box}", f"intro\n- {box} later", f"- a\n  - {box} nested", f"{box} at the start"]:
+            assert fast(text) is None, text
+    for text in ["a ~~b~~", "~~~\ncode\n~~~", "x\u00a0y", "\ufeffbom", "a\u2028b", "a\u3000b", "a\x0bb"]:
+        assert fast(text) is None, text
+    # A box elsewhere than an item's start is only text, and the two parsers agree on it.
+    differing, taken = differences(["see a [x] b", "a - [ ] b", "[x]y", "`- [ ]`", "- a [X]", "x [ ]\n[ ] y"])
+    assert differing == [] and taken > 0

@@ -48,15 +48,18 @@ _OPTIONS: Final = (0 if cmarkgfm is None else
                    | _FULL_INFO_STRING)
 _EXTENSIONS: Final = ["table"]
 
-_BEFORE: Final = re.compile(
-    r"~~"  # strikethrough (markdown-it's rules and cmark-gfm's differ at the edges) and ~~~ fences
-    r"|(?m:^[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t>]*)*\[[ xX]\])"  # a task list item
+_STRUCK: Final = "~~"
+"""Strikethrough (markdown-it's rules and cmark-gfm's differ at the edges) and ~~~ fences."""
+_TASK_ITEM: Final = re.compile(r"(?m:^[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t>]*)*\[[ xX]\])")
+_TASK_BOXES: Final = ("[ ]", "[x]", "[X]")
+"""What every task list item holds: the pattern, tried at each line's start, runs only on texts with one."""
+_SPACE_BEYOND_ASCII: Final = re.compile(
     # Whitespace beyond ASCII's space, tab and line breaks: markdown-it-py strips a paragraph, a heading or
     # a cell with Python's str.strip, which takes these too (a leading no-break space), cmark-gfm does not;
     # and a byte-order mark, which cmark-gfm drops at the start.
-    "|[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
+    "[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
 )
-_AFTER: Final = re.compile(r"<a |<img |<!-- raw HTML omitted -->")
+_AFTER: Final = ("<a ", "<img ", "<!-- raw HTML omitted -->")
 _TAG_START: Final = re.compile(r"<[A-Za-z/!?]")
 """What starts raw HTML or an autolink; an entity (`&lt;`, as the markdown stage escapes `<`) never does."""
 _TAG_START_SHOWN: Final = re.compile(r"&lt;[A-Za-z/!?]")
@@ -66,6 +69,8 @@ _PRE: Final = re.compile(
     r'<pre data-sourcepos="(\d+):(\d+)-(\d+):\d+"><code(?: class="language-([^"]*)")?(?: data-meta="([^"]*)")?>'
     r"(.*?)</code></pre>\n", re.DOTALL)
 _ALIGNMENT: Final = re.compile(r'<(th|td) style="text-align: (left|center|right)">')
+_ALIGNED: Final = ' style="text-align: '
+"""What every match of `_ALIGNMENT` holds."""
 _FENCE_START: Final = re.compile(rb"`{3,}|~{3,}")
 _LIST_ITEM_OR_BREAK: Final = re.compile(r'<(li|hr) data-sourcepos="(\d+):(\d+)-')
 _LINE_BREAK: Final = re.compile(rb"\r\n?|\n")
@@ -84,15 +89,17 @@ def render(text: str, highlight: Highlighter, code_blocks: list[str], placeholde
     """The HTML markdown-it-py (`render.markdown_parser`) writes for `text` with this environment, or None
     when the text must go to markdown-it-py. Each fenced code block's highlighting is appended to
     `code_blocks` and a paragraph `<p>{placeholder}{number}{end}</p>` takes its place."""
-    if cmarkgfm is None or _BEFORE.search(text):
+    if cmarkgfm is None or _STRUCK in text or _SPACE_BEYOND_ASCII.search(text) or (
+            any(box in text for box in _TASK_BOXES) and _TASK_ITEM.search(text)):
         return None
     markup: str = cmarkgfm.markdown_to_html_with_extensions(text, _OPTIONS, _EXTENSIONS)
-    if _AFTER.search(markup) or markup.count("]:") != text.count("]:"):
+    if any(made in markup for made in _AFTER) or markup.count("]:") != text.count("]:"):
         return None  # a link, an image, raw HTML, or a link reference definition cmark-gfm took
     # Removing code can join what is on either side of it (`/<code>x</code>/`), so the text outside code is
     # looked at apart, and skipped only where there is no code to remove.
     outside_code = _CODE.sub("", markup) if "<code" in markup else markup
-    if _may_be_linked(outside_code) or _TAG_START.search(text) and _TAG_START_SHOWN.search(outside_code):
+    if _may_be_linked(outside_code) or ("<" in text and _TAG_START.search(text)
+                                        and _TAG_START_SHOWN.search(outside_code)):
         return None
     if sum(map(markup.count, _NESTING_OPENERS)) >= _NESTING_SUSPECT and _too_deep(markup):
         return None
@@ -126,9 +133,11 @@ def render(text: str, highlight: Highlighter, code_blocks: list[str], placeholde
         found.append(f"<p>{placeholder}{len(code_blocks) + len(highlighted) - 1}{end}</p>\n")
     found.append(_SOURCEPOS.sub("", markup[position:]))
     code_blocks.extend(highlighted)
+    markup = "".join(found)
+    if _ALIGNED in markup:
+        markup = _ALIGNMENT.sub(r'<\1 class="align-\2">', markup)
     # An empty quote: markdown-it-py writes it on one line.
-    return _ALIGNMENT.sub(r'<\1 class="align-\2">', "".join(found)).replace("<blockquote>\n</blockquote>",
-                                                                         "<blockquote></blockquote>")
+    return markup.replace("<blockquote>\n</blockquote>", "<blockquote></blockquote>")
 
 
 def _may_be_linked(markup: str) -> bool:
