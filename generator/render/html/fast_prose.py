@@ -104,7 +104,7 @@ def render(text: str, highlight: Highlighter, code_blocks: list[str], placeholde
     if sum(map(markup.count, _NESTING_OPENERS)) >= _NESTING_SUSPECT and _too_deep(markup):
         return None
     lines: list[bytes] | None = None
-    if ("*" in text or "_" in text) and not _emphasis_accounted_for(text, markup, lines := _lines(text)):
+    if ("*" in text or "_" in text) and not _emphasis_accounted_for(text, markup):
         return None
     found: list[str] = []
     highlighted: list[str] = []
@@ -154,7 +154,7 @@ def _lines(text: str) -> list[bytes]:
     return _LINE_BREAK.split(text.replace("\0", "\ufffd").encode("utf-8"))
 
 
-def _emphasis_accounted_for(text: str, markup: str, lines: list[bytes]) -> bool:
+def _emphasis_accounted_for(text: str, markup: str) -> bool:
     """Whether every `*` and `_` of the text is in cmark-gfm's HTML, or was taken by emphasis (one at each
     end of `<em>`, two of `<strong>`), a list item's bullet or a thematic break. cmark-gfm drops strong
     emphasis inside strong emphasis (`**a **b** c**` is one `<strong>`), which markdown-it-py nests as
@@ -163,6 +163,7 @@ def _emphasis_accounted_for(text: str, markup: str, lines: list[bytes]) -> bool:
     taken = 2 * markup.count("<em>") + 4 * markup.count("<strong>")
     if vanished == taken:
         return True
+    lines = _lines(text)  # only here: most texts with marks are settled by the count alone
     for kind, line, column in _LIST_ITEM_OR_BREAK.findall(markup):
         source = lines[int(line) - 1] if int(line) <= len(lines) else b""
         if kind == "li":
