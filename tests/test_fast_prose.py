@@ -7,8 +7,10 @@ with before the fast path existed."""
 
 from __future__ import annotations
 
+import html
 import itertools
 import logging
+import re
 from pathlib import Path
 
 import pytest
@@ -219,7 +221,6 @@ def test_what_linkify_or_a_link_may_take_is_found_at_either_end_in_any_case_and_
 
 def test_the_linkable_check_finds_all_that_a_case_blind_pattern_finds():
     """Against the pattern it stands for: the check may find more, never less."""
-    import re
     pattern = re.compile(r"//|@|www\.|\]\(|\]\[", re.IGNORECASE)
     alphabet = ["w", "W", ".", "/", "@", "]", "(", "[", "\u212a", "\u0130", "\u017f", "x", " "]
     for length in range(1, 5):
@@ -239,3 +240,17 @@ def test_task_items_strikethrough_and_unusual_spaces_go_to_markdown_it_wherever_
     # A box elsewhere than an item's start is only text, and the two parsers agree on it.
     differing, taken = differences(["see a [x] b", "a - [ ] b", "[x]y", "`- [ ]`", "- a [X]", "x [ ]\n[ ] y"])
     assert differing == [] and taken > 0
+
+
+def test_text_that_spells_a_source_position_keeps_it():
+    """cmark-gfm's source positions are taken out of its HTML; the same words typed in a text stay."""
+    forged = ' data-sourcepos="1:1-1:9"'
+    texts = [forged, f"a{forged}b", f"`{forged}`", f"```py{forged}\n{forged}\n```", f"    {forged}",
+             f"| {forged} |\n|:-:|\n| x |", f"- {forged}", f"> {forged}", f"# {forged}", prose(forged)]
+    differing, taken = differences(texts)
+    assert differing == [] and taken > 0
+    for text in texts:
+        found = fast(text)
+        if found is not None:
+            shown = html.unescape(re.sub(r"<[^>]*>", "", found[0] + "".join(found[1])))
+            assert 'data-sourcepos="1:1-1:9"' in shown, text

@@ -51,20 +51,18 @@ _EXTENSIONS: Final = ["table"]
 _STRUCK: Final = "~~"
 """Strikethrough (markdown-it's rules and cmark-gfm's differ at the edges) and ~~~ fences."""
 _TASK_ITEM: Final = re.compile(r"(?m:^[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t>]*)*\[[ xX]\])")
-_TASK_BOXES: Final = ("[ ]", "[x]", "[X]")
-"""What every task list item holds: the pattern, tried at each line's start, runs only on texts with one."""
 _SPACE_BEYOND_ASCII: Final = re.compile(
     # Whitespace beyond ASCII's space, tab and line breaks: markdown-it-py strips a paragraph, a heading or
     # a cell with Python's str.strip, which takes these too (a leading no-break space), cmark-gfm does not;
     # and a byte-order mark, which cmark-gfm drops at the start.
     "[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
 )
-_AFTER: Final = ("<a ", "<img ", "<!-- raw HTML omitted -->")
 _TAG_START: Final = re.compile(r"<[A-Za-z/!?]")
 """What starts raw HTML or an autolink; an entity (`&lt;`, as the markdown stage escapes `<`) never does."""
 _TAG_START_SHOWN: Final = re.compile(r"&lt;[A-Za-z/!?]")
 _CODE: Final = re.compile(r"<code[ >].*?</code>", re.DOTALL)
-_SOURCEPOS: Final = re.compile(r' data-sourcepos="(\d+):(\d+)-\d+:\d+"')
+_SOURCEPOS: Final = re.compile(r' data-sourcepos="[^"]*"')
+"""cmark-gfm's source positions, which it writes in no other place: a `"` of the text is `&quot;` there."""
 _PRE: Final = re.compile(
     r'<pre data-sourcepos="(\d+):(\d+)-(\d+):\d+"><code(?: class="language-([^"]*)")?(?: data-meta="([^"]*)")?>'
     r"(.*?)</code></pre>\n", re.DOTALL)
@@ -90,10 +88,12 @@ def render(text: str, highlight: Highlighter, code_blocks: list[str], placeholde
     when the text must go to markdown-it-py. Each fenced code block's highlighting is appended to
     `code_blocks` and a paragraph `<p>{placeholder}{number}{end}</p>` takes its place."""
     if cmarkgfm is None or _STRUCK in text or _SPACE_BEYOND_ASCII.search(text) or (
-            any(box in text for box in _TASK_BOXES) and _TASK_ITEM.search(text)):
+            # Every task list item holds a box: the pattern, tried at each line's start, runs only then.
+            ("[ ]" in text or "[x]" in text or "[X]" in text) and _TASK_ITEM.search(text)):
         return None
     markup: str = cmarkgfm.markdown_to_html_with_extensions(text, _OPTIONS, _EXTENSIONS)
-    if any(made in markup for made in _AFTER) or markup.count("]:") != text.count("]:"):
+    if ("<a " in markup or "<img " in markup or "<!-- raw HTML omitted -->" in markup
+            or markup.count("]:") != text.count("]:")):
         return None  # a link, an image, raw HTML, or a link reference definition cmark-gfm took
     # Removing code can join what is on either side of it (`/<code>x</code>/`), so the text outside code is
     # looked at apart, and skipped only where there is no code to remove.
