@@ -7,8 +7,10 @@ with before the fast path existed."""
 
 from __future__ import annotations
 
+import html
 import itertools
 import logging
+import re
 from pathlib import Path
 
 import pytest
@@ -197,3 +199,58 @@ def test_large_shapes_render_the_same_or_go_to_markdown_it():
     differing, taken = differences(texts)
     assert differing == []
     assert taken > 0
+
+
+LINKABLE = ["//", "@", "www.", "WWW.", "wWw.", "Www.", "](", "][", "http://x.y", "HTTPS://X.Y/Z", "MAILTO:A@B.CO",
+            "A@B.CO", "WWW.EXAMPLE.COM", "[a](b)", "[A][B]", "//HOST/PATH"]
+
+
+def test_what_linkify_or_a_link_may_take_is_found_at_either_end_in_any_case_and_beside_code():
+    texts = []
+    for found in LINKABLE:
+        half = len(found) // 2
+        texts += [found, f"{found} after", f"before {found}", f"before\n\n{found}", f"{found}\n\nafter",
+                  f"`{found}`", f"`x`{found}", f"{found}`x`", f"{found[:half]}`x`{found[half:]}",
+                  f"- {found}", f"> {found}", f"| {found} |\n|---|", f"*{found}*", f"```\n{found}\n```\n\n{found}"]
+    differing, taken = differences(texts)
+    assert differing == []
+    assert taken > 0
+    for text in ["WWW.EXAMPLE.COM", "see HTTP://EXAMPLE.COM", "MAIL A@B.CO", "x [A](B)", "[A][B]", "wWw.example.org"]:
+        assert fast(text) is None, text
+
+
+def test_the_linkable_check_finds_all_that_a_case_blind_pattern_finds():
+    """Against the pattern it stands for: the check may find more, never less."""
+    pattern = re.compile(r"//|@|www\.|\]\(|\]\[", re.IGNORECASE)
+    alphabet = ["w", "W", ".", "/", "@", "]", "(", "[", "\u212a", "\u0130", "\u017f", "x", " "]
+    for length in range(1, 5):
+        for letters in itertools.product(alphabet, repeat=length):
+            text = "".join(letters)
+            if pattern.search(text):
+                assert fast_prose._may_be_linked(text), text
+
+
+def test_task_items_strikethrough_and_unusual_spaces_go_to_markdown_it_wherever_they_stand():
+    for box in ["[ ]", "[x]", "[X]"]:
+        for text in [f"- {box} a", f"* {box}", f"+\t{box} b", f"1. {box} c", f"12) {box}", f"> - {box} q",
+                     f"- > {box}", f"intro\n- {box} later", f"- a\n  - {box} nested", f"{box} at the start"]:
+            assert fast(text) is None, text
+    for text in ["a ~~b~~", "~~~\ncode\n~~~", "x\u00a0y", "\ufeffbom", "a\u2028b", "a\u3000b", "a\x0bb"]:
+        assert fast(text) is None, text
+    # A box elsewhere than an item's start is only text, and the two parsers agree on it.
+    differing, taken = differences(["see a [x] b", "a - [ ] b", "[x]y", "`- [ ]`", "- a [X]", "x [ ]\n[ ] y"])
+    assert differing == [] and taken > 0
+
+
+def test_text_that_spells_a_source_position_keeps_it():
+    """cmark-gfm's source positions are taken out of its HTML; the same words typed in a text stay."""
+    forged = ' data-sourcepos="1:1-1:9"'
+    texts = [forged, f"a{forged}b", f"`{forged}`", f"```py{forged}\n{forged}\n```", f"    {forged}",
+             f"| {forged} |\n|:-:|\n| x |", f"- {forged}", f"> {forged}", f"# {forged}", prose(forged)]
+    differing, taken = differences(texts)
+    assert differing == [] and taken > 0
+    for text in texts:
+        found = fast(text)
+        if found is not None:
+            shown = html.unescape(re.sub(r"<[^>]*>", "", found[0] + "".join(found[1])))
+            assert 'data-sourcepos="1:1-1:9"' in shown, text

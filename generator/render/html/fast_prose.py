@@ -48,28 +48,27 @@ _OPTIONS: Final = (0 if cmarkgfm is None else
                    | _FULL_INFO_STRING)
 _EXTENSIONS: Final = ["table"]
 
-_BEFORE: Final = re.compile(
-    r"~~"  # strikethrough (markdown-it's rules and cmark-gfm's differ at the edges) and ~~~ fences
-    r"|(?m:^[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t>]*)*\[[ xX]\])"  # a task list item
+_STRUCK: Final = "~~"
+"""Strikethrough (markdown-it's rules and cmark-gfm's differ at the edges) and ~~~ fences."""
+_TASK_ITEM: Final = re.compile(r"(?m:^[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t>]*)*\[[ xX]\])")
+_SPACE_BEYOND_ASCII: Final = re.compile(
     # Whitespace beyond ASCII's space, tab and line breaks: markdown-it-py strips a paragraph, a heading or
     # a cell with Python's str.strip, which takes these too (a leading no-break space), cmark-gfm does not;
     # and a byte-order mark, which cmark-gfm drops at the start.
-    "|[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
+    "[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
 )
-_AFTER: Final = re.compile(r"<a |<img |<!-- raw HTML omitted -->")
-_OUTSIDE_CODE: Final = re.compile(
-    r"//|@|www\."  # what markdown-it's linkify may make a link of
-    r"|\]\(|\]\["  # a link or an image cmark-gfm did not make (the other one may have)
-    , re.IGNORECASE)
 _TAG_START: Final = re.compile(r"<[A-Za-z/!?]")
 """What starts raw HTML or an autolink; an entity (`&lt;`, as the markdown stage escapes `<`) never does."""
 _TAG_START_SHOWN: Final = re.compile(r"&lt;[A-Za-z/!?]")
 _CODE: Final = re.compile(r"<code[ >].*?</code>", re.DOTALL)
-_SOURCEPOS: Final = re.compile(r' data-sourcepos="(\d+):(\d+)-\d+:\d+"')
+_SOURCEPOS: Final = re.compile(r' data-sourcepos="[^"]*"')
+"""cmark-gfm's source positions, which it writes in no other place: a `"` of the text is `&quot;` there."""
 _PRE: Final = re.compile(
     r'<pre data-sourcepos="(\d+):(\d+)-(\d+):\d+"><code(?: class="language-([^"]*)")?(?: data-meta="([^"]*)")?>'
     r"(.*?)</code></pre>\n", re.DOTALL)
 _ALIGNMENT: Final = re.compile(r'<(th|td) style="text-align: (left|center|right)">')
+_ALIGNED: Final = ' style="text-align: '
+"""What every match of `_ALIGNMENT` holds."""
 _FENCE_START: Final = re.compile(rb"`{3,}|~{3,}")
 _LIST_ITEM_OR_BREAK: Final = re.compile(r'<(li|hr) data-sourcepos="(\d+):(\d+)-')
 _LINE_BREAK: Final = re.compile(rb"\r\n?|\n")
@@ -88,18 +87,24 @@ def render(text: str, highlight: Highlighter, code_blocks: list[str], placeholde
     """The HTML markdown-it-py (`render.markdown_parser`) writes for `text` with this environment, or None
     when the text must go to markdown-it-py. Each fenced code block's highlighting is appended to
     `code_blocks` and a paragraph `<p>{placeholder}{number}{end}</p>` takes its place."""
-    if cmarkgfm is None or _BEFORE.search(text):
+    if cmarkgfm is None or _STRUCK in text or _SPACE_BEYOND_ASCII.search(text) or (
+            # Every task list item holds a box: the pattern, tried at each line's start, runs only then.
+            ("[ ]" in text or "[x]" in text or "[X]" in text) and _TASK_ITEM.search(text)):
         return None
     markup: str = cmarkgfm.markdown_to_html_with_extensions(text, _OPTIONS, _EXTENSIONS)
-    if _AFTER.search(markup) or markup.count("]:") != text.count("]:"):
+    if ("<a " in markup or "<img " in markup or "<!-- raw HTML omitted -->" in markup
+            or markup.count("]:") != text.count("]:")):
         return None  # a link, an image, raw HTML, or a link reference definition cmark-gfm took
-    outside_code = _CODE.sub("", markup)
-    if _OUTSIDE_CODE.search(outside_code) or _TAG_START.search(text) and _TAG_START_SHOWN.search(outside_code):
+    # Removing code can join what is on either side of it (`/<code>x</code>/`), so the text outside code is
+    # looked at apart, and skipped only where there is no code to remove.
+    outside_code = _CODE.sub("", markup) if "<code" in markup else markup
+    if _may_be_linked(outside_code) or ("<" in text and _TAG_START.search(text)
+                                        and _TAG_START_SHOWN.search(outside_code)):
         return None
     if sum(map(markup.count, _NESTING_OPENERS)) >= _NESTING_SUSPECT and _too_deep(markup):
         return None
     lines: list[bytes] | None = None
-    if ("*" in text or "_" in text) and not _emphasis_accounted_for(text, markup, lines := _lines(text)):
+    if ("*" in text or "_" in text) and not _emphasis_accounted_for(text, markup):
         return None
     found: list[str] = []
     highlighted: list[str] = []
@@ -128,9 +133,20 @@ def render(text: str, highlight: Highlighter, code_blocks: list[str], placeholde
         found.append(f"<p>{placeholder}{len(code_blocks) + len(highlighted) - 1}{end}</p>\n")
     found.append(_SOURCEPOS.sub("", markup[position:]))
     code_blocks.extend(highlighted)
+    markup = "".join(found)
+    if _ALIGNED in markup:
+        markup = _ALIGNMENT.sub(r'<\1 class="align-\2">', markup)
     # An empty quote: markdown-it-py writes it on one line.
-    return _ALIGNMENT.sub(r'<\1 class="align-\2">', "".join(found)).replace("<blockquote>\n</blockquote>",
-                                                                         "<blockquote></blockquote>")
+    return markup.replace("<blockquote>\n</blockquote>", "<blockquote></blockquote>")
+
+
+def _may_be_linked(markup: str) -> bool:
+    """Whether the markup holds what markdown-it's linkify may make a link of (`//`, `@`, `www.` in any
+    case), or a link or an image cmark-gfm did not make (`](`, `][`; markdown-it-py may have). Substring
+    searches, many times faster over a long text than one case-blind pattern: only `W` and `w` match `w`
+    without regard to case, in all of Unicode, and the `w.` test spares lowering texts with no `www.`."""
+    return ("//" in markup or "@" in markup or "](" in markup or "][" in markup
+            or ("w." in markup or "W." in markup) and "www." in markup.lower())
 
 
 def _lines(text: str) -> list[bytes]:
@@ -138,7 +154,7 @@ def _lines(text: str) -> list[bytes]:
     return _LINE_BREAK.split(text.replace("\0", "\ufffd").encode("utf-8"))
 
 
-def _emphasis_accounted_for(text: str, markup: str, lines: list[bytes]) -> bool:
+def _emphasis_accounted_for(text: str, markup: str) -> bool:
     """Whether every `*` and `_` of the text is in cmark-gfm's HTML, or was taken by emphasis (one at each
     end of `<em>`, two of `<strong>`), a list item's bullet or a thematic break. cmark-gfm drops strong
     emphasis inside strong emphasis (`**a **b** c**` is one `<strong>`), which markdown-it-py nests as
@@ -147,6 +163,7 @@ def _emphasis_accounted_for(text: str, markup: str, lines: list[bytes]) -> bool:
     taken = 2 * markup.count("<em>") + 4 * markup.count("<strong>")
     if vanished == taken:
         return True
+    lines = _lines(text)  # only here: most texts with marks are settled by the count alone
     for kind, line, column in _LIST_ITEM_OR_BREAK.findall(markup):
         source = lines[int(line) - 1] if int(line) <= len(lines) else b""
         if kind == "li":
