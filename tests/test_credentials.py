@@ -446,3 +446,16 @@ def test_a_form_tried_only_at_its_anchors_has_every_match_start_at_one(tmp_path,
                 found += 1
                 assert sample[match.start():].lower().startswith(rule.anchors), (rule.kind, match.group())
     assert found > 50
+
+
+@pytest.mark.parametrize("separator", ["\n", "\r\n", "  \n", "\\n"])
+@pytest.mark.parametrize("prefix", ["", "    12→", "     7\t", "config/key.txt-3-", "+", "> "])
+def test_a_key_body_without_its_header_is_found_whatever_ends_its_lines(prefix, separator):
+    """The prefilter flags a key's body lines by the first line's end (56 base64 characters, blanks, a line
+    break, or `\\n` in JSON): every way a tool shows them still reaches the rule."""
+    rng = random.Random(f"{prefix}|{separator}")
+    lines = ["".join(rng.choice(string.ascii_letters + string.digits + "+/") for _ in range(64)) for _ in range(3)]
+    shown = "Here is the file:" + separator + separator.join(prefix + line for line in lines)
+    redacted = Redactor().text(shown)
+    assert all(line[8:40] not in redacted for line in lines), redacted
+    assert redacted.count("[REDACTED:private-key]") == 3

@@ -35,13 +35,12 @@ class Found:
 # `Sighting.shapes`): a key's body line, a `.env` line, a `.pgpass` line's fields, a
 # percent-escape, and a numbered line break with a token's characters on both sides (a token a file read
 # cut in two).
-# The patterns see the prefilter's ASCII view, where any other character is `?`: Read's `→`, and a blank other
-# than ASCII (that the rules' `\s` takes), are a `?` there.
+# The patterns see the prefilter's ASCII view, where any other character is `?` (Read's `→` too).
 KEY_BODY, DOTENV, GREP_PLACE, PGPASS, PERCENT, WRAPPED = 1, 2, 4, 8, 16, 32
-_BLANK = r"[\t\x0b\x0c\r\x1c-\x1f ?]"
-"""A blank other than a line break, as the ASCII view shows it."""
 _SHAPES = (
-    (KEY_BODY, rf"^(?:{_BLANK}*\d+[?\t]|[^\s:]*[:-]\d+[:-]|\d+[:-]|[+> ])?{_BLANK}*[A-Za-z0-9+/]{{56}}"),
+    # A run of a key's body lines (`key_body_spans`) has a first line, which ends in 56 base64 characters or
+    # more and a line break (what the lines are split at, `\\n` in JSON too): cheaper to find than a line's start.
+    (KEY_BODY, r"[A-Za-z0-9+/]{56}={0,2}[ \t\r]*(?:\n|\\n)"),
     (DOTENV, r"^(?:[ \t]*\d+[?\t]|[^\s:]+:\d+:|[+ ])?[ \t]*(?:export[ \t]+)?[A-Z][A-Z0-9_]{2,}=\S"),
     (PGPASS, r"(?:localhost|\.[^\s:'\"]+|\*):(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:"),  # a host has a dot (not a time's hour)
     (PERCENT, r"%[0-9A-Fa-f]{2}"),
