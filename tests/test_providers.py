@@ -416,7 +416,7 @@ SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
     ('mailersend-key', 'mlsn.'): [
         'mlsn.0ddba11c0ffee5afe0ddba11c0ffee5afe0ddba11c0ffee5afe0ddba11c0ffee',
     ],
-    ('resend-key', 're_'): [
+    ('resend-key', 're_[A-Za-z0-9]{8}_'): [
         're_N0tAR3al_N0tAR3alT0kenN0tAR3alT0k',
     ],
     ('stripe-key', 'k_live_'): [
@@ -465,11 +465,11 @@ SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
     ('duffel-token', 'duffel_test_'): [
         'duffel_test_N0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-',
     ],
-    ('lob-key', 'live_'): [
+    ('lob-key', '(?:live|test)_(?:pub_)?[0-9a-f]{8}'): [
         'live_0ddba11c0ffee5afe0ddba11c0ffee5afe0',
         'test_pub_0ddba11c0ffee5afe0ddba11c0ffee5',
     ],
-    ('mollie-key', 'live_'): [
+    ('mollie-key', '(?:live|test)_[A-Za-z0-9]{12}'): [
         'live_N0tAR3alT0kenN0tAR3alT0kenN0tA',
         'test_N0tAR3alT0kenN0tAR3alT0kenN0tA',
     ],
@@ -529,7 +529,7 @@ SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
         '2/4815162342481516/4815162342481516:0ddba11c0ffee5afe0ddba11c0ffee5a',
         '1/4815162342481516:0ddba11c0ffee5afe0ddba11c0ffee5a',
     ],
-    ('airtable-token', 'pat'): [
+    ('airtable-token', r'pat[A-Za-z0-9]{14}\.'): [
         'patN0tAR3alT0kenN.0ddba11c0ffee5afe0ddba11c0ffee5afe0ddba11c0ffee5afe0ddba11c0ffee',
     ],
     ('figma-token', 'figd_'): [

@@ -315,7 +315,10 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     TokenRule("brevo-key", "Brevo", ("xsmtpsib-",), _token("xsmtpsib-", "[0-9a-f]{64}-[A-Za-z0-9]{16}")),
     TokenRule("mailersend-key", "MailerSend", ("mlsn.",), _token(r"mlsn\.", "[0-9a-f]{64}")),
     # Resend: re_, 8, an underscore, 24 (random letters and digits: at least one capital or digit).
-    TokenRule("resend-key", "Resend", ("re_",), _token("re_", "(?=[a-z_]{0,32}[A-Z0-9])[A-Za-z0-9]{8}_[A-Za-z0-9]{24}")),
+    # `re_`, `live_`, `test_` and `pat` stand in many words and names (`pre_`, `is_live_`, `test_x`, `path`):
+    # these rules are found by a look, the prefix and the first characters of the body.
+    TokenRule("resend-key", "Resend", (), _token("re_", "(?=[a-z_]{0,32}[A-Z0-9])[A-Za-z0-9]{8}_[A-Za-z0-9]{24}"),
+              look="re_[A-Za-z0-9]{8}_"),
 
     # -- Payments and commerce --------------------------------------------------------------------------
     # Stripe secret, restricted and publishable keys, live and test…
@@ -340,8 +343,10 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     TokenRule("easypost-key", "EasyPost", ("EZAK", "EZTK"), _token("EZ[AT]K", "[A-Za-z0-9]{54}")),
     TokenRule("duffel-token", "Duffel", ("duffel_test_", "duffel_live_"),
               _token("duffel_", "(?:test|live)_[A-Za-z0-9_=-]{43}", "A-Za-z0-9_=-")),
-    TokenRule("lob-key", "Lob", ("live_", "test_"), _token("(?:live|test)_", "(?:pub_[0-9a-f]{31}|[0-9a-f]{35})")),
-    TokenRule("mollie-key", "Mollie", ("live_", "test_"), _token("(?:live|test)_", "(?=[A-Za-z]{0,29}[0-9])[A-Za-z0-9]{30}")),
+    TokenRule("lob-key", "Lob", (), _token("(?:live|test)_", "(?:pub_[0-9a-f]{31}|[0-9a-f]{35})"),
+              look="(?:live|test)_(?:pub_)?[0-9a-f]{8}"),
+    TokenRule("mollie-key", "Mollie", (), _token("(?:live|test)_", "(?=[A-Za-z]{0,29}[0-9])[A-Za-z0-9]{30}"),
+              look="(?:live|test)_[A-Za-z0-9]{12}"),
     TokenRule("shippo-token", "Shippo", ("shippo_live_", "shippo_test_"), _token("shippo_", "(?:live|test)_[0-9a-f]{40}")),
     TokenRule("razorpay-key", "Razorpay", ("rzp_live_", "rzp_test_"), _token("rzp_", "(?:live|test)_[A-Za-z0-9]{14}")),
     TokenRule("paddle-key", "Paddle", ("pdl_live_apikey_", "pdl_sdbx_apikey_"),
@@ -370,7 +375,8 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     # Asana personal access tokens: 1/ or 2/, the user's id (and the token's), a colon, 32 hex.
     TokenRule("asana-token", "Asana", (),
               _token("[12]", "/[0-9]{13,20}(?:/[0-9]{13,20})?:[0-9a-f]{32}"), look="[12]/[0-9]{13}"),
-    TokenRule("airtable-token", "Airtable", ("pat",), _token("pat", r"[A-Za-z0-9]{14}\.[0-9a-f]{64}")),
+    TokenRule("airtable-token", "Airtable", (), _token("pat", r"[A-Za-z0-9]{14}\.[0-9a-f]{64}"),
+              look=r"pat[A-Za-z0-9]{14}\."),
     TokenRule("figma-token", "Figma", ("figd_", "figp_"), _token("fig[dp]_", "[A-Za-z0-9_-]{40,54}")),
     # Dropbox short-lived access tokens (sl., sl.u.).
     TokenRule("dropbox-token", "Dropbox", ("sl.",), _token(r"sl\.", r"(?:u\.)?[A-Za-z0-9_=-]{130,1500}", "A-Za-z0-9_=-")),
