@@ -52,17 +52,14 @@ COMMAND_KEY = 40
 """A random run this long in a command is a key given to it (`grep -- <a key's line>`); base64 of a few words
 (`echo PHNj…= | base64 -d`) is shorter."""
 _NAME_LIKE = re.compile(r"[A-Za-z0-9_.:@/-]{1,200}")
-_BASE64_ONLY = re.compile(r"[A-Za-z0-9+/=]+")
+_BASE64 = re.compile(r"[A-Za-z0-9+/=]+")
+"""All base64: not a name (in which a token's prefix stands by chance), and a long identifier that is a signature."""
 
 
 def name_like(value: str) -> bool:
     """A name or an id (a tool's `mcp__server__tool`, a branch, a slug): in it a token is looked for inside
     longer runs of token characters too. Not base64, in which a token's prefix stands by chance."""
-    return _NAME_LIKE.fullmatch(value) is not None and not _BASE64_ONLY.fullmatch(value) and not value.startswith("data:")
-
-
-_BASE64 = re.compile(r"[A-Za-z0-9+/=]+")
-"""A long identifier that is all base64 (a signature)."""
+    return _NAME_LIKE.fullmatch(value) is not None and not _BASE64.fullmatch(value) and not value.startswith("data:")
 
 
 class Needs:
