@@ -16,9 +16,11 @@ import sqlite3
 import stat
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
+import zstandard
 from bs4 import BeautifulSoup
 from click.testing import CliRunner
 
@@ -202,6 +204,39 @@ def test_a_site_from_the_vault_alone_is_the_site_from_the_live_logs(archive, vau
     # And with nothing changed, the site is left as it is.
     again = build(BuildConfig(inputs=(archive,), output=kept, vault=vault_dir))
     assert tree(kept) == built and again.kept == report.kept
+
+
+def test_a_vault_of_the_first_format_is_read_and_taken_on(archive, vault_dir, tmp_path):
+    """A vault written by a sessionsite whose chunks were zlib streams (format 1), made here from a vault of
+    today by packing every chunk again with zlib: every log reads back as it was, the vault is taken on
+    (format 2) without writing its chunks again, and a log that grows afterwards shares its old chunks."""
+    originals = logs(archive)
+    build(BuildConfig(inputs=(archive,), output=tmp_path / "live", vault=vault_dir, jobs=1))
+    database = vault_dir / DATABASE
+    with sqlite3.connect(database) as connection:
+        for digest, data in connection.execute("SELECT digest, data FROM chunks").fetchall():
+            raw = zstandard.ZstdDecompressor().decompress(data)
+            connection.execute("UPDATE chunks SET data = ? WHERE digest = ?", (zlib.compress(raw, 4), digest))
+        connection.execute("PRAGMA user_version=1")
+    for path in archive.rglob("*.jsonl"):
+        path.unlink()
+    build(BuildConfig(inputs=(archive,), output=tmp_path / "kept", vault=vault_dir, jobs=1))
+    assert sorted(p.name for p in (tmp_path / "kept").rglob("*.html")) == sorted(
+        p.name for p in (tmp_path / "live").rglob("*.html"))
+    for name, data in originals.items():
+        assert restored(Vault(vault_dir), archive / name, tmp_path / "back.jsonl") == data, name
+    with sqlite3.connect(database) as connection:
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert all(data[:2] != b"\x28\xb5" for (data,) in connection.execute("SELECT data FROM chunks"))
+
+    grown = archive / TIDEWATCH / f"{SESSION}.jsonl"
+    grown.parent.mkdir(parents=True, exist_ok=True)
+    grown.write_bytes(originals[f"{TIDEWATCH}/{SESSION}.jsonl"] + lines_of(3000, 5))
+    assert Vault(vault_dir).save(find([archive])).grown == 1
+    with sqlite3.connect(database) as connection:
+        kinds = [data[:4] == b"\x28\xb5\x2f\xfd" for (data,) in connection.execute("SELECT data FROM chunks")]
+    assert kinds.count(True) == 1 and kinds.count(False) >= 18  # the grown log's new last chunk alone
+    assert restored(Vault(vault_dir), grown, tmp_path / "back.jsonl") == grown.read_bytes()
 
 
 def test_a_build_reads_only_the_kept_logs_from_under_its_inputs(archive, vault_dir, tmp_path):

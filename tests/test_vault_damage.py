@@ -4,7 +4,7 @@ Each test damages a real vault the way a disk or a careless hand does (bytes fli
 bytes over the file, a file cut short or not a database at all, metadata rows that lie) and checks what a
 user sees: the build goes on and names each damaged log in one line, every intact session is in the site,
 `doctor` says which sessions are damaged, and saving an intact copy repairs the vault. The expectations
-come from the undamaged vault, read with sqlite3, zlib and hashlib directly, never from the vault's code.
+come from the undamaged vault, read with sqlite3, zstandard, zlib and hashlib directly, never from the vault's code.
 """
 
 from __future__ import annotations
@@ -15,10 +15,12 @@ import random
 import re
 import shutil
 import sqlite3
+import struct
 import zlib
 from pathlib import Path
 
 import pytest
+import zstandard
 from click.testing import CliRunner
 
 from generator.cli import main
@@ -31,6 +33,7 @@ from test_vault import lines_of
 BIG = "-home-x-big"
 TIDE = "-home-ada-src-tidewatch"
 VICTIM = "5c12bdb1-a10b-4b0a-9bc1-2edc1cd3eb90"
+ZSTANDARD_FRAME = b"\x28\xb5\x2f\xfd"
 FIRST, SECOND = "0b16b16a-0000-4000-8000-00000000000a", "0b16b16b-0000-4000-8000-00000000000b"
 
 
@@ -87,8 +90,8 @@ def chunk_checks_out(digest: bytes, size: int, data: object) -> bool:
     if not isinstance(data, bytes):
         return False
     try:
-        raw = zlib.decompress(data)
-    except zlib.error:
+        raw = zstandard.ZstdDecompressor().decompress(data) if data[:4] == ZSTANDARD_FRAME else zlib.decompress(data)
+    except (zlib.error, zstandard.ZstdError):
         return False
     return len(raw) == size and hashlib.blake2b(raw, digest_size=16).digest() == digest
 
@@ -284,7 +287,7 @@ def intact_logs(pristine: Path, damaged: Path) -> set[str]:
                         "SELECT data FROM chunks WHERE digest = ? AND size = ?", (digest, sizes[digest]))] or [None])
                        for _, _, digest in links[version[0]]):
                     intact.add(log[1])
-            except sqlite3.Error:
+            except (sqlite3.Error, UnicodeDecodeError):  # a row whose text was damaged into bytes that are not UTF-8
                 continue
     return intact
 
@@ -300,7 +303,7 @@ def rows_intact(pristine: Path, damaged: Path) -> set[str]:
             for log in logs:
                 try:
                     row = connection.execute("SELECT * FROM logs WHERE id = ?", (log[0],)).fetchone()
-                except sqlite3.Error:
+                except (sqlite3.Error, UnicodeDecodeError):  # a column's name damaged into bytes that are not UTF-8
                     continue
                 if row == tuple(v.encode() if isinstance(v, str) else v for v in log):
                     found.add(log[1])
@@ -452,6 +455,26 @@ def text_data(connection: sqlite3.Connection) -> None:
                        "(SELECT digest FROM version_chunks WHERE version_id = ?)", (version,))
 
 
+def chunk_claiming_a_petabyte(connection: sqlite3.Connection) -> None:
+    """A Zstandard frame whose header says it holds 2**50 bytes, then one raw block of five: unpacking it as it
+    says would ask for a petabyte."""
+    _, version = _victim_version(connection)
+    header = ZSTANDARD_FRAME + bytes([0b1110_0000]) + struct.pack("<Q", 1 << 50)  # single segment, 8-byte size
+    frame = header + ((5 << 3) | 1).to_bytes(3, "little") + b"hello"  # the last block, raw, 5 bytes
+    connection.execute("UPDATE chunks SET data = ? WHERE digest IN (SELECT digest FROM version_chunks WHERE "
+                       "version_id = ?)", (frame, version))
+
+
+def chunk_that_unpacks_to_a_gigabyte(connection: sqlite3.Connection) -> None:
+    """A zlib stream of a gigabyte of zeros (a megabyte stored): a chunk is never more than a few megabytes."""
+    _, version = _victim_version(connection)
+    packer = zlib.compressobj(9)
+    zeros = bytes(16 << 20)
+    bomb = b"".join(packer.compress(zeros) for _ in range(64)) + packer.flush()
+    connection.execute("UPDATE chunks SET data = ? WHERE digest IN (SELECT digest FROM version_chunks WHERE "
+                       "version_id = ?)", (bomb, version))
+
+
 def number_as_text(connection: sqlite3.Connection) -> None:
     log, _ = _victim_version(connection)
     connection.execute("UPDATE versions SET number = 'one' WHERE log_id = ?", (log,))
@@ -484,7 +507,7 @@ def no_version(connection: sqlite3.Connection) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("damage", [chunk_gone, negative_version_size, negative_chunk_size, text_digest, text_data,
-                                    number_as_text, sha1_as_blob, relpath_escapes, project_dir_as_number,
+                                    chunk_claiming_a_petabyte, chunk_that_unpacks_to_a_gigabyte, number_as_text, sha1_as_blob, relpath_escapes, project_dir_as_number,
                                     line_end_in_origin])
 def test_damaged_metadata_costs_only_its_session(archive, vault_dir, tmp_path, damage):
     assert build_cli(archive, tmp_path / "intact", vault_dir).exit_code == 0
@@ -497,6 +520,8 @@ def test_damaged_metadata_costs_only_its_session(archive, vault_dir, tmp_path, d
     assert "internal error" not in result.output and "Traceback" not in result.output
     damaged = damaged_lines(result.output)
     assert len(damaged) == 1 and VICTIM in damaged[0], result.output
+    if damage in (chunk_claiming_a_petabyte, chunk_that_unpacks_to_a_gigabyte):
+        assert "does not decompress" in damaged[0], damaged  # refused as it is, never unpacked whole
     assert not any(line.startswith("WARNING: forged") for line in result.output.splitlines())
     assert pages(tmp_path / "site") == without(pages(tmp_path / "intact"), VICTIM)
     restore = CliRunner().invoke(main, ["restore", VICTIM, "-o", str(tmp_path / "out"), "--vault", str(vault_dir)])

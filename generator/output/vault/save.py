@@ -26,14 +26,13 @@ import json
 import os
 import sqlite3
 import stat
-import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from ...stages.discover import SessionFile, path_in_project, project_folder_of
-from .store import (BATCH, CHUNK, HELD, IN_FLIGHT, LEVEL, LONG_LINE_CHUNK, Current, VaultFiles, chunk_digest,
+from .store import (BATCH, CHUNK, HELD, IN_FLIGHT, LONG_LINE_CHUNK, Current, VaultFiles, chunk_digest, compress_chunk,
                     chunk_is_sound, chunk_problem, content_hasher, current_of, damaged_origins, now, today, transaction, with_chunks)
 
 
@@ -129,9 +128,9 @@ class SaveReport:
 
 
 class Chunker:
-    """Cuts a stream of bytes into chunks at line ends, compressing them on a few threads (zlib lets go of
-    the interpreter while it works). A chunk the vault holds whole is not compressed again; one it holds
-    damaged is, and is written over the damaged copy."""
+    """Cuts a stream of bytes into chunks at line ends, digesting and compressing them on a few threads
+    (hashlib and Zstandard let go of the interpreter while they work). A chunk the vault holds whole is not
+    written again; one it holds damaged is, over the damaged copy."""
 
     def __init__(self, connection: sqlite3.Connection, pool: ThreadPoolExecutor):
         self.connection = connection
@@ -165,16 +164,15 @@ class Chunker:
         return self.out
 
     def _emit(self, raw: bytes) -> None:
-        digest = chunk_digest(raw)
-        sound = chunk_is_sound(self.connection, digest)
-        self.out.append((digest, len(raw), None if sound else self.pool.submit(zlib.compress, raw, LEVEL)))
+        self.out.append(self.pool.submit(_digested_and_packed, raw))
         self._settle(IN_FLIGHT)
 
     def _settle(self, in_flight: int) -> None:
         while len(self.out) - self.done > in_flight:
-            digest, size, data = self.out[self.done]
-            self.out[self.done] = (digest, size, data.result() if data is not None else None)
-            self.held += len(self.out[self.done][2] or b"")
+            digest, size, data = self.out[self.done].result()
+            packed = None if chunk_is_sound(self.connection, digest) else data
+            self.out[self.done] = (digest, size, packed)
+            self.held += len(packed or b"")
             self.done += 1
         if self.held > HELD:
             self._write_ahead()
@@ -190,6 +188,10 @@ class Chunker:
         self.out[:self.done] = [(digest, size, None) for digest, size, _ in self.out[:self.done]]
         self.written_ahead += self.held
         self.held = 0
+
+
+def _digested_and_packed(raw: bytes) -> Chunk:
+    return chunk_digest(raw), len(raw), compress_chunk(raw)
 
 
 def _read_blocks(handle: Any, limit: int | None = None) -> Iterator[bytes]:
@@ -214,7 +216,7 @@ def _repairs(connection: sqlite3.Connection, handle: BinaryIO, chunks: Iterable[
             handle.seek(offset)
             raw = handle.read(size)
             if len(raw) == size and chunk_digest(raw) == digest:
-                found.append((digest, size, zlib.compress(raw, LEVEL)))
+                found.append((digest, size, compress_chunk(raw)))
         offset += size
     return found
 
@@ -268,7 +270,7 @@ def prepare(connection: sqlite3.Connection, pool: ThreadPoolExecutor, place: Pla
                 break
             keep += 1
             if not chunk_is_sound(connection, digest):
-                repairs.append((digest, chunk_size, zlib.compress(raw, LEVEL)))
+                repairs.append((digest, chunk_size, compress_chunk(raw)))
         for block in _read_blocks(handle):
             hasher.update(block)
             chunker.feed(block)
