@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import __version__
-from .core.model import Diagnostic
+from .core.entries import Diagnostic
 from .stages.discover import SessionFile, find, path_in_project
 from .stages.redact import redact_project_dir
 from .render.theme import Theme

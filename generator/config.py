@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Protocol, TypeVar
 
 from .core.errors import InputError
-from .core.model import Diagnostic
+from .core.entries import Diagnostic
 from .stages.discover import SessionFile, arrange, find
 from .stages.redact import OwnRules, redact_project_dir
 from .stages.selection import Selection

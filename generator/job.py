@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from .core.errors import StrictModeError
-from .core.model import Diagnostic
+from .core.entries import Diagnostic
 from .output.locks import MARKER, OutputLock, claim, release, remove_abandoned
 from .output.write import MARKER_TEXT, Staging, check_output_location, check_vault_location, check_zip_target
 from .config import Progress

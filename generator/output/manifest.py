@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 import orjson
 
 from ..core.files import write_atomically
-from ..core.model import Commit, Diagnostic, FileTouch, Interpreted, OutlineItem, Session, SubagentCall, Usage
+from ..core.entries import Diagnostic
 
 if TYPE_CHECKING:
     from _hashlib import HASH
@@ -36,9 +36,17 @@ if TYPE_CHECKING:
 MANIFEST = ".sessionsite-manifest.json"
 FORMAT = 1
 
-# The types a manifest may name (`__type`), by name: the model's, never a name looked up in the code.
-_TYPES: dict[str, type] = {cls.__name__: cls for cls in (Session, Usage, OutlineItem, SubagentCall, Diagnostic,
-                                                         FileTouch, Commit, Interpreted)}
+
+
+@functools.cache
+def _types() -> dict[str, type]:
+    """The types a manifest may name (`__type`), by name: the model's, never a name looked up in the code.
+    Loaded when a manifest's summaries are first decoded: a build that finds nothing changed decodes its
+    problems (`Diagnostic`) alone."""
+    from ..core.model import Commit, FileTouch, Interpreted, OutlineItem, Session, SubagentCall, Usage
+
+    return {cls.__name__: cls for cls in (Session, Usage, OutlineItem, SubagentCall, Diagnostic, FileTouch, Commit,
+                                          Interpreted)}
 
 
 # -- encoding our frozen types as JSON --------------------------------------------------------------------
@@ -83,7 +91,7 @@ def decode(value: Any) -> Any:
     name = value.get("__type")
     if name is None:
         return {k: decode(v) for k, v in value.items()}
-    cls = _TYPES[name]  # a KeyError means a damaged manifest: the build starts afresh
+    cls = Diagnostic if name == "Diagnostic" else _types()[name]  # a KeyError: a damaged manifest, built afresh
     arguments = {}
     for field_name, is_tuple in _fields_of(cls):
         if field_name in value:

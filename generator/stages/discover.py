@@ -18,7 +18,7 @@ from typing import Iterable, Protocol
 
 from ..core import urls
 from ..core.errors import InputError
-from ..core.model import Diagnostic
+from ..core.entries import Diagnostic
 
 AGENT_FILE = re.compile(r"^agent-(?P<agent>.+)\.jsonl$")
 
@@ -134,9 +134,17 @@ def _distinct_project_names(files: list[SessionFile], problems: list[Diagnostic]
     """Two different folders with the same name (say `0/` in two checkpoint trees) must not merge into one
     project: the later ones get their parent folder's name in front. Names that differ only in case are
     the same name to macOS and Windows, and reported (the site does not show the name it gives)."""
+    resolved: dict[Path, Path] = {}  # a project's files share its folder: resolved once (a stat per part of its path)
+
+    def folder_of(session_file: SessionFile) -> Path:
+        folder = project_folder_of(session_file)
+        if folder not in resolved:
+            resolved[folder] = folder.resolve()
+        return resolved[folder]
+
     folders_by_name: dict[str, list[Path]] = {}
     for session_file in files:
-        folder = project_folder_of(session_file).resolve()
+        folder = folder_of(session_file)
         # Compared as output folders: `-home-x` and `home-x` would land in the same one, and so would
         # `-home-X` and `-home-x` on a file system that ignores case (macOS, Windows).
         names = folders_by_name.setdefault(_folded(session_file.project_dir), [])
@@ -161,7 +169,7 @@ def _distinct_project_names(files: list[SessionFile], problems: list[Diagnostic]
                                            f"macOS and Windows take for the same name: named {candidate} in the site"))
             unique_names[folder] = candidate
     return [
-        replace(f, project_dir=unique_names[folder]) if (folder := project_folder_of(f).resolve()) in unique_names else f
+        replace(f, project_dir=unique_names[folder]) if (folder := folder_of(f)) in unique_names else f
         for f in files
     ]
 

@@ -22,10 +22,12 @@ import re
 from dataclasses import dataclass
 from enum import Flag, auto
 from datetime import date, datetime, time, timedelta, timezone
-from typing import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from ..core.errors import UsageProblem
-from ..core.model import Archive, Session
+
+if TYPE_CHECKING:  # a build that finds nothing changed loads no model
+    from ..core.model import Archive, Session
 
 _RELATIVE = re.compile(r"(?P<count>\d+)\s*(?P<unit>d|w|m|y)", re.IGNORECASE)
 _DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}

@@ -13,13 +13,33 @@ What counts as a secret is in `stages.credentials`.
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ...core.redaction import IDENTIFIER, OURS, TEXT
-from ..credentials.names import is_secret_name
-from .entry_strings import SHORTEST_SECRET, UNTOUCHED_FIELDS
 from .homes import HOME_PATH
-from .long_texts import REDACTION_MARGIN, REDACTION_WINDOW
 from .own import OwnRuleError, OwnRules, redact_project_dir
-from .redactor import Redactor, identifier, marker
+
+if TYPE_CHECKING:
+    from ..credentials.names import is_secret_name
+    from .entry_strings import SHORTEST_SECRET, UNTOUCHED_FIELDS
+    from .long_texts import REDACTION_MARGIN, REDACTION_WINDOW
+    from .redactor import Redactor, identifier, marker
+
+# The rules are compiled when their modules load: a build that finds nothing changed, which needs only the
+# folder names' redaction (`own`, `homes`), does not load them.
+_LOADED_WHEN_ASKED = {
+    "is_secret_name": "..credentials.names", "SHORTEST_SECRET": ".entry_strings", "UNTOUCHED_FIELDS": ".entry_strings",
+    "REDACTION_MARGIN": ".long_texts", "REDACTION_WINDOW": ".long_texts", "Redactor": ".redactor",
+    "identifier": ".redactor", "marker": ".redactor",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LOADED_WHEN_ASKED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_LOADED_WHEN_ASKED[name], __name__), name)
+
 
 __all__ = ["HOME_PATH", "IDENTIFIER", "OURS", "REDACTION_MARGIN", "REDACTION_WINDOW", "SHORTEST_SECRET", "TEXT", "UNTOUCHED_FIELDS", "OwnRuleError",
            "OwnRules", "Redactor", "identifier", "is_secret_name", "marker", "redact_project_dir"]
