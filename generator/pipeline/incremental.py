@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping
 
 from ..core import urls
 from ..core.model import Archive, Project
-from ..output.manifest import HashCache, FileRecord, Manifest, decode, digest, path_key, unchanged
+from ..output.manifest import HashCache, FileRecord, Manifest, decode, digest, path_key, text_digest, unchanged
 from ..output.write import Staging
 from ..render.html.pages import PageBuilder
 from ..render.html.render import Resolver
@@ -228,7 +228,7 @@ class PageBodies:
         the previous page's text when the page is the same."""
         # The page's own source (the theme's markup, which a theme's template may fill from any field of a call),
         # not the .md's plain text: everything the body is made of.
-        source_digest = digest(themed_markdown_of(part.blocks), sorted(part.anchors))
+        source_digest = text_digest(themed_markdown_of(part.blocks), *sorted(part.anchors))
         old = self.previous.get(path)
         found: dict[str, Any] = {}
 
@@ -257,7 +257,7 @@ class PageBodies:
             body, previous_page = found["body"]
             start = page.find(body)
             if body and start >= 0 and start == page.rfind(body):
-                self.made[path] = [source_digest, found["asked"], found["answers"], digest(body), start,
+                self.made[path] = [source_digest, found["asked"], found["answers"], text_digest(body), start,
                                    len(page) - start - len(body)]
             return previous_page if previous_page == page else None
 
@@ -270,6 +270,6 @@ class PageBodies:
             return None
         before, after = old[4], old[5]
         body = page[before:len(page) - after]
-        if before + after > len(page) or digest(body) != old[3]:
+        if before + after > len(page) or text_digest(body) != old[3]:
             return None
         return body, page
