@@ -135,7 +135,7 @@ class Chunker:
     def __init__(self, connection: sqlite3.Connection, pool: ThreadPoolExecutor):
         self.connection = connection
         self.pool = pool
-        self.pending: bytearray = bytearray()
+        self.pending = b""
         self.out: list[Any] = []
         self.done = 0
         """Chunks at the start of `out` whose compression has finished."""
@@ -144,22 +144,26 @@ class Chunker:
         self.written_ahead = 0
 
     def feed(self, data: bytes) -> None:
-        self.pending += data
-        while len(self.pending) > CHUNK:
+        # Chunks are cut out of what is pending by offsets: each byte is copied once into the pending bytes
+        # and once into its chunk (a bytearray cut from the front copied it three times).
+        pending = self.pending + data if self.pending else data
+        start = 0
+        while len(pending) - start > CHUNK:
             # A line longer than a chunk is cut too, at LONG_LINE_CHUNK: held whole, a line of a gigabyte
             # took gigabytes.
-            cut = self.pending.find(b"\n", CHUNK - 1, LONG_LINE_CHUNK)
+            cut = pending.find(b"\n", start + CHUNK - 1, start + LONG_LINE_CHUNK)
             if cut < 0:
-                if len(self.pending) < LONG_LINE_CHUNK:
-                    return  # the line may end in the next block
-                cut = LONG_LINE_CHUNK - 1
-            self._emit(bytes(self.pending[:cut + 1]))
-            del self.pending[:cut + 1]
+                if len(pending) - start < LONG_LINE_CHUNK:
+                    break  # the line may end in the next block
+                cut = start + LONG_LINE_CHUNK - 1
+            self._emit(pending[start:cut + 1])
+            start = cut + 1
+        self.pending = pending[start:] if start else pending
 
     def finish(self) -> list[Chunk]:
         if self.pending:
-            self._emit(bytes(self.pending))
-            self.pending = bytearray()
+            self._emit(self.pending)
+            self.pending = b""
         self._settle(0)
         return self.out
 
