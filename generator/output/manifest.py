@@ -192,7 +192,7 @@ class Manifest:
 def load(out: Path) -> Manifest:
     """The manifest of the site at `out`, or an empty one (no site, an older format, or damaged)."""
     try:
-        data = json.loads((out / MANIFEST).read_bytes())
+        data = orjson.loads((out / MANIFEST).read_bytes())  # written by orjson (`encode`): a third of the time of json
         if data.get("format") != FORMAT:
             return Manifest()
         files = {}
