@@ -296,7 +296,8 @@ def test_a_byte_order_mark_before_the_first_line_is_ignored(tmp_path: Path) -> N
 
 def test_lines_end_where_a_text_reader_ends_them_whatever_the_mix_of_endings_and_piece_size():
     """The byte splitter against Python's own newline handling (a latin-1 text reader hands back each byte as
-    one character), on every file of up to seven bytes of `a`, CR and LF, read in pieces of one to five."""
+    one character), on every file of up to seven bytes of `a`, CR and LF, read in pieces of one to five, from
+    blocks of one byte and up."""
     import io
     import itertools
 
@@ -308,9 +309,10 @@ def test_lines_end_where_a_text_reader_ends_them_whatever_the_mix_of_endings_and
             for limit in range(1, 6):
                 expected_reader = io.TextIOWrapper(io.BufferedReader(io.BytesIO(data)), encoding="latin-1", newline="")
                 expected = list(iter(lambda reader=expected_reader, size=limit: reader.readline(size), ""))
-                ours = _ByteLines(io.BufferedReader(io.BytesIO(data)))
-                got = list(iter(lambda reader=ours, size=limit: reader.readline(size), b""))
-                assert [piece.decode("latin-1") for piece in got] == expected, (data, limit)
+                for block in (1, 2, 3, 7, _ByteLines.BLOCK):  # a line, or its lone CR, across blocks read
+                    ours = _ByteLines(io.BufferedReader(io.BytesIO(data)), block=block)
+                    got = list(iter(lambda reader=ours, size=limit: reader.readline(size), b""))
+                    assert [piece.decode("latin-1") for piece in got] == expected, (data, limit, block)
 
 
 def test_batches_hold_every_item_in_order_and_stay_small(tmp_path: Path) -> None:
