@@ -108,7 +108,7 @@ FEW_WORDS = 4
 
 def _what_was_asked(prompt: Prompt) -> str:
     """A prompt's text, or, when it is a word or two beside an attached text file, the file's text."""
-    if len(prompt.text.split()) >= FEW_WORDS:
+    if len(prompt.text.split(maxsplit=FEW_WORDS)) >= FEW_WORDS:  # past the first few words, a long prompt is not split
         return prompt.text
     document = next((media for media in prompt.images if media.media_type == "text/plain" and media.data.strip()), None)
     return document.data[:FIRST_PROMPT_LIMIT * 4].decode("utf-8", "ignore") if document is not None else prompt.text

@@ -85,20 +85,22 @@ class UsageCounter:
             counted = self.recent[key] = Counter()
             if len(self.recent) > RECENT_MESSAGES:
                 self._add_up(next(iter(self.recent)))
-        if isinstance(message.get("model"), str) and message["model"] != "<synthetic>":
-            self.model_of_message[key] = message["model"]
+        model = message.get("model")
+        if isinstance(model, str) and model != "<synthetic>":
+            self.model_of_message[key] = model
         timestamp = data.get("timestamp")
         if isinstance(timestamp, str) and len(timestamp) >= 10 and key not in self.day_of_message:
             self.day_of_message[key] = timestamp[:10]  # Claude Code writes UTC: the day is the UTC day
         for field_name in USAGE_FIELDS:
-            value = _count(usage.get(field_name))
-            if value is not None and value > counted[field_name]:
+            value = usage.get(field_name)
+            # `_count`, inline: a number from JSON is an int or a bool (which is not a count) or another type
+            if type(value) is int and value < MOST_TOKENS and value > counted.get(field_name, 0):
                 counted[field_name] = value
         # 2.x says which cache a write went to; the one-hour cache costs more than the five-minute one.
         split = usage.get("cache_creation")
         one_hour = _count(split.get("ephemeral_1h_input_tokens")) if isinstance(split, dict) else None
         if one_hour is not None:
-            counted["cache_creation_1h"] = max(counted["cache_creation_1h"], one_hour)
+            counted["cache_creation_1h"] = max(counted.get("cache_creation_1h", 0), one_hour)
 
     def _add_up(self, key: tuple[str, str]) -> None:
         counted = self.recent.pop(key)
@@ -437,20 +439,30 @@ class DigestSet:
         return self.count + self.zero
 
     def add(self, digest: bytes) -> None:
+        self.put(digest)
+
+    def put(self, digest: bytes) -> bool:
+        """Add `digest`; whether it was in already. One call, where asking and then adding took two walks
+        of the table, and each entry of a session is asked of twice."""
         number = int.from_bytes(digest, "little")
         if not number:
-            self.zero = True
-            return
-        slot, there = self._slot(number)
-        if there:
-            return
-        self.table[slot] = number
+            there, self.zero = self.zero, True
+            return there
+        table = self.table
+        mask = len(table) - 1
+        slot = number & mask
+        while found := table[slot]:
+            if found == number:
+                return True
+            slot = (slot + 1) & mask
+        table[slot] = number
         self.count += 1
-        if 2 * self.count > len(self.table):
-            old, self.table = self.table, array("Q", bytes(16 * len(self.table)))
+        if 2 * self.count > len(table):
+            old, self.table = table, array("Q", bytes(16 * len(table)))
             for number in old:
                 if number:
                     self.table[self._slot(number)[0]] = number
+        return False
 
 
 @dataclass
@@ -473,22 +485,25 @@ class DuplicateEntries:
     def see(self, uuid: str, timestamp: Any) -> Seen:
         """Note an entry; what it is. Every entry not left out is remembered under its own uuid."""
         digest, replay = uuid_digest(uuid), replay_digest(uuid, timestamp)
-        if digest in self.continued and replay in self.continued:
+        continued = self.continued
+        if continued and digest in continued and replay in continued:
             self.replayed += 1
             return Seen.IN_CONTINUED_SESSION
-        if replay in self.seen:
+        seen = self.seen
+        if digest == replay:  # as unlikely as any collision of two digests; asked of one at a time to stay exact
+            if replay in seen:
+                return Seen.IN_THIS_FILE
+            found = Seen.UUID_IN_THIS_FILE if digest in seen else None
+            seen.add(digest)
+        elif seen.put(replay):  # the replay digest is only ever added with its uuid's: nothing to add
             return Seen.IN_THIS_FILE
-        if digest in self.seen:
-            seen = Seen.UUID_IN_THIS_FILE
-        elif digest in self.continued:
-            seen = Seen.UUID_IN_CONTINUED_SESSION
         else:
-            seen = Seen.NEW
-        self.seen.add(digest)
-        self.seen.add(replay)
+            found = Seen.UUID_IN_THIS_FILE if seen.put(digest) else None
+        if found is None:
+            found = Seen.UUID_IN_CONTINUED_SESSION if continued and digest in continued else Seen.NEW
         self.uuid_digests += digest
         self.replay_digests += replay
-        return seen
+        return found
 
 
 def _dollars(value: Any) -> bool:

@@ -85,7 +85,9 @@ class AssistantEntries(SessionState):
 
 def _spread_string(message: Mapping[str, Any]) -> bool:
     """Whether an object is a string spread by character position: {"0": "H", "1": "i"}."""
-    return bool(message) and all(isinstance(v, str) and len(v) == 1 for v in message.values()) and \
+    if "0" not in message:  # every reply's message: it has no key "0", and a spread string always has
+        return False
+    return all(isinstance(v, str) and len(v) == 1 for v in message.values()) and \
         set(message) == {str(index) for index in range(len(message))}
 
 

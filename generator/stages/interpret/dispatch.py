@@ -82,7 +82,8 @@ def dispatch_entry(builder: SessionState, entry: Entry) -> None:
     data = entry.data
     kind = data.get("type")
     known_type = isinstance(kind, str) and kind in ENTRY_HANDLERS
-    if (isinstance(kind, str) and kind in CONVERSATION_TYPES) or not (known_type or _is_request_record(kind)):
+    if ((isinstance(kind, str) and kind in CONVERSATION_TYPES) or not (known_type or _is_request_record(kind))) \
+            and not KNOWN_FIELDS.issuperset(data):
         for name in data:
             if name not in KNOWN_FIELDS:
                 builder.unknown[f"field:{name}"] += 1

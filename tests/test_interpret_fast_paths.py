@@ -1,0 +1,110 @@
+"""The short cuts interpretation takes on every entry, each against the plain rule it stands for: a reminder
+found by its tag and matched from its line's start against the pattern tried everywhere; the digests of
+the entries seen asked of and added in one walk against a set; a call answered without
+`dataclasses.replace`; the words of a long prompt counted no further than needed."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from generator.core.model import Media, Prompt, TaskItem, ToolCall, ToolResult
+from generator.stages.interpret.message_content import SYSTEM_REMINDER, strip_system_reminders
+from generator.stages.summarize import FEW_WORDS, _what_was_asked, uuid_digest
+from generator.stages.tracking import DigestSet, DuplicateEntries, Seen, replay_digest
+
+REMINDER_PIECES = ["<system-reminder>", "</system-reminder>", "\n", " ", "\t", "\r", "x", "<system-", "reminder>",
+                   "</system-reminder> ", "\n<system-reminder>", "<<system-reminder>"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(REMINDER_PIECES), max_size=14))
+def test_reminders_are_stripped_as_the_pattern_strips_them_wherever_they_are(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert strip_system_reminders(text) == SYSTEM_REMINDER.sub("", text)
+
+
+def test_reminders_of_every_layout_are_stripped_as_the_pattern_strips_them() -> None:
+    for text in [
+        "<system-reminder>a</system-reminder>",
+        "out\n  <system-reminder>a</system-reminder>  \nmore",
+        "out <system-reminder>quoted in a line</system-reminder>\nmore",
+        "<system-reminder>a</system-reminder> tail\n<system-reminder>b</system-reminder>\nend",  # one block
+        "<system-reminder>never closed\n",
+        "a\n<system-reminder>x</system-reminder>\n<system-reminder>y</system-reminder>\n",
+        "a\n<system-reminder>x</system-reminder>\n\n",  # `$` before a last newline
+        "\t<system-reminder><system-reminder>x</system-reminder>\nb",
+    ]:
+        assert strip_system_reminders(text) == SYSTEM_REMINDER.sub("", text), text
+
+
+def _seen_as_a_set_sees_them(entries: list[tuple[str, str]], continued: frozenset[bytes]) -> tuple[list[Seen], bytes]:
+    """`DuplicateEntries.see`'s rules over a plain set, one question at a time."""
+    seen: set[bytes] = set()
+    found, kept = [], b""
+    for uuid, timestamp in entries:
+        digest, replay = uuid_digest(uuid), replay_digest(uuid, timestamp)
+        if digest in continued and replay in continued:
+            found.append(Seen.IN_CONTINUED_SESSION)
+        elif replay in seen:
+            found.append(Seen.IN_THIS_FILE)
+        else:
+            found.append(Seen.UUID_IN_THIS_FILE if digest in seen else
+                         Seen.UUID_IN_CONTINUED_SESSION if digest in continued else Seen.NEW)
+            seen |= {digest, replay}
+            kept += digest
+    return found, kept
+
+
+entry_keys = st.tuples(st.sampled_from(["u1", "u2", "u3", "", "é"]), st.sampled_from(["t1", "t2", "None"]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(entry_keys, max_size=30), st.lists(entry_keys, max_size=4), st.booleans())
+def test_entries_seen_twice_are_told_apart_as_a_set_tells_them(entries: list[tuple[str, str]],
+                                                               earlier: list[tuple[str, str]], uuid_only: bool) -> None:
+    continued = frozenset({uuid_digest(u) for u, _ in earlier} |
+                          (set() if uuid_only else {replay_digest(u, t) for u, t in earlier}))
+    duplicates = DuplicateEntries(continued=continued)
+    found = [duplicates.see(uuid, timestamp) for uuid, timestamp in entries]
+    expected, kept = _seen_as_a_set_sees_them(entries, continued)
+    assert found == expected
+    assert bytes(duplicates.uuid_digests) == kept
+    assert duplicates.replayed == expected.count(Seen.IN_CONTINUED_SESSION)
+
+
+def test_a_digest_put_says_whether_it_was_there_as_the_table_grows() -> None:
+    rows = random.Random(5)
+    pool = [rows.randbytes(8) for _ in range(3000)] + [bytes(8), b"\x01" + bytes(7)]
+    digests, expected = DigestSet(), set()
+    for digest in [rows.choice(pool) for _ in range(12_000)]:  # the table of 1,024 slots grows past 4,096
+        assert digests.put(digest) is (digest in expected)
+        expected.add(digest)
+    assert len(digests) == len(expected)
+    assert all(digest in digests for digest in pool) is (len(expected) == len(pool))
+
+
+def test_a_call_answered_is_the_call_replaced_with_its_result_whatever_its_fields() -> None:
+    earlier = ToolResult("2026-03-01T10:00:01Z", "a result this call had", True)
+    call = ToolCall("e-1", "2026-03-01T10:00:00Z", "toolu_1", "TaskCreate", {"subject": "s"}, earlier, "p/agent",
+                    (TaskItem("1", "s", "pending"),))
+    result = ToolResult("2026-03-01T10:00:01Z", "done", False, {"task": {"id": "1"}})
+    assert {field.name for field in dataclasses.fields(ToolCall)} == {
+        "anchor", "timestamp", "tool_use_id", "name", "input", "result", "subagent", "tasks"}, \
+        "a field added to ToolCall must be carried by ToolCall.with_result"
+    assert all(getattr(call, field.name) != field.default for field in dataclasses.fields(ToolCall))
+    assert call.with_result(result) == dataclasses.replace(call, result=result)
+
+
+def test_a_prompt_of_a_few_words_beside_a_text_file_asks_what_the_file_says() -> None:
+    attached = (Media("text/plain", b"the whole request, in the file"),)
+    for text, asked in [("see\tattached\nfile", "the whole request, in the file"),
+                        ("  go  ", "the whole request, in the file"),
+                        ("read the attached file", "read the attached file"),
+                        (" ".join(["word"] * 100_000), " ".join(["word"] * 100_000)),
+                        ("a b c\n\nd", "a b c\n\nd")]:
+        assert len(text.split()) >= FEW_WORDS or asked != text
+        assert _what_was_asked(Prompt("e-1", "", text, attached)) == asked, text[:40]
