@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -76,15 +77,21 @@ def test_entries_seen_twice_are_told_apart_as_a_set_tells_them(entries: list[tup
     assert duplicates.replayed == expected.count(Seen.IN_CONTINUED_SESSION)
 
 
-def test_a_digest_put_says_whether_it_was_there_as_the_table_grows() -> None:
+@pytest.mark.parametrize("small", [DigestSet.SMALL, 64, 0])
+def test_a_digest_put_says_whether_it_was_there_in_a_set_and_in_the_table_as_it_grows(
+        small: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small sets are sets of numbers; past `small` digests they move into the table, which grows."""
+    monkeypatch.setattr(DigestSet, "SMALL", small)
     rows = random.Random(5)
     pool = [rows.randbytes(8) for _ in range(3000)] + [bytes(8), b"\x01" + bytes(7)]
     digests, expected = DigestSet(), set()
     for digest in [rows.choice(pool) for _ in range(12_000)]:  # the table of 1,024 slots grows past 4,096
         assert digests.put(digest) is (digest in expected)
+        assert len(digests) == len(expected | {digest})
         expected.add(digest)
-    assert len(digests) == len(expected)
-    assert all(digest in digests for digest in pool) is (len(expected) == len(pool))
+        assert digest in digests
+    assert [digest in digests for digest in pool] == [digest in expected for digest in pool]
+    assert (digests.numbers is None) is (small < len(expected))
 
 
 def test_a_call_answered_is_the_call_replaced_with_its_result_whatever_its_fields() -> None:
@@ -108,3 +115,20 @@ def test_a_prompt_of_a_few_words_beside_a_text_file_asks_what_the_file_says() ->
                         ("a b c\n\nd", "a b c\n\nd")]:
         assert len(text.split()) >= FEW_WORDS or asked != text
         assert _what_was_asked(Prompt("e-1", "", text, attached)) == asked, text[:40]
+
+
+digit_pairs = st.sampled_from(["00", "01", "02", "09", "10", "12", "13", "19", "20", "23", "24", "28", "29", "30",
+                               "31", "32", "59", "60", "٢٣"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["2022", "2023", "2024", "2099", "2100", "0001", "9999"]), digit_pairs, digit_pairs,
+       st.lists(st.tuples(digit_pairs, digit_pairs, digit_pairs, st.sampled_from(["", ".123", ".5", ".123456"]),
+                          st.sampled_from(["Z", "+00:00", "+05:30", ""])), min_size=1, max_size=4))
+def test_a_time_is_plausible_as_reading_it_whole_says_whatever_times_of_its_day_came_before(
+        year: str, month: str, day: str, times: list[tuple[str, str, str, str, str]]) -> None:
+    """Whether a time is plausible is found once a day for the usual form of time: the same as reading each."""
+    from generator.stages.interpret.builder import _plausible_moment, _plausible_time
+    for hour, minute, second, fraction, zone in times:
+        value = f"{year}-{month}-{day}T{hour}:{minute}:{second}{fraction}{zone}"
+        assert _plausible_time(value) == _plausible_moment(value), value

