@@ -6,13 +6,15 @@ the entries seen asked of and added in one walk against a set; a call answered w
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import random
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.core.model import Media, Prompt, TaskItem, ToolCall, ToolResult
+from generator.core.model import (AssistantText, BashMode, BrokenLine, Diagnostic, Entry, Media, Notice, Plan, Prompt,
+                                  SlashCommand, TaskItem, Thinking, ToolCall, ToolResult, Unknown, Unreadable)
 from generator.stages.interpret.message_content import SYSTEM_REMINDER, strip_system_reminders
 from generator.stages.summarize import FEW_WORDS, _what_was_asked, uuid_digest
 from generator.stages.tracking import DigestSet, DuplicateEntries, Seen, replay_digest
@@ -117,18 +119,43 @@ def test_a_prompt_of_a_few_words_beside_a_text_file_asks_what_the_file_says() ->
         assert _what_was_asked(Prompt("e-1", "", text, attached)) == asked, text[:40]
 
 
-digit_pairs = st.sampled_from(["00", "01", "02", "09", "10", "12", "13", "19", "20", "23", "24", "28", "29", "30",
-                               "31", "32", "59", "60", "٢٣"])
+
+QUICK_CLASSES = [Diagnostic, Entry, BrokenLine, Media, Prompt, AssistantText, Thinking, ToolResult, TaskItem, ToolCall,
+                 Plan, SlashCommand, BashMode, Notice, Unknown, Unreadable]
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.sampled_from(["2022", "2023", "2024", "2099", "2100", "0001", "9999"]), digit_pairs, digit_pairs,
-       st.lists(st.tuples(digit_pairs, digit_pairs, digit_pairs, st.sampled_from(["", ".123", ".5", ".123456"]),
-                          st.sampled_from(["Z", "+00:00", "+05:30", ""])), min_size=1, max_size=4))
-def test_a_time_is_plausible_as_reading_it_whole_says_whatever_times_of_its_day_came_before(
-        year: str, month: str, day: str, times: list[tuple[str, str, str, str, str]]) -> None:
-    """Whether a time is plausible is found once a day for the usual form of time: the same as reading each."""
-    from generator.stages.interpret.builder import _plausible_moment, _plausible_time
-    for hour, minute, second, fraction, zone in times:
-        value = f"{year}-{month}-{day}T{hour}:{minute}:{second}{fraction}{zone}"
-        assert _plausible_time(value) == _plausible_moment(value), value
+@pytest.mark.parametrize("cls", QUICK_CLASSES, ids=lambda cls: cls.__name__)
+def test_a_quick_init_makes_what_the_dataclass_made(cls: type) -> None:
+    """Every field set from its argument, by position or by name; defaults as declared; the instance frozen."""
+    found = dataclasses.fields(cls)
+    values = {item.name: (f"value of {item.name}",) for item in found}  # unlike any default
+    by_name, by_position = cls(**values), cls(*values.values())
+    assert by_name == by_position and hash(by_name) == hash(by_position)
+    assert all(getattr(by_name, name) == value for name, value in values.items())
+    required = {item.name: values[item.name] for item in found if item.default is dataclasses.MISSING}
+    with_defaults = cls(**required)
+    assert all(getattr(with_defaults, item.name) == (values[item.name] if item.name in required else item.default)
+               for item in found)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        by_name.__setattr__(found[0].name, "changed")
+    assert dataclasses.replace(by_name, **{found[-1].name: "replaced"}) == cls(*[*values.values()][:-1], "replaced")
+    with pytest.raises(TypeError):
+        cls(*values.values(), "one too many")
+    with pytest.raises(TypeError):
+        cls(**{**values, "not_a_field": 1})
+    if required:
+        with pytest.raises(TypeError):
+            cls()
+    assert str(inspect.signature(cls)) == "(" + ", ".join(
+        item.name if item.default is dataclasses.MISSING else f"{item.name}={item.default!r}" for item in found) + ")"
+
+
+def test_quick_init_refuses_a_field_it_cannot_give_a_plain_default() -> None:
+    from generator.core.entries import quick_init
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Listed:
+        items: list[int] = dataclasses.field(default_factory=list)
+
+    with pytest.raises(TypeError, match="Listed"):
+        quick_init(Listed)

@@ -137,32 +137,12 @@ class _SessionRouter:
             sidechains=tuple(sidechains),
         )
 
-# The time as Claude Code writes it (`2026-03-01T10:00:00.123Z`): `datetime.fromisoformat` reads any such
-# time of a valid day, so whether one is plausible depends on its day alone, found once (`_plausible_days`).
-_USUAL_TIME = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{3})?Z")
-_plausible_days: dict[str, bool] = {}
-_DAYS_KEPT = 10_000
-
-
 def _plausible_time(value: Any) -> bool:
     """An ISO 8601 time within `PLAUSIBLE_TIMES` (or no time at all: null or empty)."""
     if value is None or value == "":
         return True
     if not isinstance(value, str):
         return False
-    usual = _USUAL_TIME.fullmatch(value)
-    if usual is None:
-        return _plausible_moment(value)
-    day = usual.group(1)
-    plausible = _plausible_days.get(day)
-    if plausible is None:
-        if len(_plausible_days) >= _DAYS_KEPT:  # a log of made-up days does not grow this without end
-            _plausible_days.clear()
-        plausible = _plausible_days[day] = _plausible_moment(value)
-    return plausible
-
-
-def _plausible_moment(value: str) -> bool:
     try:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
