@@ -335,3 +335,36 @@ def test_batches_hold_every_item_in_order_and_stay_small(tmp_path: Path) -> None
     assert all(len(batch) <= BATCH_LINES for batch in batches)
     large = [batch for batch in batches if any(isinstance(i, Entry) and big in str(i.data) for i in batch)]
     assert all(sum(isinstance(i, Entry) and big in str(i.data) for i in batch) <= 2 for batch in large)
+
+
+def test_lines_past_the_orjson_limit_read_as_the_short_ones_do(tmp_path: Path, monkeypatch) -> None:
+    """Lines longer than orjson is given are read by the json module: with blanks around them (JSON's and
+    others), a lone surrogate escaped, a backslash-u that is not one, a value that is not an object, a line
+    cut off, each as the same line is read when short."""
+    from generator.stages import read
+    lines = [
+        b' \t{"type": "user", "text": "' + b"x" * 300 + b'"}  ',
+        b'\xc2\xa0{"type": "user", "text": "after a no-break space"}\xc2\xa0',
+        b'{"type": "user", "text": "cut in an emoji \\ud83d, then ' + b"y" * 300 + b'"}',
+        b'{"type": "user", "text": "a path C:\\\\users\\\\ada\\\\ud83d is no escape"}',
+        b'{"type": "user", "t": NaN}',
+        b'["an", "array"]',
+        b"{}",
+        b"   ",
+        b'{"type": "user"} {"type": "assistant"}',
+        b'{"type": "user", "text": "cut',
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    short = read_file(path)
+    monkeypatch.setattr(read, "ORJSON_LINE_LIMIT", 10)  # every line past it
+    long = read_file(path)
+    assert [(type(item).__name__, item.line, getattr(item, "data", getattr(item, "reason", None))) for item in long.items] \
+        == [(type(item).__name__, item.line, getattr(item, "data", getattr(item, "reason", None))) for item in short.items]
+    assert long.diagnostics == short.diagnostics
+    texts = [item.data.get("text") for item in short.items if isinstance(item, Entry)]
+    cut = next(text for text in texts if text and text.startswith("cut in an emoji"))
+    assert "\ufffd" in cut and cut.encode("utf-8")  # no lone surrogate left to fail the page's encoding
+    assert "a path C:\\users\\ada\\ud83d is no escape" in texts
+    assert [item.line for item in short.items] == [1, 2, 3, 4, 5, 6, 9, 9, 10]
+    assert [problem.line for problem in short.diagnostics] == [6, 9, 10]
