@@ -159,3 +159,12 @@ def test_quick_init_refuses_a_field_it_cannot_give_a_plain_default() -> None:
 
     with pytest.raises(TypeError, match="Listed"):
         quick_init(Listed)
+
+
+def test_the_words_of_a_prompt_are_counted_as_split_counts_them() -> None:
+    from generator.stages.summarize import _FEW_WORDS_OR_MORE
+    blanks = ["", " ", "\t", "\n", "\u00a0", "\u2028", "\u3000", "\x1c", "\u200b"]  # the last one is not a blank
+    rows = random.Random(3)
+    for _ in range(3000):
+        text = "".join(rows.choice([*blanks, "a", "bc", "é"]) for _ in range(rows.randrange(12)))
+        assert (_FEW_WORDS_OR_MORE.match(text) is not None) is (len(text.split()) >= FEW_WORDS), repr(text)

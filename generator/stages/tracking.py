@@ -66,7 +66,7 @@ class UsageCounter:
     is added to the totals once it is done (its lines are together: once many later messages have come,
     it is done)."""
 
-    recent: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
+    recent: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
     """Messages still being counted, oldest first, by (message id, request id)."""
     model_of_message: dict[tuple[str, str], str] = field(default_factory=dict)
     day_of_message: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -82,7 +82,7 @@ class UsageCounter:
         key = (str(message.get("id", data.get("uuid", ""))), str(data.get("requestId", "")))
         counted = self.recent.get(key)
         if counted is None:
-            counted = self.recent[key] = Counter()
+            counted = self.recent[key] = {}
             if len(self.recent) > RECENT_MESSAGES:
                 self._add_up(next(iter(self.recent)))
         model = message.get("model")
@@ -107,7 +107,7 @@ class UsageCounter:
         self.by_model.setdefault(self.model_of_message.pop(key, "unknown"), Counter()).update(counted)
         day = self.day_of_message.pop(key, "")
         if day:
-            self.tokens_by_day[day] += sum(counted[name] for name in USAGE_FIELDS)
+            self.tokens_by_day[day] += sum(counted.get(name, 0) for name in USAGE_FIELDS)
 
     def finish(self) -> tuple[Usage, dict[str, Usage], dict[str, int]]:
         """The session's totals: all of it, by model (sorted), and tokens by UTC day (sorted)."""

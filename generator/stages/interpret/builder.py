@@ -171,7 +171,7 @@ class _SessionBuilder(UserEntries, AssistantEntries, ToolCalls, SystemEntries, A
                 return
             if seen is Seen.IN_THIS_FILE:
                 return
-            if seen in _SHARED_UUID:
+            if seen is not Seen.NEW and seen in _SHARED_UUID:  # (an enum member's hash is a Python call)
                 # Another entry has its uuid: both are kept, and each has an anchor of its own.
                 self.problems.append(Diagnostic(entry.file, entry.line, f"uuid {uuid[:40]!r} is also the uuid of "
                                                 f"{_SHARED_UUID[seen]}: both are shown"))
