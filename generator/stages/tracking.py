@@ -104,7 +104,12 @@ class UsageCounter:
 
     def _add_up(self, key: tuple[str, str]) -> None:
         counted = self.recent.pop(key)
-        self.by_model.setdefault(self.model_of_message.pop(key, "unknown"), Counter()).update(counted)
+        model = self.model_of_message.pop(key, "unknown")
+        totals = self.by_model.get(model)
+        if totals is None:
+            totals = self.by_model[model] = Counter()
+        for name, value in counted.items():  # `Counter.update`, without its checks and calls for each name
+            totals[name] += value
         day = self.day_of_message.pop(key, "")
         if day:
             self.tokens_by_day[day] += sum(counted.get(name, 0) for name in USAGE_FIELDS)
@@ -512,7 +517,7 @@ class DuplicateEntries:
 
     def see(self, uuid: str, timestamp: Any) -> Seen:
         """Note an entry; what it is. Every entry not left out is remembered under its own uuid."""
-        digest, replay = uuid_digest(uuid), replay_digest(uuid, timestamp)
+        digest, replay = uuid_digest(uuid), uuid_digest(f"{uuid}\0{timestamp}")  # `replay_digest`, called for every entry
         continued = self.continued
         if continued and digest in continued and replay in continued:
             self.replayed += 1

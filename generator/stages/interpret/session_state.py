@@ -85,7 +85,7 @@ class SessionState:
 
     def is_held(self, index: int, event: Event) -> bool:
         """An event waits while something later may still change it."""
-        if self.plans.holds(index):
+        if index == self.plans.waiting:  # `PlanApproval.holds`, asked of every event
             return True
         return isinstance(event, ToolCall) and self.calls.holds(index, event, len(self.events))
 
