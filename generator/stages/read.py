@@ -388,14 +388,14 @@ def _read_line(name: str, number: int, raw: bytes) -> Iterator[tuple[ReadItem | 
         text = raw.decode("utf-8", errors="replace")
         yield None, Diagnostic(name, number, f"invalid UTF-8 at byte {error.start}; undecodable bytes shown as \ufffd")
     if len(raw) > ORJSON_LINE_LIMIT:
-        # A long line that reads as an object is not copied without its blanks first, nor searched whole for
-        # an escape it cannot hold without a backslash (a pasted image: megabytes of base64).
+        # A long line that reads as an object (a pasted image: megabytes of base64) is not first copied
+        # without its blanks.
         try:
             data = json.loads(text)
         except (ValueError, RecursionError):
             data = None  # the careful path below says what is wrong
         if isinstance(data, dict):
-            if "\\u" in text and _LONE_SURROGATE.search(text):
+            if _LONE_SURROGATE.search(text):
                 data = _without_lone_surrogates(data)
             if data:
                 yield Entry(name, number, data), None
