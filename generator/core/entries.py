@@ -28,7 +28,7 @@ def quick_init(cls: _Frozen) -> _Frozen:
     init = namespace["make"](*setters.values(), *(item.default for item in found))
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
-    setattr(cls, "__init__", init)
+    cls.__init__ = init  # type: ignore[misc]
     return cls
 
 
