@@ -68,9 +68,9 @@ class ToolCalls(SessionState):
         tool_use_id = str(part.get("tool_use_id", ""))
         content = part.get("content")
         images = tuple(
-            image for p in (content if isinstance(content, list) else [])
+            image for p in content
             if isinstance(p, dict) and p.get("type") in ("image", "document") and (image := _media(p)) is not None
-        )
+        ) if isinstance(content, list) else ()
         text = strip_system_reminders(self._result_text(content))
         # The tag is looked for first: most results hold none, and the pattern would be tried over each twice.
         marked = "<tool_use_error>" in text and TOOL_USE_ERROR.search(text) is not None
