@@ -17,7 +17,7 @@ from generator.core.model import (AssistantText, BashMode, BrokenLine, Diagnosti
                                   SlashCommand, TaskItem, Thinking, ToolCall, ToolResult, Unknown, Unreadable)
 from generator.stages.interpret.message_content import SYSTEM_REMINDER, strip_system_reminders
 from generator.stages.summarize import FEW_WORDS, _what_was_asked, uuid_digest
-from generator.stages.tracking import DigestSet, DuplicateEntries, Seen, replay_digest
+from generator.stages.tracking import DigestSet, DuplicateEntries, Seen, entry_digests, replay_digest
 
 REMINDER_PIECES = ["<system-reminder>", "</system-reminder>", "\n", " ", "\t", "\r", "x", "<system-", "reminder>",
                    "</system-reminder> ", "\n<system-reminder>", "<<system-reminder>"]
@@ -168,3 +168,23 @@ def test_the_words_of_a_prompt_are_counted_as_split_counts_them() -> None:
     for _ in range(3000):
         text = "".join(rows.choice([*blanks, "a", "bc", "é"]) for _ in range(rows.randrange(12)))
         assert (_FEW_WORDS_OR_MORE.match(text) is not None) is (len(text.split()) >= FEW_WORDS), repr(text)
+
+
+@pytest.mark.parametrize("small", [DigestSet.SMALL, 64, 0])
+def test_a_pair_of_digests_is_put_as_two_puts_would_put_them(small: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(DigestSet, "SMALL", small)
+    rows = random.Random(9)
+    pool = [rows.randbytes(8) for _ in range(500)] + [bytes(8)]
+    paired, one_by_one = DigestSet(), DigestSet()
+    for _ in range(3000):
+        first, second = rows.choice(pool), rows.choice(pool)
+        first_there = one_by_one.put(first)
+        expected = (True, True) if first_there else (False, one_by_one.put(second))
+        assert paired.put_first_then_second(first, second) == expected
+        assert len(paired) == len(one_by_one)
+    assert [digest in paired for digest in pool] == [digest in one_by_one for digest in pool]
+
+
+def test_an_entry_s_digests_are_its_uuid_s_and_its_replay_s() -> None:
+    for uuid, timestamp in [("u1", "2026-03-01T10:00:00Z"), ("", None), ("é\ud83d", 5), ("a" * 500, "")]:
+        assert entry_digests(uuid, timestamp) == (uuid_digest(uuid), replay_digest(uuid, timestamp))

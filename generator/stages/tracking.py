@@ -8,6 +8,7 @@ what interpret would and looking at what it says.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from array import array
 from collections import Counter
@@ -397,6 +398,18 @@ def replay_digest(uuid: str, timestamp: Any) -> bytes:
     return uuid_digest(f"{uuid}\0{timestamp}")
 
 
+def entry_digests(uuid: str, timestamp: Any) -> tuple[bytes, bytes]:
+    """`uuid_digest(uuid)` and `replay_digest(uuid, timestamp)`, in one call: they are made for every entry."""
+    of_uuid, of_replay = _DIGEST_HASHER.copy(), _DIGEST_HASHER.copy()
+    of_uuid.update(uuid.encode("utf-8", "replace"))
+    of_replay.update(f"{uuid}\0{timestamp}".encode("utf-8", "replace"))
+    return of_uuid.digest(), of_replay.digest()
+
+
+_DIGEST_HASHER = hashlib.blake2b(digest_size=8)
+"""As `uuid_digest` makes its digests."""
+
+
 class Seen(Enum):
     """What an entry's uuid and time say about it (`DuplicateEntries.see`)."""
 
@@ -468,6 +481,23 @@ class DigestSet:
             self._move_to_table(numbers)
         return False
 
+    def put_first_then_second(self, first: bytes, second: bytes) -> tuple[bool, bool]:
+        """Put `first`, and `second` when `first` was not in yet: whether each was in already ((True, True)
+        when `first` was, `second` not asked of). Both in one call: it is made for every entry."""
+        numbers = self.numbers
+        if numbers is None or first == second:
+            if self.put(first):
+                return True, True
+            return False, self.put(second)
+        size = len(numbers)
+        numbers.add(int.from_bytes(first, "little"))
+        if len(numbers) == size:
+            return True, True
+        numbers.add(int.from_bytes(second, "little"))
+        if len(numbers) > self.SMALL:
+            self._move_to_table(numbers)
+        return False, len(numbers) == size + 1
+
     def _move_to_table(self, numbers: set[int]) -> None:
         self.numbers = None
         slots = len(self.table)
@@ -517,7 +547,7 @@ class DuplicateEntries:
 
     def see(self, uuid: str, timestamp: Any) -> Seen:
         """Note an entry; what it is. Every entry not left out is remembered under its own uuid."""
-        digest, replay = uuid_digest(uuid), uuid_digest(f"{uuid}\0{timestamp}")  # `replay_digest`, called for every entry
+        digest, replay = entry_digests(uuid, timestamp)
         continued = self.continued
         if continued and digest in continued and replay in continued:
             self.replayed += 1
@@ -528,10 +558,12 @@ class DuplicateEntries:
                 return Seen.IN_THIS_FILE
             found = Seen.UUID_IN_THIS_FILE if digest in seen else None
             seen.add(digest)
-        elif seen.put(replay):  # the replay digest is only ever added with its uuid's: nothing to add
-            return Seen.IN_THIS_FILE
         else:
-            found = Seen.UUID_IN_THIS_FILE if seen.put(digest) else None
+            # The replay digest is only ever added with its uuid's: when it is in, so is the uuid's.
+            replay_there, digest_there = seen.put_first_then_second(replay, digest)
+            if replay_there:
+                return Seen.IN_THIS_FILE
+            found = Seen.UUID_IN_THIS_FILE if digest_there else None
         if found is None:
             found = Seen.UUID_IN_CONTINUED_SESSION if continued and digest in continued else Seen.NEW
         self.uuid_digests += digest
