@@ -188,3 +188,18 @@ def test_a_pair_of_digests_is_put_as_two_puts_would_put_them(small: int, monkeyp
 def test_an_entry_s_digests_are_its_uuid_s_and_its_replay_s() -> None:
     for uuid, timestamp in [("u1", "2026-03-01T10:00:00Z"), ("", None), ("é\ud83d", 5), ("a" * 500, "")]:
         assert entry_digests(uuid, timestamp) == (uuid_digest(uuid), replay_digest(uuid, timestamp))
+
+
+def test_a_message_is_known_by_its_id_whatever_its_type_or_by_its_entry_s_uuid() -> None:
+    from generator.stages.tracking import UsageCounter
+    counter = UsageCounter()
+    lines = [({"uuid": "a", "requestId": None}, {"id": 7, "usage": {"output_tokens": 5}}),
+             ({"uuid": "b", "requestId": None}, {"id": 7, "usage": {"output_tokens": 9}}),  # the same message: 9
+             ({"uuid": "c"}, {"usage": {"output_tokens": 4}}),
+             ({"uuid": "c"}, {"id": None, "usage": {"output_tokens": 6}}),  # an id of null is the id "None"
+             ({"uuid": "d", "requestId": 3}, {"id": "m", "usage": {"output_tokens": 1}}),
+             ({"uuid": "e", "requestId": "3"}, {"id": "m", "usage": {"output_tokens": 2}})]  # 3 and "3": one
+    for data, message in lines:
+        counter.count(data, message)
+    total, _, _ = counter.finish()
+    assert total.output_tokens == 9 + 4 + 6 + 2

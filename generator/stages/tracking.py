@@ -80,12 +80,16 @@ class UsageCounter:
         usage = message.get("usage")
         if not isinstance(usage, dict):
             return
-        key = (str(message.get("id", data.get("uuid", ""))), str(data.get("requestId", "")))
-        counted = self.recent.get(key)
+        message_id = message["id"] if "id" in message else data.get("uuid", "")
+        request_id = data.get("requestId", "")
+        key = (message_id if type(message_id) is str else str(message_id),
+               request_id if type(request_id) is str else str(request_id))
+        recent = self.recent
+        counted = recent.get(key)
         if counted is None:
-            counted = self.recent[key] = {}
-            if len(self.recent) > RECENT_MESSAGES:
-                self._add_up(next(iter(self.recent)))
+            counted = recent[key] = {}
+            if len(recent) > RECENT_MESSAGES:
+                self._add_up(next(iter(recent)))
         model = message.get("model")
         if isinstance(model, str) and model != "<synthetic>":
             self.model_of_message[key] = model

@@ -45,12 +45,13 @@ class AssistantEntries(SessionState):
         if not isinstance(content, list):
             self._malformed(entry, "assistant message content is neither text nor a list of parts")
             return
+        uuid = data.get("uuid", "")
         for index, part in enumerate(content):
             if not isinstance(part, dict):
                 self.unknown["part:(not an object)"] += 1
                 self.events.append(Unknown(self._next_anchor(None), timestamp, "part:(not an object)", part))
                 continue
-            part_id = f"{data.get('uuid', '')}-{index}"
+            part_id = f"{uuid}-{index}"
             part_type = part.get("type")
             handler = ASSISTANT_PART_HANDLERS.get(part_type) if isinstance(part_type, str) else None
             if handler is not None:
