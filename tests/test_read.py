@@ -296,7 +296,8 @@ def test_a_byte_order_mark_before_the_first_line_is_ignored(tmp_path: Path) -> N
 
 def test_lines_end_where_a_text_reader_ends_them_whatever_the_mix_of_endings_and_piece_size():
     """The byte splitter against Python's own newline handling (a latin-1 text reader hands back each byte as
-    one character), on every file of up to seven bytes of `a`, CR and LF, read in pieces of one to five."""
+    one character), on every file of up to seven bytes of `a`, CR and LF, read in pieces of one to five, from
+    blocks of one byte and up."""
     import io
     import itertools
 
@@ -308,9 +309,10 @@ def test_lines_end_where_a_text_reader_ends_them_whatever_the_mix_of_endings_and
             for limit in range(1, 6):
                 expected_reader = io.TextIOWrapper(io.BufferedReader(io.BytesIO(data)), encoding="latin-1", newline="")
                 expected = list(iter(lambda reader=expected_reader, size=limit: reader.readline(size), ""))
-                ours = _ByteLines(io.BufferedReader(io.BytesIO(data)))
-                got = list(iter(lambda reader=ours, size=limit: reader.readline(size), b""))
-                assert [piece.decode("latin-1") for piece in got] == expected, (data, limit)
+                for block in (1, 2, 3, 7, _ByteLines.BLOCK):  # a line, or its lone CR, across blocks read
+                    ours = _ByteLines(io.BufferedReader(io.BytesIO(data)), block=block)
+                    got = list(iter(lambda reader=ours, size=limit: reader.readline(size), b""))
+                    assert [piece.decode("latin-1") for piece in got] == expected, (data, limit, block)
 
 
 def test_batches_hold_every_item_in_order_and_stay_small(tmp_path: Path) -> None:
@@ -333,3 +335,36 @@ def test_batches_hold_every_item_in_order_and_stay_small(tmp_path: Path) -> None
     assert all(len(batch) <= BATCH_LINES for batch in batches)
     large = [batch for batch in batches if any(isinstance(i, Entry) and big in str(i.data) for i in batch)]
     assert all(sum(isinstance(i, Entry) and big in str(i.data) for i in batch) <= 2 for batch in large)
+
+
+def test_lines_past_the_orjson_limit_read_as_the_short_ones_do(tmp_path: Path, monkeypatch) -> None:
+    """Lines longer than orjson is given are read by the json module: with blanks around them (JSON's and
+    others), a lone surrogate escaped, a backslash-u that is not one, a value that is not an object, a line
+    cut off, each as the same line is read when short."""
+    from generator.stages import read
+    lines = [
+        b' \t{"type": "user", "text": "' + b"x" * 300 + b'"}  ',
+        b'\xc2\xa0{"type": "user", "text": "after a no-break space"}\xc2\xa0',
+        b'{"type": "user", "text": "cut in an emoji \\ud83d, then ' + b"y" * 300 + b'"}',
+        b'{"type": "user", "text": "a path C:\\\\users\\\\ada\\\\ud83d is no escape"}',
+        b'{"type": "user", "t": NaN}',
+        b'["an", "array"]',
+        b"{}",
+        b"   ",
+        b'{"type": "user"} {"type": "assistant"}',
+        b'{"type": "user", "text": "cut',
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    short = read_file(path)
+    monkeypatch.setattr(read, "ORJSON_LINE_LIMIT", 10)  # every line past it
+    long = read_file(path)
+    assert [(type(item).__name__, item.line, getattr(item, "data", getattr(item, "reason", None))) for item in long.items] \
+        == [(type(item).__name__, item.line, getattr(item, "data", getattr(item, "reason", None))) for item in short.items]
+    assert long.diagnostics == short.diagnostics
+    texts = [item.data.get("text") for item in short.items if isinstance(item, Entry)]
+    cut = next(text for text in texts if text and text.startswith("cut in an emoji"))
+    assert "\ufffd" in cut and cut.encode("utf-8")  # no lone surrogate left to fail the page's encoding
+    assert "a path C:\\users\\ada\\ud83d is no escape" in texts
+    assert [item.line for item in short.items] == [1, 2, 3, 4, 5, 6, 9, 9, 10]
+    assert [problem.line for problem in short.diagnostics] == [6, 9, 10]

@@ -8,7 +8,7 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Any, Mapping, Union
 
-from .entries import WholeLine
+from .entries import WholeLine, quick_init
 
 EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -108,6 +108,7 @@ class EventBase:
     anchor: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Media:
     """An image or a document (PDF) pasted into a prompt or returned by a tool."""
@@ -120,6 +121,7 @@ class Media:
     """The path or URL it was referred to by, or why its bytes are missing."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Prompt(EventBase):
     """Something the user typed."""
@@ -140,6 +142,7 @@ class Prompt(EventBase):
     """Written by the agent that started this subagent run (its task, in Markdown), not typed by a person."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class AssistantText(EventBase):
     """Prose written by the model."""
@@ -154,6 +157,7 @@ class AssistantText(EventBase):
     """Model name that wrote it."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Thinking(EventBase):
     """Extended thinking."""
@@ -166,6 +170,7 @@ class Thinking(EventBase):
     """Markdown source (untrusted)."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ToolResult:
     """What came back from a tool call."""
@@ -182,6 +187,7 @@ class ToolResult:
     """Images in the result."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class TaskItem:
     """One line of a task list (TaskCreate/TaskUpdate) or todo list (TodoWrite)."""
@@ -194,6 +200,7 @@ class TaskItem:
     """pending, in_progress or completed."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ToolCall(EventBase):
     """A tool call paired with its result."""
@@ -215,7 +222,14 @@ class ToolCall(EventBase):
     tasks: tuple[TaskItem, ...] = ()
     """For TaskCreate/TaskUpdate: the whole task list as it stood after this call."""
 
+    def with_result(self, result: ToolResult) -> ToolCall:
+        """The call answered by `result`: `dataclasses.replace(call, result=result)`, at a fraction of its
+        cost (every call of every session is answered)."""
+        return ToolCall(self.anchor, self.timestamp, self.tool_use_id, self.name, self.input, result, self.subagent,
+                        self.tasks)
 
+
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Plan(EventBase):
     """A plan Claude proposed (ExitPlanMode) or was started with (`planContent`), with what became of it."""
@@ -237,6 +251,7 @@ class Plan(EventBase):
     plan the session was started with."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class SlashCommand(EventBase):
     """A slash command the user ran, shown as one compact line."""
@@ -253,6 +268,7 @@ class SlashCommand(EventBase):
     """What the command printed, if anything."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class BashMode(EventBase):
     """A shell command the user ran themselves with `!`."""
@@ -269,6 +285,7 @@ class BashMode(EventBase):
     """Standard error."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Notice(EventBase):
     """A system line: interrupts, compaction, API errors, hook summaries and the like."""
@@ -294,6 +311,7 @@ class Notice(EventBase):
     """For a permission-mode notice: the mode the session changed to."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Unknown(EventBase):
     """An entry or content part the interpreter does not know. Shown generically, never dropped."""
@@ -310,6 +328,7 @@ class Unknown(EventBase):
     """True for an entry of a new type with no conversation in it: bookkeeping, shown only with --show-hidden."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Unreadable(EventBase):
     """A line of the file that could not be read; shown where it was so that its text is not lost."""

@@ -38,10 +38,13 @@ class ReadResult:
     """One per problem found."""
 
 
-# orjson is several times faster on the usual line, but its peak memory is some thirteen times the line's
-# size (measured), against twice for the json module: the rare huge line (a pasted log, a big image) is
-# read by the json module.
-ORJSON_LINE_LIMIT = 1 << 20
+# orjson is twice as fast as the json module, but its peak memory is larger (measured with tracemalloc: 14
+# times the line's size for a line holding a pasted image, 21 times for one of many small objects; the json
+# module 4 and 10 times, its text included). Past this, a line is read by the json module: the most a line
+# takes to read stays what one at `LINE_LIMIT` takes through the json module (a 4 MB line through orjson,
+# some 85 MB at most; a 16 MB one through json, up to 165 MB), and a pasted screenshot (1 to 3 MB in the
+# scaled corpus) is read by orjson.
+ORJSON_LINE_LIMIT = 4 << 20
 # Reading a line takes about five times its size, rendering it as much again (measured: a 20 MB tool output
 # peaks a build at 245 MB): past this, a line is shown in part and copied whole, never parsed. Pasted
 # screenshots and tool outputs stay far below it.
@@ -159,81 +162,144 @@ def _items_and_sizes(path: Path, diagnostics: list[Diagnostic], hasher: Any) -> 
         if encoding:
             diagnostics.append(Diagnostic(name, 0, "written in UTF-16, not UTF-8 as Claude Code writes: read as "
                                                    "UTF-16"))
-        for number, raw in enumerate(_lines(handle, hasher, encoding, name), start=1):
-            if isinstance(raw, _LongLine):
-                yield _long_line(name, number, raw, diagnostics), len(raw.preview)
-                continue
-            for item, problem in _read_line(name, number, raw):
-                if problem is not None:
-                    diagnostics.append(problem)
-                if item is not None:
-                    yield item, len(raw)
-
-
-def _lines(handle: io.BufferedReader, hasher: Any, utf16: str = "", path: str = "") -> Iterator[bytes | _LongLine]:
-    """The file's lines as bytes, each with its ending. A line ends at `\n`, `\r\n` or a lone `\r`
-    (some editors and old Mac tools save with CR alone, which a split on `\n` would read as one line): a
-    raw `\r` cannot be inside a JSON line, since JSON strings escape it (`_ByteLines`). A UTF-16 file
-    (`utf16` names its codec) is decoded as such, and its lines handed on in UTF-8. A line
-    over `LINE_LIMIT` is read past a piece at a time, and handed on as a `_LongLine`."""
-    info = os.fstat(handle.fileno())
-    identity = (info.st_dev, info.st_ino)
-    buffered = io.BufferedReader(_Hashing(handle, hasher), 1 << 16)
-    if utf16:
-        # An odd last byte or a lone surrogate shows as U+FFFD; the reader then reports the line.
-        start = handle.peek(2)[:2]
-        big_endian = utf16 == "utf-16-be" or start == b"\xfe\xff"
-        codec = "utf-16-be" if big_endian else "utf-16-le"
-        offset = 2 if utf16 == "utf-16" else 0  # the byte-order mark, which the codec drops
-        wide = io.TextIOWrapper(buffered, encoding=utf16, errors="replace", newline="")
-        while line := wide.readline(LINE_LIMIT // 2 + 1):
-            if len(line) > LINE_LIMIT // 2 and not line.endswith(("\n", "\r")):
-                long_line, size = _rest_of_long_line(wide, line, offset, codec, identity, path, 2)
+            for number, raw in enumerate(_utf16_lines(handle, hasher, encoding, name), start=1):
+                yield from _items_of_line(name, number, raw, diagnostics)
+            return
+        # A UTF-8 log, as Claude Code writes them: its lines split here, and the usual line (a JSON object that
+        # orjson reads) made an entry without the generators and checks of the careful path (`_read_line`).
+        lines = _ByteLines(handle, hasher)
+        readline, loads, decode_error = lines.readline, orjson.loads, orjson.JSONDecodeError
+        offset = number = 0
+        while raw := readline(LINE_LIMIT + 1):
+            number += 1
+            size = len(raw)
+            if size > LINE_LIMIT and not raw.endswith((b"\n", b"\r")):
+                long_line, size = _rest_of_long_line(lines, raw, offset, "utf-8", _identity_of(handle), name, 1)
                 offset += size
-                yield long_line
+                yield from _items_of_line(name, number, long_line, diagnostics)
                 continue
-            offset += len(line.encode(codec, "surrogatepass"))
-            yield line.encode("utf-8", "replace")
+            offset += size
+            if size <= ORJSON_LINE_LIMIT and not (number == 1 and raw.startswith(b"\xef\xbb\xbf")):
+                try:
+                    data = loads(raw)
+                except decode_error:
+                    data = None
+                if type(data) is dict:
+                    if data:  # `{}` holds nothing to show: padding, as a blank line is
+                        yield Entry(name, number, data), size
+                    continue
+            yield from _items_of_line(name, number, raw, diagnostics)
+
+
+def _items_of_line(name: str, number: int, raw: bytes | _LongLine, diagnostics: list[Diagnostic]
+                   ) -> Iterator[tuple[ReadItem, int]]:
+    """What one line holds, read with care (each problem said), with the bytes it was read from."""
+    if isinstance(raw, _LongLine):
+        yield _long_line(name, number, raw, diagnostics), len(raw.preview)
         return
-    lines = _ByteLines(buffered)
-    offset = 0
-    while raw := lines.readline(LINE_LIMIT + 1):
-        if len(raw) > LINE_LIMIT and not raw.endswith((b"\n", b"\r")):
-            long_line, size = _rest_of_long_line(lines, raw, offset, "utf-8", identity, path, 1)
+    for item, problem in _read_line(name, number, raw):
+        if problem is not None:
+            diagnostics.append(problem)
+        if item is not None:
+            yield item, len(raw)
+
+
+def _identity_of(handle: io.BufferedReader) -> tuple[int, int]:
+    """The device and inode of an open file: a file replaced since it was read is not taken for it."""
+    info = os.fstat(handle.fileno())
+    return info.st_dev, info.st_ino
+
+
+def _utf16_lines(handle: io.BufferedReader, hasher: Any, utf16: str, path: str) -> Iterator[bytes | _LongLine]:
+    """The lines of a file written in UTF-16 (`utf16` names its codec), decoded as such and handed on in
+    UTF-8, each with its ending (`\n`, `\r\n` or a lone `\r`, as `_ByteLines` ends them). A line over
+    `LINE_LIMIT` is read past a piece at a time, and handed on as a `_LongLine`."""
+    identity = _identity_of(handle)
+    buffered = io.BufferedReader(_Hashing(handle, hasher), 1 << 16)
+    # An odd last byte or a lone surrogate shows as U+FFFD; the reader then reports the line.
+    start = handle.peek(2)[:2]
+    big_endian = utf16 == "utf-16-be" or start == b"\xfe\xff"
+    codec = "utf-16-be" if big_endian else "utf-16-le"
+    offset = 2 if utf16 == "utf-16" else 0  # the byte-order mark, which the codec drops
+    wide = io.TextIOWrapper(buffered, encoding=utf16, errors="replace", newline="")
+    while line := wide.readline(LINE_LIMIT // 2 + 1):
+        if len(line) > LINE_LIMIT // 2 and not line.endswith(("\n", "\r")):
+            long_line, size = _rest_of_long_line(wide, line, offset, codec, identity, path, 2)
             offset += size
             yield long_line
             continue
-        offset += len(raw)
-        yield raw
+        offset += len(line.encode(codec, "surrogatepass"))
+        yield line.encode("utf-8", "replace")
 
 
 class _ByteLines:
     """A file's lines as bytes, each with its ending (`\n`, `\r\n` or a lone `\r`), read in pieces of at
     most `limit` bytes as `io.TextIOWrapper(newline="").readline(limit)` reads them, without decoding: a
-    UTF-8 line is handed on as the bytes it is. `BufferedReader.readline` ends lines at `\n` only; a lone
-    `\r` is rare (old Mac tools), so a piece is split at it only when one is there."""
+    UTF-8 line is handed on as the bytes it is. A raw `\r` cannot be inside a JSON line, since JSON strings
+    escape it; some editors and old Mac tools end lines with it alone, which a split on `\n` would read as
+    one line, so a line is cut at a lone `\r` when one is there. The file is read a block at a time (each
+    block also goes to `hasher`, when there is one), and lines are cut out of the block."""
 
-    def __init__(self, buffered: io.BufferedReader[Any]):
-        self.buffered = buffered
-        self.held = b""
-        """What was read past a lone `\r`: the start of the next line."""
+    BLOCK = 1 << 18
+
+    def __init__(self, handle: Any, hasher: Any = None, block: int = BLOCK):
+        self.handle = handle
+        self.hasher = hasher
+        self.block = block
+        self.buffer = b""
+        self.position = 0
+        """Where the next line starts in `buffer`."""
 
     def readline(self, limit: int) -> bytes:
-        held = self.held
-        if held:
-            self.held = b""
-            line = held if held.endswith(b"\n") or len(held) >= limit else held + self.buffered.readline(limit - len(held))
+        buffer, start = self.buffer, self.position
+        end = buffer.find(b"\n", start, start + limit)
+        if end >= 0:
+            end += 1
+        elif len(buffer) - start >= limit:
+            end = start + limit
+        if end >= 0:
+            self.position = end
+            line = buffer[start:end]
+            in_buffer = end - start
         else:
-            line = self.buffered.readline(limit)
+            line, in_buffer = self._across_blocks(buffer[start:], limit)
         if b"\r" not in line:
             return line
         cut = line.find(b"\r")
         if cut == len(line) - 1 or line[cut + 1:cut + 2] == b"\n":
-            # `\r\n` ends the line (readline stops at the `\n`); a `\r` last ends the piece, as a text
-            # reader ends it (a `\n` after it, past `limit`, is a piece of its own).
+            # `\r\n` ends the line (the `\n` ended it); a `\r` last ends the piece, as a text reader ends
+            # it (a `\n` after it, past `limit`, is a piece of its own).
             return line
-        self.held = line[cut + 1:] + self.held
+        rest = len(line) - cut - 1
+        if rest <= in_buffer:
+            self.position -= rest
+        else:  # the lone `\r` was in an earlier block: what follows it is read again
+            self.buffer, self.position = line[cut + 1:] + self.buffer[self.position:], 0
         return line[:cut + 1]
+
+    def _across_blocks(self, start: bytes, limit: int) -> tuple[bytes, int]:
+        """A line (or a piece of `limit` bytes) that starts with `start`, the rest of the buffer, and goes on
+        in the next blocks; with how many of its bytes are in the last block read, which is then the buffer."""
+        pieces, size = [start], len(start)
+        while True:
+            block = self.handle.read(self.block)
+            if not block:
+                self.buffer, self.position = b"", 0
+                return b"".join(pieces), 0
+            if self.hasher is not None:
+                self.hasher.update(block)
+            end = block.find(b"\n", 0, limit - size)
+            if end >= 0:
+                taken = end + 1
+            elif size + len(block) >= limit:
+                taken = limit - size
+            else:
+                pieces.append(block)
+                size += len(block)
+                continue
+            pieces.append(block[:taken])
+            self.buffer, self.position = block, taken
+            return b"".join(pieces), taken
 
 
 def _rest_of_long_line(text: io.TextIOWrapper | _ByteLines, start: str | bytes, offset: int, codec: str,
@@ -324,6 +390,19 @@ def _read_line(name: str, number: int, raw: bytes) -> Iterator[tuple[ReadItem | 
     except UnicodeDecodeError as error:
         text = raw.decode("utf-8", errors="replace")
         yield None, Diagnostic(name, number, f"invalid UTF-8 at byte {error.start}; undecodable bytes shown as \ufffd")
+    if len(raw) > ORJSON_LINE_LIMIT:
+        # A long line that reads as an object (a pasted image: megabytes of base64) is not first copied
+        # without its blanks.
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            data = None  # the careful path below says what is wrong
+        if isinstance(data, dict):
+            if _LONE_SURROGATE.search(text):
+                data = _without_lone_surrogates(data)
+            if data:
+                yield Entry(name, number, data), None
+            return
     stripped = text.strip()
     if not stripped:
         return

@@ -8,6 +8,7 @@ what interpret would and looking at what it says.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from array import array
 from collections import Counter
@@ -66,7 +67,7 @@ class UsageCounter:
     is added to the totals once it is done (its lines are together: once many later messages have come,
     it is done)."""
 
-    recent: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
+    recent: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
     """Messages still being counted, oldest first, by (message id, request id)."""
     model_of_message: dict[tuple[str, str], str] = field(default_factory=dict)
     day_of_message: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -79,33 +80,44 @@ class UsageCounter:
         usage = message.get("usage")
         if not isinstance(usage, dict):
             return
-        key = (str(message.get("id", data.get("uuid", ""))), str(data.get("requestId", "")))
-        counted = self.recent.get(key)
+        message_id = message["id"] if "id" in message else data.get("uuid", "")
+        request_id = data.get("requestId", "")
+        key = (message_id if type(message_id) is str else str(message_id),
+               request_id if type(request_id) is str else str(request_id))
+        recent = self.recent
+        counted = recent.get(key)
         if counted is None:
-            counted = self.recent[key] = Counter()
-            if len(self.recent) > RECENT_MESSAGES:
-                self._add_up(next(iter(self.recent)))
-        if isinstance(message.get("model"), str) and message["model"] != "<synthetic>":
-            self.model_of_message[key] = message["model"]
+            counted = recent[key] = {}
+            if len(recent) > RECENT_MESSAGES:
+                self._add_up(next(iter(recent)))
+        model = message.get("model")
+        if isinstance(model, str) and model != "<synthetic>":
+            self.model_of_message[key] = model
         timestamp = data.get("timestamp")
         if isinstance(timestamp, str) and len(timestamp) >= 10 and key not in self.day_of_message:
             self.day_of_message[key] = timestamp[:10]  # Claude Code writes UTC: the day is the UTC day
         for field_name in USAGE_FIELDS:
-            value = _count(usage.get(field_name))
-            if value is not None and value > counted[field_name]:
+            value = usage.get(field_name)
+            # `_count`, inline: a number from JSON is an int or a bool (which is not a count) or another type
+            if type(value) is int and value < MOST_TOKENS and value > counted.get(field_name, 0):
                 counted[field_name] = value
         # 2.x says which cache a write went to; the one-hour cache costs more than the five-minute one.
         split = usage.get("cache_creation")
         one_hour = _count(split.get("ephemeral_1h_input_tokens")) if isinstance(split, dict) else None
         if one_hour is not None:
-            counted["cache_creation_1h"] = max(counted["cache_creation_1h"], one_hour)
+            counted["cache_creation_1h"] = max(counted.get("cache_creation_1h", 0), one_hour)
 
     def _add_up(self, key: tuple[str, str]) -> None:
         counted = self.recent.pop(key)
-        self.by_model.setdefault(self.model_of_message.pop(key, "unknown"), Counter()).update(counted)
+        model = self.model_of_message.pop(key, "unknown")
+        totals = self.by_model.get(model)
+        if totals is None:
+            totals = self.by_model[model] = Counter()
+        for name, value in counted.items():  # `Counter.update`, without its checks and calls for each name
+            totals[name] += value
         day = self.day_of_message.pop(key, "")
         if day:
-            self.tokens_by_day[day] += sum(counted[name] for name in USAGE_FIELDS)
+            self.tokens_by_day[day] += sum(counted.get(name, 0) for name in USAGE_FIELDS)
 
     def finish(self) -> tuple[Usage, dict[str, Usage], dict[str, int]]:
         """The session's totals: all of it, by model (sorted), and tokens by UTC day (sorted)."""
@@ -390,6 +402,18 @@ def replay_digest(uuid: str, timestamp: Any) -> bytes:
     return uuid_digest(f"{uuid}\0{timestamp}")
 
 
+def entry_digests(uuid: str, timestamp: Any) -> tuple[bytes, bytes]:
+    """`uuid_digest(uuid)` and `replay_digest(uuid, timestamp)`, in one call: they are made for every entry."""
+    of_uuid, of_replay = _DIGEST_HASHER.copy(), _DIGEST_HASHER.copy()
+    of_uuid.update(uuid.encode("utf-8", "replace"))
+    of_replay.update(f"{uuid}\0{timestamp}".encode("utf-8", "replace"))
+    return of_uuid.digest(), of_replay.digest()
+
+
+_DIGEST_HASHER = hashlib.blake2b(digest_size=8)
+"""As `uuid_digest` makes its digests."""
+
+
 class Seen(Enum):
     """What an entry's uuid and time say about it (`DuplicateEntries.see`)."""
 
@@ -407,14 +431,19 @@ class Seen(Enum):
 
 
 class DigestSet:
-    """A set of 8-byte digests held as numbers in one array (open addressing, at most half full): a set of
-    bytes objects took some 75 bytes a digest, 75 MB for a session of 500,000 entries; this takes 16 to 32."""
+    """A set of 8-byte digests. A small one is a set of numbers (some 60 bytes a digest, asked of at C speed);
+    past `SMALL` digests they move into one array (open addressing, at most half full), which holds a
+    digest in 16 to 32 bytes: a set of bytes objects took some 75, 75 MB for a session of 500,000 entries."""
+
+    SMALL = 1 << 16
 
     def __init__(self) -> None:
+        self.numbers: set[int] | None = set()
+        """The digests as numbers while there are at most `SMALL`; then None, and they are in `table`."""
         self.table = array("Q", bytes(8 << 10))
         self.count = 0
         self.zero = False
-        """Whether the digest of eight zero bytes is in: 0 marks a free slot in the table."""
+        """Whether the digest of eight zero bytes is in the table: 0 marks a free slot there."""
 
     def _slot(self, number: int) -> tuple[int, bool]:
         """Where `number` is, or the free slot where it would go; and whether it is there."""
@@ -431,26 +460,76 @@ class DigestSet:
         if not isinstance(digest, bytes):
             return False
         number = int.from_bytes(digest, "little")
+        if self.numbers is not None:
+            return number in self.numbers
         return self._slot(number)[1] if number else self.zero
 
     def __len__(self) -> int:
-        return self.count + self.zero
+        return len(self.numbers) if self.numbers is not None else self.count + self.zero
 
     def add(self, digest: bytes) -> None:
+        self.put(digest)
+
+    def put(self, digest: bytes) -> bool:
+        """Add `digest`; whether it was in already. One call, where asking and then adding took two, and
+        each entry of a session is asked of twice."""
         number = int.from_bytes(digest, "little")
+        numbers = self.numbers
+        if numbers is None:
+            return self._put_in_table(number)
+        size = len(numbers)
+        numbers.add(number)
+        if len(numbers) == size:
+            return True
+        if size >= self.SMALL:
+            self._move_to_table(numbers)
+        return False
+
+    def put_first_then_second(self, first: bytes, second: bytes) -> tuple[bool, bool]:
+        """Put `first`, and `second` when `first` was not in yet: whether each was in already ((True, True)
+        when `first` was, `second` not asked of). Both in one call: it is made for every entry."""
+        numbers = self.numbers
+        if numbers is None or first == second:
+            if self.put(first):
+                return True, True
+            return False, self.put(second)
+        size = len(numbers)
+        numbers.add(int.from_bytes(first, "little"))
+        if len(numbers) == size:
+            return True, True
+        numbers.add(int.from_bytes(second, "little"))
+        if len(numbers) > self.SMALL:
+            self._move_to_table(numbers)
+        return False, len(numbers) == size + 1
+
+    def _move_to_table(self, numbers: set[int]) -> None:
+        self.numbers = None
+        slots = len(self.table)
+        while slots < 2 * len(numbers):
+            slots *= 2
+        self.table = array("Q", bytes(8 * slots))
+        for number in numbers:
+            self._put_in_table(number)
+
+    def _put_in_table(self, number: int) -> bool:
         if not number:
-            self.zero = True
-            return
-        slot, there = self._slot(number)
-        if there:
-            return
-        self.table[slot] = number
+            there, self.zero = self.zero, True
+            return there
+        table = self.table
+        mask = len(table) - 1
+        slot = number & mask
+        while found := table[slot]:
+            if found == number:
+                return True
+            slot = (slot + 1) & mask
+        table[slot] = number
         self.count += 1
-        if 2 * self.count > len(self.table):
-            old, self.table = self.table, array("Q", bytes(16 * len(self.table)))
+        if 2 * self.count > len(table):
+            old, self.table = table, array("Q", bytes(16 * len(table)))
             for number in old:
                 if number:
                     self.table[self._slot(number)[0]] = number
+        return False
 
 
 @dataclass
@@ -472,23 +551,28 @@ class DuplicateEntries:
 
     def see(self, uuid: str, timestamp: Any) -> Seen:
         """Note an entry; what it is. Every entry not left out is remembered under its own uuid."""
-        digest, replay = uuid_digest(uuid), replay_digest(uuid, timestamp)
-        if digest in self.continued and replay in self.continued:
+        digest, replay = entry_digests(uuid, timestamp)
+        continued = self.continued
+        if continued and digest in continued and replay in continued:
             self.replayed += 1
             return Seen.IN_CONTINUED_SESSION
-        if replay in self.seen:
-            return Seen.IN_THIS_FILE
-        if digest in self.seen:
-            seen = Seen.UUID_IN_THIS_FILE
-        elif digest in self.continued:
-            seen = Seen.UUID_IN_CONTINUED_SESSION
+        seen = self.seen
+        if digest == replay:  # as unlikely as any collision of two digests; asked of one at a time to stay exact
+            if replay in seen:
+                return Seen.IN_THIS_FILE
+            found = Seen.UUID_IN_THIS_FILE if digest in seen else None
+            seen.add(digest)
         else:
-            seen = Seen.NEW
-        self.seen.add(digest)
-        self.seen.add(replay)
+            # The replay digest is only ever added with its uuid's: when it is in, so is the uuid's.
+            replay_there, digest_there = seen.put_first_then_second(replay, digest)
+            if replay_there:
+                return Seen.IN_THIS_FILE
+            found = Seen.UUID_IN_THIS_FILE if digest_there else None
+        if found is None:
+            found = Seen.UUID_IN_CONTINUED_SESSION if continued and digest in continued else Seen.NEW
         self.uuid_digests += digest
         self.replay_digests += replay
-        return seen
+        return found
 
 
 def _dollars(value: Any) -> bool:

@@ -45,12 +45,13 @@ class AssistantEntries(SessionState):
         if not isinstance(content, list):
             self._malformed(entry, "assistant message content is neither text nor a list of parts")
             return
+        uuid = data.get("uuid", "")
         for index, part in enumerate(content):
             if not isinstance(part, dict):
                 self.unknown["part:(not an object)"] += 1
                 self.events.append(Unknown(self._next_anchor(None), timestamp, "part:(not an object)", part))
                 continue
-            part_id = f"{data.get('uuid', '')}-{index}"
+            part_id = f"{uuid}-{index}"
             part_type = part.get("type")
             handler = ASSISTANT_PART_HANDLERS.get(part_type) if isinstance(part_type, str) else None
             if handler is not None:
@@ -85,7 +86,9 @@ class AssistantEntries(SessionState):
 
 def _spread_string(message: Mapping[str, Any]) -> bool:
     """Whether an object is a string spread by character position: {"0": "H", "1": "i"}."""
-    return bool(message) and all(isinstance(v, str) and len(v) == 1 for v in message.values()) and \
+    if "0" not in message:  # every reply's message: it has no key "0", and a spread string always has
+        return False
+    return all(isinstance(v, str) and len(v) == 1 for v in message.values()) and \
         set(message) == {str(index) for index in range(len(message))}
 
 

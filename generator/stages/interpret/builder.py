@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from dataclasses import replace
 from datetime import date, datetime
-from typing import Any, Callable, Collection, Iterable, Mapping
+from typing import Any, Callable, Collection, Iterable
 
 from ...core.model import BrokenLine, Diagnostic, Entry, Event, Interpreted, Unreadable
 from ..discover import SessionFile
@@ -80,6 +80,7 @@ class _SessionRouter:
     def __init__(self, source: SessionFile, skip: Collection[bytes], sink_for: Callable[[str], EventSink | None],
                  anchors_for: Callable[[str], Callable[[str, int], None] | None], summarise: bool = True):
         self.source = source
+        self.in_subagent_file = source.is_subagent
         self.summarise = summarise
         self.skip = skip
         self.sink_for = sink_for
@@ -100,7 +101,7 @@ class _SessionRouter:
         return builder
 
     def feed(self, item: Entry | BrokenLine) -> None:
-        if self.source.is_subagent or not (isinstance(item, Entry) and item.data.get("isSidechain") is True):
+        if self.in_subagent_file or not (isinstance(item, Entry) and item.data.get("isSidechain") is True):
             self.main.feed(item)
             return
         parent = item.data.get("parentUuid")
@@ -171,7 +172,7 @@ class _SessionBuilder(UserEntries, AssistantEntries, ToolCalls, SystemEntries, A
                 return
             if seen is Seen.IN_THIS_FILE:
                 return
-            if seen in _SHARED_UUID:
+            if seen is not Seen.NEW and seen in _SHARED_UUID:  # (an enum member's hash is a Python call)
                 # Another entry has its uuid: both are kept, and each has an anchor of its own.
                 self.problems.append(Diagnostic(entry.file, entry.line, f"uuid {uuid[:40]!r} is also the uuid of "
                                                 f"{_SHARED_UUID[seen]}: both are shown"))
@@ -182,10 +183,7 @@ class _SessionBuilder(UserEntries, AssistantEntries, ToolCalls, SystemEntries, A
                                             " in 2023-2099: shown without it, left out of charts and durations"))
             data = {name: value for name, value in data.items() if name != "timestamp"}
             entry = Entry(entry.file, entry.line, data)
-        self._metadata(data)
-        dispatch_entry(self, entry)
-
-    def _metadata(self, data: Mapping[str, Any]) -> None:
         self.metadata.note(data)
         if not self.agent_id and isinstance(data.get("agentId"), str) and data.get("isSidechain") is True:
             self.agent_id = data["agentId"]
+        dispatch_entry(self, entry)

@@ -81,12 +81,13 @@ def dispatch_entry(builder: SessionState, entry: Entry) -> None:
     no handler is counted and shown as an `Unknown` event, unless it records a request to the model."""
     data = entry.data
     kind = data.get("type")
-    known_type = isinstance(kind, str) and kind in ENTRY_HANDLERS
-    if (isinstance(kind, str) and kind in CONVERSATION_TYPES) or not (known_type or _is_request_record(kind)):
+    is_text = isinstance(kind, str)  # a broken log may have any JSON value there, a list among them
+    handler = ENTRY_HANDLERS.get(kind) if isinstance(kind, str) else None
+    if ((is_text and kind in CONVERSATION_TYPES) or not (handler is not None or _is_request_record(kind))) \
+            and not KNOWN_FIELDS.issuperset(data):
         for name in data:
             if name not in KNOWN_FIELDS:
                 builder.unknown[f"field:{name}"] += 1
-    handler = ENTRY_HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is not None:
         handler(builder, entry)
         return

@@ -44,9 +44,35 @@ def _text_of(content: Any) -> str:
 
 
 
+# `SYSTEM_REMINDER` from the start of the line its tag is on: tried only there, not at every position.
+_REMINDER_FROM_LINE_START = re.compile(r"[ \t]*<system-reminder>.*?</system-reminder>[ \t]*(?:\n|$)", re.S)
+_REMINDER_TAG = "<system-reminder>"
+
+
 def strip_system_reminders(text: str) -> str:
-    # The pattern can start anywhere; looking for its tag first saves trying it at every position.
-    return SYSTEM_REMINDER.sub("", text) if "<system-reminder>" in text else text
+    """The text without the reminder blocks `SYSTEM_REMINDER` matches. The pattern can start at any line
+    start: each tag is found with `str.find`, and the pattern tried only from the start of its line when
+    nothing but blanks comes before it there (a tool's output of a megabyte was scanned whole before)."""
+    tag = text.find(_REMINDER_TAG)
+    if tag < 0:
+        return text
+    pieces: list[str] = []
+    kept_from = 0
+    while tag >= 0:
+        line_start = max(text.rfind("\n", kept_from, tag) + 1, kept_from)
+        found = None
+        if not text[line_start:tag].strip(" \t"):
+            found = _REMINDER_FROM_LINE_START.match(text, line_start)
+        if found is not None:
+            pieces.append(text[kept_from:line_start])
+            kept_from = found.end()
+            tag = text.find(_REMINDER_TAG, kept_from)
+        else:
+            tag = text.find(_REMINDER_TAG, tag + 1)
+    if not pieces:
+        return text
+    pieces.append(text[kept_from:])
+    return "".join(pieces)
 
 
 def _media(part: Mapping[str, Any]) -> Media | None:

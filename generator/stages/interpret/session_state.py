@@ -30,11 +30,12 @@ from ..tracking import (PLAN_TOOLS, BackgroundTasks, CallPairing, DuplicateEntri
                         TaskTracker, UsageCounter, plan_of)
 
 EventSink = Callable[[Event], None]
+_NOT_IN_ANCHOR = re.compile(r"[^A-Za-z0-9_-]")
 
 
 def _anchor(raw_id: Any, fallback: str) -> str:
     text = identifier(str(raw_id)) if raw_id else fallback  # an id holding a key does not carry it into links
-    return "e-" + re.sub(r"[^A-Za-z0-9_-]", "", text)[:40]
+    return "e-" + _NOT_IN_ANCHOR.sub("", text)[:40]
 
 
 @dataclass
@@ -84,7 +85,7 @@ class SessionState:
 
     def is_held(self, index: int, event: Event) -> bool:
         """An event waits while something later may still change it."""
-        if self.plans.holds(index):
+        if index == self.plans.waiting:  # `PlanApproval.holds`, asked of every event
             return True
         return isinstance(event, ToolCall) and self.calls.holds(index, event, len(self.events))
 

@@ -68,14 +68,16 @@ class ToolCalls(SessionState):
         tool_use_id = str(part.get("tool_use_id", ""))
         content = part.get("content")
         images = tuple(
-            image for p in (content if isinstance(content, list) else [])
+            image for p in content
             if isinstance(p, dict) and p.get("type") in ("image", "document") and (image := _media(p)) is not None
-        )
+        ) if isinstance(content, list) else ()
         text = strip_system_reminders(self._result_text(content))
+        # The tag is looked for first: most results hold none, and the pattern would be tried over each twice.
+        marked = "<tool_use_error>" in text and TOOL_USE_ERROR.search(text) is not None
         result = ToolResult(
             timestamp=timestamp,
-            text=TOOL_USE_ERROR.sub(r"\1", text),
-            is_error=part.get("is_error") is True or TOOL_USE_ERROR.search(text) is not None,
+            text=TOOL_USE_ERROR.sub(r"\1", text) if marked else text,
+            is_error=part.get("is_error") is True or marked,
             structured=structured,
             images=images,
         )
@@ -113,11 +115,11 @@ class ToolCalls(SessionState):
         if call.name in TASK_TOOLS:
             self.events[index] = replace(call, result=result, tasks=self.tasks.track(call, result))
         elif call.name in PLAN_TOOLS:
-            plan = plan_of(replace(call, result=result))
+            plan = plan_of(call.with_result(result))
             self.events[index] = plan
             self.plans.decided(index, plan)
         else:
-            self.events[index] = replace(call, result=result)
+            self.events[index] = call.with_result(result)
         self.events.release()
 
     def _result_text(self, content: Any) -> str:
