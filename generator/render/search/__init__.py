@@ -46,7 +46,7 @@ import sys
 import tempfile
 import zlib
 from dataclasses import dataclass
-from functools import lru_cache
+from itertools import accumulate, chain, repeat
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -269,21 +269,27 @@ class FileSearchRecorder:
         only the tab and the line's end need escaping), ordered so that each shard's lines are one run."""
         if not self.postings:
             return
-        keyed = sorted((_fine_key(term), term) for term in self.postings)
-        keys: list[int] = []
-        starts: list[int] = []
-        body: list[bytes] = []
-        size = 0
-        for key, term in keyed:
-            if not keys or keys[-1] != key:
-                keys.append(key)
-                starts.append(size)
-            line = f"{term}\\t{_deltas(self.postings[term])}\\n".encode()
-            body.append(line)
-            size += len(line)
-        header = json.dumps({"size": size, "lines": len(keyed), "keys": len(keys)}, separators=(",", ":"))
+        terms = sorted(self.postings)
+        # Each step below runs once per term or per posting, and a file holds thousands: kept to C (maps,
+        # sorts, joins), for all the terms at once.
+        fine_keys = _fine_keys(terms)
+        order = sorted(range(len(terms)), key=fine_keys.__getitem__)  # stable: a key's terms stay in order
+        terms = list(map(terms.__getitem__, order))
+        fine_keys = list(map(fine_keys.__getitem__, order))
+        deltas = _all_deltas(list(map(self.postings.__getitem__, terms)), self.count)
+        text = "".join(chain.from_iterable(zip(terms, repeat("\\t"), deltas, repeat("\\n"))))
+        body = text.encode()
+        # Where each fine key's run starts: its first line (the one a dict keeps of the lines read backwards),
+        # after the lines before it, each its term, its gaps and four characters (two escapes).
+        first_line = dict(zip(reversed(fine_keys), range(len(fine_keys) - 1, -1, -1), strict=True))
+        keys = sorted(first_line)
+        firsts = list(map(first_line.__getitem__, keys))
+        term_sizes = map(len, terms if len(body) == len(text) else map(str.encode, terms))
+        before = list(accumulate(map(operator.add, term_sizes, map(len, deltas)), initial=0))
+        starts = list(map(operator.add, map(before.__getitem__, firsts), map(operator.mul, firsts, repeat(4))))
+        header = json.dumps({"size": len(body), "lines": len(terms), "keys": len(keys)}, separators=(",", ":"))
         self.output.append(urls.search_words(self.name), _compressed(
-            f"{BLOCK_LINE}{header}\n".encode() + _packed(keys) + _packed(starts) + b"".join(body)))
+            f"{BLOCK_LINE}{header}\n".encode() + _packed(keys) + _packed(starts) + body))
         self.postings, self.postings_held = {}, 0
 
     def finish(self) -> None:
@@ -450,12 +456,28 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
 
 def _fine_key(term: str) -> int:
     """Where a term's line goes among its file's: the low bits of its shard hash, read backwards."""
-    return _fine_key_of_start(term[:SHARD_PREFIX])
+    return _reversed_bits(shard_of(term[:SHARD_PREFIX], MAX_SHARDS), FINE_SHARD_BITS)
 
 
-@lru_cache(maxsize=1 << 16)
-def _fine_key_of_start(start: str) -> int:
-    return _reversed_bits(shard_of(start, MAX_SHARDS), FINE_SHARD_BITS)
+_fine_keys_known: dict[str, int] = {}
+"""`_fine_key` by a term's first three characters, for the starts met so far."""
+_MOST_FINE_KEYS_KNOWN = 1 << 16
+"""Starts in other scripts are many: past this many, those known are forgotten."""
+_START = operator.itemgetter(slice(SHARD_PREFIX))
+
+
+def _fine_keys(terms: list[str]) -> list[int]:
+    """`_fine_key` of each term, in C but for the starts not met before."""
+    global _fine_keys_known
+    known = _fine_keys_known
+    starts = list(map(_START, terms))
+    new = set(starts).difference(known)
+    if len(known) + len(new) > _MOST_FINE_KEYS_KNOWN:
+        known = _fine_keys_known = {}
+        new = set(starts)
+    for start in new:
+        known[start] = _fine_key(start)
+    return list(map(known.__getitem__, starts))
 
 
 def _reversed_bits(value: int, bits: int) -> int:
@@ -468,15 +490,25 @@ def _reversed_bits(value: int, bits: int) -> int:
 
 def _compressed(data: bytes) -> bytes:
     """A gzip member, the same bytes for the same data (no time in its header)."""
-    return gzip.compress(data, compresslevel=6, mtime=0)
+    return gzip.compress(data, compresslevel=1, mtime=0)
 
 
-def _deltas(numbers: list[int]) -> str:
-    """Ascending document numbers as gaps in base 36: the shards are most of the index's bytes."""
-    # `_base36`, inlined: this runs once per posting, and the call was most of its time.
-    small, known = _SMALL_BASE36, len(_SMALL_BASE36)
-    return ",".join([small[gap] if gap < known else _base36_of(gap)
-                     for gap in map(operator.sub, numbers, [0, *numbers[:-1]])])
+def _all_deltas(postings: list[list[int]], documents: int) -> list[str]:
+    """Each list of ascending document numbers (all under `documents`) as its gaps in base 36, joined by
+    commas (the first gap is from 0): the shards are most of the index's bytes. Made for all the lists at
+    once, in C (a Python call per list was most of writing a word list): every gap is looked up in a table
+    that spells it after a comma, or, for a list's first number (told apart by adding `documents`), after
+    a line's end; the lot is joined, then split at the lines' ends."""
+    spellings = _base36_up_to(documents)
+    table = [*map(operator.add, repeat(","), spellings), *map(operator.add, repeat("\n"), spellings)]
+    numbers = list(chain.from_iterable(postings))
+    previous = [0, *numbers]
+    previous.pop()
+    for first in accumulate(map(len, postings[:-1]), initial=0):
+        previous[first] = -documents
+    spelt = "".join(map(table.__getitem__, map(operator.sub, numbers, previous))).split("\n")
+    del spelt[0]
+    return spelt
 
 
 def _base36(number: int) -> str:
@@ -496,5 +528,16 @@ def _base36_of(number: int) -> str:
     return text
 
 
+def _base36_up_to(count: int) -> list[str]:
+    """The spellings of 0 to `count` - 1."""
+    global _spellings_known
+    known = _spellings_known
+    if count > len(known):
+        known = _spellings_known = [*known, *map(_base36_of, range(len(known), count))]
+    return known[:count]
+
+
 _SMALL_BASE36 = [_base36_of(number) for number in range(36 * 36)]
 """Gaps between documents are mostly small: their spellings are made once."""
+_spellings_known = _SMALL_BASE36
+"""Those of `_base36_up_to`, as many as the longest list of documents asked for."""
