@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from generator.core.text import plain
 from generator.render import search
 
 WORD = re.compile(r"[^\W_]+")
@@ -79,3 +80,27 @@ TELLING_PARTS = st.sampled_from(["error", "fail", "warn", "ing", "ed", "x", "val
 @given(st.sets(st.lists(TELLING_PARTS, min_size=1, max_size=5).map("".join), max_size=60))
 def test_an_excerpt_shows_trouble_first_then_the_longest_words(words):
     assert search.excerpting._telling_words(words) == expected_telling_words(words)
+
+
+MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])|\\$", re.M)
+
+
+def expected_readable(markdown: str) -> str:
+    """Markdown as its words read, the slow way: every run of asterisks not after a backslash out, then
+    each escape read as the character it keeps, then what `plain` takes out (in one pass of its pattern)."""
+    unemphasised = re.sub(r"(?<!\\)\*+", "", markdown)
+    return plain(MARKDOWN_ESCAPE.sub(lambda match: match.group(1) or "", unemphasised))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet=st.sampled_from("#`*_\\ \n\tax!é"), max_size=40))
+def test_prose_is_read_without_its_marks_and_escapes(markdown):
+    assert search._readable(markdown) == expected_readable(markdown)
+
+
+@pytest.mark.parametrize("markdown", [
+    "_`_", "`_`_", "*__*", "\\**", "\\*\\*", "a\\\\*b*", "# Heading", "   ### h\nx", "``code``", "___", "**bold**",
+    "_\\`_", "x\\\ny", "\\", "snake_case `code` __dunder__", "* list", "\\_`_",
+])
+def test_prose_marks_that_meet_once_others_are_taken_out_stay_as_plain_leaves_them(markdown):
+    assert search._readable(markdown) == expected_readable(markdown)
