@@ -217,6 +217,10 @@ def _readable(markdown: str) -> str:
     return markdown.replace("__", "") if "__" in markdown else markdown
 
 
+_KIND_DIGITS = {kind: "0123456789abcdefghijklmnopqrstuvwxyz"[number] for number, kind in enumerate(KINDS)}
+"""Each kind's base-36 digit in index.js."""
+
+
 class FileSearchRecorder:
     """The documents of one input file's sessions, recorded page by page as phase 2 renders them: every
     `DOCUMENTS_PER_STORE` documents a document store is written, and every `POSTINGS_PER_BLOCK` postings a
@@ -253,7 +257,7 @@ class FileSearchRecorder:
         words = text.terms
         shown = "" if document.kind == "session" else flat_excerpt(text.flat, text.lowered, text.excerpted, text.cut)
         self.rows.append([page_number, document.anchor, title_number, document.timestamp[:16], shown])
-        self.kinds.append(_base36(KINDS.index(document.kind)))
+        self.kinds.append(_KIND_DIGITS[document.kind])
         postings, number = self.postings, self.count
         for term in words:
             found = postings.get(term)
