@@ -332,14 +332,27 @@ def test_every_word_of_every_document_finds_it_whatever_its_script(tmp_path, mon
     assert every_term(tmp_path) == {word.lower(): numbers for word, numbers in expected.items()}
 
 
-def test_a_damaged_word_list_leaves_out_only_its_own_file(coding_site, tmp_path, caplog, monkeypatch):
+def _flipped(data: bytes) -> bytes:
+    middle = len(data) // 2
+    return data[:middle] + bytes([data[middle] ^ 0x20]) + data[middle + 1:]
+
+
+@pytest.mark.parametrize("damage", [
+    lambda data: data[:40],  # cut short, as by a full disk
+    lambda data: data[:-3],  # its checksum cut off
+    _flipped,  # a byte changed on a failing disk
+    lambda data: b"",
+    lambda data: b"not a word list at all\n",
+    lambda data: gzip.compress(b"term\\t1\\n"),  # readable, but no word list
+], ids=["cut-short", "no-checksum", "byte-flipped", "empty", "junk", "gzip-of-junk"])
+def test_a_damaged_word_list_leaves_out_only_its_own_file(coding_site, tmp_path, caplog, monkeypatch, damage):
     # The command line stops its logger's records from reaching the root, where caplog listens.
     monkeypatch.setattr(logging.getLogger("sessionsite"), "propagate", True)
     caplog.set_level(logging.WARNING, logger="sessionsite")  # a `-q` run before this one left it at ERROR
     site = tmp_path / "site"
     shutil.copytree(coding_site, site)
     lists = sorted((site / urls.SEARCH_WORDS_FOLDER).glob("*.txt.gz"))
-    lists[0].write_bytes(lists[0].read_bytes()[:40])  # cut short, as by a full disk
+    lists[0].write_bytes(damage(lists[0].read_bytes()))
     written: dict[str, bytes] = {}
     search.write_index(site, lambda path, content: written.__setitem__(path, content))
     for path, content in written.items():

@@ -27,8 +27,9 @@ the previous site (an incremental build) need not be read again, and the merge o
 was a second of every build, incremental ones included, when it went term by term). A term's place among
 a file's lines is the low `FINE_SHARD_BITS` bits of its shard hash, read backwards: whatever the number of
 shards (a power of two), the terms of one shard are then one run of lines. Only the build reads these
-lists, so they are compressed (each block written is a gzip member of its own: gzip reads them as one
-stream).
+lists, so they are compressed, at gzip's fastest level (a third of their size; the better levels cost the
+build far more than they save), each write a gzip member of its own (a block, or the last block with the
+closing line): gzip reads them as one stream.
 
 The words a text is indexed by are `words`'s; what a result shows of it, `excerpting`'s.
 """
@@ -279,12 +280,19 @@ class FileSearchRecorder:
         self.output.write(urls.search_documents(name), f"sessionsiteSearch.docs({json.dumps(name)},{store});\n".encode())
         self.rows, self.pages, self.titles = [], {}, {}
 
-    def _write_words(self) -> None:
+    def _write_words(self, closing: bytes = b"") -> None:
+        """A block of the word list (`_word_block`), and the `closing` line after it (one write)."""
+        data = self._word_block() + closing
+        if data:
+            self.output.append(urls.search_words(self.name), _compressed(data))
+        self.postings, self.postings_held = {}, 0
+
+    def _word_block(self) -> bytes:
         """A block of the word list: each term's documents as gaps from the file's first document, lines in
         the shards' encoding (a term holds letters and digits only, so inside the shard's JSON string
         only the tab and the line's end need escaping), ordered so that each shard's lines are one run."""
         if not self.postings:
-            return
+            return b""
         terms = sorted(self.postings)
         # Each step below runs once per term or per posting, and a file holds thousands: kept to C (maps,
         # sorts, joins), for all the terms at once.
@@ -304,20 +312,18 @@ class FileSearchRecorder:
         before = list(accumulate(map(operator.add, term_sizes, map(len, deltas)), initial=0))
         starts = list(map(operator.add, map(before.__getitem__, firsts), map(operator.mul, firsts, repeat(4))))
         header = json.dumps({"size": len(body), "lines": len(terms), "keys": len(keys)}, separators=(",", ":"))
-        self.output.append(urls.search_words(self.name), _compressed(
-            f"{BLOCK_LINE}{header}\n".encode() + _packed(keys) + _packed(starts) + body))
-        self.postings, self.postings_held = {}, 0
+        return f"{BLOCK_LINE}{header}\n".encode() + _packed(keys) + _packed(starts) + body
 
     def finish(self) -> None:
         """The last documents, and the word list's closing line: what the file brought (some documents
         may hold no word at all)."""
         if self.rows:
             self._write_store()
-        self._write_words()
+        closing = b""
         if self.count:
             about = {"count": self.count, "kinds": "".join(self.kinds), "project": self.project}
-            self.output.append(urls.search_words(self.name),
-                               _compressed(f"{FILE_LINE}{json.dumps(about, ensure_ascii=False, sort_keys=True)}\n".encode()))
+            closing = f"{FILE_LINE}{json.dumps(about, ensure_ascii=False, sort_keys=True)}\n".encode()
+        self._write_words(closing)
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,7 +364,7 @@ def _read_word_list(path: Path) -> tuple[list[_WordBlock], dict[str, Any], int]:
     """A word list's blocks, what its file brought, and how many term lines it holds."""
     data = gzip.decompress(path.read_bytes())
     blocks: list[_WordBlock] = []
-    about: dict[str, Any] = {"count": 0, "kinds": "", "project": ""}
+    about: dict[str, Any] | None = None
     lines = 0
     position = 0
     block_line, file_line = BLOCK_LINE.encode(), FILE_LINE.encode()
@@ -381,6 +387,8 @@ def _read_word_list(path: Path) -> tuple[list[_WordBlock], dict[str, Any], int]:
             about = json.loads(line[len(file_line):])
         else:
             raise ValueError(f"{path}: not a word list of this version of sessionsite")
+    if about is None:  # every word list ends so: one without it was cut short (emptied, even)
+        raise ValueError("no closing line")
     return blocks, about, lines
 
 
