@@ -167,23 +167,26 @@ def _documents_of_their_own_kind(group: Group, timestamp: str) -> Iterator[Docum
 @INDEXERS.register("tool", "bash-mode", "command-output")
 def _tool_documents(group: Group, timestamp: str) -> Iterator[Document]:
     """A tool call, or a command the user ran: what it was asked to do, then what it gave."""
-    commands: list[str] = [group.fact("command")] if group.fact("command") else []
+    facts = dict(reversed(group.facts))  # a fact's first value, as `Group.fact` gives it
+    command = facts.get("command", "")
+    commands: list[str] = [command] if command else []
     code: list[str] = []
     output: list[str] = []
     for child in group.children:
         if isinstance(child, Code):
-            {"command": commands, "output": output}.get(child.kind, code).append(child.code)
-        elif isinstance(child, Prose) and child.by != "sessionsite":
-            output.append(_readable(child.text))  # a subagent's task and result, a fetched page
-        if isinstance(child, Prose) and child.unshown:
-            output.append(child.unshown)
-    target = group.fact("target")
-    if group.fact("target-is") == "path":
+            (commands if child.kind == "command" else output if child.kind == "output" else code).append(child.code)
+        elif isinstance(child, Prose):
+            if child.by != "sessionsite":
+                output.append(_readable(child.text))  # a subagent's task and result, a fetched page
+            if child.unshown:
+                output.append(child.unshown)
+    target = facts.get("target", "")
+    if facts.get("target-is") == "path":
         yield Document("path", group.anchor, timestamp, target)
     elif target and not commands:
         commands.append(target)  # a pattern, a query, a URL, a task's description
     for kind, texts in (("command", commands), ("code", code), ("output", output)):
-        if any(text.strip() for text in texts):
+        if any(text and not text.isspace() for text in texts):  # (`strip` would copy a long output)
             yield Document(kind, group.anchor, timestamp, "\n".join(texts))
 
 
