@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import operator
 import re
-from collections import Counter
-from itertools import compress, repeat
+from bisect import bisect_left
 
 from .words import terms_of_lowered
 
@@ -74,17 +72,12 @@ _MOST_WINDOWS = EXCERPT_CHARACTERS // EXCERPT_CONTEXT
 def _telling_words(words: set[str]) -> list[str]:
     """The words an excerpt shows first: those naming trouble (`traceback`), then those holding such a
     word (`valueerror`), then the longest; alike, in alphabetical order. Only the few that can fit."""
-    # Most texts have hundreds of words: each step goes over them in C (their lengths counted, words
-    # picked by `compress`, the words of trouble found with `str.find`), and only the few chosen are sorted.
-    lengths = Counter(map(len, words))
-    # The length the last one that can fit has (and at least three letters): longer words than the rest are few.
-    shortest, room = 3, _MOST_WINDOWS
-    for length in sorted(lengths, reverse=True):
-        room -= lengths[length]
-        if length <= 3 or room <= 0:
-            shortest = max(length, 3)
-            break
-    chosen = set(compress(words, map(operator.ge, map(len, words), repeat(shortest))))
+    # Most texts have hundreds of words: each step goes over them in C (sorted by length alone, the
+    # words of trouble found with `str.find`), and only the few chosen are sorted on their letters.
+    by_length = sorted(words, key=len)
+    # The length the last one that can fit has (at least three letters): all the words as long are candidates.
+    shortest = max(3, len(by_length[-_MOST_WINDOWS])) if len(by_length) >= _MOST_WINDOWS else 3
+    chosen = set(by_length[bisect_left(by_length, shortest, key=len):])
     # Most texts name no trouble: then no word needs asking.
     joined = " ".join(words)
     troubled = _words_holding(joined, _TROUBLE_STEMS)
