@@ -265,14 +265,94 @@ def test_a_word_list_in_many_blocks_finds_the_same_documents(coding_site, tmp_pa
         assert results(coding_site, word), word
 
 
-def test_a_damaged_word_list_leaves_out_only_its_own_file(coding_site, tmp_path, caplog, monkeypatch):
+class _Staging:
+    """A staging folder's `write` and `append`, as a recorder uses them."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def write(self, path: str, content: bytes) -> None:
+        (self.root / path).parent.mkdir(parents=True, exist_ok=True)
+        (self.root / path).write_bytes(content)
+
+    def append(self, path: str, content: bytes) -> None:
+        (self.root / path).parent.mkdir(parents=True, exist_ok=True)
+        with (self.root / path).open("ab") as handle:
+            handle.write(content)
+
+
+def every_term(site: Path) -> dict[str, list[int]]:
+    """Every term of every shard with the documents it finds, numbered across the files as index.js lists them."""
+    meta = json.loads(load_script(site / urls.SEARCH_INDEX, "index"))
+    first = [sum(file[1] for file in meta["files"][:number]) for number in range(len(meta["files"]))]
+    terms: dict[str, list[int]] = {}
+    for shard_number in range(meta["shards"]):
+        shard = json.loads(load_script(site / urls.search_terms(shard_number), "terms").split(",", 1)[1])
+        number_of_first = 0
+        for line in filter(None, shard.split("\n")):
+            if line.startswith(":"):
+                number_of_first = first[int(line[1:], 36)]
+                continue
+            term, _, gaps = line.partition("\t")
+            assert search.shard_of(term, meta["shards"]) == shard_number, term
+            number = number_of_first
+            for gap in gaps.split(","):
+                number += int(gap, 36)
+                terms.setdefault(term, []).append(number)
+    return terms
+
+
+@pytest.mark.parametrize("postings_per_block", [search.POSTINGS_PER_BLOCK, 500])
+def test_every_word_of_every_document_finds_it_whatever_its_script(tmp_path, monkeypatch, postings_per_block):
+    """Words of one to four bytes a character sit among ASCII ones (a word list cuts its lines by bytes),
+    in files of thousands of documents (gaps and numbers of three base-36 digits and more), in one block
+    or many: each word finds exactly the documents holding it."""
+    monkeypatch.setattr(search, "POSTINGS_PER_BLOCK", postings_per_block)
+    monkeypatch.setattr(search, "SHARD_TARGET_BYTES", 2000)  # many shards, each a run of a block's lines
+    vocabulary = ["AB", "zz9", "Größe", "潮汐", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢", "naïve", "X" * 32, "ΚΌΣΜΕ", "0ff1ce"]
+    vocabulary += [f"w{number}" for number in range(400)]
+    expected: dict[str, list[int]] = {}
+    first = 0
+    for file_number, documents in enumerate([1, 3000, 40]):
+        recorder = search.FileSearchRecorder(f"file{file_number}", _Staging(tmp_path), "/home/ada/project")
+        for number in range(documents):
+            # Each document holds a different mix: some words in every document, some in few.
+            words = [word for index, word in enumerate(vocabulary) if number % (index + 1) == 0 or index == number % 97]
+            recorder.add("a session", "page.html", search.Document("output", "", "", " ".join(words)))
+            for word in words:
+                expected.setdefault(word, []).append(first + number)
+        recorder.finish()
+        first += documents
+    written: dict[str, bytes] = {}
+    search.write_index(tmp_path, written.__setitem__)
+    for path, content in written.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(content)
+    assert json.loads(load_script(tmp_path / urls.SEARCH_INDEX, "index"))["shards"] >= 16
+    assert every_term(tmp_path) == {word.lower(): numbers for word, numbers in expected.items()}
+
+
+def _flipped(data: bytes) -> bytes:
+    middle = len(data) // 2
+    return data[:middle] + bytes([data[middle] ^ 0x20]) + data[middle + 1:]
+
+
+@pytest.mark.parametrize("damage", [
+    lambda data: data[:40],  # cut short, as by a full disk
+    lambda data: data[:-3],  # its checksum cut off
+    _flipped,  # a byte changed on a failing disk
+    lambda data: b"",
+    lambda data: b"not a word list at all\n",
+    lambda data: gzip.compress(b"term\\t1\\n"),  # readable, but no word list
+], ids=["cut-short", "no-checksum", "byte-flipped", "empty", "junk", "gzip-of-junk"])
+def test_a_damaged_word_list_leaves_out_only_its_own_file(coding_site, tmp_path, caplog, monkeypatch, damage):
     # The command line stops its logger's records from reaching the root, where caplog listens.
     monkeypatch.setattr(logging.getLogger("sessionsite"), "propagate", True)
     caplog.set_level(logging.WARNING, logger="sessionsite")  # a `-q` run before this one left it at ERROR
     site = tmp_path / "site"
     shutil.copytree(coding_site, site)
     lists = sorted((site / urls.SEARCH_WORDS_FOLDER).glob("*.txt.gz"))
-    lists[0].write_bytes(lists[0].read_bytes()[:40])  # cut short, as by a full disk
+    lists[0].write_bytes(damage(lists[0].read_bytes()))
     written: dict[str, bytes] = {}
     search.write_index(site, lambda path, content: written.__setitem__(path, content))
     for path, content in written.items():

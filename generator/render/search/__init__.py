@@ -27,8 +27,9 @@ the previous site (an incremental build) need not be read again, and the merge o
 was a second of every build, incremental ones included, when it went term by term). A term's place among
 a file's lines is the low `FINE_SHARD_BITS` bits of its shard hash, read backwards: whatever the number of
 shards (a power of two), the terms of one shard are then one run of lines. Only the build reads these
-lists, so they are compressed (each block written is a gzip member of its own: gzip reads them as one
-stream).
+lists, so they are compressed, at gzip's fastest level (a third of their size; the better levels cost the
+build far more than they save), each write a gzip member of its own (a block, or the last block with the
+closing line): gzip reads them as one stream.
 
 The words a text is indexed by are `words`'s; what a result shows of it, `excerpting`'s.
 """
@@ -46,7 +47,7 @@ import sys
 import tempfile
 import zlib
 from dataclasses import dataclass
-from functools import lru_cache
+from itertools import accumulate, chain, repeat
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -166,23 +167,26 @@ def _documents_of_their_own_kind(group: Group, timestamp: str) -> Iterator[Docum
 @INDEXERS.register("tool", "bash-mode", "command-output")
 def _tool_documents(group: Group, timestamp: str) -> Iterator[Document]:
     """A tool call, or a command the user ran: what it was asked to do, then what it gave."""
-    commands: list[str] = [group.fact("command")] if group.fact("command") else []
+    facts = dict(reversed(group.facts))  # a fact's first value, as `Group.fact` gives it
+    command = facts.get("command", "")
+    commands: list[str] = [command] if command else []
     code: list[str] = []
     output: list[str] = []
     for child in group.children:
         if isinstance(child, Code):
-            {"command": commands, "output": output}.get(child.kind, code).append(child.code)
-        elif isinstance(child, Prose) and child.by != "sessionsite":
-            output.append(_readable(child.text))  # a subagent's task and result, a fetched page
-        if isinstance(child, Prose) and child.unshown:
-            output.append(child.unshown)
-    target = group.fact("target")
-    if group.fact("target-is") == "path":
+            (commands if child.kind == "command" else output if child.kind == "output" else code).append(child.code)
+        elif isinstance(child, Prose):
+            if child.by != "sessionsite":
+                output.append(_readable(child.text))  # a subagent's task and result, a fetched page
+            if child.unshown:
+                output.append(child.unshown)
+    target = facts.get("target", "")
+    if facts.get("target-is") == "path":
         yield Document("path", group.anchor, timestamp, target)
     elif target and not commands:
         commands.append(target)  # a pattern, a query, a URL, a task's description
     for kind, texts in (("command", commands), ("code", code), ("output", output)):
-        if any(text.strip() for text in texts):
+        if any(text and not text.isspace() for text in texts):  # (`strip` would copy a long output)
             yield Document(kind, group.anchor, timestamp, "\n".join(texts))
 
 
@@ -202,7 +206,23 @@ def _text_of(blocks: Iterable[Block]) -> str:
 
 def _readable(markdown: str) -> str:
     """Markdown as its words read: without the escapes `escape` put in and the marks of emphasis."""
-    return plain(_MARKDOWN_ESCAPE.sub(lambda match: match.group(1) or "", _EMPHASIS.sub("", markdown)))
+    # Each step is skipped, or done with `str.replace`, where the text holds nothing it could change
+    # otherwise: most prose has no escape and few marks, and these were most of finding the documents.
+    if "*" in markdown:
+        markdown = _EMPHASIS.sub("", markdown) if "\\*" in markdown else markdown.replace("*", "")
+    if "\\" in markdown:
+        markdown = _MARKDOWN_ESCAPE.sub(lambda match: match.group(1) or "", markdown)
+    if "#" in markdown or "*" in markdown or "_`" in markdown:
+        return plain(markdown)
+    # Left: runs of backticks and pairs of underscores, which `plain` takes out in one pass; no backtick
+    # follows an underscore, so taking out the backticks makes no new pair.
+    if "`" in markdown:
+        markdown = markdown.replace("`", "")
+    return markdown.replace("__", "") if "__" in markdown else markdown
+
+
+_KIND_DIGITS = {kind: "0123456789abcdefghijklmnopqrstuvwxyz"[number] for number, kind in enumerate(KINDS)}
+"""Each kind's base-36 digit in index.js."""
 
 
 class FileSearchRecorder:
@@ -241,7 +261,7 @@ class FileSearchRecorder:
         words = text.terms
         shown = "" if document.kind == "session" else flat_excerpt(text.flat, text.lowered, text.excerpted, text.cut)
         self.rows.append([page_number, document.anchor, title_number, document.timestamp[:16], shown])
-        self.kinds.append(_base36(KINDS.index(document.kind)))
+        self.kinds.append(_KIND_DIGITS[document.kind])
         postings, number = self.postings, self.count
         for term in words:
             found = postings.get(term)
@@ -263,39 +283,50 @@ class FileSearchRecorder:
         self.output.write(urls.search_documents(name), f"sessionsiteSearch.docs({json.dumps(name)},{store});\n".encode())
         self.rows, self.pages, self.titles = [], {}, {}
 
-    def _write_words(self) -> None:
+    def _write_words(self, closing: bytes = b"") -> None:
+        """A block of the word list (`_word_block`), and the `closing` line after it (one write)."""
+        data = self._word_block() + closing
+        if data:
+            self.output.append(urls.search_words(self.name), _compressed(data))
+        self.postings, self.postings_held = {}, 0
+
+    def _word_block(self) -> bytes:
         """A block of the word list: each term's documents as gaps from the file's first document, lines in
         the shards' encoding (a term holds letters and digits only, so inside the shard's JSON string
         only the tab and the line's end need escaping), ordered so that each shard's lines are one run."""
         if not self.postings:
-            return
-        keyed = sorted((_fine_key(term), term) for term in self.postings)
-        keys: list[int] = []
-        starts: list[int] = []
-        body: list[bytes] = []
-        size = 0
-        for key, term in keyed:
-            if not keys or keys[-1] != key:
-                keys.append(key)
-                starts.append(size)
-            line = f"{term}\\t{_deltas(self.postings[term])}\\n".encode()
-            body.append(line)
-            size += len(line)
-        header = json.dumps({"size": size, "lines": len(keyed), "keys": len(keys)}, separators=(",", ":"))
-        self.output.append(urls.search_words(self.name), _compressed(
-            f"{BLOCK_LINE}{header}\n".encode() + _packed(keys) + _packed(starts) + b"".join(body)))
-        self.postings, self.postings_held = {}, 0
+            return b""
+        terms = sorted(self.postings)
+        # Each step below runs once per term or per posting, and a file holds thousands: kept to C (maps,
+        # sorts, joins), for all the terms at once.
+        fine_keys = _fine_keys(terms)
+        order = sorted(range(len(terms)), key=fine_keys.__getitem__)  # stable: a key's terms stay in order
+        terms = list(map(terms.__getitem__, order))
+        fine_keys = list(map(fine_keys.__getitem__, order))
+        deltas = _all_deltas(list(map(self.postings.__getitem__, terms)), self.count)
+        text = "".join(chain.from_iterable(zip(terms, repeat("\\t"), deltas, repeat("\\n"))))
+        body = text.encode()
+        # Where each fine key's run starts: its first line (the one a dict keeps of the lines read backwards),
+        # after the lines before it, each its term, its gaps and four characters (two escapes).
+        first_line = dict(zip(reversed(fine_keys), range(len(fine_keys) - 1, -1, -1), strict=True))
+        keys = sorted(first_line)
+        firsts = list(map(first_line.__getitem__, keys))
+        term_sizes = map(len, terms if len(body) == len(text) else map(str.encode, terms))
+        before = list(accumulate(map(operator.add, term_sizes, map(len, deltas)), initial=0))
+        starts = list(map(operator.add, map(before.__getitem__, firsts), map(operator.mul, firsts, repeat(4))))
+        header = json.dumps({"size": len(body), "lines": len(terms), "keys": len(keys)}, separators=(",", ":"))
+        return f"{BLOCK_LINE}{header}\n".encode() + _packed(keys) + _packed(starts) + body
 
     def finish(self) -> None:
         """The last documents, and the word list's closing line: what the file brought (some documents
         may hold no word at all)."""
         if self.rows:
             self._write_store()
-        self._write_words()
+        closing = b""
         if self.count:
             about = {"count": self.count, "kinds": "".join(self.kinds), "project": self.project}
-            self.output.append(urls.search_words(self.name),
-                               _compressed(f"{FILE_LINE}{json.dumps(about, ensure_ascii=False, sort_keys=True)}\n".encode()))
+            closing = f"{FILE_LINE}{json.dumps(about, ensure_ascii=False, sort_keys=True)}\n".encode()
+        self._write_words(closing)
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,7 +367,7 @@ def _read_word_list(path: Path) -> tuple[list[_WordBlock], dict[str, Any], int]:
     """A word list's blocks, what its file brought, and how many term lines it holds."""
     data = gzip.decompress(path.read_bytes())
     blocks: list[_WordBlock] = []
-    about: dict[str, Any] = {"count": 0, "kinds": "", "project": ""}
+    about: dict[str, Any] | None = None
     lines = 0
     position = 0
     block_line, file_line = BLOCK_LINE.encode(), FILE_LINE.encode()
@@ -359,6 +390,8 @@ def _read_word_list(path: Path) -> tuple[list[_WordBlock], dict[str, Any], int]:
             about = json.loads(line[len(file_line):])
         else:
             raise ValueError(f"{path}: not a word list of this version of sessionsite")
+    if about is None:  # every word list ends so: one without it was cut short (emptied, even)
+        raise ValueError("no closing line")
     return blocks, about, lines
 
 
@@ -450,12 +483,28 @@ def write_index(root: Path, write: Callable[[str, bytes], None]) -> SearchIndexS
 
 def _fine_key(term: str) -> int:
     """Where a term's line goes among its file's: the low bits of its shard hash, read backwards."""
-    return _fine_key_of_start(term[:SHARD_PREFIX])
+    return _reversed_bits(shard_of(term[:SHARD_PREFIX], MAX_SHARDS), FINE_SHARD_BITS)
 
 
-@lru_cache(maxsize=1 << 16)
-def _fine_key_of_start(start: str) -> int:
-    return _reversed_bits(shard_of(start, MAX_SHARDS), FINE_SHARD_BITS)
+_fine_keys_known: dict[str, int] = {}
+"""`_fine_key` by a term's first three characters, for the starts met so far."""
+_MOST_FINE_KEYS_KNOWN = 1 << 16
+"""Starts in other scripts are many: past this many, those known are forgotten."""
+_START = operator.itemgetter(slice(SHARD_PREFIX))
+
+
+def _fine_keys(terms: list[str]) -> list[int]:
+    """`_fine_key` of each term, in C but for the starts not met before."""
+    global _fine_keys_known
+    known = _fine_keys_known
+    starts = list(map(_START, terms))
+    new = set(starts).difference(known)
+    if len(known) + len(new) > _MOST_FINE_KEYS_KNOWN:
+        known = _fine_keys_known = {}
+        new = set(starts)
+    for start in new:
+        known[start] = _fine_key(start)
+    return list(map(known.__getitem__, starts))
 
 
 def _reversed_bits(value: int, bits: int) -> int:
@@ -468,15 +517,25 @@ def _reversed_bits(value: int, bits: int) -> int:
 
 def _compressed(data: bytes) -> bytes:
     """A gzip member, the same bytes for the same data (no time in its header)."""
-    return gzip.compress(data, compresslevel=6, mtime=0)
+    return gzip.compress(data, compresslevel=1, mtime=0)
 
 
-def _deltas(numbers: list[int]) -> str:
-    """Ascending document numbers as gaps in base 36: the shards are most of the index's bytes."""
-    # `_base36`, inlined: this runs once per posting, and the call was most of its time.
-    small, known = _SMALL_BASE36, len(_SMALL_BASE36)
-    return ",".join([small[gap] if gap < known else _base36_of(gap)
-                     for gap in map(operator.sub, numbers, [0, *numbers[:-1]])])
+def _all_deltas(postings: list[list[int]], documents: int) -> list[str]:
+    """Each list of ascending document numbers (all under `documents`) as its gaps in base 36, joined by
+    commas (the first gap is from 0): the shards are most of the index's bytes. Made for all the lists at
+    once, in C (a Python call per list was most of writing a word list): every gap is looked up in a table
+    that spells it after a comma, or, for a list's first number (told apart by adding `documents`), after
+    a line's end; the lot is joined, then split at the lines' ends."""
+    spellings = _base36_up_to(documents)
+    table = [*map(operator.add, repeat(","), spellings), *map(operator.add, repeat("\n"), spellings)]
+    numbers = list(chain.from_iterable(postings))
+    previous = [0, *numbers]
+    previous.pop()
+    for first in accumulate(map(len, postings[:-1]), initial=0):
+        previous[first] = -documents
+    spelt = "".join(map(table.__getitem__, map(operator.sub, numbers, previous))).split("\n")
+    del spelt[0]
+    return spelt
 
 
 def _base36(number: int) -> str:
@@ -496,5 +555,16 @@ def _base36_of(number: int) -> str:
     return text
 
 
+def _base36_up_to(count: int) -> list[str]:
+    """The spellings of 0 to `count` - 1."""
+    global _spellings_known
+    known = _spellings_known
+    if count > len(known):
+        known = _spellings_known = [*known, *map(_base36_of, range(len(known), count))]
+    return known[:count]
+
+
 _SMALL_BASE36 = [_base36_of(number) for number in range(36 * 36)]
 """Gaps between documents are mostly small: their spellings are made once."""
+_spellings_known = _SMALL_BASE36
+"""Those of `_base36_up_to`, as many as the longest list of documents asked for."""

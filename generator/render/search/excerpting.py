@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import heapq
 import re
+from bisect import bisect_left
 
 from .words import terms_of_lowered
 
@@ -15,7 +15,9 @@ query found."""
 EXCERPT_START = 160
 EXCERPT_CONTEXT = 40
 """Characters kept on each side of a word in an excerpt's windows."""
-_TROUBLE = re.compile(r"error|exception|traceback|fail|fatal|panic|denied|warn|abort|refused|timeout|missing")
+_TROUBLE_STEMS = ("error", "exception", "traceback", "fail", "fatal", "panic", "denied", "warn", "abort", "refused",
+                  "timeout", "missing")
+_TROUBLE = re.compile("|".join(_TROUBLE_STEMS))
 _TROUBLE_WORDS = frozenset({"traceback", "error", "exception", "failed", "fatal", "panic", "warning"})
 
 
@@ -70,19 +72,33 @@ _MOST_WINDOWS = EXCERPT_CHARACTERS // EXCERPT_CONTEXT
 def _telling_words(words: set[str]) -> list[str]:
     """The words an excerpt shows first: those naming trouble (`traceback`), then those holding such a
     word (`valueerror`), then the longest; alike, in alphabetical order. Only the few that can fit."""
-    longer = [word for word in words if len(word) >= 3]
-    if len(longer) > _MOST_WINDOWS:
-        # The length the last one that can fit has; longer words than the rest are few, and only they
-        # are sorted (lengths are compared in C: most texts have hundreds of words).
-        shortest = heapq.nlargest(_MOST_WINDOWS, map(len, longer))[-1]
-        chosen = {word for word in longer if len(word) >= shortest}
-    else:
-        chosen = set(longer)
+    # Most texts have hundreds of words: each step goes over them in C (sorted by length alone, the
+    # words of trouble found with `str.find`), and only the few chosen are sorted on their letters.
+    by_length = sorted(words, key=len)
+    # The length the last one that can fit has (at least three letters): all the words as long are candidates.
+    shortest = max(3, len(by_length[-_MOST_WINDOWS])) if len(by_length) >= _MOST_WINDOWS else 3
+    chosen = set(by_length[bisect_left(by_length, shortest, key=len):])
     # Most texts name no trouble: then no word needs asking.
-    if _TROUBLE.search(" ".join(longer)) is not None:
-        chosen.update(word for word in longer if _TROUBLE.search(word))
+    joined = " ".join(words)
+    troubled = _words_holding(joined, _TROUBLE_STEMS)
+    if troubled:
+        chosen |= troubled
         return sorted(chosen, key=_trouble_first)[:_MOST_WINDOWS]
     return sorted(chosen, key=_longest_first)[:_MOST_WINDOWS]
+
+
+def _words_holding(joined: str, stems: tuple[str, ...]) -> set[str]:
+    """The words (of `joined`, words joined by spaces) that hold one of `stems`."""
+    found = set()
+    for stem in stems:
+        place = joined.find(stem)
+        while place >= 0:
+            start = joined.rfind(" ", 0, place) + 1
+            end = joined.find(" ", place + len(stem))
+            end = end if end >= 0 else len(joined)
+            found.add(joined[start:end])
+            place = joined.find(stem, end)
+    return found
 
 
 def _longest_first(word: str) -> tuple[int, str]:
