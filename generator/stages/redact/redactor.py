@@ -248,31 +248,35 @@ class Redactor(LongTextRedaction, SummaryRedaction):
     def _entry(self, entry: Entry, look: Look, needs: Needs) -> Entry:
         # One look at all of an entry's text together says which rules any of it may need: most entries
         # need none, and are passed on as they are; the rest are searched only for what was seen.
-        self.learn_home(entry.data.get("cwd"))
-        calls = calls_of(entry.data) if self.secrets else []
-        credential_file = self.secrets and reads_credential_file(entry.data, calls, self._credential_calls)
-        keyed_commands = [command for command in commands_of(calls) if random_runs(command, COMMAND_KEY)]
+        data = entry.data
+        if self.home:
+            self.learn_home(data.get("cwd"))
+        credential_file, keyed_commands = False, []
+        if self.secrets:
+            calls = calls_of(data)
+            credential_file = reads_credential_file(data, calls, self._credential_calls, needs.file_mark)
+            if calls:
+                keyed_commands = [command for command in commands_of(calls)
+                                  if len(command) >= COMMAND_KEY and random_runs(command, COMMAND_KEY)]
         if keyed_commands:
             if needs is NOTHING_NEEDED:
                 needs = Needs()
             needs.context_ids.update(id(command) for command in keyed_commands)
-        families = {
-            "tokens": bool(look.keys & TOKEN_KEY) or bool(needs.token_ids),
-            "context": self.secrets and (bool(look.keys & SECRET_KEY) or credential_file or bool(needs.context_ids)),
-            "home": self.home and (bool(look.keys & HOME_KEY) or holds_home("\n".join(look.texts))),
-        }
+        tokens = bool(look.keys & TOKEN_KEY or needs.token_ids)
+        context = self.secrets and bool(look.keys & SECRET_KEY or credential_file or needs.context_ids)
+        home = self.home and (bool(look.keys & HOME_KEY) or holds_home("\n".join(look.texts)))
         # The user's own rules may match any string, however short: every entry is searched for them.
-        families["own"] = bool(self.own)
-        if not any(families.values()):
+        own = bool(self.own)
+        if not (tokens or context or home or own):
             return entry
         self._needs = (needs.sightings, needs.token_ids, None if credential_file else needs.context_ids)
         try:
             # Most entries in which a rule's anchor was seen hold no secret: each string the rules need is
             # redacted on its own first, and only an entry in which one changes is rebuilt.
-            if not (families["home"] or families["own"] or credential_file or look.keys & (SECRET_KEY | TOKEN_KEY)
+            if not (home or own or credential_file or look.keys & (SECRET_KEY | TOKEN_KEY)
                     or keyed_commands) and self._changes_nothing(look, needs):
                 return entry
-            return Entry(entry.file, entry.line, self.value(dict(entry.data), "", **families,
+            return Entry(entry.file, entry.line, self.value(dict(data), "", tokens, context, home, own,
                                                             credential_file=credential_file))
         finally:
             self._needs = None
