@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from generator.core.model import Entry
+from generator.core.model import BrokenLine, Entry
 from generator.stages.read import stream_file
 from generator.stages.redact import Redactor
 from generator.stages.redact.entry_strings import SECRET_KEY, UNTOUCHED_FIELDS, Look, key_flags
@@ -22,6 +22,11 @@ from helpers import assistant, tool_result, tool_use
 
 GITHUB = "ghp_" + "N0tAR3alT0ken" * 2 + "N0tAR3alT0"
 RANDOM_VALUE = "k7Gq2LmPz9Xw4RtY8vBn3CsD"
+
+
+def _data(item: Entry | BrokenLine) -> Any:
+    assert isinstance(item, Entry)
+    return item.data
 
 
 # -- the walk ------------------------------------------------------------------------------------------------------
@@ -116,7 +121,7 @@ class _Mapping(dict):  # type: ignore[type-arg]
 def test_a_token_goes_wherever_an_entry_holds_it(place):
     entry = Entry("f", 1, place(f"deploy {GITHUB}"))
     for redacted in (Redactor().items([entry])[0], Redactor().entry(entry)):
-        assert GITHUB not in json.dumps(getattr(redacted, "data"), default=list)
+        assert GITHUB not in json.dumps(_data(redacted), default=list)
 
 
 # -- credential files ------------------------------------------------------------------------------------------
@@ -147,13 +152,13 @@ def test_a_credential_file_is_known_whatever_spells_its_path(path, where):
     one_by_one = Redactor()
     alone = [one_by_one.entry(entry) for entry in entries]
     for redacted in (batched, alone):
-        shown = json.dumps([getattr(item, "data") for item in redacted])
+        shown = json.dumps([_data(item) for item in redacted])
         assert RANDOM_VALUE not in shown and "eu-west-1" in shown
 
 
 def test_a_path_of_a_type_of_its_own_is_looked_at():
     call = tool_use("Read", {"file_path": _Text("/home/ada/src/tidewatch/.env")})
     result = tool_result(call["id"], f"stripe: {RANDOM_VALUE}")
-    shown = json.dumps([getattr(item, "data") for item in Redactor().items([Entry("f", 1, assistant(call)),
+    shown = json.dumps([_data(item) for item in Redactor().items([Entry("f", 1, assistant(call)),
                                                                             Entry("f", 2, result)])])
     assert RANDOM_VALUE not in shown
