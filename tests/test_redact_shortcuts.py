@@ -162,3 +162,53 @@ def test_a_path_of_a_type_of_its_own_is_looked_at():
     shown = json.dumps([_data(item) for item in Redactor().items([Entry("f", 1, assistant(call)),
                                                                             Entry("f", 2, result)])])
     assert RANDOM_VALUE not in shown
+
+
+# -- uuids -------------------------------------------------------------------------------------------------------
+
+def _uuids_with_each_anchor_and_spelling() -> list[str]:
+    """Random uuids, and uuids with every token anchor and every base64 spelling of one that a uuid's characters
+    can spell put at each place its dashes allow."""
+    import uuid
+
+    from generator.stages.credentials.sightings import _ANCHOR, _SPELLING, compiled
+    generator = random.Random(30)
+    samples = [str(uuid.UUID(int=generator.getrandbits(128))) for _ in range(2000)]
+    literals = [what for meaning, what in compiled().meanings if meaning in (_ANCHOR, _SPELLING)]
+    assert literals
+    for literal in literals:
+        assert isinstance(literal, str)
+        if set(literal) - set("0123456789abcdef-"):
+            continue
+        for place in range(37 - len(literal)):
+            shape = samples[place]
+            candidate = shape[:place] + literal + shape[place + len(literal):]
+            if all((candidate[i] == "-") == (i in (8, 13, 18, 23)) for i in range(36)):
+                samples.append(candidate)
+    return samples
+
+
+def test_no_token_is_found_in_a_uuid_even_inside_a_longer_run():
+    """The ids of an entry that are uuids are not searched (`needs_of`): searched as an id is, inside longer runs
+    of token characters and in base64, a uuid holds nothing, though some hold an anchor (`fc-`)."""
+    samples = _uuids_with_each_anchor_and_spelling()
+    assert len(samples) > 2000  # some anchors and spellings a uuid can spell
+    redactor = Redactor()
+    for sample in samples:
+        assert redactor.text(sample, context=False, home=False, own=False, identifier=True) == sample
+    assert not redactor.counts
+
+
+@pytest.mark.parametrize("identifier", [
+    "d3b07384-d113-4ec6-a2fc-" + GITHUB,
+    GITHUB + "-d3b07384-d113-4ec6-a2fc-0c5e1b8e5a4f",
+    "d3b07384-d113-4ec6-a2fc-0c5e1b8e5a4f\n" + GITHUB,
+    "D3B07384-D113-4EC6-A2FC-" + GITHUB,
+    "toolu_" + GITHUB,
+])
+@pytest.mark.parametrize("key", ["uuid", "parentUuid", "id", "tool_use_id", "sessionId"])
+def test_an_id_that_is_not_a_uuid_is_searched(identifier, key):
+    entry = Entry("f", 1, {"type": "user", "uuid": "d3b07384-d113-4ec6-a2fc-0c5e1b8e5a4f", key: identifier,
+                           "message": {"content": [{"type": "tool_result", key: [identifier]}]}})
+    for redacted in (Redactor().items([entry])[0], Redactor().entry(entry)):
+        assert GITHUB not in json.dumps(_data(redacted))

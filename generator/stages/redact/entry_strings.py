@@ -23,6 +23,11 @@ UNTOUCHED_FIELDS = frozenset({
 })
 """Fields that hold identifiers: only tokens of a known format are looked for in them."""
 
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+"""Most ids are uuids, in which no token of a known format can stand, not even inside a longer run as an id is
+searched (every format has an upper-case letter or a character other than a hex digit and a dash in it:
+tests/test_credentials.py checks it); a few hold a token rule's anchor all the same (`fc-`)."""
+
 SHORTEST_SECRET = 7
 """Nothing shorter can hold a secret any rule finds (`PWD=abc` is the shortest); most strings in an entry are
 names and ids this short, and skipping them is a good part of redaction's speed."""
@@ -96,6 +101,8 @@ def needs_of(looks: Sequence[Look]) -> list[Needs]:
         marked: set[int] | None = None if identifiers else set()
         for index, seen in sightings_of(texts, identifiers, marked).items():
             text, owner = texts[index], owners[index]
+            if identifiers and UUID.fullmatch(text):
+                continue  # no token of a known format can stand in a uuid (`tests/test_credentials.py`)
             found = needs[owner]
             if found is NOTHING_NEEDED:
                 found = needs[owner] = Needs()

@@ -26,7 +26,7 @@ from ..credentials.files import looks_like_dotenv
 from ..credentials.scan import (GREP_PLACE, NOTHING_SEEN, WRAPPED, Found, Sighting, context_spans, embedded_token_spans,
                                 may_hold_token, random_runs, replace_spans, scan_tokens, shows_credential_file, sight)
 from .entry_strings import (COMMAND_KEY, HOME_KEY, NOTHING_NEEDED, SECRET_KEY, SHORTEST_SECRET, TOKEN_KEY,
-                            UNTOUCHED_FIELDS, Look, Needs, calls_of, commands_of, key_flags, name_like, needs_of,
+                            UNTOUCHED_FIELDS, UUID, Look, Needs, calls_of, commands_of, key_flags, name_like, needs_of,
                             reads_credential_file)
 from .homes import HOME_FOLDER, HOME_PATH, encoded_homes, holds_home, local_home
 from .long_texts import LongTextRedaction
@@ -39,18 +39,13 @@ def marker(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
 
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-"""Most ids are uuids, in which no token of a known format can stand (every format has an upper-case letter or a
-character other than a hex digit and a dash in it: tests/test_credentials.py checks it)."""
-
-
 @functools.lru_cache(maxsize=8192)
 def identifier(text: str) -> str:
     """An identifier with any token of a known format in it replaced by its marker (not counted). Anchors
     are made from ids: made from this, an id that holds a key cannot carry it into a link, and the anchor
     is the same whether the id was redacted before (phase 2) or not (phase 1's outline). Kept for the ids
     seen last: each is asked for again by the other phase and by the entry that answers it."""
-    if len(text) < SHORTEST_SECRET or _UUID.fullmatch(text) or not may_hold_token(text):
+    if len(text) < SHORTEST_SECRET or UUID.fullmatch(text) or not may_hold_token(text):
         return text
     return replace_spans(text, embedded_token_spans(text), lambda found, _: marker(found.kind))
 
