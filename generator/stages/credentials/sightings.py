@@ -164,6 +164,10 @@ class _Compiled:
     """What identifiers are looked at with (only the token rules apply to them): the token rules' part, and a
     wrapped line; about three times as fast as the whole."""
     identifier_meanings: tuple[tuple[int, str | int], ...]
+    lengths: tuple[int, ...] = ()
+    """For each of the prefilter's indexes: how far before the end of what was seen its place is (a literal's
+    length; a pattern's is where its last character is)."""
+    identifier_lengths: tuple[int, ...] = ()
 
 
 _ANCHOR, _SPELLING, _WORD, _LOOK, _SHAPE, _FILE_MARK = range(6)
@@ -240,34 +244,46 @@ def compiled() -> _Compiled:
     identifier_meanings += [(_SPELLING, spelling) for spelling in spellings]
     identifier_meanings += [(_LOOK, index) for index, _ in looks] + [(_SHAPE, WRAPPED)]
     return _Compiled(_RulesCompiledWhenUsed(TOKEN_RULES), {anchor: tuple(rules) for anchor, rules in by_anchor.items()},
-                     prefilter, tuple(meanings), token_prefilter, identifier_prefilter, tuple(identifier_meanings))
+                     prefilter, tuple(meanings), token_prefilter, identifier_prefilter, tuple(identifier_meanings),
+                     _lengths(meanings), _lengths(identifier_meanings))
 
 
-def sightings_of(texts: Sequence[str], identifiers: bool = False) -> dict[int, Sighting]:
+def _lengths(meanings: list[tuple[int, str | int]]) -> tuple[int, ...]:
+    return tuple(len(what) if isinstance(what, str) else 1 for _, what in meanings)
+
+
+def sightings_of(texts: Sequence[str], identifiers: bool = False, marked: set[int] | None = None) -> dict[int, Sighting]:
     """What the prefilter sees in each of `texts`, by the text's index (only those in which it sees anything),
     from one pass over them all. `identifiers`: the texts are ids, in which only the token rules' part of the
-    prefilter is looked for."""
+    prefilter is looked for. `marked`: given, it gets the index of every text in which a credential file's
+    mark occurs (in any case), in grep's place or not."""
     catalogue = compiled()
     seen: dict[int, Sighting] = {}
     single = len(texts) == 1
-    whole = texts[0] if single else "\n".join(texts)
     prefilter, meanings = (catalogue.identifier_prefilter, catalogue.identifier_meanings) if identifiers else \
         (catalogue.prefilter, catalogue.meanings)
-    hits = prefilter.scan(whole)
+    hits = prefilter.scan(texts[0] if single else "\n".join(texts))
     if not hits:
         return seen
-    # Where each text ends in `whole` (where the line break after it is): the texts' lengths added up, in C.
-    ends = [len(whole)] if single else list(map(add, accumulate(map(len, texts)), range(len(texts))))
+    # Where each text ends in the texts joined by line breaks (where the line break after it is): the texts'
+    # lengths added up, in C.
+    ends = [len(texts[0])] if single else list(map(add, accumulate(map(len, texts)), range(len(texts))))
+    lengths = catalogue.identifier_lengths if identifiers else catalogue.lengths
     for index, end in hits:
         meaning, what = meanings[index]
-        if meaning == _FILE_MARK and _AFTER_FILE_MARK.match(whole, end) is None:
-            continue  # a credential file's mark, not in grep's place
-        start = end - len(what) if isinstance(what, str) else end - 1
+        start = end - lengths[index]
         owner = 0 if single else bisect_left(ends, start)
+        text_start = ends[owner] - len(texts[owner])
+        if meaning == _FILE_MARK:
+            if marked is not None:
+                marked.add(owner)
+            # A line break ends the text and no match of this: the text alone answers as the texts joined.
+            if _AFTER_FILE_MARK.match(texts[owner], end - text_start) is None:
+                continue  # a credential file's mark, not in grep's place
         sighting = seen.get(owner)
         if sighting is None:
             sighting = seen[owner] = Sighting()
-        start -= ends[owner] - len(texts[owner])
+        start -= text_start
         if meaning == _ANCHOR:
             sighting.anchors.append((start, what))  # type: ignore[arg-type]
         elif meaning == _WORD:

@@ -23,6 +23,11 @@ UNTOUCHED_FIELDS = frozenset({
 })
 """Fields that hold identifiers: only tokens of a known format are looked for in them."""
 
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+"""Most ids are uuids, in which no token of a known format can stand, not even inside a longer run as an id is
+searched (every format has an upper-case letter or a character other than a hex digit and a dash in it:
+tests/test_credentials.py checks it); a few hold a token rule's anchor all the same (`fc-`)."""
+
 SHORTEST_SECRET = 7
 """Nothing shorter can hold a secret any rule finds (`PWD=abc` is the shortest); most strings in an entry are
 names and ids this short, and skipping them is a good part of redaction's speed."""
@@ -63,15 +68,19 @@ def name_like(value: str) -> bool:
 
 
 class Needs:
-    """What the prefilter saw in an entry's strings (by the string's id), and the ids of the strings that need
-    the token rules, and of those that need the rules by context."""
+    """What the prefilter saw in an entry's strings (by the string's id), the ids of the strings that need the
+    token rules, and of those that need the rules by context, and whether a credential file's mark occurs in
+    one of them."""
 
-    __slots__ = ("sightings", "token_ids", "context_ids")
+    __slots__ = ("sightings", "token_ids", "context_ids", "file_mark")
 
     def __init__(self) -> None:
         self.sightings: dict[int, Sighting] = {}
         self.token_ids: set[int] = set()
         self.context_ids: set[int] = set()
+        self.file_mark = False
+        """A literal every credential file's name holds (`files.CREDENTIAL_FILE_MARKS`) occurs, in any case, in
+        one of the entry's strings of `SHORTEST_SECRET` characters or more (those `Look.texts` holds)."""
 
 
 NOTHING_NEEDED = Needs()
@@ -89,8 +98,11 @@ def needs_of(looks: Sequence[Look]) -> list[Needs]:
             strings = [*look.ids, *look.encoded] if identifiers else look.texts
             texts += strings
             owners += [number] * len(strings)
-        for index, seen in sightings_of(texts, identifiers).items():
+        marked: set[int] | None = None if identifiers else set()
+        for index, seen in sightings_of(texts, identifiers, marked).items():
             text, owner = texts[index], owners[index]
+            if identifiers and UUID.fullmatch(text):
+                continue  # no token of a known format can stand in a uuid (`tests/test_credentials.py`)
             found = needs[owner]
             if found is NOTHING_NEEDED:
                 found = needs[owner] = Needs()
@@ -99,6 +111,11 @@ def needs_of(looks: Sequence[Look]) -> list[Needs]:
                 found.token_ids.add(id(text))
             if seen.context:
                 found.context_ids.add(id(text))
+        for owner in {owners[index] for index in marked or ()}:
+            found = needs[owner]
+            if found is NOTHING_NEEDED:
+                found = needs[owner] = Needs()
+            found.file_mark = True
     return needs
 
 
@@ -134,66 +151,101 @@ class Look:
 
     def _walk(self, data: Mapping[str, Any]) -> None:
         # The hot loop of redaction: every item of every entry passes here, most of them only once. A stack,
-        # not recursion, and everything it uses in locals: a fifth faster.
-        texts, ids, untouched, shortest, secret_key = self.texts, self.ids, UNTOUCHED_FIELDS, SHORTEST_SECRET, SECRET_KEY
+        # not recursion, and everything it uses in locals; JSON's own types (as the reader makes them) tested
+        # by identity first, and one look-up for what a key asks (`key_role`): most ask nothing.
+        texts, ids, shortest, secret_key = self.texts, self.ids, SHORTEST_SECRET, SECRET_KEY
         add_text, add_id = texts.append, ids.append
-        flags_of, keys = KEY_FLAGS.get, 0
+        role_of, keys, scalars, untouched = KEY_ROLES.get, 0, _SCALARS, _UNTOUCHED
         pending: list[tuple[Any, str]] = [(data, "")]
         pop, push = pending.pop, pending.append
         while pending:
             value, key = pop()
-            if isinstance(value, dict):
+            if type(value) is dict or isinstance(value, dict):
                 for name, child in value.items():
-                    flags = flags_of(name)
-                    if flags is None:
-                        flags = key_flags(name)
+                    role = role_of(name)
+                    if role is None:
+                        role = key_role(name)
                     kind = type(child)
                     if kind is str:
                         if len(child) >= shortest:
-                            if name not in untouched:
-                                if name != "data" or value.get("type") != "base64":  # an embedded file's bytes
-                                    add_text(child)
-                            elif len(child) > 200 and _BASE64.fullmatch(child):
-                                self.encoded.append(child)
+                            if not role:
+                                add_text(child)
+                            elif role == untouched or role & untouched:
+                                if len(child) > 200 and _BASE64.fullmatch(child):
+                                    self.encoded.append(child)
+                                else:
+                                    add_id(child)
+                                keys |= role >> _FLAGS_SHIFT
                             else:
-                                add_id(child)
-                        elif flags and not child:
-                            flags &= ~secret_key
+                                if not role & _DATA or value.get("type") != "base64":  # an embedded file's bytes
+                                    add_text(child)
+                                keys |= role >> _FLAGS_SHIFT
+                        elif role:
+                            keys |= role >> _FLAGS_SHIFT if child else role >> _FLAGS_SHIFT & ~secret_key
                     else:
-                        flags &= ~secret_key
-                        if isinstance(child, (dict, list)):
+                        if role:
+                            keys |= role >> _FLAGS_SHIFT & ~secret_key
+                        if kind not in scalars and isinstance(child, (dict, list)):
                             push((child, name))
-                    keys |= flags
-            elif isinstance(value, list):
+            elif type(value) is list or isinstance(value, list):
+                to_ids = key in UNTOUCHED_FIELDS
                 for child in value:
-                    if type(child) is str:
+                    kind = type(child)
+                    if kind is str:
                         if len(child) >= shortest:
-                            (add_id if key in untouched else add_text)(child)
-                    elif isinstance(child, (dict, list)):
+                            (add_id if to_ids else add_text)(child)
+                    elif kind not in scalars and isinstance(child, (dict, list)):
                         push((child, key))
             elif isinstance(value, str) and len(value) >= shortest:  # an entry that is not a JSON object
-                (add_id if key in untouched else add_text)(value)
+                (add_id if key in UNTOUCHED_FIELDS else add_text)(value)
         self.keys = keys
 
 
-def reads_credential_file(data: Mapping[str, Any], calls: list[dict[str, Any]], credential_calls: set[str]) -> bool:
+_SCALARS = frozenset({int, float, bool, type(None)})
+"""The types of JSON's other values, which hold no string: skipped without asking whether they are containers."""
+_UNTOUCHED, _DATA, _FLAGS_SHIFT = 1, 2, 2
+KEY_ROLES: dict[str, int] = {}
+
+
+def key_role(name: str) -> int:
+    """What a mapping key asks of the walk, in one number (0 for most keys: its string value is a text, and it
+    needs nothing): `_UNTOUCHED` (its value is an identifier), `_DATA` (its value may be an embedded file's
+    bytes), and its `key_flags` above them. Kept in a dict, as `key_flags` keeps its answer."""
+    role = (key_flags(name) << _FLAGS_SHIFT | (_UNTOUCHED if name in UNTOUCHED_FIELDS else 0)
+            | (_DATA if name == "data" else 0))
+    if len(KEY_ROLES) > 50_000:  # keys that are data (paths, ids) must not grow it without end
+        KEY_ROLES.clear()
+    KEY_ROLES[name] = role
+    return role
+
+
+def reads_credential_file(data: Mapping[str, Any], calls: list[dict[str, Any]], credential_calls: set[str],
+                          file_mark: bool = True) -> bool:
     """Whether the entry is a call that reads or writes a credential file, or the result of one (the call's id
-    is kept in `credential_calls` from its entry, which comes first), or a result that names its file."""
+    is kept in `credential_calls` from its entry, which comes first), or a result that names its file.
+    `file_mark`: False when the prefilter saw no credential file's mark in the entry's strings (`Needs`): then
+    only a path it did not look at (too short, or not ASCII, which lower-cased may spell one) may name one."""
     found = False
     for part in calls:
-        if part.get("type") == "tool_use" and isinstance(part.get("input"), dict):
-            tool_input = part["input"]
-            if any(isinstance(tool_input.get(key), str) and names_credential_file(tool_input[key])
-                   for key in PATH_KEYS):
+        kind = part.get("type")
+        if kind == "tool_use":
+            tool_input = part.get("input")
+            if isinstance(tool_input, dict) and any(_names_credential_file(tool_input.get(key), file_mark)
+                                                    for key in PATH_KEYS):
                 if len(credential_calls) > 10_000:
                     credential_calls.clear()
                 credential_calls.add(str(part.get("id")))
                 found = True
-        elif part.get("type") == "tool_result" and str(part.get("tool_use_id")) in credential_calls:
+        elif kind == "tool_result" and credential_calls and str(part.get("tool_use_id")) in credential_calls:
             found = True
     result = data.get("toolUseResult")
-    if isinstance(result, dict):
+    if isinstance(result, dict) and not found:
         named = result.get("file") if isinstance(result.get("file"), dict) else result
-        path = named.get("filePath") if isinstance(named, dict) else None
-        found = found or (isinstance(path, str) and names_credential_file(path))
+        found = isinstance(named, dict) and _names_credential_file(named.get("filePath"), file_mark)
     return found
+
+
+def _names_credential_file(path: Any, file_mark: bool) -> bool:
+    # A path the walk put in `Look.texts` (a `str`, as JSON's reader makes, long enough) that is ASCII was looked at.
+    return isinstance(path, str) and (file_mark or type(path) is not str or len(path) < SHORTEST_SECRET
+                                      or not path.isascii()) and names_credential_file(path)

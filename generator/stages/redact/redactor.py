@@ -26,7 +26,7 @@ from ..credentials.files import looks_like_dotenv
 from ..credentials.scan import (GREP_PLACE, NOTHING_SEEN, WRAPPED, Found, Sighting, context_spans, embedded_token_spans,
                                 may_hold_token, random_runs, replace_spans, scan_tokens, shows_credential_file, sight)
 from .entry_strings import (COMMAND_KEY, HOME_KEY, NOTHING_NEEDED, SECRET_KEY, SHORTEST_SECRET, TOKEN_KEY,
-                            UNTOUCHED_FIELDS, Look, Needs, calls_of, commands_of, key_flags, name_like, needs_of,
+                            UNTOUCHED_FIELDS, UUID, Look, Needs, calls_of, commands_of, key_flags, name_like, needs_of,
                             reads_credential_file)
 from .homes import HOME_FOLDER, HOME_PATH, encoded_homes, holds_home, local_home
 from .long_texts import LongTextRedaction
@@ -39,18 +39,13 @@ def marker(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
 
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-"""Most ids are uuids, in which no token of a known format can stand (every format has an upper-case letter or a
-character other than a hex digit and a dash in it: tests/test_credentials.py checks it)."""
-
-
 @functools.lru_cache(maxsize=8192)
 def identifier(text: str) -> str:
     """An identifier with any token of a known format in it replaced by its marker (not counted). Anchors
     are made from ids: made from this, an id that holds a key cannot carry it into a link, and the anchor
     is the same whether the id was redacted before (phase 2) or not (phase 1's outline). Kept for the ids
     seen last: each is asked for again by the other phase and by the entry that answers it."""
-    if len(text) < SHORTEST_SECRET or _UUID.fullmatch(text) or not may_hold_token(text):
+    if len(text) < SHORTEST_SECRET or UUID.fullmatch(text) or not may_hold_token(text):
         return text
     return replace_spans(text, embedded_token_spans(text), lambda found, _: marker(found.kind))
 
@@ -248,31 +243,35 @@ class Redactor(LongTextRedaction, SummaryRedaction):
     def _entry(self, entry: Entry, look: Look, needs: Needs) -> Entry:
         # One look at all of an entry's text together says which rules any of it may need: most entries
         # need none, and are passed on as they are; the rest are searched only for what was seen.
-        self.learn_home(entry.data.get("cwd"))
-        calls = calls_of(entry.data) if self.secrets else []
-        credential_file = self.secrets and reads_credential_file(entry.data, calls, self._credential_calls)
-        keyed_commands = [command for command in commands_of(calls) if random_runs(command, COMMAND_KEY)]
+        data = entry.data
+        if self.home:
+            self.learn_home(data.get("cwd"))
+        credential_file, keyed_commands = False, []
+        if self.secrets:
+            calls = calls_of(data)
+            credential_file = reads_credential_file(data, calls, self._credential_calls, needs.file_mark)
+            if calls:
+                keyed_commands = [command for command in commands_of(calls)
+                                  if len(command) >= COMMAND_KEY and random_runs(command, COMMAND_KEY)]
         if keyed_commands:
             if needs is NOTHING_NEEDED:
                 needs = Needs()
             needs.context_ids.update(id(command) for command in keyed_commands)
-        families = {
-            "tokens": bool(look.keys & TOKEN_KEY) or bool(needs.token_ids),
-            "context": self.secrets and (bool(look.keys & SECRET_KEY) or credential_file or bool(needs.context_ids)),
-            "home": self.home and (bool(look.keys & HOME_KEY) or holds_home("\n".join(look.texts))),
-        }
+        tokens = bool(look.keys & TOKEN_KEY or needs.token_ids)
+        context = self.secrets and bool(look.keys & SECRET_KEY or credential_file or needs.context_ids)
+        home = self.home and (bool(look.keys & HOME_KEY) or holds_home("\n".join(look.texts)))
         # The user's own rules may match any string, however short: every entry is searched for them.
-        families["own"] = bool(self.own)
-        if not any(families.values()):
+        own = bool(self.own)
+        if not (tokens or context or home or own):
             return entry
         self._needs = (needs.sightings, needs.token_ids, None if credential_file else needs.context_ids)
         try:
             # Most entries in which a rule's anchor was seen hold no secret: each string the rules need is
             # redacted on its own first, and only an entry in which one changes is rebuilt.
-            if not (families["home"] or families["own"] or credential_file or look.keys & (SECRET_KEY | TOKEN_KEY)
+            if not (home or own or credential_file or look.keys & (SECRET_KEY | TOKEN_KEY)
                     or keyed_commands) and self._changes_nothing(look, needs):
                 return entry
-            return Entry(entry.file, entry.line, self.value(dict(entry.data), "", **families,
+            return Entry(entry.file, entry.line, self.value(dict(data), "", tokens, context, home, own,
                                                             credential_file=credential_file))
         finally:
             self._needs = None
