@@ -26,7 +26,7 @@ from typing import Any, Iterable, Iterator
 from .core import urls
 from .core.model import Archive, Entry
 from .stages.credentials.entropy import entropy, randomness
-from .stages.redact import HOME_PATH, UNTOUCHED_FIELDS, Redactor
+from .stages.redact import HOME_PATH, Redactor, is_identifier
 from .stages.selection import Selection
 from .render.html.anchors import find_anchor_page
 from .pipeline.phase1 import collect, stream_entries
@@ -167,7 +167,7 @@ def _texts(value: Any, key: str = "") -> Iterator[str]:
     """The strings of an entry that a page may show: not its ids, times and embedded files' bytes, nor the
     working directory every entry repeats (the session's is looked at once, with its first line)."""
     if isinstance(value, str):
-        if key not in UNTOUCHED_FIELDS and key != "cwd":
+        if not is_identifier(key, value) and key != "cwd":
             yield value
     elif isinstance(value, dict):
         media = value.get("type") == "base64"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import string
 from collections import Counter
 from pathlib import Path
@@ -54,7 +55,7 @@ def _plain_walk(value: Any, key: str = "", parent: dict[str, Any] | None = None)
             ids += found[1]
             keys |= found[2]
     elif type(value) is str and len(value) >= 7:
-        if key in UNTOUCHED_FIELDS:
+        if key in UNTOUCHED_FIELDS and not re.search(r"\s|=[^=]", value):
             ids.append(value)
         elif not (key == "data" and parent is not None and parent.get("type") == "base64"):
             texts.append(value)
@@ -212,3 +213,33 @@ def test_an_id_that_is_not_a_uuid_is_searched(identifier, key):
                            "message": {"content": [{"type": "tool_result", key: [identifier]}]}})
     for redacted in (Redactor().items([entry])[0], Redactor().entry(entry)):
         assert GITHUB not in json.dumps(_data(redacted))
+
+
+_KEY_BYTES = random.Random(7)
+PRIVATE_KEY = ("-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(
+    "".join(_KEY_BYTES.choice(string.ascii_letters + string.digits + "+/") for _ in range(64)) for _ in range(5))
+               + "\n-----END RSA PRIVATE KEY-----\n")
+
+
+@pytest.mark.parametrize("key", ["id", "uuid", "requestId", "signature", "type", "version", "timestamp"])
+@pytest.mark.parametrize(("secret", "kept_out"), [
+    (PRIVATE_KEY, PRIVATE_KEY.splitlines()[2]),
+    ("API_TOKEN=hunter2-but-longer", "hunter2-but-longer"),
+    ("export DB_PASSWORD=s3cr3t-Passw0rd", "s3cr3t-Passw0rd"),
+], ids=["key-file", "assignment", "export"])
+def test_text_under_an_identifiers_key_is_searched_as_text(key, secret, kept_out):
+    """An identifier holds no blank and no `=` (but base64's padding): a tool's own JSON (an MCP server's
+    structured result) can put anything under `id` or `type`, at any depth, alone or in a list."""
+    for data in ({key: secret}, {"toolUseResult": {"items": [{key: secret}]}}, {"x": {key: [secret]}}):
+        entry = Entry("f", 1, data)
+        for redacted in (Redactor().items([entry])[0], Redactor().entry(entry)):
+            assert kept_out not in json.dumps(_data(redacted)), (key, data)
+
+
+def test_identifiers_stay_untouched():
+    """Base64 padding, times, versions, types, uuids and tool ids: nothing in them is taken for a secret."""
+    values = {"signature": "EqQBCkYIBxgCKkD" + "a1B2c3D4" * 40 + "==", "timestamp": "2026-11-26T22:45:50.123Z",
+              "version": "2.1.328", "type": "tool_result", "uuid": "d3b07384-d113-4ec6-a2fc-0c5e1b8e5a4f",
+              "tool_use_id": "toolu_01A09q90qw90lq917835lq9", "requestId": "req_011CVyV5jmnHvFvEF3nZRdEy"}
+    entry = Entry("f", 1, dict(values))
+    assert _data(Redactor().items([entry])[0]) == values

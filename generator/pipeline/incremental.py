@@ -256,7 +256,8 @@ class PageBodies:
         def made(page: str) -> str | None:
             body, previous_page = found["body"]
             start = page.find(body)
-            if body and start >= 0 and start == page.rfind(body):
+            # Found once only: searched for again past its start (never far: the body is most of the page).
+            if body and start >= 0 and page.find(body, start + 1) < 0:
                 self.made[path] = [source_digest, found["asked"], found["answers"], text_digest(body), start,
                                    len(page) - start - len(body)]
             return previous_page if previous_page == page else None

@@ -22,7 +22,7 @@ from .own import OwnRuleError, OwnRules, redact_project_dir
 
 if TYPE_CHECKING:
     from ..credentials.names import is_secret_name
-    from .entry_strings import SHORTEST_SECRET, UNTOUCHED_FIELDS
+    from .entry_strings import SHORTEST_SECRET, UNTOUCHED_FIELDS, is_identifier
     from .long_texts import REDACTION_MARGIN, REDACTION_WINDOW
     from .redactor import Redactor, identifier, marker
 
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 # folder names' redaction (`own`, `homes`), does not load them.
 _LOADED_WHEN_ASKED = {
     "is_secret_name": "..credentials.names", "SHORTEST_SECRET": ".entry_strings", "UNTOUCHED_FIELDS": ".entry_strings",
+    "is_identifier": ".entry_strings",
     "REDACTION_MARGIN": ".long_texts", "REDACTION_WINDOW": ".long_texts", "Redactor": ".redactor",
     "identifier": ".redactor", "marker": ".redactor",
 }
@@ -42,4 +43,4 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = ["HOME_PATH", "IDENTIFIER", "OURS", "REDACTION_MARGIN", "REDACTION_WINDOW", "SHORTEST_SECRET", "TEXT", "UNTOUCHED_FIELDS", "OwnRuleError",
-           "OwnRules", "Redactor", "identifier", "is_secret_name", "marker", "redact_project_dir"]
+           "OwnRules", "Redactor", "identifier", "is_identifier", "is_secret_name", "marker", "redact_project_dir"]

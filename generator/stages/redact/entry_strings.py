@@ -23,6 +23,18 @@ UNTOUCHED_FIELDS = frozenset({
 })
 """Fields that hold identifiers: only tokens of a known format are looked for in them."""
 
+NOT_AN_IDENTIFIER = re.compile(r"\s|=[^=]")
+"""What no identifier holds (a blank, a line break, an `=` but base64's padding at the end): a string under an
+identifier's key that holds one is text someone put there (a key file, `TOKEN=…` in a tool's own JSON) and is
+searched as text."""
+
+
+
+def is_identifier(key: str, value: str) -> bool:
+    """Whether a string is redacted as an identifier (only tokens of a known format looked for in it)."""
+    return key in UNTOUCHED_FIELDS and not NOT_AN_IDENTIFIER.search(value)
+
+
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 """Most ids are uuids, in which no token of a known format can stand, not even inside a longer run as an id is
 searched (every format has an upper-case letter or a character other than a hex digit and a dash in it:
@@ -156,6 +168,7 @@ class Look:
         texts, ids, shortest, secret_key = self.texts, self.ids, SHORTEST_SECRET, SECRET_KEY
         add_text, add_id = texts.append, ids.append
         role_of, keys, scalars, untouched = KEY_ROLES.get, 0, _SCALARS, _UNTOUCHED
+        not_an_identifier = NOT_AN_IDENTIFIER.search
         pending: list[tuple[Any, str]] = [(data, "")]
         pop, push = pending.pop, pending.append
         while pending:
@@ -173,6 +186,8 @@ class Look:
                             elif role == untouched or role & untouched:
                                 if len(child) > 200 and _BASE64.fullmatch(child):
                                     self.encoded.append(child)
+                                elif not_an_identifier(child):
+                                    add_text(child)
                                 else:
                                     add_id(child)
                                 keys |= role >> _FLAGS_SHIFT
@@ -193,11 +208,11 @@ class Look:
                     kind = type(child)
                     if kind is str:
                         if len(child) >= shortest:
-                            (add_id if to_ids else add_text)(child)
+                            (add_id if to_ids and not not_an_identifier(child) else add_text)(child)
                     elif kind not in scalars and isinstance(child, (dict, list)):
                         push((child, key))
             elif isinstance(value, str) and len(value) >= shortest:  # an entry that is not a JSON object
-                (add_id if key in UNTOUCHED_FIELDS else add_text)(value)
+                (add_id if key in UNTOUCHED_FIELDS and not not_an_identifier(value) else add_text)(value)
         self.keys = keys
 
 

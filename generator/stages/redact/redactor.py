@@ -26,7 +26,7 @@ from ..credentials.files import looks_like_dotenv
 from ..credentials.scan import (GREP_PLACE, NOTHING_SEEN, WRAPPED, Found, Sighting, context_spans, embedded_token_spans,
                                 may_hold_token, random_runs, replace_spans, scan_tokens, shows_credential_file, sight)
 from .entry_strings import (COMMAND_KEY, HOME_KEY, NOTHING_NEEDED, SECRET_KEY, SHORTEST_SECRET, TOKEN_KEY,
-                            UNTOUCHED_FIELDS, UUID, Look, Needs, calls_of, commands_of, key_flags, name_like, needs_of,
+                            UUID, Look, Needs, is_identifier, calls_of, commands_of, key_flags, name_like, needs_of,
                             reads_credential_file)
 from .homes import HOME_FOLDER, HOME_PATH, encoded_homes, holds_home, local_home
 from .long_texts import LongTextRedaction
@@ -166,7 +166,7 @@ class Redactor(LongTextRedaction, SummaryRedaction):
         """Every string in a JSON value, mapping keys included (but an embedded file's bytes)."""
         if isinstance(value, str):
             tokens, context, seen = self._needed(value, tokens, context)
-            if key in UNTOUCHED_FIELDS:
+            if is_identifier(key, value):
                 return self.text(value, tokens, False, False, False, identifier=True, seen=seen)
             return self.text(value, tokens, context, home, own, credential_file, seen=seen)
         own = own and bool(self.own)
@@ -180,7 +180,7 @@ class Redactor(LongTextRedaction, SummaryRedaction):
                     child_tokens, child_context, seen = self._needed(child, tokens, context)
                     if len(child) < shortest and not (context and flags & SECRET_KEY) or media and name == "data":
                         new = child  # too short for any rule (but a secret-named key's value), or a file's bytes
-                    elif name in UNTOUCHED_FIELDS:
+                    elif is_identifier(name, child):
                         new = self.text(child, child_tokens, False, False, False, identifier=True, seen=seen) \
                             if child_tokens else child
                     elif context and flags & SECRET_KEY and child:
