@@ -314,17 +314,12 @@ def render_markdown(text: str, resolve: Resolver | None = None) -> str:
     """Our Markdown (with its transcript content already escaped) -> sanitised HTML. With a resolver,
     relative links are pointed at the right page of the archive, or shown as text when they lead outside."""
     # The placeholder carries a secret a transcript cannot guess, so text can never take a block's place.
-    placeholder = f"{_PLACEHOLDER_START}{secrets.token_hex(8)}:"
+    secret = secrets.token_hex(8)
+    placeholder = f"{_PLACEHOLDER_START}{secret}:"
     blocks: list[str] = []
     markup = sanitize(markdown_parser().render(text, {"resolve": resolve, "code_blocks": blocks,
                                                      "placeholder": placeholder}), resolve)
-    if not blocks:
-        return markup
-    pattern = re.compile(f"<p>{re.escape(placeholder)}(\\d+){_PLACEHOLDER_END}</p>")
-    restored = pattern.sub(lambda found: blocks[int(found.group(1))], markup)
-    if placeholder in restored:
-        raise AssertionError("a code block's placeholder did not survive sanitising")
-    return restored
+    return _restore_code(markup, secret, blocks)
 
 
 def render_blocks(blocks: Sequence[Block], resolve: Resolver | None = None,
@@ -333,7 +328,8 @@ def render_blocks(blocks: Sequence[Block], resolve: Resolver | None = None,
     Markdown, with markdown-it-py only for prose. Code, diffs and outputs go straight to the highlighter
     (which escapes them), and our own structural HTML passes the same guard as in the Markdown renderer;
     all of it is sanitised with nh3 as before, code set aside under a placeholder as before."""
-    placeholder = f"{_PLACEHOLDER_START}{secrets.token_hex(8)}:"
+    secret = secrets.token_hex(8)
+    placeholder = f"{_PLACEHOLDER_START}{secret}:"
     code_blocks: list[str] = []
     env = {"resolve": resolve, "code_blocks": code_blocks, "placeholder": placeholder}
     out: list[str] = []
@@ -355,12 +351,20 @@ def render_blocks(blocks: Sequence[Block], resolve: Resolver | None = None,
             out.append(_guarded_html(block.html.rstrip("\n") + "\n"))
     if prose:
         out.append(render_prose("\n\n".join(prose), env))
-    markup = sanitize("".join(out), resolve, rename_id)
-    if not code_blocks:
+    return _restore_code(sanitize("".join(out), resolve, rename_id), secret, code_blocks)
+
+
+def _restore_code(markup: str, secret: str, blocks: list[str]) -> str:
+    """The sanitised page with each code block back in its placeholder's paragraph."""
+    if not blocks:
         return markup
-    pattern = re.compile(f"<p>{re.escape(placeholder)}(\\d+){_PLACEHOLDER_END}</p>")
-    restored = pattern.sub(lambda found: code_blocks[int(found.group(1))], markup)
-    if placeholder in restored:
+
+    def block_of(found: re.Match[str]) -> str:
+        # Another secret's placeholder is text (a transcript's), and stays as it is.
+        return blocks[int(found.group(2))] if found.group(1) == secret else found.group()
+
+    restored = _PLACEHOLDER_PARAGRAPH.sub(block_of, markup)
+    if f"{_PLACEHOLDER_START}{secret}:" in restored:
         raise AssertionError("a code block's placeholder did not survive sanitising")
     return restored
 
@@ -395,6 +399,8 @@ def markdown_it_quiet() -> Iterator[None]:
 # Private-use characters: text no transcript shows, which the sanitiser keeps as it is.
 _PLACEHOLDER_START = "\ue000sessionsite-code-"
 _PLACEHOLDER_END = "\ue001"
+# Any page's placeholder paragraph, compiled once (a page's own secret is checked on each match).
+_PLACEHOLDER_PARAGRAPH = re.compile(f"<p>{re.escape(_PLACEHOLDER_START)}([0-9a-f]{{16}}):(\\d+){_PLACEHOLDER_END}</p>")
 
 
 def pygments_css(light: CodeColours, dark: CodeColours) -> str:
