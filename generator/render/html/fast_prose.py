@@ -7,16 +7,20 @@ GitHub's tables and strikethrough) but differ in what they write around them and
 rules of ours (render.py) that only markdown-it-py runs. So a text takes the fast path only when nothing
 in it reaches those, and what cmark-gfm writes is then put in markdown-it-py's words:
 
-- before parsing, a text goes to markdown-it-py if it may hold a task list item (`[ ]`, `[x]` at a line's
-  start), a strikethrough or a tilde fence (`~~`), or whitespace other than ASCII's (which markdown-it-py
-  strips in places where cmark-gfm keeps it) or a byte-order mark;
+- before parsing, a text goes to markdown-it-py if it may hold a strikethrough or a tilde fence (`~~`), or
+  whitespace other than ASCII's (which markdown-it-py strips in places where cmark-gfm keeps it) or a
+  byte-order mark;
 - after, if cmark-gfm wrote a link, an image or dropped raw HTML, or took a link reference definition
   (a `]:` is missing from its HTML); if its text outside code holds what markdown-it's linkify may turn
   into a link (`//`, `@`, `www.`), a link or image it did not make (`](`, `][`), or, where the text has a
   raw `<` that may start HTML or an autolink, a `<` shown as text (where code starts and ends the two
   agree, as CommonMark's rules say; elsewhere they may not); if blocks or emphasis nest near
-  `MAX_NESTING` levels deep (where markdown-it-py stops and cmark-gfm goes on); or if a code block's
-  source line does not settle whether it is fenced or indented;
+  `MAX_NESTING` levels deep (where markdown-it-py stops and cmark-gfm goes on); if a code block's
+  source line does not settle whether it is fenced or indented, or a fence follows a tight list item's
+  text (markdown-it-py puts no line break between them); or if a line that may start a task list item
+  (`[ ]`, `[x]` at its start) is not one cmark-gfm shows starting with the source's own box;
+- a task list item is written as markdown-it-py's tasklists plugin writes it (a class on the item and its
+  list, the box a disabled checkbox in a label with the item's text);
 - fenced code goes to the highlighter under a placeholder, as `_GuardedRenderer.fence` does, and a
   table cell's alignment becomes a class, as `_alignment_as_class` does.
 
@@ -74,6 +78,20 @@ _LIST_ITEM_OR_BREAK: Final = re.compile(r'<(li|hr) data-sourcepos="(\d+):(\d+)-'
 _LINE_BREAK: Final = re.compile(rb"\r\n?|\n")
 _NESTING_OPENERS: Final = ("<blockquote", "<ul", "<ol", "<em>", "<strong>")
 _NESTING_SUSPECT: Final = MAX_NESTING // 4
+_BOXED_ITEM: Final = re.compile(
+    r'<li data-sourcepos="(\d+):(\d+)-[^"]*">(?:\n<p data-sourcepos="(\d+):(\d+)-[^"]*">)?\[([ xX])\] ')
+"""A list item whose first paragraph (tight: no <p>) starts with a box and a space."""
+_MARKER_AND_BOX: Final = re.compile(rb"(?:[-+*]|\d{1,9}[.)]) {1,4}\[[ xX]\] ")
+_BOX: Final = re.compile(rb"\[[ xX]\] ")
+_TIGHT_TEXT_END: Final = re.compile(r"</li>|\n<(?:ul|ol|pre|blockquote|h[1-6]|hr|table)\b")
+"""Where a tight item's paragraph ends: at the item's end, or where its next block starts (cmark-gfm writes
+text escaped and no inline tag of these names)."""
+_LOOSE_TEXT_END: Final = re.compile("</p>")
+_LIST_TAG: Final = re.compile(r'<(/)?(ul|ol|li)\b( class="task-list-item")?')
+_AFTER_A_BLOCK: Final = re.compile(
+    r'(?:</(?:p|li|ul|ol|blockquote|h[1-6]|table|pre)>|<(?:li|ul|ol|blockquote|hr)\b[^>]*>)\n\Z')
+"""What a code block follows in cmark-gfm's HTML when it is not a tight item's text: after that text,
+markdown-it-py writes no line break before it (a fence is rendered by its own rule, which adds none)."""
 _NESTED_TAG: Final = re.compile(r"<(/?)(?:blockquote|ul|ol|li|em|strong|table|thead|tbody|tr|th|td)\b")
 
 Highlighter = Callable[[str, str, str], str]
@@ -87,10 +105,10 @@ def render(text: str, highlight: Highlighter, code_blocks: list[str], placeholde
     """The HTML markdown-it-py (`render.markdown_parser`) writes for `text` with this environment, or None
     when the text must go to markdown-it-py. Each fenced code block's highlighting is appended to
     `code_blocks` and a paragraph `<p>{placeholder}{number}{end}</p>` takes its place."""
-    if cmarkgfm is None or _STRUCK in text or _SPACE_BEYOND_ASCII.search(text) or (
-            # Every task list item holds a box: the pattern, tried at each line's start, runs only then.
-            ("[ ]" in text or "[x]" in text or "[X]" in text) and _TASK_ITEM.search(text)):
+    if cmarkgfm is None or _STRUCK in text or _SPACE_BEYOND_ASCII.search(text):
         return None
+    # Every task list item holds a box: the pattern, tried at each line's start, runs only then.
+    boxes = len(_TASK_ITEM.findall(text)) if "[ ]" in text or "[x]" in text or "[X]" in text else 0
     markup: str = cmarkgfm.markdown_to_html_with_extensions(text, _OPTIONS, _EXTENSIONS)
     if ("<a " in markup or "<img " in markup or "<!-- raw HTML omitted -->" in markup
             or markup.count("]:") != text.count("]:")):
@@ -106,6 +124,12 @@ def render(text: str, highlight: Highlighter, code_blocks: list[str], placeholde
     lines: list[bytes] | None = None
     if ("*" in text or "_" in text) and not _emphasis_accounted_for(text, markup):
         return None
+    if boxes:
+        lines = _lines(text)
+        with_boxes = _task_items(markup, lines, boxes)
+        if with_boxes is None:
+            return None
+        markup = with_boxes
     found: list[str] = []
     highlighted: list[str] = []
     position = 0
@@ -113,7 +137,7 @@ def render(text: str, highlight: Highlighter, code_blocks: list[str], placeholde
         if lines is None:
             lines = _lines(text)
         kind = _code_kind(lines, int(pre.group(1)), int(pre.group(2)))
-        if kind is None:
+        if kind is None or not _AFTER_A_BLOCK.search(markup, 0, pre.start()) and pre.start() > 0:
             return None
         if kind == "fenced" and int(pre.group(3)) == len(lines) and not _closed_at_the_end(lines, int(pre.group(1)),
                                                                                           int(pre.group(2))):
@@ -202,6 +226,61 @@ def _closed_at_the_end(lines: list[bytes], line: int, column: int) -> bool:
     marker = opening.group()
     closing = re.fullmatch(rb" {0,3}(%s{%d,})[ \t]*" % (re.escape(marker[:1]), len(marker)), lines[-1])
     return closing is not None
+
+
+def _task_items(markup: str, lines: list[bytes], boxes: int) -> str | None:
+    """cmark-gfm's HTML with the task list items markdown-it-py's tasklists plugin makes (`label=True`): an
+    item whose first paragraph starts with `[ ]`, `[x]` or `[X]` and a space gets a class, its paragraph's
+    text a label that holds a disabled checkbox in the box's place, and the list around it a class. None
+    unless each of the `boxes` lines that may start a task item (`_TASK_ITEM`) does: the box cmark-gfm
+    shows must be the source's own (not `\\[ ]` or `&#91; ]`), and a space must follow it in both."""
+    items = [item for item in _BOXED_ITEM.finditer(markup) if _box_in_source(lines, item)]
+    if len(items) != boxes:
+        return None
+    pieces: list[str] = []
+    position = 0
+    for item in items:
+        end = _LOOSE_TEXT_END.search(markup, item.end()) if item.group(3) else _TIGHT_TEXT_END.search(markup, item.end())
+        if end is None:
+            return None
+        text_end = end.start()
+        checked = ' checked="checked"' if item.group(5) != " " else ""
+        pieces += [markup[position:item.start()], '<li class="task-list-item"', markup[item.start() + 3:item.start(5) - 1],
+                   f'<label><input class="task-list-item-checkbox"{checked} disabled="disabled" type="checkbox">',
+                   markup[item.end() - 1:text_end], "</label>"]
+        position = text_end
+    pieces.append(markup[position:])
+    boxed = "".join(pieces)
+    # Each task item's list (the nearest list that holds it) gets the class too.
+    lists: list[int] = []
+    marked: set[int] = set()
+    for tag in _LIST_TAG.finditer(boxed):
+        if tag.group(2) != "li":
+            if tag.group(1):
+                del lists[-1:]
+            else:
+                lists.append(tag.start())
+        elif tag.group(3) and lists:
+            marked.add(lists[-1])
+    if not marked:
+        return None
+    pieces, position = [], 0
+    for start in sorted(marked):
+        opening = boxed.index(" data-sourcepos=", start)
+        pieces += [boxed[position:opening], ' class="contains-task-list"']
+        position = opening
+    pieces.append(boxed[position:])
+    return "".join(pieces)
+
+
+def _box_in_source(lines: list[bytes], item: re.Match[str]) -> bool:
+    """Whether the source holds a box and a space where the item's first paragraph starts: where its
+    <p> starts, or in a tight item (no <p>), after the item's marker."""
+    tight = item.group(3) is None
+    line, column = (int(item.group(1)), int(item.group(2))) if tight else (int(item.group(3)), int(item.group(4)))
+    if line > len(lines):
+        return False
+    return (_MARKER_AND_BOX if tight else _BOX).match(lines[line - 1], column - 1) is not None
 
 
 def _too_deep(markup: str) -> bool:
