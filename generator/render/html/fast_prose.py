@@ -12,9 +12,10 @@ in it reaches those, and what cmark-gfm writes is then put in markdown-it-py's w
   byte-order mark;
 - after, if cmark-gfm wrote a link, an image or dropped raw HTML, or took a link reference definition
   (a `]:` is missing from its HTML); if its text outside code holds what markdown-it's linkify may turn
-  into a link (`//`, `@`, `www.`), a link or image it did not make (`](`, `][`), or, where the text has a
-  raw `<` that may start HTML or an autolink, a `<` shown as text (where code starts and ends the two
-  agree, as CommonMark's rules say; elsewhere they may not); if blocks or emphasis nest near
+  into a link (`//`; an `@` or `www.` where linkify-it finds a link in its words), a link or image it did
+  not make (`](`, `][`), or, where the text has a raw `<` that may start HTML or an autolink, a `<` shown
+  as text (where code starts and ends the two agree, as CommonMark's rules say; elsewhere they may not);
+  if blocks or emphasis nest near
   `MAX_NESTING` levels deep (where markdown-it-py stops and cmark-gfm goes on); if a code block's
   source line does not settle whether it is fenced or indented, or a fence follows a tight list item's
   text (markdown-it-py puts no line break between them); or if a line that may start a task list item
@@ -65,6 +66,12 @@ _TAG_START: Final = re.compile(r"<[A-Za-z/!?]")
 """What starts raw HTML or an autolink; an entity (`&lt;`, as the markdown stage escapes `<`) never does."""
 _TAG_START_SHOWN: Final = re.compile(r"&lt;[A-Za-z/!?]")
 _CODE: Final = re.compile(r"<code[ >].*?</code>", re.DOTALL)
+_TAG_OR_CODE: Final = re.compile(r"<code[ >].*?</code>|<[^>]*>", re.DOTALL)
+_RUN_WITH_AN_AT: Final = re.compile(r"\S*@\S*")
+_ENTITY: Final = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});")
+_PUNCTUATION: Final = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+"""What a backslash escapes (CommonMark's ASCII punctuation)."""
+_MOST_PIECES_TRIED: Final = 400
 _SOURCEPOS: Final = re.compile(r' data-sourcepos="[^"]*"')
 """cmark-gfm's source positions, which it writes in no other place: a `"` of the text is `&quot;` there."""
 _PRE: Final = re.compile(
@@ -101,10 +108,13 @@ def available() -> bool:
     return cmarkgfm is not None
 
 
-def render(text: str, highlight: Highlighter, code_blocks: list[str], placeholder: str, end: str) -> str | None:
+def render(text: str, highlight: Highlighter, code_blocks: list[str], placeholder: str, end: str,
+           linkable: Callable[[str], bool] | None = None) -> str | None:
     """The HTML markdown-it-py (`render.markdown_parser`) writes for `text` with this environment, or None
     when the text must go to markdown-it-py. Each fenced code block's highlighting is appended to
-    `code_blocks` and a paragraph `<p>{placeholder}{number}{end}</p>` takes its place."""
+    `code_blocks` and a paragraph `<p>{placeholder}{number}{end}</p>` takes its place. `linkable(text)`:
+    whether markdown-it's linkify finds a link in a text (LinkifyIt.test); without it, any `@` or `www.`
+    sends the text to markdown-it-py."""
     if cmarkgfm is None or _STRUCK in text or _SPACE_BEYOND_ASCII.search(text):
         return None
     # Every task list item holds a box: the pattern, tried at each line's start, runs only then.
@@ -116,8 +126,10 @@ def render(text: str, highlight: Highlighter, code_blocks: list[str], placeholde
     # Removing code can join what is on either side of it (`/<code>x</code>/`), so the text outside code is
     # looked at apart, and skipped only where there is no code to remove.
     outside_code = _CODE.sub("", markup) if "<code" in markup else markup
-    if _may_be_linked(outside_code) or ("<" in text and _TAG_START.search(text)
-                                        and _TAG_START_SHOWN.search(outside_code)):
+    if _may_be_linked(outside_code) and (linkable is None or _may_be_a_link(outside_code)
+                                         or "@" in outside_code and _address_may_link(text, markup, linkable)):
+        return None
+    if "<" in text and _TAG_START.search(text) and _TAG_START_SHOWN.search(outside_code):
         return None
     if sum(map(markup.count, _NESTING_OPENERS)) >= _NESTING_SUSPECT and _too_deep(markup):
         return None
@@ -171,6 +183,35 @@ def _may_be_linked(markup: str) -> bool:
     without regard to case, in all of Unicode, and the `w.` test spares lowering texts with no `www.`."""
     return ("//" in markup or "@" in markup or "](" in markup or "][" in markup
             or ("w." in markup or "W." in markup) and "www." in markup.lower())
+
+
+def _may_be_a_link(markup: str) -> bool:
+    """What `_may_be_linked` finds that no look at the words settles: a link or an image cmark-gfm did not
+    make, or a `//`, where markdown-it's inline linkify rule reads the source (a scheme before `://`).
+    Without these, only an address (`@`) can be linked: with fuzzy links off, linkify-it's other schemes
+    (http:, https:, ftp:) all need a `//`, and `www.` alone is no link."""
+    return "//" in markup or "](" in markup or "][" in markup
+
+
+def _address_may_link(text: str, markup: str, linkable: Callable[[str], bool]) -> bool:
+    """Whether markdown-it's linkify may find an address (or a mailto: link) in one of the text pieces it
+    hands linkify-it. Its pieces are the text between tags and code spans (where cmark-gfm's HTML has a
+    tag: a space here, where a link may start and end as at a piece's ends), also cut at each backslash
+    escape and entity, which cmark-gfm's HTML does not show. So each run of words around an `@` is tried
+    cut at any of its ASCII punctuation marks (what an escape or an entity of `&amp;`'s kind leaves), each
+    cut-off piece alone; an entity for anything else sends the text to markdown-it-py."""
+    for entity in _ENTITY.findall(text):
+        if html.unescape(entity) not in _PUNCTUATION:
+            return True
+    words = html.unescape(_TAG_OR_CODE.sub(" ", markup))
+    for run in _RUN_WITH_AN_AT.findall(words):
+        marks = [index for index, character in enumerate(run) if character in _PUNCTUATION]
+        starts, ends = [0, *(index + 1 for index in marks)], [*marks, len(run)]
+        if len(starts) * len(ends) > _MOST_PIECES_TRIED:
+            return True
+        if any(linkable(run[start:end]) for start in starts for end in ends if "@" in run[start:end]):
+            return True
+    return False
 
 
 def _lines(text: str) -> list[bytes]:

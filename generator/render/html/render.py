@@ -372,8 +372,16 @@ def _restore_code(markup: str, secret: str, blocks: list[str]) -> str:
 def render_prose(text: str, env: dict[str, Any]) -> str:
     """What `markdown_parser().render(text, env)` writes, through cmark-gfm where it writes the same bytes
     (`fast_prose`), which is most prose and some twenty times faster; markdown-it-py renders the rest."""
-    fast = fast_prose.render(text, highlight, env["code_blocks"], env["placeholder"], _PLACEHOLDER_END)
+    fast = fast_prose.render(text, highlight, env["code_blocks"], env["placeholder"], _PLACEHOLDER_END, linkable)
     return fast if fast is not None else markdown_parser().render(text, env)
+
+
+def linkable(text: str) -> bool:
+    """Whether markdown-it's linkify finds a link in `text` (the words of a text piece, or of several
+    between spaces)."""
+    linkify = markdown_parser().linkify
+    assert linkify is not None  # markdown_parser() has it
+    return bool(linkify.test(text))
 
 
 @contextmanager
