@@ -13,8 +13,9 @@ in it reaches those, and what cmark-gfm writes is then put in markdown-it-py's w
 - after, if cmark-gfm wrote a link, an image or dropped raw HTML, or took a link reference definition
   (a `]:` is missing from its HTML); if its text outside code holds what markdown-it's linkify may turn
   into a link (`//`; an `@` or `www.` where linkify-it finds a link in its words), a link or image it did
-  not make (`](`, `][`), or, where the text has a raw `<` that may start HTML or an autolink, a `<` shown
-  as text (where code starts and ends the two agree, as CommonMark's rules say; elsewhere they may not);
+  not make (`](`, `][`), or, where the text has a raw `<` that may start HTML or an autolink outside code,
+  a `<` shown as text (where code starts and ends the two agree, as CommonMark's rules say; elsewhere
+  they may not);
   if blocks or emphasis nest near
   `MAX_NESTING` levels deep (where markdown-it-py stops and cmark-gfm goes on); if a code block's
   source line does not settle whether it is fenced or indented, or a fence follows a tight list item's
@@ -65,6 +66,10 @@ _SPACE_BEYOND_ASCII: Final = re.compile(
 _TAG_START: Final = re.compile(r"<[A-Za-z/!?]")
 """What starts raw HTML or an autolink; an entity (`&lt;`, as the markdown stage escapes `<`) never does."""
 _TAG_START_SHOWN: Final = re.compile(r"&lt;[A-Za-z/!?]")
+_UNESCAPED_TAG_START: Final = re.compile(r"(?<!\\)(?:\\\\)*<[A-Za-z/!?]")
+"""A `<` that may start HTML: after an even number of backslashes (none, or escaped ones)."""
+_UNESCAPED_TAG_START_SHOWN: Final = re.compile(r"(?<!\\)(?:\\\\)*&lt;[A-Za-z/!?]")
+_CODE_CONTENT: Final = re.compile(r"<code(?: [^>]*)?>(.*?)</code>", re.DOTALL)
 _CODE: Final = re.compile(r"<code[ >].*?</code>", re.DOTALL)
 _TAG_OR_CODE: Final = re.compile(r"<code[ >].*?</code>|<[^>]*>", re.DOTALL)
 _RUN_WITH_AN_AT: Final = re.compile(r"\S*@\S*")
@@ -129,7 +134,8 @@ def render(text: str, highlight: Highlighter, code_blocks: list[str], placeholde
     if _may_be_linked(outside_code) and (linkable is None or _may_be_a_link(outside_code)
                                          or "@" in outside_code and _address_may_link(text, markup, linkable)):
         return None
-    if "<" in text and _TAG_START.search(text) and _TAG_START_SHOWN.search(outside_code):
+    if ("<" in text and _TAG_START.search(text) and _TAG_START_SHOWN.search(outside_code)
+            and not _every_tag_start_in_code(text, markup)):
         return None
     if sum(map(markup.count, _NESTING_OPENERS)) >= _NESTING_SUSPECT and _too_deep(markup):
         return None
@@ -212,6 +218,14 @@ def _address_may_link(text: str, markup: str, linkable: Callable[[str], bool]) -
         if any(linkable(run[start:end]) for start in starts for end in ends if "@" in run[start:end]):
             return True
     return False
+
+
+def _every_tag_start_in_code(text: str, markup: str) -> bool:
+    """Whether each `<` of the text that may start HTML or an autolink (not backslash-escaped) stands in
+    code, where both parsers show it as text: code keeps its source as it is, so there each stands as a
+    `&lt;` with as many backslashes before it."""
+    in_code = sum(len(_UNESCAPED_TAG_START_SHOWN.findall(code)) for code in _CODE_CONTENT.findall(markup))
+    return len(_UNESCAPED_TAG_START.findall(text)) == in_code
 
 
 def _lines(text: str) -> list[bytes]:
