@@ -35,3 +35,31 @@ def test_every_code_block_comes_back_in_order_on_a_page_of_many():
     shown = BeautifulSoup(render.render_blocks(blocks), "html.parser")
     assert [pre.get_text() for pre in shown.find_all("pre")] == [f"line {number}\n" for number in range(40)]
     assert render._PLACEHOLDER_START not in str(shown)
+
+
+# The macro the `breakable` filter stands in for, as _macros.html had it.
+BREAKABLE_MACRO = (
+    '{% macro breakable(path) -%}\n{% for part in path.split("/") %}{% for piece in part.split("\\\\") %}{{ piece }}'
+    '{% if not loop.last %}\\<wbr>{% endif %}{% endfor %}{% if not loop.last %}/{% if not loop.first %}<wbr>'
+    "{% endif %}{% endif %}{% endfor %}\n{%- endmacro %}{{ breakable(path) }}"
+)
+
+
+def test_the_breakable_filter_writes_what_the_macro_wrote_for_any_path():
+    import itertools
+
+    import jinja2
+
+    from generator.render.theme import Theme
+
+    macro = jinja2.Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True,
+                               keep_trailing_newline=True).from_string(BREAKABLE_MACRO)
+    environment = Theme.load().environment()
+    environment.filters["thousands"] = str  # _macros.html's plural() uses the page builder's
+    theme_macro = environment.from_string('{% from "_macros.html" import breakable %}{{ breakable(path) }}')
+    alphabet = ["/", "\\", "a", "<", "&", '"', "'", "é", "<script>"]
+    for length in range(5):
+        for letters in itertools.product(alphabet, repeat=length):
+            path = "".join(letters)
+            assert theme_macro.render(path=path) == macro.render(path=path), path
+    assert macro.render(path="/home/u\\x/<b>") == "/home/<wbr>u\\<wbr>x/<wbr>&lt;b&gt;"

@@ -129,14 +129,18 @@ def render(text: str, highlight: Highlighter, code_blocks: list[str], placeholde
             or markup.count("]:") != text.count("]:")):
         return None  # a link, an image, raw HTML, or a link reference definition cmark-gfm took
     # Removing code can join what is on either side of it (`/<code>x</code>/`), so the text outside code is
-    # looked at apart, and skipped only where there is no code to remove.
-    outside_code = _CODE.sub("", markup) if "<code" in markup else markup
-    if _may_be_linked(outside_code) and (linkable is None or _may_be_a_link(outside_code)
-                                         or "@" in outside_code and _address_may_link(text, markup, linkable)):
-        return None
-    if ("<" in text and _TAG_START.search(text) and _TAG_START_SHOWN.search(outside_code)
-            and not _every_tag_start_in_code(text, markup)):
-        return None
+    # looked at apart, and made only where the whole markup has what is looked for, and code to remove.
+    linked = _may_be_linked(markup)
+    tag_start = "<" in text and _TAG_START.search(text) and _TAG_START_SHOWN.search(markup)
+    if linked or tag_start:
+        outside_code = _CODE.sub("", markup) if "<code" in markup else markup
+        if linked and _may_be_linked(outside_code) and (
+                linkable is None or _may_be_a_link(outside_code)
+                or "@" in outside_code and _address_may_link(text, markup, linkable)):
+            return None
+        if (tag_start and _TAG_START_SHOWN.search(outside_code)
+                and not _every_tag_start_in_code(text, markup)):
+            return None
     if sum(map(markup.count, _NESTING_OPENERS)) >= _NESTING_SUSPECT and _too_deep(markup):
         return None
     lines: list[bytes] | None = None

@@ -32,7 +32,7 @@ from pygments.lexers import get_lexer_by_name
 from pygments.lexers.special import TextLexer
 from pygments.util import ClassNotFound
 
-from ..markdown.blocks import Block, Code, Prose, leaves
+from ..markdown.blocks import Block, Code, Group, Prose, Structure
 from ..markdown.escape import code_info
 from ..markdown.markup import STRUCTURAL_HTML
 from ..theme import CodeColours
@@ -266,6 +266,11 @@ def sanitize(markup: str, resolve: Resolver | None = None, rename_id: Callable[[
     """`rename_id`: the id an element gets in place of its own (the bundle keeps ids unique across the
     sessions it holds, and its resolver points links at the new ones)."""
     def keep_links_inside(element: str, attribute: str, value: str) -> str | None:
+        # Called for every attribute of a page (a hundred thousand on a large archive): most leave at once.
+        if attribute == "id":
+            return value if rename_id is None else rename_id(value)
+        if attribute != "href" and attribute != "src":
+            return value
         # Our own HTML (context lines, saved outputs) links by .md path too; the same resolver applies.
         if resolve is not None and (element, attribute) in (("a", "href"), ("img", "src")):
             resolved = resolve(value)
@@ -274,8 +279,6 @@ def sanitize(markup: str, resolve: Resolver | None = None, rename_id: Callable[[
             value = resolved
         if element == "img" and attribute == "src" and not is_local_resource(value):
             return None  # whatever made it, a page loads no image from another host
-        if rename_id is not None and attribute == "id":
-            return rename_id(value)
         return value
 
     # nh3 does not pass on an exception raised in the attribute callback: it hands it to
@@ -334,7 +337,7 @@ def render_blocks(blocks: Sequence[Block], resolve: Resolver | None = None,
     env = {"resolve": resolve, "code_blocks": code_blocks, "placeholder": placeholder}
     out: list[str] = []
     prose: list[str] = []
-    for block in leaves(blocks):
+    for block in _leaves(blocks):
         if isinstance(block, Prose):
             prose.append(block.text)
             continue
@@ -348,7 +351,7 @@ def render_blocks(blocks: Sequence[Block], resolve: Resolver | None = None,
             out.append(f"<p>{placeholder}{len(code_blocks) - 1}{_PLACEHOLDER_END}</p>\n")
         else:
             # As markdown-it reads an HTML block: its lines up to the blank line after it.
-            out.append(_guarded_html(block.html.rstrip("\n") + "\n"))
+            out.append(_guarded_html((block if isinstance(block, str) else block.html).rstrip("\n") + "\n"))
     if prose:
         out.append(render_prose("\n\n".join(prose), env))
     return _restore_code(sanitize("".join(out), resolve, rename_id), secret, code_blocks)
@@ -367,6 +370,18 @@ def _restore_code(markup: str, secret: str, blocks: list[str]) -> str:
     if f"{_PLACEHOLDER_START}{secret}:" in restored:
         raise AssertionError("a code block's placeholder did not survive sanitising")
     return restored
+
+
+def _leaves(blocks: Sequence[Block]) -> Iterator[Prose | Code | Structure | str]:
+    """`blocks.leaves`, with a group's opening and closing tags as they are (no Structure made for each:
+    a page has thousands)."""
+    for block in blocks:
+        if isinstance(block, Group):
+            yield block.opening
+            yield from _leaves(block.children)
+            yield block.closing
+        else:
+            yield block
 
 
 def render_prose(text: str, env: dict[str, Any]) -> str:
