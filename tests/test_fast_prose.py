@@ -215,9 +215,9 @@ def test_what_linkify_or_a_link_may_take_is_found_at_either_end_in_any_case_and_
     differing, taken = differences(texts)
     assert differing == []
     assert taken > 0
-    for text in ["see HTTP://EXAMPLE.COM", "MAIL A@B.CO", "x [A](B)", "[A][B]"]:
+    for text in ["see HTTP://EXAMPLE.COM", "MAIL A@B.CO", "[A][B]", "x [A](HTTPS://B)"]:
         assert fast(text) is None, text
-    for text in ["WWW.EXAMPLE.COM", "wWw.example.org", "@CLAUDE.md", "a @ b"]:  # no link: either parser
+    for text in ["WWW.EXAMPLE.COM", "wWw.example.org", "@CLAUDE.md", "a @ b", "x [A](B)"]:  # as either parser
         assert fast(text) == reference(text), text
 
 
@@ -333,3 +333,43 @@ def test_a_tag_start_in_code_beside_escaped_ones_renders_the_same():
         assert fast(text) == reference(text), text
     for text in ["`<b>` and a <b", "x<y \\<z>"]:
         assert fast(text) is None, text
+
+
+LINK_TEXTS = ["[Subagent transcript: Explore the module](0d6f-41/agent-a7be2f0.md)", "[a.md](a.md)", "[ a.md ](a.md)",
+              "[The whole prompt](abc.files/e-1-prompt.txt)", "[x](#e-toolu_01)", "[x](other.md#e-2)", "[x](../up.md)",
+              "[x](a%20b.md)", "[x](a_b.md)", "[x](a~b.md)", "[x](<a b.md>)", "[x](a.md \"title\")", "[*em*](a.md)",
+              "[`code`](a.md)", "[a\nb](a.md)", "[a &amp; b](a.md)", "[a \\_b](a.md)", "[](a.md)", "[x]()",
+              "[x](a.md) and [y](b.md)", "[x](javascript:alert(1))", "[x](//host/p)", "[x](http://h/p)",
+              "[x](data:text/html,1)", "[x](a.md)[y](b.md)", "[[x](a.md)](b.md)", "![i](a.png)", "[x](a.md)\n\n[x]: b.md"]
+
+
+@pytest.mark.parametrize("answers", ["none", "all", "some"])
+def test_plain_links_render_the_same_as_the_archive_resolver_sees_them(answers):
+    """A link the resolver knows stays; one it does not is shown as its text (`_links_inside_the_archive`),
+    through either parser, and the resolver is asked about the same links in the same order."""
+    def resolver(asked: list[str]):
+        def resolve(href: str) -> str | None:
+            asked.append(href)
+            known = {"none": False, "all": True, "some": href.startswith(("a", "#"))}[answers]
+            return href if known else None
+        return resolve
+
+    texts = []
+    for link, container in itertools.product(LINK_TEXTS, ["{l}", "- {l}", "> {l}", "| {l} | b |\n|---|---|", "# {l}",
+                                                           "before {l} after", "- [ ] {l}"]):
+        texts.append(container.replace("{l}", link))
+    taken = 0
+    for text in texts:
+        asked_fast: list[str] = []
+        blocks: list[str] = []
+        found = fast_prose.render(text, render.highlight, blocks, PLACEHOLDER, render._PLACEHOLDER_END,
+                                  render.linkable, resolver(asked_fast))
+        if found is None:
+            continue
+        taken += 1
+        asked_reference: list[str] = []
+        expected = render.markdown_parser().render(text, {"resolve": resolver(asked_reference), "code_blocks": [],
+                                                          "placeholder": PLACEHOLDER})
+        assert found == expected, text
+        assert asked_fast == asked_reference, text
+    assert taken > 0.3 * len(texts)

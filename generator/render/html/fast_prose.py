@@ -11,7 +11,8 @@ in it reaches those, and what cmark-gfm writes is then put in markdown-it-py's w
   whitespace other than ASCII's (which markdown-it-py strips in places where cmark-gfm keeps it) or a
   byte-order mark;
 - after, if cmark-gfm wrote a link, an image or dropped raw HTML, or took a link reference definition
-  (a `]:` is missing from its HTML); if its text outside code holds what markdown-it's linkify may turn
+  (a `]:` is missing from its HTML), unless the links are plain ones (`_PLAIN_LINK`), which are kept or
+  shown as their text as `_links_inside_the_archive` does; if its text outside code holds what markdown-it's linkify may turn
   into a link (`//`; an `@` or `www.` where linkify-it finds a link in its words), a link or image it did
   not make (`](`, `][`), or, where the text has a raw `<` that may start HTML or an autolink outside code,
   a `<` shown as text (where code starts and ends the two agree, as CommonMark's rules say; elsewhere
@@ -71,6 +72,10 @@ _UNESCAPED_TAG_START: Final = re.compile(r"(?<!\\)(?:\\\\)*<[A-Za-z/!?]")
 _UNESCAPED_TAG_START_SHOWN: Final = re.compile(r"(?<!\\)(?:\\\\)*&lt;[A-Za-z/!?]")
 _CODE_CONTENT: Final = re.compile(r"<code(?: [^>]*)?>(.*?)</code>", re.DOTALL)
 _CODE: Final = re.compile(r"<code[ >].*?</code>", re.DOTALL)
+_PLAIN_LINK: Final = re.compile(r'<a href="([A-Za-z0-9._/#-]+)">([^<\n]*)</a>')
+"""A link as both parsers write it: a destination of characters that neither escapes (no scheme, no
+host), no title, and text alone (no markup, no line break, which markdown-it-py leaves out of the text
+`_links_inside_the_archive` compares with the destination)."""
 _TAG_OR_CODE: Final = re.compile(r"<code[ >].*?</code>|<[^>]*>", re.DOTALL)
 _RUN_WITH_AN_AT: Final = re.compile(r"\S*@\S*")
 _ENTITY: Final = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});")
@@ -114,20 +119,22 @@ def available() -> bool:
 
 
 def render(text: str, highlight: Highlighter, code_blocks: list[str], placeholder: str, end: str,
-           linkable: Callable[[str], bool] | None = None) -> str | None:
+           linkable: Callable[[str], bool] | None = None,
+           resolve: Callable[[str], str | None] | None = None) -> str | None:
     """The HTML markdown-it-py (`render.markdown_parser`) writes for `text` with this environment, or None
     when the text must go to markdown-it-py. Each fenced code block's highlighting is appended to
     `code_blocks` and a paragraph `<p>{placeholder}{number}{end}</p>` takes its place. `linkable(text)`:
-    whether markdown-it's linkify finds a link in a text (LinkifyIt.test); without it, any `@` or `www.`
-    sends the text to markdown-it-py."""
+    whether markdown-it's linkify finds a link in a text (LinkifyIt.test); without it, any `@` sends the
+    text to markdown-it-py. `resolve`: the environment's resolver, which `_links_inside_the_archive` asks
+    about each link (one it has no answer for is shown as its text)."""
     if cmarkgfm is None or _STRUCK in text or _SPACE_BEYOND_ASCII.search(text):
         return None
     # Every task list item holds a box: the pattern, tried at each line's start, runs only then.
     boxes = len(_TASK_ITEM.findall(text)) if "[ ]" in text or "[x]" in text or "[X]" in text else 0
     markup: str = cmarkgfm.markdown_to_html_with_extensions(text, _OPTIONS, _EXTENSIONS)
-    if ("<a " in markup or "<img " in markup or "<!-- raw HTML omitted -->" in markup
-            or markup.count("]:") != text.count("]:")):
-        return None  # a link, an image, raw HTML, or a link reference definition cmark-gfm took
+    if (("<a " in markup and markup.count("<a ") != len(_PLAIN_LINK.findall(markup))) or "<img " in markup
+            or "<!-- raw HTML omitted -->" in markup or markup.count("]:") != text.count("]:")):
+        return None  # a link but a plain one, an image, raw HTML, or a link reference definition cmark-gfm took
     # Removing code can join what is on either side of it (`/<code>x</code>/`), so the text outside code is
     # looked at apart, and made only where the whole markup has what is looked for, and code to remove.
     linked = _may_be_linked(markup)
@@ -182,8 +189,19 @@ def render(text: str, highlight: Highlighter, code_blocks: list[str], placeholde
     markup = "".join(found)
     if _ALIGNED in markup:
         markup = _ALIGNMENT.sub(r'<\1 class="align-\2">', markup)
+    if resolve is not None and "<a " in markup:
+        markup = _PLAIN_LINK.sub(lambda link: _link_or_its_text(link, resolve), markup)
     # An empty quote: markdown-it-py writes it on one line.
     return markup.replace("<blockquote>\n</blockquote>", "<blockquote></blockquote>")
+
+
+def _link_or_its_text(link: re.Match[str], resolve: Callable[[str], str | None]) -> str:
+    """What `render._links_inside_the_archive` makes of a plain link: the link, if the resolver knows where
+    it leads; else its text, and the path after it unless the text is the path."""
+    href, label = link.group(1), link.group(2)
+    if resolve(href) is not None:
+        return link.group()
+    return label if html.unescape(label).strip() == href else f"{label} ({href})"
 
 
 def _may_be_linked(markup: str) -> bool:

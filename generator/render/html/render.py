@@ -387,7 +387,8 @@ def _leaves(blocks: Sequence[Block]) -> Iterator[Prose | Code | Structure | str]
 def render_prose(text: str, env: dict[str, Any]) -> str:
     """What `markdown_parser().render(text, env)` writes, through cmark-gfm where it writes the same bytes
     (`fast_prose`), which is most prose and some twenty times faster; markdown-it-py renders the rest."""
-    fast = fast_prose.render(text, highlight, env["code_blocks"], env["placeholder"], _PLACEHOLDER_END, linkable)
+    fast = fast_prose.render(text, highlight, env["code_blocks"], env["placeholder"], _PLACEHOLDER_END, linkable,
+                             env.get("resolve"))
     return fast if fast is not None else markdown_parser().render(text, env)
 
 
