@@ -44,6 +44,8 @@ try:
 except ImportError:  # pragma: no cover - a platform without its wheel: markdown-it-py renders everything
     cmarkgfm = None
 
+from . import cmark_html
+
 MAX_NESTING: Final = 20
 """markdown-it-py's commonmark preset stops nesting blocks and inline markup there (`maxNesting`)."""
 
@@ -53,7 +55,6 @@ info string past the language goes into `data-meta`, where the highlighter reads
 _OPTIONS: Final = (0 if cmarkgfm is None else
                    _Options.CMARK_OPT_SOURCEPOS | _Options.CMARK_OPT_TABLE_PREFER_STYLE_ATTRIBUTES
                    | _FULL_INFO_STRING)
-_EXTENSIONS: Final = ["table"]
 
 _STRUCK: Final = "~~"
 """Strikethrough (markdown-it's rules and cmark-gfm's differ at the edges) and ~~~ fences."""
@@ -131,7 +132,7 @@ def render(text: str, highlight: Highlighter, code_blocks: list[str], placeholde
         return None
     # Every task list item holds a box: the pattern, tried at each line's start, runs only then.
     boxes = len(_TASK_ITEM.findall(text)) if "[ ]" in text or "[x]" in text or "[X]" in text else 0
-    markup: str = cmarkgfm.markdown_to_html_with_extensions(text, _OPTIONS, _EXTENSIONS)
+    markup = cmark_html.to_html(text, _OPTIONS)
     if (("<a " in markup and markup.count("<a ") != len(_PLAIN_LINK.findall(markup))) or "<img " in markup
             or "<!-- raw HTML omitted -->" in markup or markup.count("]:") != text.count("]:")):
         return None  # a link but a plain one, an image, raw HTML, or a link reference definition cmark-gfm took
