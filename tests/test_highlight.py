@@ -4,12 +4,13 @@ per line), and the words a reader expects coloured are."""
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
 from bs4 import BeautifulSoup
 
-from generator.render.html.quick_highlight import supports
+from generator.render.html.quick_highlight import quick_highlight, supports
 from generator.render.html.render import PYGMENTS_LIMIT, highlight
 
 SAMPLES = {
@@ -55,3 +56,37 @@ def test_large_blocks_take_the_quick_path_and_no_span_crosses_a_line(language):
     assert numbers == list(range(7, 7 + len(numbers)))
     for line in body.split("\n"):
         assert line.count("<span") == line.count("</span>"), line
+
+
+# Markdown's pattern as it read every character (each alternative tried at each one), which the one that reads
+# after a line break must match exactly: same spans, same classes.
+_MARKDOWN_AT_EVERY_CHARACTER = re.compile(
+    r"(?m)(?P<gh>^#[ \t][^\n]*)|(?P<gu>^#{2,6}[ \t][^\n]*)|(?P<sb>^[ \t]*(?:```|~~~)[^\n]*|`[^`\n]+`)"
+    r"|(?P<gs>\*\*[^*\n]+\*\*)|(?P<ge>(?<![*\w])\*[^*\s][^*\n]*\*(?![*\w]))|^[ \t]*(?P<k>[-*+]|\d+\.)(?=[ \t])"
+)
+
+
+def _markdown_marked_at_every_character(code: str) -> str:
+    text = html.escape(code, quote=False)
+    pieces, done = [], 0
+    for found in _MARKDOWN_AT_EVERY_CHARACTER.finditer(text):
+        start, end = found.span(found.lastgroup or 0)
+        if start == end:
+            continue
+        name = found.lastgroup
+        pieces += [text[done:start], f'<span class="{name}">'
+                   + text[start:end].replace("\n", f'</span>\n<span class="{name}">') + "</span>"]
+        done = end
+    return "".join(pieces) + text[done:]
+
+
+def test_markdown_is_marked_as_by_a_pattern_tried_at_every_character():
+    import random
+
+    pieces = ["\n", "#", "##", "####### ", " ", "\t", "`", "```", "~~~", "*", "**", "-", "+", "1", "12.", ".", "a",
+              "_", "&", "<", "é", "\r"]
+    chance = random.Random(7)
+    texts = [SAMPLES["markdown"][0], _large(SAMPLES["markdown"][0])]
+    texts += ["".join(chance.choice(pieces) for _ in range(chance.randint(0, 16))) for _ in range(20_000)]
+    for text in texts:
+        assert quick_highlight(text, "markdown") == _markdown_marked_at_every_character(text), repr(text)

@@ -17,6 +17,7 @@ from ..core.places import user_cache_folder
 
 if TYPE_CHECKING:
     import jinja2
+    import markupsafe
 
 log = logging.getLogger("sessionsite")
 
@@ -66,7 +67,7 @@ class Theme:
     def environment(self) -> "jinja2.Environment":
         import jinja2  # here, not at the top: a build that finds its site up to date renders nothing
 
-        return jinja2.Environment(
+        environment = jinja2.Environment(
             loader=jinja2.FileSystemLoader([str(d / "templates") for d in self.dirs]),
             autoescape=True,
             undefined=jinja2.StrictUndefined,
@@ -75,6 +76,8 @@ class Theme:
             keep_trailing_newline=True,
             bytecode_cache=_template_code_cache(),
         )
+        environment.filters["breakable"] = breakable
+        return environment
 
     def static_files(self) -> dict[str, Path]:
         """Asset name -> file, the most specific theme winning."""
@@ -166,6 +169,21 @@ def _over(colour: tuple[float, ...], background: tuple[float, ...]) -> tuple[flo
 
 def _hex(colour: tuple[float, ...]) -> str:
     return "#{:02x}{:02x}{:02x}".format(*(round(c) for c in colour[:3]))
+
+
+def breakable(path: str) -> "markupsafe.Markup":
+    """A path that may break after each slash instead of in the middle of a name (`<wbr>` after each
+    slash but the first, and after each backslash): the `breakable` macro of _macros.html, as a filter,
+    since a page lists hundreds of paths and a macro call costs a template's loop for each."""
+    import markupsafe
+
+    parts = path.split("/")
+    pieces: list[str] = []
+    for index, part in enumerate(parts):
+        pieces.append("\\<wbr>".join(markupsafe.escape(piece) for piece in part.split("\\")))
+        if index < len(parts) - 1:
+            pieces.append("/<wbr>" if index else "/")
+    return markupsafe.Markup("".join(pieces))  # noqa: S704 - each piece of the path escaped above
 
 
 def _template_code_cache() -> "jinja2.BytecodeCache | None":

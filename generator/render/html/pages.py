@@ -105,6 +105,9 @@ class PageBuilder:
         """The site's title (--title), or nothing for the default."""
         self.repo_url = repo_url
         self.environment = theme.environment()
+        # A build reads each template once: asking the file system whether it changed, each time a page
+        # asks for it, was a stat per template per page.
+        self.environment.auto_reload = False
         self.environment.filters["when"] = time_of
         self.environment.filters["thousands"] = lambda n: f"{n:,}"
         self.environment.filters["compact"] = figures.compact

@@ -56,11 +56,17 @@ _FAMILIES = {
     # Markdown (a README or a plan read whole): headings, fence lines, code spans, strong and emphasis and list
     # markers, as Pygments marks them, without lexing the code inside the fences.
     # Pygments' classes for them: gh/gu headings, sb code and fences, gs/ge strong and emphasis, k list markers.
+    # It reads the text after a line break (`_READ_AFTER`), so that each alternative starts with a character
+    # (a line's start is the line break before it): the regular expression engine then skips to where one
+    # may match instead of trying each at every character, some three times faster. A group named with a
+    # trailing `_` is coloured from that first character on.
     "markdown": re.compile(
-        r"(?m)(?P<gh>^#[ \t][^\n]*)|(?P<gu>^#{2,6}[ \t][^\n]*)|(?P<sb>^[ \t]*(?:```|~~~)[^\n]*|`[^`\n]+`)"
-        r"|(?P<gs>\*\*[^*\n]+\*\*)|(?P<ge>(?<![*\w])\*[^*\s][^*\n]*\*(?![*\w]))|^[ \t]*(?P<k>[-*+]|\d+\.)(?=[ \t])"
+        r"\n(?P<gh>#[ \t][^\n]*)|\n(?P<gu>#{2,6}[ \t][^\n]*)|\n(?P<sb>[ \t]*(?:```|~~~)[^\n]*)"
+        r"|`(?P<sb_>[^`\n]+`)|\*(?P<gs_>\*[^*\n]+\*\*)|\*(?<![*\w]\*)(?P<ge_>[^*\s][^*\n]*\*(?![*\w]))"
+        r"|\n[ \t]*(?P<k>[-*+]|\d+\.)(?=[ \t])"
     ),
 }
+_READ_AFTER = {"markdown": "\n"}
 _FAMILY_OF = {
     **dict.fromkeys(("python", "py", "python3", "pycon", "cython"), "python"),
     **dict.fromkeys(("javascript", "js", "jsx", "typescript", "ts", "tsx", "java", "c", "cpp", "c++", "csharp",
@@ -85,17 +91,23 @@ def _span(token_class: str) -> tuple[str, str]:
 
 def quick_highlight(code: str, language: str) -> str:
     """Escaped HTML with spans that never cross a line break (line numbers are added per line)."""
-    pattern = _FAMILIES[_FAMILY_OF[language]]
+    family = _FAMILY_OF[language]
+    pattern = _FAMILIES[family]
     # Escaped first, in one go: the patterns look for nothing that escaping changes (&, < and >).
     text = html.escape(code, quote=False)
+    before = _READ_AFTER.get(family, "")
     pieces: list[str] = []
     done = 0
-    for found in pattern.finditer(text):
-        start, end = found.span(found.lastgroup or 0)  # a match may lead with context it does not colour
+    for found in pattern.finditer(before + text if before else text):
+        group = found.lastgroup or ""
+        start, end = found.span(group or 0)  # a match may lead with context it does not colour
+        if group.endswith("_"):
+            start = found.start()
+        start, end = start - len(before), end - len(before)
         if start == end:
             continue
         pieces.append(text[done:start])
-        opening, closing = _span(found.lastgroup or "")
+        opening, closing = _span(group.rstrip("_"))
         # A multi-line string or comment is closed and reopened at each line break.
         pieces.append(opening + text[start:end].replace("\n", closing + "\n" + opening) + closing)
         done = end

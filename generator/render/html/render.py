@@ -32,7 +32,7 @@ from pygments.lexers import get_lexer_by_name
 from pygments.lexers.special import TextLexer
 from pygments.util import ClassNotFound
 
-from ..markdown.blocks import Block, Code, Prose, leaves
+from ..markdown.blocks import Block, Code, Group, Prose, Structure
 from ..markdown.escape import code_info
 from ..markdown.markup import STRUCTURAL_HTML
 from ..theme import CodeColours
@@ -266,6 +266,11 @@ def sanitize(markup: str, resolve: Resolver | None = None, rename_id: Callable[[
     """`rename_id`: the id an element gets in place of its own (the bundle keeps ids unique across the
     sessions it holds, and its resolver points links at the new ones)."""
     def keep_links_inside(element: str, attribute: str, value: str) -> str | None:
+        # Called for every attribute of a page (a hundred thousand on a large archive): most leave at once.
+        if attribute == "id":
+            return value if rename_id is None else rename_id(value)
+        if attribute != "href" and attribute != "src":
+            return value
         # Our own HTML (context lines, saved outputs) links by .md path too; the same resolver applies.
         if resolve is not None and (element, attribute) in (("a", "href"), ("img", "src")):
             resolved = resolve(value)
@@ -274,8 +279,6 @@ def sanitize(markup: str, resolve: Resolver | None = None, rename_id: Callable[[
             value = resolved
         if element == "img" and attribute == "src" and not is_local_resource(value):
             return None  # whatever made it, a page loads no image from another host
-        if rename_id is not None and attribute == "id":
-            return rename_id(value)
         return value
 
     # nh3 does not pass on an exception raised in the attribute callback: it hands it to
@@ -314,17 +317,12 @@ def render_markdown(text: str, resolve: Resolver | None = None) -> str:
     """Our Markdown (with its transcript content already escaped) -> sanitised HTML. With a resolver,
     relative links are pointed at the right page of the archive, or shown as text when they lead outside."""
     # The placeholder carries a secret a transcript cannot guess, so text can never take a block's place.
-    placeholder = f"{_PLACEHOLDER_START}{secrets.token_hex(8)}:"
+    secret = secrets.token_hex(8)
+    placeholder = f"{_PLACEHOLDER_START}{secret}:"
     blocks: list[str] = []
     markup = sanitize(markdown_parser().render(text, {"resolve": resolve, "code_blocks": blocks,
                                                      "placeholder": placeholder}), resolve)
-    if not blocks:
-        return markup
-    pattern = re.compile(f"<p>{re.escape(placeholder)}(\\d+){_PLACEHOLDER_END}</p>")
-    restored = pattern.sub(lambda found: blocks[int(found.group(1))], markup)
-    if placeholder in restored:
-        raise AssertionError("a code block's placeholder did not survive sanitising")
-    return restored
+    return _restore_code(markup, secret, blocks)
 
 
 def render_blocks(blocks: Sequence[Block], resolve: Resolver | None = None,
@@ -333,12 +331,13 @@ def render_blocks(blocks: Sequence[Block], resolve: Resolver | None = None,
     Markdown, with markdown-it-py only for prose. Code, diffs and outputs go straight to the highlighter
     (which escapes them), and our own structural HTML passes the same guard as in the Markdown renderer;
     all of it is sanitised with nh3 as before, code set aside under a placeholder as before."""
-    placeholder = f"{_PLACEHOLDER_START}{secrets.token_hex(8)}:"
+    secret = secrets.token_hex(8)
+    placeholder = f"{_PLACEHOLDER_START}{secret}:"
     code_blocks: list[str] = []
     env = {"resolve": resolve, "code_blocks": code_blocks, "placeholder": placeholder}
     out: list[str] = []
     prose: list[str] = []
-    for block in leaves(blocks):
+    for block in _leaves(blocks):
         if isinstance(block, Prose):
             prose.append(block.text)
             continue
@@ -352,24 +351,53 @@ def render_blocks(blocks: Sequence[Block], resolve: Resolver | None = None,
             out.append(f"<p>{placeholder}{len(code_blocks) - 1}{_PLACEHOLDER_END}</p>\n")
         else:
             # As markdown-it reads an HTML block: its lines up to the blank line after it.
-            out.append(_guarded_html(block.html.rstrip("\n") + "\n"))
+            out.append(_guarded_html((block if isinstance(block, str) else block.html).rstrip("\n") + "\n"))
     if prose:
         out.append(render_prose("\n\n".join(prose), env))
-    markup = sanitize("".join(out), resolve, rename_id)
-    if not code_blocks:
+    return _restore_code(sanitize("".join(out), resolve, rename_id), secret, code_blocks)
+
+
+def _restore_code(markup: str, secret: str, blocks: list[str]) -> str:
+    """The sanitised page with each code block back in its placeholder's paragraph."""
+    if not blocks:
         return markup
-    pattern = re.compile(f"<p>{re.escape(placeholder)}(\\d+){_PLACEHOLDER_END}</p>")
-    restored = pattern.sub(lambda found: code_blocks[int(found.group(1))], markup)
-    if placeholder in restored:
+
+    def block_of(found: re.Match[str]) -> str:
+        # Another secret's placeholder is text (a transcript's), and stays as it is.
+        return blocks[int(found.group(2))] if found.group(1) == secret else found.group()
+
+    restored = _PLACEHOLDER_PARAGRAPH.sub(block_of, markup)
+    if f"{_PLACEHOLDER_START}{secret}:" in restored:
         raise AssertionError("a code block's placeholder did not survive sanitising")
     return restored
+
+
+def _leaves(blocks: Sequence[Block]) -> Iterator[Prose | Code | Structure | str]:
+    """`blocks.leaves`, with a group's opening and closing tags as they are (no Structure made for each:
+    a page has thousands)."""
+    for block in blocks:
+        if isinstance(block, Group):
+            yield block.opening
+            yield from _leaves(block.children)
+            yield block.closing
+        else:
+            yield block
 
 
 def render_prose(text: str, env: dict[str, Any]) -> str:
     """What `markdown_parser().render(text, env)` writes, through cmark-gfm where it writes the same bytes
     (`fast_prose`), which is most prose and some twenty times faster; markdown-it-py renders the rest."""
-    fast = fast_prose.render(text, highlight, env["code_blocks"], env["placeholder"], _PLACEHOLDER_END)
+    fast = fast_prose.render(text, highlight, env["code_blocks"], env["placeholder"], _PLACEHOLDER_END, linkable,
+                             env.get("resolve"))
     return fast if fast is not None else markdown_parser().render(text, env)
+
+
+def linkable(text: str) -> bool:
+    """Whether markdown-it's linkify finds a link in `text` (the words of a text piece, or of several
+    between spaces)."""
+    linkify = markdown_parser().linkify
+    assert linkify is not None  # markdown_parser() has it
+    return bool(linkify.test(text))
 
 
 @contextmanager
@@ -395,6 +423,8 @@ def markdown_it_quiet() -> Iterator[None]:
 # Private-use characters: text no transcript shows, which the sanitiser keeps as it is.
 _PLACEHOLDER_START = "\ue000sessionsite-code-"
 _PLACEHOLDER_END = "\ue001"
+# Any page's placeholder paragraph, compiled once (a page's own secret is checked on each match).
+_PLACEHOLDER_PARAGRAPH = re.compile(f"<p>{re.escape(_PLACEHOLDER_START)}([0-9a-f]{{16}}):(\\d+){_PLACEHOLDER_END}</p>")
 
 
 def pygments_css(light: CodeColours, dark: CodeColours) -> str:
