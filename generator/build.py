@@ -120,7 +120,7 @@ def _build_files(job: Job, config: BuildConfig, progress: Progress | None, files
                                              config.markdown_only, config.strict, config.base_url, config.repo_url,
                                              config.title, config.selection.settings(),
                                              list(config.own_redaction.patterns), list(config.own_redaction.words)],
-                               theme.dirs if theme else ())
+                               theme.dirs if theme else (), hashes)
     previous = load(config.output) if is_sessionsite_output(config.output) else Manifest()
     if (previous.settings == settings and previous.report and _nothing_changed(previous, files, hashes)
             and site_digest(config.output.resolve()) == previous.site):

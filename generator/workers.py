@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import ctypes
 import gc
-import multiprocessing
 import os
 import signal
 import sys
-from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Callable, Iterator, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
+
+if TYPE_CHECKING:  # loaded when workers are started: a build that finds nothing changed starts none
+    from concurrent.futures import ProcessPoolExecutor
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -52,7 +53,13 @@ def _worker_started(parent: int) -> None:
 def in_workers(task: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterator[R]:
     """`map(task, items)`, over forked worker processes when jobs > 1. Results come back in order, so the
     output does not depend on the number of jobs."""
-    if jobs <= 1 or len(items) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if jobs <= 1 or len(items) < 2:
+        yield from map(task, items)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if "fork" not in multiprocessing.get_all_start_methods():
         yield from map(task, items)
         return
     global _FORKED_TASK

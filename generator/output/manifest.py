@@ -327,7 +327,8 @@ class HashCache:
 NO_HASH_CACHE = HashCache(None)
 
 
-def settings_digest(version: str, settings: Iterable[Any], theme_folders: Iterable[Path]) -> str:
+def settings_digest(version: str, settings: Iterable[Any], theme_folders: Iterable[Path],
+                    hashes: HashCache = NO_HASH_CACHE) -> str:
     """The generator's version and code, the settings, and the theme's files: any change renders
     everything. (The code, so that a changed renderer is never mistaken for an up-to-date site, even
     between releases.)
@@ -336,9 +337,11 @@ def settings_digest(version: str, settings: Iterable[Any], theme_folders: Iterab
     left to the theme's part: a wheel holds the default theme inside generator/, a checkout beside it,
     and both must write the same manifest for the same site."""
     package = Path(__file__).resolve().parents[1]  # generator/, from generator/output/
-    code = [(path.relative_to(package).as_posix(), file_hash(path)) for path in _files_under(package)
+    # Through the build's hash cache: a file whose size and time are those it had is not read again.
+    content_hash = hashes.content_hash if hashes.path is not None else file_hash
+    code = [(path.relative_to(package).as_posix(), content_hash(path)) for path in _files_under(package)
             if path.relative_to(package).parts[0] != "themes"]
-    themes = [[(path.relative_to(folder).as_posix(), file_hash(path)) for path in _files_under(folder)]
+    themes = [[(path.relative_to(folder).as_posix(), content_hash(path)) for path in _files_under(folder)]
               for folder in theme_folders]
     return digest(version, list(settings), code, themes)
 
