@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import html
 import re
+from bisect import bisect_left
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
@@ -30,6 +31,7 @@ _NEEDS_ESCAPE = re.compile(
 )
 _ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _BACKTICK_RUN = re.compile(r"`+")
+_ESCAPE_OR_BACKTICKS = re.compile(r"\\[!-/:-@\[-`{-~]|`+")
 # What can start or end inline Markdown (emphasis, code, links, HTML, entities, autolinks, strikethrough).
 _INLINE_SYNTAX = frozenset("\\`*_[]<>#!|~&{}")
 _MAX_PASSES = 20
@@ -38,7 +40,9 @@ _MAX_PASSES = 20
 # skipped. Code spans alone need nothing: escaping outside them is a no-op when there is nothing to escape.
 # A line's lead (indentation, quote and list markers) is passed over: inside a list item or a quote, a
 # heading or an underline starts further in.
-_MAY_NEED_ESCAPING = re.compile(r"[<&]|!\[|(?:^|\n)[ \t>*+\-0-9.)]*(?:#|```|~~~|[-=]+[ \t\r]*(?:\n|$))")
+# A carriage return on its own ends a line, as Markdown reads it.
+_MAY_NEED_ESCAPING = re.compile(r"[<&]|!\[|(?:^|[\n\r])[ \t>*+\-0-9.)]*(?:#|```|~~~|[-=]+[ \t\r]*(?:[\n\r]|$))")
+_LONE_CARRIAGE_RETURN = re.compile(r"\r(?!\n)")
 _LANGUAGE = re.compile(r"[^A-Za-z0-9_+#.-]")
 
 
@@ -198,6 +202,83 @@ def prose(text: str) -> str:
     """Transcript Markdown, made safe to embed in our document (see the module docstring)."""
     if not _MAY_NEED_ESCAPING.search(text):
         return text
+    pieces = _fresh_start_pieces(text)
+    if len(pieces) == 1:
+        return _parsed_prose(text)
+    # Pieces with nothing to escape are kept as they are, unparsed; the others are parsed in runs.
+    out: list[str] = []
+    pending: list[str] = []
+    for piece in pieces:
+        if _MAY_NEED_ESCAPING.search(piece):
+            pending.append(piece)
+            continue
+        if pending:
+            out.append(_parsed_prose("\n".join(pending)))
+            pending = []
+        out.append(piece)
+    if pending:
+        out.append(_parsed_prose("\n".join(pending)))
+    return "\n".join(out)
+
+
+# A line that may open or close a fence (after a line's lead), and one that may open an HTML block.
+_FENCE_LINE = re.compile(r"^([ \t>*+\-0-9.)]*)(`{3,}|~{3,})(.*)$", re.MULTILINE)
+_HTML_BLOCK_LINE = re.compile(r"^[ \t>*+\-0-9.)]*<", re.MULTILINE)
+# A line at the left margin after a blank line (its start is the match's end).
+_AFTER_BLANK_LINE = re.compile(r"\n[ \t]*\n(?=[^ \t\n])")
+
+
+def _fresh_start_pieces(text: str) -> list[str]:
+    """`text` cut before each line where block parsing starts afresh, so that each piece parses on its own as
+    it does within the whole (one piece when that cannot be shown cheaply).
+
+    After a blank line, a line at the left margin closes every list, quote, paragraph, table, indented code
+    block and HTML block of kinds 6 and 7: only an open fence or an HTML block of kinds 1 to 5 (a comment,
+    `<script>`...) runs on past it. So a text is cut there unless a fence is open, and not cut at all when
+    a line outside its fences may open an HTML block, or when a fence line is not at the margin (inside a
+    list or a quote, where what closes it depends on the container). Markdown-it reads a carriage return as
+    a line break, which these line numbers do not: a text holding one is not cut either. A line of a table
+    can look like a fence (its header row), so neither is one whose fence marker a `|` follows."""
+    if "\r" in text:
+        return [text]
+    fences: list[tuple[int, int]] = []
+    marker, opened = "", 0
+    for line in _FENCE_LINE.finditer(text):
+        lead, run, rest = line.groups()
+        if lead or "|" in rest:
+            return [text]
+        if marker:
+            if run[0] == marker[0] and len(run) >= len(marker) and not rest.strip(" \t"):
+                fences.append((opened, line.end()))
+                marker = ""
+        elif not (run[0] == "`" and "`" in rest):
+            marker, opened = run, line.start()
+    if marker:
+        fences.append((opened, len(text)))
+    if any(not _inside(fences, line.start()) for line in _HTML_BLOCK_LINE.finditer(text)):
+        return [text]
+    pieces: list[str] = []
+    start = 0
+    for blank in _AFTER_BLANK_LINE.finditer(text):
+        cut = blank.end()
+        if not _inside(fences, cut):
+            pieces.append(text[start : cut - 1])
+            start = cut
+    pieces.append(text[start:])
+    return pieces
+
+
+def _inside(fences: list[tuple[int, int]], position: int) -> bool:
+    """Whether `position` lies within one of `fences` (in order, apart), past its opening line's start."""
+    last = bisect_left(fences, (position,)) - 1
+    return last >= 0 and position < fences[last][1]
+
+
+def _parsed_prose(text: str) -> str:
+    """`prose` by a block parse of the whole text."""
+    if "\r" in text:
+        # Lines as the parser counts them: a carriage return on its own ends one.
+        text = _LONE_CARRIAGE_RETURN.sub("\n", text)
     lines, tokens = _defuse_html_blocks(text.split("\n"))
     kinds: list[str] = ["other"] * len(lines)
     groups: dict[int, int] = {}
@@ -297,30 +378,25 @@ def _escape_match(match: re.Match[str]) -> str:
 
 def _escape_inline(text: str) -> str:
     """Escape outside code spans, following CommonMark's backtick rule: a run of n backticks opens a span
-    that the next run of exactly n backticks closes; with no such run it is literal text."""
+    that the next run of exactly n backticks closes; with no such run it is literal text. A backslash
+    escape is passed over whole (an escaped backtick opens nothing)."""
+    if "`" not in text:
+        return _escape_all(text)
     out: list[str] = []
-    position = 0
-    length = len(text)
-    plain_start = 0
-    while position < length:
-        char = text[position]
-        if char == "\\" and position + 1 < length and text[position + 1] in _ASCII_PUNCTUATION:
-            position += 2
+    position = plain_start = 0
+    while (found := _ESCAPE_OR_BACKTICKS.search(text, position)) is not None:
+        if found.group()[0] == "\\":
+            position = found.end()
             continue
-        if char != "`":
-            position += 1
-            continue
-        run_end = position
-        while run_end < length and text[run_end] == "`":
-            run_end += 1
-        run = run_end - position
+        run_start, run_end = found.span()
+        run = run_end - run_start
         closer = _find_closing_run(text, run_end, run)
-        out.append(_escape_all(text[plain_start:position]))
+        out.append(_escape_all(text[plain_start:run_start]))
         if closer < 0:
-            out.append(text[position:run_end])
+            out.append(text[run_start:run_end])
             position = plain_start = run_end
         else:
-            out.append(text[position : closer + run])
+            out.append(text[run_start : closer + run])
             position = plain_start = closer + run
     out.append(_escape_all(text[plain_start:]))
     return "".join(out)
