@@ -1,13 +1,10 @@
 """The Markdown writer's quicker ways to the same answers: the language of a file name from Pygments' table
-without matching every pattern, a pasted log told by one pass over the prompt, a Read output's numbered
-lines found in one pass. Each is held to a plain reference written here, on families that try where the
+without matching every pattern, a Read output's numbered lines found in one pass. Each is held to a plain reference written here, on families that try where the
 quick way could part from it; and the hostile shapes (a line number too long for a Python int) build."""
 
 from __future__ import annotations
 
 import json
-import random
-import re
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -16,7 +13,6 @@ from pygments.lexers import find_lexer_class
 from pygments.lexers._mapping import LEXERS
 
 from generator.build import BuildConfig, build
-from generator.render.markdown import pasted
 from generator.render.markdown.pasted import looks_pasted
 from generator.render.markdown.tool_views import _language_for_suffix, language_for
 
@@ -54,32 +50,8 @@ def test_a_path_gets_its_language(path, language):
     assert language_for(path) == language
 
 
-def shaped_lines(text: str) -> tuple[int, int]:
-    """The reference: each line tested on its own (the non-blank lines, and those shaped like a log or code)."""
-    lines = [line for line in text.split("\n") if line.strip()]
-    single = re.compile(pasted._LOG_OR_CODE_LINE.pattern, re.VERBOSE)
-    return len(lines), sum(1 for line in lines if single.match(line))
-
-
-# Pieces of lines, some of which only make a shaped line together with the next line's start (a date on
-# one line and its time on the next, a stack frame cut after `File`): one pass over the whole text must not
-# join them.
-PIECES = ["", "   ", "\t", "x = 1;", "def f():", "    return 1", "2026-10-01 10:32 INFO x", "2026-10-01", "10:32 x",
-          "[ERROR] bad", "Oct  1 10:32:05 h", "Oct", " 1 10:32:05", "10.0.0.1 - -", "10.0.0.1", "  at foo.bar", "  at",
-          "  File \"a.py\", line 3", "  File \"a", ".py\", line 3", "Traceback (most recent call last)", "Traceback",
-          "(most recent call last)", "#0 0x1234", "#1", " 0xff", "ValueError: x", "prose a person wrote.", "{", "a;\r",
-          "    ", "     x", "import os", "\u00a0\u00a0\u00a0\u00a0x", "x\x0b;", "\x0c", "2026-10-01T", "1:02:03", "File"]
-
-
-def test_shaped_lines_are_counted_as_line_by_line():
-    pick = random.Random(7)
-    for _ in range(3000):
-        text = "\n".join(pick.choice(PIECES) for _ in range(pick.randint(1, 30)))
-        assert (len(pasted._NON_BLANK_LINE.findall(text)), len(pasted._LOG_OR_CODE_LINE.findall(text))) == \
-            shaped_lines(text), repr(text)
-
-
 def test_a_date_and_a_time_on_two_lines_are_not_one_log_line():
+    """Each line is shaped like a log or not by itself."""
     dates = "\n".join(["2026-10-01", "10:32 happened"] * 15) + "\n" + "words " * 300
     assert not looks_pasted(dates)
     assert looks_pasted("\n".join(["2026-10-01 10:32 happened"] * 30) + "\n" + "words " * 300)

@@ -18,28 +18,25 @@ MIN_SHARE = 0.6
 
 # A fence opening a line, as CommonMark reads one (a line of ~~~ under a traceback's caret is not).
 _FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})", re.MULTILINE)
-# Each alternative stays within its line (`[^\S\n]` for a space, no `\n` in a class): matched over the whole
-# text with MULTILINE, each line that is shaped so is found once.
 _LOG_OR_CODE_LINE = re.compile(
     r"""^(?:
-        [^\S\n]*\[?\d{4}-\d{2}-\d{2}(?:T|[^\S\n])\d{1,2}:\d{2}          # 2026-10-01 10:32 or [2026-10-01T10:32
-      | [^\S\n]*\[?\d{1,2}:\d{2}:\d{2}                           # 10:32:05
-      | [^\S\n]*[A-Z][a-z]{2}[^\S\n]+\d{1,2}[^\S\n]\d{2}:\d{2}:\d{2}  # syslog: Oct  1 10:32:05
-      | [^\S\n]*\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|SEVERE)\b[\]:]?
-      | [^\S\n]*\d{1,3}(?:\.\d{1,3}){3}[^\S\n]                        # an access log's client address
-      | [^\S\n]+at[^\S\n]+\S+                                     # Java / JavaScript stack frame
-      | [^\S\n]*File[^\S\n]"[^"\n]+",[^\S\n]line[^\S\n]\d+                      # Python stack frame
-      | [^\S\n]*Traceback[^\S\n]\(most[^\S\n]recent[^\S\n]call[^\S\n]last\)
-      | [^\S\n]*\#\d+[^\S\n]+0x[0-9a-fA-F]+                        # native backtrace
-      | [^\S\n]*[\w.$]+(?:Error|Exception)\b                     # the exception line itself
-      | .*[;{}][^\S\n]*$                                         # C-like code
-      | [^\S\n]*(?:def|class|import|from|return|if|elif|else|for|while|try|except|function|const|let|var|
+        \s*\[?\d{4}-\d{2}-\d{2}[T\s]\d{1,2}:\d{2}          # 2026-10-01 10:32 or [2026-10-01T10:32
+      | \s*\[?\d{1,2}:\d{2}:\d{2}                           # 10:32:05
+      | \s*[A-Z][a-z]{2}\s+\d{1,2}\s\d{2}:\d{2}:\d{2}       # syslog: Oct  1 10:32:05
+      | \s*\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|SEVERE)\b[\]:]?
+      | \s*\d{1,3}(?:\.\d{1,3}){3}\s                        # an access log's client address
+      | \s+at\s+\S+                                         # Java / JavaScript stack frame
+      | \s*File\s"[^"]+",\sline\s\d+                        # Python stack frame
+      | \s*Traceback\s\(most\srecent\scall\slast\)
+      | \s*\#\d+\s+0x[0-9a-fA-F]+                           # native backtrace
+      | \s*[\w.$]+(?:Error|Exception)\b                     # the exception line itself
+      | .*[;{}]\s*$                                         # C-like code
+      | \s*(?:def|class|import|from|return|if|elif|else|for|while|try|except|function|const|let|var|
              public|private|static|package|func|fn|use|\#include|\#define)\b
-      | [^\S\n]{4,}\S                                            # indented: code, or a continuation
+      | \s{4,}\S                                            # indented: code, or a continuation
     )""",
-    re.VERBOSE | re.MULTILINE,
+    re.VERBOSE,
 )
-_NON_BLANK_LINE = re.compile(r"^[^\S\n]*\S", re.MULTILINE)
 
 
 def looks_pasted(text: str) -> bool:
@@ -49,7 +46,10 @@ def looks_pasted(text: str) -> bool:
     # A fence the person wrote already shows code as code; the text around it is theirs.
     if _FENCE.search(text):
         return False
-    lines = len(_NON_BLANK_LINE.findall(text))
-    if lines < MIN_LINES:
+    # Each line by itself, in loops that stay in C: a match over the whole text would be tried at every
+    # character, not only where lines start.
+    lines = list(filter(str.strip, text.split("\n")))
+    if len(lines) < MIN_LINES:
         return False
-    return len(_LOG_OR_CODE_LINE.findall(text)) >= MIN_SHARE * lines
+    shaped = len(list(filter(None, map(_LOG_OR_CODE_LINE.match, lines))))
+    return shaped >= MIN_SHARE * len(lines)
