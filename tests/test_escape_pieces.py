@@ -67,6 +67,7 @@ def test_the_examples_prose_escapes_the_same_cut_or_whole(tmp_path, monkeypatch)
     assert len(texts) > 200 and sum(len(_fresh_start_pieces(text)) > 1 for text in texts) > 10
 
 
+@pytest.mark.slow
 def test_the_recorded_client_sessions_prose_escapes_the_same_cut_or_whole(tmp_path, monkeypatch):
     folders = tuple(sorted(FIXTURES.glob("realclient/*/projects")))
     assert folders
@@ -112,13 +113,23 @@ LINES = ["", "", " ", "\t", "```", "````", "~~~", "```py", "```a`b", "``` |x", "
          "<div>", "<!--", "-->", "<script>", "</script>", "<?x", "?>", "<![CDATA[", "]]>", "<!X", "- item", "  - nested",
          "1. one", "2) two", "> quote", "> > q", "    code <x>", "\tcode &amp;", "# h", "###### h", "####### h", "===",
          "---", "- - -", "text `a", "b` text", "``x``", "a <b> &amp; c", "![i](x)", "[r]: /u", "[r]:", "/u 'x'", "para",
-         "  indented <y>", "Setext", "&copy;", "\\<x>", "x\u00a0y", "\u00a0<b>", "* * *", "a|b", "`", "~~~ `x`", "a\rb"]
+         "  indented <y>", "Setext", "&copy;", "\\<x>", "x\u00a0y", "\u00a0<b>", "* * *", "a|b", "`", "~~~ `x`", "a\rb",
+         "<b>", "</b>", "<b x='1'>", "<custom-tag>", "<Script>", "<PRE>", "<preface>", "<styles>", "- <div>", "> <b>",
+         "<div", "</p>x", "<hr>"]
+
+
+def random_texts(count: int, seed: int) -> list[str]:
+    pick = random.Random(seed)
+    return ["\n".join(pick.choice(LINES) for _ in range(pick.randint(2, 14))) for _ in range(count)]
 
 
 def test_random_texts_of_such_lines_escape_the_same_cut_or_whole():
-    pick = random.Random(20261126)
-    texts = ["\n".join(pick.choice(LINES) for _ in range(pick.randint(2, 14))) for _ in range(1500)]
-    assert differing(texts) == []
+    assert differing(random_texts(600, 20261126)) == []
+
+
+@pytest.mark.slow
+def test_many_more_random_texts_escape_the_same_cut_or_whole():
+    assert differing(random_texts(10_000, 1126)) == []
 
 
 @pytest.mark.parametrize(("text", "escaped"), [
@@ -130,6 +141,10 @@ def test_random_texts_of_such_lines_escape_the_same_cut_or_whole():
     ("- a\n\n  ```\n  <b>\n\nq <b>", "- a\n\n  ```\n  <b>\n\nq &lt;b>"),
     # A fence left open is closed, in the last piece; the pieces before it are escaped as they were.
     ("# one\n\nx <b>\n\n```\n<b>\n\n<i>", "## one\n\nx &lt;b>\n\n```\n<b>\n\n<i>\n```"),
+    # An HTML block of kind 6 ends at the blank line: made text in its piece, the next pieces escaped on their own.
+    ("<div>\n<b> & x\n\n# h\n\nx <b>", "\\<div>\n&lt;b> & x\n\n## h\n\nx &lt;b>"),
+    # One of kind 1 runs past blank lines, so the text is parsed whole.
+    ("<pre>\n\n# not a heading\n</pre>\n\n# h", "\\<pre>\n\n## not a heading\n\\</pre>\n\n## h"),
     # A table header that looks like a fence opens none.
     ("``` | a\n-|-\n\n<b>\n\n```\n<i>", "``` | a\n-|-\n\n\\<b>\n\n```\n<i>\n```"),
 ])

@@ -223,7 +223,9 @@ def prose(text: str) -> str:
 
 # A line that may open or close a fence (after a line's lead), and one that may open an HTML block.
 _FENCE_LINE = re.compile(r"^([ \t>*+\-0-9.)]*)(`{3,}|~{3,})(.*)$", re.MULTILINE)
-_HTML_BLOCK_LINE = re.compile(r"^[ \t>*+\-0-9.)]*<", re.MULTILINE)
+# A line that may open an HTML block of the kinds that run past blank lines (1 to 5: `<script>`, `<pre>`,
+# `<style>`, `<textarea>`, a comment, a processing instruction, a declaration, CDATA): any `<!` or `<?`.
+_LONG_HTML_BLOCK_LINE = re.compile(r"^[ \t>*+\-0-9.)]*<(?:[!?]|(?i:script|pre|style|textarea))", re.MULTILINE)
 # A line at the left margin after a blank line (its start is the match's end).
 _AFTER_BLANK_LINE = re.compile(r"\n[ \t]*\n(?=[^ \t\n])")
 
@@ -235,8 +237,9 @@ def _fresh_start_pieces(text: str) -> list[str]:
     After a blank line, a line at the left margin closes every list, quote, paragraph, table, indented code
     block and HTML block of kinds 6 and 7: only an open fence or an HTML block of kinds 1 to 5 (a comment,
     `<script>`...) runs on past it. So a text is cut there unless a fence is open, and not cut at all when
-    a line outside its fences may open an HTML block, or when a fence line is not at the margin (inside a
-    list or a quote, where what closes it depends on the container). Markdown-it reads a carriage return as
+    a line outside its fences may open an HTML block of kinds 1 to 5, or when a fence line is not at the
+    margin (inside a list or a quote, where what closes it depends on the container). An HTML block of
+    kinds 6 and 7 ends within its piece, and is made text there as it would be in the whole. Markdown-it reads a carriage return as
     a line break, which these line numbers do not: a text holding one is not cut either. A line of a table
     can look like a fence (its header row), so neither is one whose fence marker a `|` follows."""
     if "\r" in text:
@@ -255,7 +258,7 @@ def _fresh_start_pieces(text: str) -> list[str]:
             marker, opened = run, line.start()
     if marker:
         fences.append((opened, len(text)))
-    if any(not _inside(fences, line.start()) for line in _HTML_BLOCK_LINE.finditer(text)):
+    if any(not _inside(fences, line.start()) for line in _LONG_HTML_BLOCK_LINE.finditer(text)):
         return [text]
     pieces: list[str] = []
     start = 0
