@@ -93,8 +93,7 @@ def fence(code: str, language: str = "", attributes: str = "") -> str:
     # Markdown reads a lone carriage return as a line break; inside code it is shown as the character it is.
     if "\r" in code:
         code = code.replace("\r\n", "\n").replace("\r", "\u240d")
-    body = code if code.endswith("\n") or not code else code + "\n"
-    return f"{ticks}{info}\n{body}{ticks}"
+    return f"{ticks}{info}\n{code}{ticks}" if code.endswith("\n") or not code else f"{ticks}{info}\n{code}\n{ticks}"
 
 
 def code_info(code: str, language: str = "", attributes: str = "") -> tuple[str, str, str]:
@@ -128,6 +127,8 @@ _TYPED_SYNTAX = re.compile(r"[\\`*_\[\]<>!|~{}#&]")
 # What could start a block at the beginning of a typed line: a list, a quote, a heading, a rule, a table.
 _TYPED_BLOCK_START = re.compile(r"^([-+=:]|\d{1,9}[.)])")
 _RUN_OF_SPACES = re.compile(r" {2,}")
+# Whatever `_typed_line` changes in a line: a line with none of it is written as it is.
+_TYPED_CHANGES = re.compile(r"[\\`*_\[\]<>!|~{}#&]|  |^ |^(?:[-+=:]|\d{1,9}[.)])")
 
 
 def typed(text: str) -> str:
@@ -179,8 +180,8 @@ def _typed_line(line: str) -> str:
     """One typed line as inline Markdown text: syntax escaped outside links, indent and runs of spaces
     kept as non-breaking spaces (a leading indent would otherwise make a code block, or vanish)."""
     line = line.rstrip().expandtabs(4)
-    if not line:
-        return ""  # an empty line: the hard break before it and the one after make it
+    if not _TYPED_CHANGES.search(line):
+        return line  # nothing to escape, no indent or run of spaces to keep, no block to stop (or empty)
     out: list[str] = []
     position = 0
     # Code spans (`like this`) and bare links are kept as written: people type both on purpose.

@@ -210,8 +210,14 @@ _NEUTRALISED_MARKERS = str.maketrans({"\x00": "\ufffd", _PLACEHOLDER_START: _NEU
 themselves, so that no text (a tool's name, a value) can be taken for a body or a placeholder."""
 
 
+_CHANGED_BY_NEUTRAL_TEXT = re.compile(f"[&<>\"'\r\n\x00{_PLACEHOLDER_START}{_PLACEHOLDER_END}]")
+"""What `html_text` escapes, and our markers: a value without any is printed as it is."""
+
+
 def _neutral_text(value: str) -> str:
     """A value as our markup prints it: escaped, our markers neutralised."""
+    if not _CHANGED_BY_NEUTRAL_TEXT.search(value):
+        return value
     return html_text(value).translate(_NEUTRALISED_MARKERS)
 
 
