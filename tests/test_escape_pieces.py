@@ -28,7 +28,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 def whole(text: str) -> str:
     """`prose` as the whole-text parse makes it."""
-    return _parsed_prose(text) if escape._MAY_NEED_ESCAPING.search(text) else text
+    return _parsed_prose(text) if escape._may_need_escaping(text) else text
 
 
 def differing(texts: list[str]) -> list[str]:

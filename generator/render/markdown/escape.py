@@ -40,8 +40,10 @@ _MAX_PASSES = 20
 # skipped. Code spans alone need nothing: escaping outside them is a no-op when there is nothing to escape.
 # A line's lead (indentation, quote and list markers) is passed over: inside a list item or a quote, a
 # heading or an underline starts further in.
-# A carriage return on its own ends a line, as Markdown reads it.
-_MAY_NEED_ESCAPING = re.compile(r"[<&]|!\[|(?:^|[\n\r])[ \t>*+\-0-9.)]*(?:#|```|~~~|[-=]+[ \t\r]*(?:[\n\r]|$))")
+# A carriage return on its own ends a line, as Markdown reads it. The first line is looked at on its own: with
+# no anchor among them, every alternative starts with one of a few characters, which the search skips to.
+_FIRST_LINE_MAY_NEED_ESCAPING = re.compile(r"[ \t>*+\-0-9.)]*(?:#|```|~~~|[-=]+[ \t\r]*(?:[\n\r]|$))")
+_MAY_NEED_ESCAPING = re.compile(r"[<&]|!\[|[\n\r][ \t>*+\-0-9.)]*(?:#|```|~~~|[-=]+[ \t\r]*(?:[\n\r]|$))")
 _LONE_CARRIAGE_RETURN = re.compile(r"\r(?!\n)")
 _LANGUAGE = re.compile(r"[^A-Za-z0-9_+#.-]")
 
@@ -83,9 +85,11 @@ def one_line(text: str) -> str:
 
 def fence(code: str, language: str = "", attributes: str = "") -> str:
     """A fenced code block that no content can close early."""
-    # Only a run of three or more backticks can close a fence of three: most code has none, and is not
-    # searched for runs at all (that search was most of the time spent writing a build's code blocks).
-    ticks = "`" * (max(map(len, _BACKTICK_RUN.findall(code))) + 1) if "```" in code else "```"
+    # Only a run of three or more backticks can close a fence of three: the fence is one backtick longer than
+    # the longest such run, found by looking for ever longer ones (most code has none).
+    ticks = "```"
+    while ticks in code:
+        ticks += "`"
     info = _LANGUAGE.sub("", language)
     if attributes:
         # The first word of an info string is the language, so attributes need one in front of them.
@@ -201,7 +205,7 @@ def _typed_line(line: str) -> str:
 
 def prose(text: str) -> str:
     """Transcript Markdown, made safe to embed in our document (see the module docstring)."""
-    if not _MAY_NEED_ESCAPING.search(text):
+    if not _may_need_escaping(text):
         return text
     pieces = _fresh_start_pieces(text)
     if len(pieces) == 1:
@@ -210,7 +214,7 @@ def prose(text: str) -> str:
     out: list[str] = []
     pending: list[str] = []
     for piece in pieces:
-        if _MAY_NEED_ESCAPING.search(piece):
+        if _may_need_escaping(piece):
             pending.append(piece)
             continue
         if pending:
@@ -220,6 +224,11 @@ def prose(text: str) -> str:
     if pending:
         out.append(_parsed_prose("\n".join(pending)))
     return "\n".join(out)
+
+
+def _may_need_escaping(text: str) -> bool:
+    """Whether `prose` may change `text` at all (see `_MAY_NEED_ESCAPING`)."""
+    return bool(_FIRST_LINE_MAY_NEED_ESCAPING.match(text) or _MAY_NEED_ESCAPING.search(text))
 
 
 # A line that may open or close a fence (after a line's lead), and one that may open an HTML block.

@@ -44,7 +44,7 @@ def looks_pasted(text: str) -> bool:
     if len(text) < MIN_CHARACTERS or text.count("\n") + 1 < MIN_LINES:
         return False
     # A fence the person wrote already shows code as code; the text around it is theirs.
-    if _FENCE.search(text):
+    if ("```" in text or "~~~" in text) and _FENCE.search(text):
         return False
     # Each line by itself, in loops that stay in C: a match over the whole text would be tried at every
     # character, not only where lines start.
