@@ -145,6 +145,8 @@ def test_many_more_random_texts_escape_the_same_cut_or_whole():
     ("<div>\n<b> & x\n\n# h\n\nx <b>", "\\<div>\n&lt;b> & x\n\n## h\n\nx &lt;b>"),
     # One of kind 1 runs past blank lines, so the text is parsed whole.
     ("<pre>\n\n# not a heading\n</pre>\n\n# h", "\\<pre>\n\n## not a heading\n\\</pre>\n\n## h"),
+    # A fence line right under an HTML line is text of the HTML block until that is made text: not cut.
+    ("<div>\n```\n\n```\n<b>\n\nx\n```", "\\<div>\n```\n\n```\n\\<b>\n\nx\n```\n```"),
     # A table header that looks like a fence opens none.
     ("``` | a\n-|-\n\n<b>\n\n```\n<i>", "``` | a\n-|-\n\n\\<b>\n\n```\n<i>\n```"),
 ])

@@ -236,6 +236,9 @@ _FENCE_LINE = re.compile(r"^([ \t>*+\-0-9.)]*)(`{3,}|~{3,})(.*)$", re.MULTILINE)
 # A line that may open an HTML block of the kinds that run past blank lines (1 to 5: `<script>`, `<pre>`,
 # `<style>`, `<textarea>`, a comment, a processing instruction, a declaration, CDATA): any `<!` or `<?`.
 _LONG_HTML_BLOCK_LINE = re.compile(r"^[ \t>*+\-0-9.)]*<(?:[!?]|(?i:script|pre|style|textarea))", re.MULTILINE)
+# A line that may open an HTML block of any kind, and a blank line (from the line break before it).
+_HTML_BLOCK_LINE = re.compile(r"^[ \t>*+\-0-9.)]*<", re.MULTILINE)
+_BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|$)")
 # A line at the left margin after a blank line (its start is the match's end).
 _AFTER_BLANK_LINE = re.compile(r"\n[ \t]*\n(?=[^ \t\n])")
 
@@ -246,12 +249,15 @@ def _fresh_start_pieces(text: str) -> list[str]:
 
     After a blank line, a line at the left margin closes every list, quote, paragraph, table, indented code
     block and HTML block of kinds 6 and 7: only an open fence or an HTML block of kinds 1 to 5 (a comment,
-    `<script>`...) runs on past it. So a text is cut there unless a fence is open, and not cut at all when
-    a line outside its fences may open an HTML block of kinds 1 to 5, or when a fence line is not at the
-    margin (inside a list or a quote, where what closes it depends on the container). An HTML block of
-    kinds 6 and 7 ends within its piece, and is made text there as it would be in the whole. Markdown-it reads a carriage return as
-    a line break, which these line numbers do not: a text holding one is not cut either. A line of a table
-    can look like a fence (its header row), so neither is one whose fence marker a `|` follows."""
+    `<script>`...) runs on past it. So a text is cut there unless a fence is open. The fences are followed
+    by their lines at the margin, which open and close them wherever they are, with three exceptions, where
+    the text is not cut at all: a fence line further in (inside a list or a quote, where what closes it
+    depends on the container); a fence marker a `|` follows (it may be a table's header row); and a fence
+    opened before a blank line ends an HTML block above it, in which it would be text. Nor is a text cut
+    when a line outside its fences may open an HTML block of kinds 1 to 5. An HTML block of kinds 6 and 7
+    then ends within its piece, and is made text there as it would be in the whole (`_defuse_html_blocks`
+    never changes a fence line, so the fences stay where they are on every pass). Markdown-it reads a
+    carriage return as a line break, which these line numbers do not: a text holding one is not cut."""
     if "\r" in text:
         return [text]
     fences: list[tuple[int, int]] = []
@@ -270,6 +276,13 @@ def _fresh_start_pieces(text: str) -> list[str]:
         fences.append((opened, len(text)))
     if any(not _inside(fences, line.start()) for line in _LONG_HTML_BLOCK_LINE.finditer(text)):
         return [text]
+    for line in _HTML_BLOCK_LINE.finditer(text):
+        if _inside(fences, line.start()):
+            continue
+        blank = _BLANK_LINE.search(text, line.end())
+        following = bisect_left(fences, (line.end(),))
+        if following < len(fences) and (blank is None or fences[following][0] < blank.start()):
+            return [text]
     pieces: list[str] = []
     start = 0
     for blank in _AFTER_BLANK_LINE.finditer(text):
