@@ -154,9 +154,13 @@ def typed_pieces(text: str) -> list[str | tuple[str, str]]:
         while typed_lines and not typed_lines[-1].strip():
             typed_lines.pop()
         if typed_lines:
-            blocks.append("\\\n".join(_typed_line(line) for line in typed_lines))
+            blocks.append("\\\n".join(map(_typed_line, typed_lines)))
         typed_lines.clear()
 
+    if "```" not in text and "~~~" not in text:  # no line can open a fence: all of it is typed text
+        typed_lines.extend(lines[next((number for number, line in enumerate(lines) if line.strip()), len(lines)):])
+        flush()
+        return blocks
     number = 0
     while number < len(lines):
         opening = _TYPED_FENCE.match(lines[number])

@@ -126,7 +126,7 @@ class TranscriptMarkup:
             if wraps:
                 return self.wrapper(template, **context)
             return self.element(template, **context), ""
-        key = (template.name, wraps, tuple(shape.items()), tuple((name, not value) for name, value in values.items()))
+        key = (template.name, wraps, tuple(shape.items()), tuple([(name, not value) for name, value in values.items()]))
         pieces = self._stamps.get(key)
         if pieces is None:
             placeholders = {name: f"{_PLACEHOLDER_START}{name}{_PLACEHOLDER_END}" if value else ""
@@ -158,7 +158,7 @@ class TranscriptMarkup:
                 self._stamps.clear()
             self._stamps[key] = pieces
         escaped = {name: _neutral_text(value) for name, value in values.items()}
-        opening, closing = ("".join(escaped[piece] if odd else piece for odd, piece in half) for half in pieces)
+        opening, closing = ["".join([escaped[piece] if odd else piece for odd, piece in half]) for half in pieces]
         return opening, closing
 
     @staticmethod

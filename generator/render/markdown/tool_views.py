@@ -156,9 +156,10 @@ def previewed(text: str, attach: Callable[[str, bytes], str], name: str, link_te
     and a note linking to all of it, written to a text file beside the page (the note carries the rest, for
     the search index). No page gets heavy, nothing is cut."""
     preview = text[:INLINE_OUTPUT_LIMIT].rsplit("\n", 1)[0]
-    link = attach(name, text.encode("utf-8"))
+    whole = text.encode("utf-8")
+    link = attach(name, whole)
     hidden_lines = text.count("\n") - preview.count("\n")
-    size = len(text.encode("utf-8")) / 1024
+    size = len(whole) / 1024
     note = f"[{link_text}]({link}) ({size:,.0f} KB; {hidden_lines:,} more lines than shown here)"
     return preview, Prose(note, "sessionsite", unshown=text[len(preview):])
 
