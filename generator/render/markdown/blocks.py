@@ -116,10 +116,11 @@ class Group:
 
     @property
     def markdown(self) -> str:
+        inside = markdown_of(self.children)
         if self.fold is None:
-            return markdown_of(self.children)
-        return markdown_of((Structure("", self.kind, self.fold.opening), *self.children,
-                            Structure("", self.kind, self.fold.closing)))
+            return inside
+        return f"{self.fold.opening}\n\n{inside}\n\n{self.fold.closing}" if inside else (
+            f"{self.fold.opening}\n\n{self.fold.closing}")
 
     def fact(self, name: str) -> str:
         return next((value for key, value in self.facts if key == name), "")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import html
 import re
+from bisect import bisect_left
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
@@ -30,6 +31,7 @@ _NEEDS_ESCAPE = re.compile(
 )
 _ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _BACKTICK_RUN = re.compile(r"`+")
+_ESCAPE_OR_BACKTICKS = re.compile(r"\\[!-/:-@\[-`{-~]|`+")
 # What can start or end inline Markdown (emphasis, code, links, HTML, entities, autolinks, strikethrough).
 _INLINE_SYNTAX = frozenset("\\`*_[]<>#!|~&{}")
 _MAX_PASSES = 20
@@ -38,7 +40,11 @@ _MAX_PASSES = 20
 # skipped. Code spans alone need nothing: escaping outside them is a no-op when there is nothing to escape.
 # A line's lead (indentation, quote and list markers) is passed over: inside a list item or a quote, a
 # heading or an underline starts further in.
-_MAY_NEED_ESCAPING = re.compile(r"[<&]|!\[|(?:^|\n)[ \t>*+\-0-9.)]*(?:#|```|~~~|[-=]+[ \t\r]*(?:\n|$))")
+# A carriage return on its own ends a line, as Markdown reads it. The first line is looked at on its own: with
+# no anchor among them, every alternative starts with one of a few characters, which the search skips to.
+_FIRST_LINE_MAY_NEED_ESCAPING = re.compile(r"[ \t>*+\-0-9.)]*(?:#|```|~~~|[-=]+[ \t\r]*(?:[\n\r]|$))")
+_MAY_NEED_ESCAPING = re.compile(r"[<&]|!\[|[\n\r][ \t>*+\-0-9.)]*(?:#|```|~~~|[-=]+[ \t\r]*(?:[\n\r]|$))")
+_LONE_CARRIAGE_RETURN = re.compile(r"\r(?!\n)")
 _LANGUAGE = re.compile(r"[^A-Za-z0-9_+#.-]")
 
 
@@ -79,9 +85,11 @@ def one_line(text: str) -> str:
 
 def fence(code: str, language: str = "", attributes: str = "") -> str:
     """A fenced code block that no content can close early."""
-    # Only a run of three or more backticks can close a fence of three: most code has none, and is not
-    # searched for runs at all (that search was most of the time spent writing a build's code blocks).
-    ticks = "`" * (max(map(len, _BACKTICK_RUN.findall(code))) + 1) if "```" in code else "```"
+    # Only a run of three or more backticks can close a fence of three: the fence is one backtick longer than
+    # the longest such run, found by looking for ever longer ones (most code has none).
+    ticks = "```"
+    while ticks in code:
+        ticks += "`"
     info = _LANGUAGE.sub("", language)
     if attributes:
         # The first word of an info string is the language, so attributes need one in front of them.
@@ -89,8 +97,7 @@ def fence(code: str, language: str = "", attributes: str = "") -> str:
     # Markdown reads a lone carriage return as a line break; inside code it is shown as the character it is.
     if "\r" in code:
         code = code.replace("\r\n", "\n").replace("\r", "\u240d")
-    body = code if code.endswith("\n") or not code else code + "\n"
-    return f"{ticks}{info}\n{body}{ticks}"
+    return f"{ticks}{info}\n{code}{ticks}" if code.endswith("\n") or not code else f"{ticks}{info}\n{code}\n{ticks}"
 
 
 def code_info(code: str, language: str = "", attributes: str = "") -> tuple[str, str, str]:
@@ -124,6 +131,8 @@ _TYPED_SYNTAX = re.compile(r"[\\`*_\[\]<>!|~{}#&]")
 # What could start a block at the beginning of a typed line: a list, a quote, a heading, a rule, a table.
 _TYPED_BLOCK_START = re.compile(r"^([-+=:]|\d{1,9}[.)])")
 _RUN_OF_SPACES = re.compile(r" {2,}")
+# Whatever `_typed_line` changes in a line: a line with none of it is written as it is.
+_TYPED_CHANGES = re.compile(r"[\\`*_\[\]<>!|~{}#&]|  |^ |^(?:[-+=:]|\d{1,9}[.)])")
 
 
 def typed(text: str) -> str:
@@ -145,9 +154,13 @@ def typed_pieces(text: str) -> list[str | tuple[str, str]]:
         while typed_lines and not typed_lines[-1].strip():
             typed_lines.pop()
         if typed_lines:
-            blocks.append("\\\n".join(_typed_line(line) for line in typed_lines))
+            blocks.append("\\\n".join(map(_typed_line, typed_lines)))
         typed_lines.clear()
 
+    if "```" not in text and "~~~" not in text:  # no line can open a fence: all of it is typed text
+        typed_lines.extend(lines[next((number for number, line in enumerate(lines) if line.strip()), len(lines)):])
+        flush()
+        return blocks
     number = 0
     while number < len(lines):
         opening = _TYPED_FENCE.match(lines[number])
@@ -175,8 +188,8 @@ def _typed_line(line: str) -> str:
     """One typed line as inline Markdown text: syntax escaped outside links, indent and runs of spaces
     kept as non-breaking spaces (a leading indent would otherwise make a code block, or vanish)."""
     line = line.rstrip().expandtabs(4)
-    if not line:
-        return ""  # an empty line: the hard break before it and the one after make it
+    if not _TYPED_CHANGES.search(line):
+        return line  # nothing to escape, no indent or run of spaces to keep, no block to stop (or empty)
     out: list[str] = []
     position = 0
     # Code spans (`like this`) and bare links are kept as written: people type both on purpose.
@@ -196,8 +209,106 @@ def _typed_line(line: str) -> str:
 
 def prose(text: str) -> str:
     """Transcript Markdown, made safe to embed in our document (see the module docstring)."""
-    if not _MAY_NEED_ESCAPING.search(text):
+    if not _may_need_escaping(text):
         return text
+    pieces = _fresh_start_pieces(text)
+    if len(pieces) == 1:
+        return _parsed_prose(text)
+    # Pieces with nothing to escape are kept as they are, unparsed; the others are parsed in runs.
+    out: list[str] = []
+    pending: list[str] = []
+    for piece in pieces:
+        if _may_need_escaping(piece):
+            pending.append(piece)
+            continue
+        if pending:
+            out.append(_parsed_prose("\n".join(pending)))
+            pending = []
+        out.append(piece)
+    if pending:
+        out.append(_parsed_prose("\n".join(pending)))
+    return "\n".join(out)
+
+
+def _may_need_escaping(text: str) -> bool:
+    """Whether `prose` may change `text` at all (see `_MAY_NEED_ESCAPING`)."""
+    return bool(_FIRST_LINE_MAY_NEED_ESCAPING.match(text) or _MAY_NEED_ESCAPING.search(text))
+
+
+# A line that may open or close a fence (after a line's lead), and one that may open an HTML block.
+_FENCE_LINE = re.compile(r"^([ \t>*+\-0-9.)]*)(`{3,}|~{3,})(.*)$", re.MULTILINE)
+# A line that may open an HTML block of the kinds that run past blank lines (1 to 5: `<script>`, `<pre>`,
+# `<style>`, `<textarea>`, a comment, a processing instruction, a declaration, CDATA): any `<!` or `<?`.
+_LONG_HTML_BLOCK_LINE = re.compile(r"^[ \t>*+\-0-9.)]*<(?:[!?]|(?i:script|pre|style|textarea))", re.MULTILINE)
+# A line that may open an HTML block of any kind, and a blank line (from the line break before it).
+_HTML_BLOCK_LINE = re.compile(r"^[ \t>*+\-0-9.)]*<", re.MULTILINE)
+_BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|$)")
+# A line at the left margin after a blank line (its start is the match's end).
+_AFTER_BLANK_LINE = re.compile(r"\n[ \t]*\n(?=[^ \t\n])")
+
+
+def _fresh_start_pieces(text: str) -> list[str]:
+    """`text` cut before each line where block parsing starts afresh, so that each piece parses on its own as
+    it does within the whole (one piece when that cannot be shown cheaply).
+
+    After a blank line, a line at the left margin closes every list, quote, paragraph, table, indented code
+    block and HTML block of kinds 6 and 7: only an open fence or an HTML block of kinds 1 to 5 (a comment,
+    `<script>`...) runs on past it. So a text is cut there unless a fence is open. The fences are followed
+    by their lines at the margin, which open and close them wherever they are, with three exceptions, where
+    the text is not cut at all: a fence line further in (inside a list or a quote, where what closes it
+    depends on the container); a fence marker a `|` follows (it may be a table's header row); and a fence
+    opened before a blank line ends an HTML block above it, in which it would be text. Nor is a text cut
+    when a line outside its fences may open an HTML block of kinds 1 to 5. An HTML block of kinds 6 and 7
+    then ends within its piece, and is made text there as it would be in the whole (`_defuse_html_blocks`
+    never changes a fence line, so the fences stay where they are on every pass). Markdown-it reads a
+    carriage return as a line break, which these line numbers do not: a text holding one is not cut."""
+    if "\r" in text:
+        return [text]
+    fences: list[tuple[int, int]] = []
+    marker, opened = "", 0
+    for line in _FENCE_LINE.finditer(text):
+        lead, run, rest = line.groups()
+        if lead or "|" in rest:
+            return [text]
+        if marker:
+            if run[0] == marker[0] and len(run) >= len(marker) and not rest.strip(" \t"):
+                fences.append((opened, line.end()))
+                marker = ""
+        elif not (run[0] == "`" and "`" in rest):
+            marker, opened = run, line.start()
+    if marker:
+        fences.append((opened, len(text)))
+    if any(not _inside(fences, line.start()) for line in _LONG_HTML_BLOCK_LINE.finditer(text)):
+        return [text]
+    for line in _HTML_BLOCK_LINE.finditer(text):
+        if _inside(fences, line.start()):
+            continue
+        blank = _BLANK_LINE.search(text, line.end())
+        following = bisect_left(fences, (line.end(),))
+        if following < len(fences) and (blank is None or fences[following][0] < blank.start()):
+            return [text]
+    pieces: list[str] = []
+    start = 0
+    for blank in _AFTER_BLANK_LINE.finditer(text):
+        cut = blank.end()
+        if not _inside(fences, cut):
+            pieces.append(text[start : cut - 1])
+            start = cut
+    pieces.append(text[start:])
+    return pieces
+
+
+def _inside(fences: list[tuple[int, int]], position: int) -> bool:
+    """Whether `position` lies within one of `fences` (in order, apart), past its opening line's start."""
+    last = bisect_left(fences, (position,)) - 1
+    return last >= 0 and position < fences[last][1]
+
+
+def _parsed_prose(text: str) -> str:
+    """`prose` by a block parse of the whole text."""
+    if "\r" in text:
+        # Lines as the parser counts them: a carriage return on its own ends one.
+        text = _LONE_CARRIAGE_RETURN.sub("\n", text)
     lines, tokens = _defuse_html_blocks(text.split("\n"))
     kinds: list[str] = ["other"] * len(lines)
     groups: dict[int, int] = {}
@@ -297,30 +408,25 @@ def _escape_match(match: re.Match[str]) -> str:
 
 def _escape_inline(text: str) -> str:
     """Escape outside code spans, following CommonMark's backtick rule: a run of n backticks opens a span
-    that the next run of exactly n backticks closes; with no such run it is literal text."""
+    that the next run of exactly n backticks closes; with no such run it is literal text. A backslash
+    escape is passed over whole (an escaped backtick opens nothing)."""
+    if "`" not in text:
+        return _escape_all(text)
     out: list[str] = []
-    position = 0
-    length = len(text)
-    plain_start = 0
-    while position < length:
-        char = text[position]
-        if char == "\\" and position + 1 < length and text[position + 1] in _ASCII_PUNCTUATION:
-            position += 2
+    position = plain_start = 0
+    while (found := _ESCAPE_OR_BACKTICKS.search(text, position)) is not None:
+        if found.group()[0] == "\\":
+            position = found.end()
             continue
-        if char != "`":
-            position += 1
-            continue
-        run_end = position
-        while run_end < length and text[run_end] == "`":
-            run_end += 1
-        run = run_end - position
+        run_start, run_end = found.span()
+        run = run_end - run_start
         closer = _find_closing_run(text, run_end, run)
-        out.append(_escape_all(text[plain_start:position]))
+        out.append(_escape_all(text[plain_start:run_start]))
         if closer < 0:
-            out.append(text[position:run_end])
+            out.append(text[run_start:run_end])
             position = plain_start = run_end
         else:
-            out.append(text[position : closer + run])
+            out.append(text[run_start : closer + run])
             position = plain_start = closer + run
     out.append(_escape_all(text[plain_start:]))
     return "".join(out)

@@ -126,7 +126,7 @@ class TranscriptMarkup:
             if wraps:
                 return self.wrapper(template, **context)
             return self.element(template, **context), ""
-        key = (template.name, wraps, tuple(shape.items()), tuple((name, not value) for name, value in values.items()))
+        key = (template.name, wraps, tuple(shape.items()), tuple([(name, not value) for name, value in values.items()]))
         pieces = self._stamps.get(key)
         if pieces is None:
             placeholders = {name: f"{_PLACEHOLDER_START}{name}{_PLACEHOLDER_END}" if value else ""
@@ -158,7 +158,7 @@ class TranscriptMarkup:
                 self._stamps.clear()
             self._stamps[key] = pieces
         escaped = {name: _neutral_text(value) for name, value in values.items()}
-        opening, closing = ("".join(escaped[piece] if odd else piece for odd, piece in half) for half in pieces)
+        opening, closing = ["".join([escaped[piece] if odd else piece for odd, piece in half]) for half in pieces]
         return opening, closing
 
     @staticmethod
@@ -210,8 +210,14 @@ _NEUTRALISED_MARKERS = str.maketrans({"\x00": "\ufffd", _PLACEHOLDER_START: _NEU
 themselves, so that no text (a tool's name, a value) can be taken for a body or a placeholder."""
 
 
+_CHANGED_BY_NEUTRAL_TEXT = re.compile(f"[&<>\"'\r\n\x00{_PLACEHOLDER_START}{_PLACEHOLDER_END}]")
+"""What `html_text` escapes, and our markers: a value without any is printed as it is."""
+
+
 def _neutral_text(value: str) -> str:
     """A value as our markup prints it: escaped, our markers neutralised."""
+    if not _CHANGED_BY_NEUTRAL_TEXT.search(value):
+        return value
     return html_text(value).translate(_NEUTRALISED_MARKERS)
 
 

@@ -44,10 +44,12 @@ def looks_pasted(text: str) -> bool:
     if len(text) < MIN_CHARACTERS or text.count("\n") + 1 < MIN_LINES:
         return False
     # A fence the person wrote already shows code as code; the text around it is theirs.
-    if _FENCE.search(text):
+    if ("```" in text or "~~~" in text) and _FENCE.search(text):
         return False
-    lines = [line for line in text.split("\n") if line.strip()]
+    # Each line by itself, in loops that stay in C: a match over the whole text would be tried at every
+    # character, not only where lines start.
+    lines = list(filter(str.strip, text.split("\n")))
     if len(lines) < MIN_LINES:
         return False
-    shaped = sum(1 for line in lines if _LOG_OR_CODE_LINE.match(line))
+    shaped = len(list(filter(None, map(_LOG_OR_CODE_LINE.match, lines))))
     return shaped >= MIN_SHARE * len(lines)

@@ -15,6 +15,8 @@ from .tool_views import ToolContext, ToolView, display_path, language_for, outpu
 
 
 READ_LINE = re.compile(r"^ *(\d+)(?:→|\t)(.*)$")
+_READ_LINES = re.compile(READ_LINE.pattern, re.MULTILINE)
+"""`READ_LINE` over a whole output: each numbered line found once (neither part runs past a line's end)."""
 
 
 @renders("Read")
@@ -23,21 +25,25 @@ def read(call: ToolCall, context: ToolContext) -> ToolView:
     text = result_text(call)
     if call.result is None or call.result.is_error or not text:
         return ToolView("Read", display_path(path, context.cwd), output_block(call, context), target_is_path=True)
-    numbered = [READ_LINE.match(line) for line in text.rstrip("\n").split("\n")]
-    if not (numbered and all(numbered)):
+    shown = text.rstrip("\n")
+    numbered = _READ_LINES.findall(shown)
+    if len(numbered) != shown.count("\n") + 1:  # a line without its number: shown as it is
         return ToolView("Read", display_path(path, context.cwd), (Code(text, language_for(path)),), target_is_path=True)
     # One fence per run of consecutive numbers, so that each line keeps its own number.
-    runs: list[list[re.Match[str]]] = []
-    for match in numbered:
-        assert match is not None
-        if runs and int(match.group(1)) == int(runs[-1][-1].group(1)) + 1:
-            runs[-1].append(match)
+    runs: list[tuple[str, list[str]]] = []
+    previous: int | None = None
+    for number, line in numbered:
+        try:
+            value: int | None = int(number)
+        except ValueError:  # more digits than Python reads into a number: on its own, and not numbered
+            value = None
+        if value is not None and previous is not None and value == previous + 1:
+            runs[-1][1].append(line)
         else:
-            runs.append([match])
-    body = tuple(
-        Code("\n".join(m.group(2) for m in run), language_for(path), f"startline={run[0].group(1)}")
-        for run in runs
-    )
+            runs.append((number if value is not None else "", [line]))
+        previous = value
+    language = language_for(path)
+    body = tuple(Code("\n".join(lines), language, f"startline={first}" if first else "") for first, lines in runs)
     return ToolView("Read", display_path(path, context.cwd), body, target_is_path=True)
 
 

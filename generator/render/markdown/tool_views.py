@@ -78,8 +78,11 @@ def _language_for_suffix(name: str) -> str:
     import whole programs (IPython's took 1.6 s). The name is looked up in Pygments' table of lexers,
     importing lexer modules only when several lexers claim it (to compare their priorities): an
     incremental build of one session no longer spends a second importing them."""
-    matches = [(lexer_name, aliases, pattern) for _, lexer_name, aliases, patterns, _ in LEXERS.values()
-               for pattern in patterns if fnmatchcase(name, pattern)]
+    endings, names, others = _filename_patterns()
+    found = [number for start in range(len(name) + 1) for number in endings.get(name[start:], ())]
+    found += names.get(name, ())
+    found += [number for number, pattern in others if fnmatchcase(name, pattern)]
+    matches = [_PATTERNS[number] for number in sorted(found)]
     if len(matches) > 1:
         def rating(match: tuple[str, tuple[str, ...], str]) -> tuple[float, str]:
             lexer = find_lexer_class(match[0])
@@ -87,6 +90,32 @@ def _language_for_suffix(name: str) -> str:
             return lexer.priority + (0.5 if "*" not in match[2] else 0), lexer.__name__
         matches.sort(key=rating)
     return matches[-1][1][0] if matches and matches[-1][1] else ""
+
+
+_PATTERNS = [(lexer_name, aliases, pattern) for _, lexer_name, aliases, patterns, _ in LEXERS.values()
+             for pattern in patterns]
+"""Pygments' file name patterns, in its order, each with its lexer's name and aliases."""
+
+
+@lru_cache(maxsize=1)
+def _filename_patterns() -> tuple[dict[str, list[int]], dict[str, list[int]], list[tuple[int, str]]]:
+    """`_PATTERNS` by the cheapest test that matches as `fnmatchcase` does: the ending a `*` and plain text
+    ask for (most of them, `*.py`), the whole name plain text asks for (`Makefile`), and the rest as
+    patterns (`*.[1-9]`); each pattern by its number in `_PATTERNS`."""
+    endings: dict[str, list[int]] = {}
+    names: dict[str, list[int]] = {}
+    others: list[tuple[int, str]] = []
+    for number, (_, _, pattern) in enumerate(_PATTERNS):
+        if not _FNMATCH_SPECIAL.search(pattern):
+            names.setdefault(pattern, []).append(number)
+        elif pattern.startswith("*") and not _FNMATCH_SPECIAL.search(pattern[1:]):
+            endings.setdefault(pattern[1:], []).append(number)
+        else:
+            others.append((number, pattern))
+    return endings, names, others
+
+
+_FNMATCH_SPECIAL = re.compile(r"[*?\[]")
 
 
 def language_for(path: str) -> str:
@@ -127,9 +156,10 @@ def previewed(text: str, attach: Callable[[str, bytes], str], name: str, link_te
     and a note linking to all of it, written to a text file beside the page (the note carries the rest, for
     the search index). No page gets heavy, nothing is cut."""
     preview = text[:INLINE_OUTPUT_LIMIT].rsplit("\n", 1)[0]
-    link = attach(name, text.encode("utf-8"))
+    whole = text.encode("utf-8")
+    link = attach(name, whole)
     hidden_lines = text.count("\n") - preview.count("\n")
-    size = len(text.encode("utf-8")) / 1024
+    size = len(whole) / 1024
     note = f"[{link_text}]({link}) ({size:,.0f} KB; {hidden_lines:,} more lines than shown here)"
     return preview, Prose(note, "sessionsite", unshown=text[len(preview):])
 
