@@ -12,20 +12,10 @@ alternate, so that other load on the machine falls on both.
 
 from __future__ import annotations
 
-import argparse
-import json
-import statistics
-import subprocess
-import sys
-from pathlib import Path
+from in_build import compare
 
-ROOT = Path(__file__).resolve().parents[1]
-
-_CHILD = r"""
-import json, shutil, sys, tempfile, time
-sys.path.insert(0, sys.argv[1])
+_SETUP = r"""
 from generator.render import markdown
-from generator.cli import main
 spent = {"writer": 0.0, "pages": 0.0}
 document = markdown.SessionDocument
 original_init, original_call, original_finish = document.__init__, document.__call__, document.finish
@@ -50,42 +40,10 @@ def timed(function):
     return run
 
 document.__init__, document.__call__, document.finish = timed_init, timed(original_call), timed(original_finish)
-out = tempfile.mkdtemp()
-started = time.process_time()
-try:
-    main(["build", sys.argv[2], "-o", out + "/site", "-j", "1", "--no-vault", "-q"], standalone_mode=False)
-finally:
-    build = time.process_time() - started
-    shutil.rmtree(out)
-print(json.dumps({"build": build, "markdown": spent["writer"] - spent["pages"]}))
+
+def measured():
+    return {"markdown": spent["writer"] - spent["pages"]}
 """
 
-
-def measure(checkout: Path, archive: Path) -> dict[str, float]:
-    found = subprocess.run([sys.executable, "-c", _CHILD, str(checkout), str(archive)], check=True,
-                           capture_output=True, text=True)
-    result: dict[str, float] = json.loads(found.stdout.strip().splitlines()[-1])
-    return result
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("archive", type=Path)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--against", type=Path, help="another checkout, measured in alternation")
-    arguments = parser.parse_args()
-    checkouts = [ROOT] + ([arguments.against.resolve()] if arguments.against else [])
-    results: dict[Path, list[dict[str, float]]] = {checkout: [] for checkout in checkouts}
-    for round_number in range(1, arguments.rounds + 1):
-        for checkout in checkouts:
-            result = measure(checkout, arguments.archive)
-            results[checkout].append(result)
-            print(f"round {round_number} {checkout}: build {result['build']:.2f} s CPU, "
-                  f"Markdown writer {result['markdown']:.3f} s", flush=True)
-    for checkout, rounds in results.items():
-        print(f"median {checkout}: build {statistics.median(r['build'] for r in rounds):.2f} s CPU, "
-              f"Markdown writer {statistics.median(r['markdown'] for r in rounds):.3f} s")
-
-
 if __name__ == "__main__":
-    main()
+    compare(__doc__.split("\n\n")[0], _SETUP, "Markdown writer", "markdown")
