@@ -75,6 +75,17 @@ def test_a_git_commit_call_with_its_summary_line_is_a_commit(tmp_path, command):
     assert commit.page == 1 and commit.timestamp and not commit.root and not commit.amend
 
 
+@pytest.mark.parametrize("where", ["files", "insertions", "deletions"])
+def test_a_stat_line_with_a_number_of_thousands_of_digits_is_no_stat(tmp_path, where):
+    """A command's output is the transcript's: a count Python will not read as an int (over 4,300 digits)
+    stopped the whole build. The commit is kept, without its counts."""
+    counts = {"files": "2", "insertions": "40", "deletions": "3", where: "9" * 5000}
+    output = (f"[main 1a2b3c4] Add the parser\n {counts['files']} files changed, {counts['insertions']} "
+              f"insertions(+), {counts['deletions']} deletions(-)")
+    (commit,) = commits_of(tmp_path, bash('git commit -m "Add the parser"', output))
+    assert commit.sha == "1a2b3c4" and commit.files_changed == -1
+
+
 def test_root_commit_amend_detached_head_and_stat_lines_as_git_prints_them(tmp_path):
     root = "[main (root-commit) 0f0e0d0] Initial commit\n 1 file changed, 1 insertion(+)\n create mode 100644 README.md"
     amend = "[main 9a8b7c6] Initial commit, reworded\n Date: Mon Mar 2 09:00:00 2026 +0000\n 1 file changed, 2 insertions(+)"

@@ -4,11 +4,17 @@ under while the page is sanitised."""
 from __future__ import annotations
 
 from bs4 import BeautifulSoup
+from click.testing import CliRunner
 
+from generator.cli import main
 from generator.render.html import render
 from generator.render.markdown.blocks import Code, Prose
 
+from helpers import assistant, user, write_jsonl
+from helpers import text as reply_text
+
 FORGED_SECRET = "0123456789abcdef"
+HUGE_START = "9" * 5000
 
 
 def forged_placeholder(number: int, secret: str = FORGED_SECRET) -> str:
@@ -63,3 +69,18 @@ def test_the_breakable_filter_writes_what_the_macro_wrote_for_any_path():
             path = "".join(letters)
             assert theme_macro.render(path=path) == macro.render(path=path), path
     assert macro.render(path="/home/u\\x/<b>") == "/home/<wbr>u\\<wbr>x/<wbr>&lt;b&gt;"
+
+
+def test_a_fence_whose_first_line_number_is_thousands_of_digits_long_is_shown_without_numbers(tmp_path):
+    """A reply's fence info string is the transcript's: `startline=` with 5,000 digits (more than Python reads
+    as an int) stopped the whole build."""
+    assert 'class="linenos">7<' in render.highlight("x = 1\n", "python", "startline=7")
+    for attributes in (f"startline={HUGE_START}", f"title=a startline={HUGE_START} b", "startline=1234567890123"):
+        shown = render.highlight("x = 1\n", "python", attributes)
+        assert "linenos" not in shown and "x" in BeautifulSoup(shown, "html.parser").get_text()
+    write_jsonl(tmp_path / "logs" / "-home-x-app" / "s1.jsonl", [
+        user("show me"), assistant(reply_text(f"Here:\n\n```python startline={HUGE_START}\nx = 1\n```\n"))])
+    result = CliRunner().invoke(main, ["build", str(tmp_path / "logs"), "-o", str(tmp_path / "site"), "--no-vault"])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "site" / "projects" / "home-x-app" / "s1.html").read_text(encoding="utf-8")
+    assert "x = 1" in BeautifulSoup(page, "html.parser").get_text()

@@ -104,8 +104,11 @@ SUMMARY_LINE = re.compile(
     r"^\[(?P<branch>detached HEAD|[^\s\[\]]+) (?P<root>\(root-commit\) )?(?P<sha>[0-9a-f]{7,64})\] (?P<subject>.*)$"
 )
 STAT_LINE = re.compile(
-    r"^ (?P<files>\d+) files? changed(?:, (?P<insertions>\d+) insertions?\(\+\))?(?:, (?P<deletions>\d+) deletions?\(-\))?"
+    r"^ (?P<files>\d{1,12}) files? changed(?:, (?P<insertions>\d{1,12}) insertions?\(\+\))?"
+    r"(?:, (?P<deletions>\d{1,12}) deletions?\(-\))?\s*$"
 )
+"""git's counts, at most twelve digits, and nothing after them: a line with a longer number (one of thousands of
+digits, which Python will not read as an int) is no stat line."""
 # How far after the summary line the stat line may be (an amend prints ` Date: …`, `--author` ` Author: …`).
 STAT_DISTANCE = 3
 _PUSH_TARGET = re.compile(r"^To (\S+)\s*$")

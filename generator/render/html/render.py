@@ -48,7 +48,9 @@ _TASK_CHECKBOX = re.compile(
     r'^(?:<input class="task-list-item-checkbox"(?: checked="checked")? disabled="disabled" type="checkbox">'
     r'|</?label>)$'
 )
-_START_LINE = re.compile(r"(?:^|\s)startline=(\d+)")
+_START_LINE = re.compile(r"(?:^|\s)startline=(\d{1,12})(?!\d)")
+"""A code block's first line number, from its fence's info string (ours, for a file's lines; or typed in a
+reply): a longer number is no line number, and Python would refuse to read one of thousands of digits."""
 
 ALLOWED_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "del", "details", "div", "em", "h1", "h2", "h3", "h4",
