@@ -25,9 +25,10 @@ from ..output.manifest import (MANIFEST, NO_HASH_CACHE, FileRecord, HashCache, M
 from ..output.write import Staging
 from ..render.html.anchors import find_anchor_page
 from ..render.html.pages import PageBuilder, render_indexes, sitemaps
-from ..render.html.render import Resolver, markdown_parser, render_blocks, render_markdown
+from ..render.html.render import Resolver, markdown_parser, render_blocks, render_markdown, warm_up_highlighting
 from ..render.markdown import MarkdownOptions, MarkdownPart, SessionDocument
 from ..render.markdown.markup import TranscriptMarkup, default_markup
+from ..render.markdown.tool_views import language_for
 from ..render.search import FileSearchRecorder, write_index
 from ..render.theme import Theme
 from ..stages.discover import SessionFile
@@ -39,6 +40,9 @@ from .plans import PlannedFile, Redaction, Rendered, largest_files_first, larges
 
 log = logging.getLogger("sessionsite")
 
+WARM_UP = "warm up: API_KEY=0123456789 sk-ant-0123456789"
+"""A text every family of redaction rules looks at: redacting it loads them all."""
+
 
 def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
                files: list[SessionFile], theme: Theme | None, settings: str, previous: Manifest,
@@ -46,6 +50,8 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
     """Phases 1 and 2 into the staging folder, then the index pages and the manifest."""
     redaction = Redaction(config.redact, config.redact_paths, config.own_redaction)
     previous = incremental.previous_build(previous, settings)
+    if config.jobs > 1 and redaction.secrets:
+        redaction.redactor().text(WARM_UP)  # the rules loaded here, not in each of phase 1's workers
     started = time.perf_counter()
     archive, report, plans = collect(config.inputs, progress, redaction.redactor(), config.jobs, staging, previous,
                                      files, hashes, config.selection)
@@ -137,10 +143,13 @@ class FileRenderer:
 
     def prepare(self) -> None:
         """What every file needs, made once here rather than once in each worker process (workers are
-        forked from this one): the redaction rules, the Markdown parser, the compiled page templates."""
+        forked from this one): the redaction rules, the Markdown parser and what highlighting and linking
+        make on first use, the compiled page templates."""
         if self.redaction.secrets:
-            self.redaction.redactor().text("warm up: API_KEY=0123456789 sk-ant-0123456789")
+            self.redaction.redactor().text(WARM_UP)
         markdown_parser()
+        warm_up_highlighting()
+        language_for("x.py")  # the table of Pygments' file name patterns
         if self.builder is not None:
             self.builder.environment.get_template("session.html")
 

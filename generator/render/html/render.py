@@ -82,6 +82,20 @@ def _lexer(language: str) -> Lexer:
         return TextLexer()
 
 
+COMMON_LANGUAGES = ("bash", "diff", "json", "markdown", "python", "typescript", "javascript")
+"""The languages most sessions show (shell commands, edits, tool output, files): their lexers are made before
+the build's workers are forked (`warm_up_highlighting`)."""
+
+
+def warm_up_highlighting() -> None:
+    """What each worker would otherwise make for itself on its first pages, made once in the process they are
+    forked from: the common lexers (Pygments compiles a lexer's patterns when it is first made) and
+    linkify-it's patterns (compiled on its first link)."""
+    for language in COMMON_LANGUAGES:
+        _lexer(language)
+    linkable("https://example.com/ user@example.com")
+
+
 def highlight(code: str, language: str, attributes: str) -> str:
     # The same file is read again and again over an archive's sessions: its highlighting is kept.
     if len(code) <= _REMEMBERED_SIZE:
