@@ -6,6 +6,7 @@ disk (a small tmpfs in a mount namespace of its own, so nothing stays mounted af
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -237,6 +238,27 @@ def test_a_vault_of_the_first_format_is_read_and_taken_on(archive, vault_dir, tm
         kinds = [data[:4] == b"\x28\xb5\x2f\xfd" for (data,) in connection.execute("SELECT data FROM chunks")]
     assert kinds.count(True) == 1 and kinds.count(False) >= 18  # the grown log's new last chunk alone
     assert restored(Vault(vault_dir), grown, tmp_path / "back.jsonl") == grown.read_bytes()
+
+
+def test_a_first_format_chunk_of_a_whole_long_line_is_read_back(archive, vault_dir, tmp_path):
+    """Before long lines were cut (format 1), a line of any length was one chunk: a chunk of 5 MB, longer than
+    any a save makes now, is read back whole (its row's size bounds what is unpacked, not today's largest)."""
+    long_log = archive / TIDEWATCH / "0a0b0c0d-0000-4000-8000-000000000005.jsonl"
+    long_log.write_bytes(lines_of(1000, 3) + json.dumps({"type": "user", "message": {
+        "role": "user", "content": "x" * (5 << 20)}}).encode() + b"\n")
+    assert Vault(vault_dir).save(find([archive])).new >= 1
+    database = vault_dir / DATABASE
+    raw = long_log.read_bytes()
+    digest = hashlib.blake2b(raw, digest_size=16).digest()
+    with sqlite3.connect(database) as connection:  # the log's chunks made into one, as format 1 kept it
+        (version,) = connection.execute("SELECT versions.id FROM versions JOIN logs ON logs.id = versions.log_id "
+                                        "WHERE logs.origin = ?", (str(long_log.resolve()),)).fetchone()
+        connection.execute("DELETE FROM version_chunks WHERE version_id = ?", (version,))
+        connection.execute("INSERT INTO chunks (digest, size, data) VALUES (?, ?, ?)",
+                           (digest, len(raw), zlib.compress(raw, 4)))
+        connection.execute("INSERT INTO version_chunks (version_id, seq, digest) VALUES (?, 0, ?)", (version, digest))
+        connection.execute("PRAGMA user_version=1")
+    assert restored(Vault(vault_dir), long_log, tmp_path / "back.jsonl") == raw
 
 
 def test_a_build_reads_only_the_kept_logs_from_under_its_inputs(archive, vault_dir, tmp_path):

@@ -449,8 +449,6 @@ def with_chunks(connection: sqlite3.Connection, current: Current) -> Current | N
 
 _ZSTANDARD_FRAME = b"\x28\xb5\x2f\xfd"
 """How a Zstandard frame starts. A zlib stream never does: its first two bytes, read as a number, are a multiple of 31."""
-_LARGEST_CHUNK = LONG_LINE_CHUNK
-"""No chunk is longer (`save.Chunker`): a chunk that says it holds more is damaged, and is not unpacked."""
 _compressors = threading.local()
 
 
@@ -463,28 +461,30 @@ def compress_chunk(raw: bytes) -> bytes:
     return result
 
 
-def decompress_chunk(data: bytes) -> bytes:
-    """A chunk's bytes back, Zstandard or zlib: `ValueError` when they cannot be. Never more than
-    `_LARGEST_CHUNK` (and one byte) is unpacked, whatever a damaged chunk says of its size."""
+def decompress_chunk(data: bytes, size: int) -> bytes:
+    """A chunk's bytes back, Zstandard or zlib, given the size its row says it has: `ValueError` when they cannot
+    be. No more than that size (and one byte) is ever unpacked, whatever a damaged chunk says of itself (a frame
+    claiming a petabyte, a zlib stream of a gigabyte of zeros). The row's size is the bound, not the largest
+    chunk saves now make: a vault of format 1 holds chunks of a whole long line, of any length."""
     if data.startswith(_ZSTANDARD_FRAME):
         try:
-            size = zstandard.frame_content_size(data)
+            content = zstandard.frame_content_size(data)
         except zstandard.ZstdError as error:
             raise ValueError(str(error)) from error
-        if not 0 <= size <= _LARGEST_CHUNK:
-            raise ValueError("a chunk that says it holds more than any chunk does")
+        if content != size:
+            raise ValueError("a chunk that says it holds another size than its row")
         try:
-            raw: bytes = zstandard.ZstdDecompressor(max_window_size=1 << 23).decompress(data)
+            raw: bytes = zstandard.ZstdDecompressor().decompress(data)
         except zstandard.ZstdError as error:
             raise ValueError(str(error)) from error
         return raw
     unpacker = zlib.decompressobj()
     try:
-        raw = unpacker.decompress(data, _LARGEST_CHUNK + 1)
+        raw = unpacker.decompress(data, size + 1)
     except zlib.error as error:
         raise ValueError(str(error)) from error
     if not unpacker.eof:
-        raise ValueError("a chunk cut short, or longer than any chunk")
+        raise ValueError("a chunk cut short, or longer than its row says")
     return raw
 
 
@@ -492,8 +492,10 @@ def chunk_problem(digest: bytes, size: object, data: object) -> tuple[str, bytes
     """Why a stored chunk is not the bytes its digest names (or ""), and the bytes when it is."""
     if not isinstance(data, bytes):
         return "a chunk's data is not data", b""
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        return "a chunk does not match its digest", b""
     try:
-        raw = decompress_chunk(data)
+        raw = decompress_chunk(data, size)
     except ValueError:
         return "a chunk does not decompress", b""
     if len(raw) != size or chunk_digest(raw) != digest:
