@@ -50,18 +50,24 @@ def _worker_started(parent: int) -> None:
         os._exit(1)
 
 
+def _forks(jobs: int, items: int) -> bool:
+    """Whether the work goes to forked workers (multiprocessing is loaded only to ask, and only then)."""
+    if jobs <= 1 or items < 2:
+        return False
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
 def in_workers(task: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterator[R]:
     """`map(task, items)`, over forked worker processes when jobs > 1. Results come back in order, so the
     output does not depend on the number of jobs."""
-    if jobs <= 1 or len(items) < 2:
+    if not _forks(jobs, len(items)):
         yield from map(task, items)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    if "fork" not in multiprocessing.get_all_start_methods():
-        yield from map(task, items)
-        return
     global _FORKED_TASK
     _FORKED_TASK = task
     # The workers inherit the build's objects; their collector walking them would copy every page it
