@@ -12,7 +12,7 @@ import logging
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from . import __version__
 from .core.entries import Diagnostic
@@ -23,7 +23,10 @@ from .output.locks import MARKER
 from .output.manifest import MANIFEST, HashCache, Manifest, decode, load, path_key, settings_digest, site_digest, unchanged
 from .output.write import is_sessionsite_output, write_zip
 from .config import BuildConfig, BuildReport, Progress, arranged, discover_files
-from .job import Job, is_zip, report_problems
+from .job import Job, VaultSave, is_zip, report_problems
+
+if TYPE_CHECKING:
+    from .output.vault import SaveReport
 
 log = logging.getLogger("sessionsite")
 
@@ -60,61 +63,79 @@ def _build_folder(job: Job, config: BuildConfig, progress: Progress | None, reme
     # Files and folders that cannot be read are left out, each reported once, before anything is built.
     problems: list[Diagnostic] = []
     with ExitStack() as stack:
-        files, saved, pruned = gather(job, config, hashes, stack, progress, problems)
+        # With --strict, a save that fails stops the build before it starts, as any other problem does.
+        files, saving, pruned = gather(job, config, hashes, stack, progress, problems, beside=not config.strict)
         job.check(problems)
-        report = _build_files(job, config, progress, files, hashes, problems)
+        report = _build_files(job, config, progress, files, hashes, problems, saving)
     report.kept = sorted(f"{f.project_dir}/{path_in_project(f)}" for f in files if f.kept is not None)
-    report.pruned, report.saved = pruned, saved
+    report.pruned, report.saved = pruned, saving.outcome()[0]
     return report
 
 
 def gather(job: Job, config: BuildConfig, hashes: HashCache, stack: ExitStack, progress: Progress | None = None,
-           problems: list[Diagnostic] | None = None) -> tuple[list[SessionFile], Any, list[str]]:
+           problems: list[Diagnostic] | None = None, beside: bool = False
+           ) -> tuple[list[SessionFile], VaultSave, list[str]]:
     """The build's input files: the logs under the INPUTs, saved into the vault, and the logs the vault
     keeps that were under them once and are gone (read back, until `stack` closes, from a private folder).
-    With them, what the save did, and the logs that are gone and were left out (--prune). What cannot be
-    read goes to `problems`, each also logged once as a warning (whether or not gathering finishes)."""
+    With them, the save, and the logs that are gone and were left out (--prune). What cannot be read goes to
+    `problems`, each also logged once as a warning (whether or not gathering finishes). `beside`: the save
+    goes on while the caller builds (`Job.save_beside`), until `stack` closes or the caller asks
+    `saved_now`, which then reports its problem."""
     problems = [] if problems is None else problems
     try:
-        return _gather(job, config, hashes, stack, progress, problems)
+        return _gather(job, config, hashes, stack, progress, problems, beside)
     finally:
         report_problems(problems)
 
 
 def _gather(job: Job, config: BuildConfig, hashes: HashCache, stack: ExitStack, progress: Progress | None,
-            problems: list[Diagnostic]) -> tuple[list[SessionFile], Any, list[str]]:
+            problems: list[Diagnostic], beside: bool) -> tuple[list[SessionFile], VaultSave, list[str]]:
     live = find(list(config.inputs), problems)
     vault = job.vault
     if vault is None:
-        return arranged(live, config.inputs, config.redact_paths, problems, config.own_redaction), None, []
+        return arranged(live, config.inputs, config.redact_paths, problems, config.own_redaction), VaultSave(), []
     from .output.vault import VaultError  # loaded only when there is a vault
 
     # A vault that cannot be used (not a database, cut short, locked, another schema) is one warning: the
-    # build goes on with what it can read, the live logs at least.
-    saved, not_saved = job.save(live, progress)
+    # build goes on with what it can read, the live logs at least. What is gone is asked before the save
+    # starts: the save adds no log that is gone, and a save beside the build may be creating the vault.
     try:
         gone, damaged = vault.gone_under(config.inputs, live)
     except VaultError as error:
-        problems.append(Diagnostic(str(vault.database), 0, f"{not_saved or error}; built from the live logs alone, "
+        problems.append(Diagnostic(str(vault.database), 0, f"{error}; built from the live logs alone, "
                                                            "nothing saved to the vault or read from it"))
-        return arranged(live, config.inputs, config.redact_paths, problems, config.own_redaction), None, []
-    if not_saved is not None:
-        problems.append(Diagnostic(str(vault.database), 0, f"{not_saved}; nothing saved to the vault this time"))
-    for path, (size, mtime_ns, content_hash) in (saved.hashes.items() if saved else ()):
-        hashes.remember(path, size, mtime_ns, content_hash)  # read once, for both
+        return arranged(live, config.inputs, config.redact_paths, problems, config.own_redaction), VaultSave(), []
+    if beside:
+        saving = stack.enter_context(job.save_beside(live))
+    else:
+        saving = VaultSave(job.save(live, progress), database=vault.database)
+        saved_now(saving, hashes, problems)
     problems.extend(Diagnostic(u.shown_origin or str(vault.database), 0, f"the vault's copy of {u.name} is damaged "
                                f"({u.reason}): left out (see `sessionsite doctor`)") for u in damaged)
     if config.prune:
         pruned = sorted(f"{redact_project_dir(g.place.project_dir, config.redact_paths, config.own_redaction)}/{g.place.relpath}"
                         for g in gone)
-        return arranged(live, config.inputs, config.redact_paths, problems, config.own_redaction), saved, pruned
+        return arranged(live, config.inputs, config.redact_paths, problems, config.own_redaction), saving, pruned
     work = stack.enter_context(vault.work_folder()) if gone else None
     kept = [g.session_file(vault.database, work) for g in gone if work is not None]
-    return arranged(live + kept, config.inputs, config.redact_paths, problems, config.own_redaction), saved, []
+    return arranged(live + kept, config.inputs, config.redact_paths, problems, config.own_redaction), saving, []
+
+
+def saved_now(saving: VaultSave, hashes: HashCache, problems: list[Diagnostic]) -> SaveReport | None:
+    """What the save did (waiting for it to end): a save that could not be made is a problem; the hashes of
+    the logs it read whole are remembered for the next build."""
+    saved, not_saved = saving.outcome()
+    if not_saved is not None:
+        problem = Diagnostic(str(saving.database), 0, f"{not_saved}; nothing saved to the vault this time")
+        if problem not in problems:
+            problems.append(problem)
+    for path, (size, mtime_ns, content_hash) in (saved.hashes.items() if saved else ()):
+        hashes.remember(path, size, mtime_ns, content_hash)
+    return saved
 
 
 def _build_files(job: Job, config: BuildConfig, progress: Progress | None, files: list[SessionFile],
-                 hashes: HashCache, problems: list[Diagnostic]) -> BuildReport:
+                 hashes: HashCache, problems: list[Diagnostic], saving: VaultSave) -> BuildReport:
     theme = None if config.markdown_only else Theme.load(config.theme)
     settings = settings_digest(__version__, [config.redact, config.redact_paths, config.show_hidden,
                                              config.markdown_only, config.strict, config.base_url, config.repo_url,
@@ -124,6 +145,7 @@ def _build_files(job: Job, config: BuildConfig, progress: Progress | None, files
     previous = load(config.output) if is_sessionsite_output(config.output) else Manifest()
     if (previous.settings == settings and previous.report and _nothing_changed(previous, files, hashes)
             and site_digest(config.output.resolve()) == previous.site):
+        _saved_at_the_end(saving, hashes, problems)
         hashes.save()
         log.info("%s is up to date", config.output)
         report = BuildReport.from_json(previous.report)
@@ -141,9 +163,17 @@ def _build_files(job: Job, config: BuildConfig, progress: Progress | None, files
     with job.staging(config.output) as staging, markdown_it_quiet():
         report = build_site(staging, config, progress, files, theme, settings, previous, hashes)
         report.diagnostics[:0] = problems
+        _saved_at_the_end(saving, hashes, report.diagnostics)
     hashes.save()
     log.info("wrote %s (%d sessions, %d pages)", config.output, report.sessions, report.pages)
     return report
+
+
+def _saved_at_the_end(saving: VaultSave, hashes: HashCache, problems: list[Diagnostic]) -> None:
+    """A save beside the build, waited for: its problem, if it had one, is reported now."""
+    found = len(problems)
+    saved_now(saving, hashes, problems)
+    report_problems(problems[found:])
 
 
 def _nothing_changed(previous: Manifest, files: list[SessionFile], hashes: HashCache) -> bool:

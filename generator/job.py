@@ -34,6 +34,10 @@ from .workers import stop_workers
 if TYPE_CHECKING:  # the vault is loaded only when there is one
     from .stages.discover import SessionFile
     from .output.vault import SaveReport, Vault, VaultError
+    from .workers import InBackground
+
+SaveOutcome = tuple["SaveReport | None", "VaultError | None"]
+"""What a save did, or why it could not (None, None: no vault)."""
 
 log = logging.getLogger("sessionsite")
 
@@ -112,6 +116,17 @@ class Job:
         except VaultError as error:
             return None, error
 
+    def save_beside(self, files: list[SessionFile]) -> VaultSave:
+        """The save of `save`, run in a forked process while the command reads and writes (where one can be
+        forked: else now, as `save`). The save reads every log whole and its CPU goes on one core: beside the
+        command's workers, a first save of a large archive no longer holds the build up."""
+        from .workers import InBackground, can_work_in_background
+
+        if self.vault is None or not can_work_in_background():
+            return VaultSave(self.save(files))
+        vault = self.vault
+        return VaultSave(running=InBackground(lambda: self.save(files)), database=vault.database)
+
     # -- problems ----------------------------------------------------------------------------------------
 
     def check(self, problems: Sequence[Diagnostic]) -> None:
@@ -161,4 +176,46 @@ def report_problems(problems: Iterable[Diagnostic]) -> None:
         log.warning("%s:%d: %s", problem.file, problem.line, problem.message)
 
 
-__all__ = ["Job", "is_zip", "report_problems"]
+class VaultSave:
+    """The save of the logs a command reads: done, or going on beside the command (`Job.save_beside`).
+
+    Entered on the command's exit stack, it settles when the command ends: a command that fails still waits
+    for its save (the logs it read are kept, as when the save came first), one stopped by Ctrl-C or a signal
+    stops it (nothing half-written is kept: the save's transaction never commits)."""
+
+    def __init__(self, done: SaveOutcome | None = None, running: InBackground[SaveOutcome] | None = None,
+                 database: Path | None = None):
+        """Neither `done` nor `running`: there is no vault, and nothing to save."""
+        self._outcome = done if done is not None or running is not None else (None, None)
+        self._running = running
+        self.database = database
+
+    def outcome(self) -> SaveOutcome:
+        """What the save did (waiting for it to end), or why it could not."""
+        if self._outcome is None:
+            assert self._running is not None
+            from .output.vault import VaultError
+            from .workers import BackgroundDied
+
+            try:
+                self._outcome = self._running.result()
+            except BackgroundDied as error:
+                self._outcome = (None, VaultError(f"cannot save to the vault {self.database}: {error}"))
+            finally:
+                self._running = None
+        return self._outcome
+
+    def __enter__(self) -> VaultSave:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if self._running is None:
+            return
+        if kind is not None and issubclass(kind, (KeyboardInterrupt, SystemExit)):
+            self._running.stop()
+            self._running = None
+        else:
+            self.outcome()
+
+
+__all__ = ["Job", "SaveOutcome", "VaultSave", "is_zip", "report_problems"]

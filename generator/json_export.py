@@ -85,7 +85,7 @@ def export(config: BuildConfig, progress: Progress | None = None) -> BuildReport
 def _export_folder(job: Job, config: BuildConfig, progress: Progress | None) -> BuildReport:
     problems: list[Diagnostic] = []
     with ExitStack() as stack:
-        files, saved, pruned = gather(job, config, NO_HASH_CACHE, stack, progress, problems)
+        files, saving, pruned = gather(job, config, NO_HASH_CACHE, stack, progress, problems)
         job.check(problems)  # before reading, as the build does
         redactor = Redactor(secrets=config.redact, home=config.redact_paths, own=config.own_redaction)
         archive, report, _ = collect(config.inputs, progress, redactor, config.jobs, files=files,
@@ -113,7 +113,7 @@ def _export_folder(job: Job, config: BuildConfig, progress: Progress | None) -> 
             report.pages += 1
             staging.write(SCHEMA.name, SCHEMA.read_bytes())  # the export describes itself, wherever it goes
     report.kept = sorted(f"{f.project_dir}/{path_in_project(f)}" for f in files if f.kept is not None)
-    report.pruned, report.saved = pruned, saved
+    report.pruned, report.saved = pruned, saving.outcome()[0]
     log.info("wrote %s (%d sessions, %d JSON documents)", config.output, report.sessions, report.pages)
     return report
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 import ctypes
 import gc
 import os
+import pickle
 import signal
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Sequence, TypeVar
 
 if TYPE_CHECKING:  # loaded when workers are started: a build that finds nothing changed starts none
     from concurrent.futures import ProcessPoolExecutor
@@ -120,4 +121,91 @@ def _stop(pool: ProcessPoolExecutor) -> None:
     pool.shutdown(wait=True)
 
 
-__all__ = ["in_workers", "stop_workers"]
+
+
+class InBackground(Generic[R]):
+    """`task()` run in one forked process while this one goes on: its result, or what it raised, when
+    `result` is called. The process dies with the build, as the workers do (`_worker_started`)."""
+
+    def __init__(self, task: Callable[[], R]):
+        parent = os.getpid()
+        reading, writing = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: it never returns into the caller's code
+            status = 1
+            try:
+                os.close(reading)
+                _worker_started(parent)
+                status = _send_outcome(task, writing)
+            finally:
+                os._exit(status)
+        os.close(writing)
+        self.pid = pid
+        self._pipe: int | None = reading
+        self._status = 0
+
+    def result(self) -> R:
+        """Wait for the task: what it returned, or what it raised raised here. A child that died without
+        an answer (killed) raises `BackgroundDied`."""
+        data = self._read_answer()
+        if not data:
+            raise BackgroundDied(self._status)
+        returned, value = pickle.loads(data)
+        if not returned:
+            raise value
+        result: R = value
+        return result
+
+    def stop(self) -> None:
+        """End the task now (the command is stopping): nothing it had not finished is kept."""
+        if self._pipe is None:
+            return
+        try:
+            os.kill(self.pid, signal.SIGTERM)  # the task's process dies at once (`_worker_started`)
+        except ProcessLookupError:
+            pass
+        self._read_answer(wanted=False)
+
+    def _read_answer(self, wanted: bool = True) -> bytes:
+        if self._pipe is None:
+            raise RuntimeError("the task's answer was read already")
+        with os.fdopen(self._pipe, "rb") as pipe:
+            self._pipe = None
+            data = pipe.read() if wanted else b""
+        _, status = os.waitpid(self.pid, 0)
+        self._status = status
+        return data
+
+
+class BackgroundDied(Exception):
+    """A task run in the background ended without an answer (it was killed)."""
+
+    def __init__(self, status: int):
+        how = (f"killed by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
+               else f"it exited with status {os.WEXITSTATUS(status)}")
+        super().__init__(f"the process doing it stopped ({how})")
+
+
+def _send_outcome(task: Callable[[], Any], pipe: int) -> int:
+    try:
+        outcome: tuple[bool, Any] = (True, task())
+    except BaseException as error:  # noqa: BLE001 - everything the task raises is the caller's to see
+        outcome = (False, error)
+    try:
+        data = pickle.dumps(outcome)
+    except (pickle.PicklingError, TypeError, AttributeError):  # what cannot be pickled: what it was, at least
+        data = pickle.dumps((False, RuntimeError(repr(outcome[1]))))
+    with os.fdopen(pipe, "wb") as writing:
+        writing.write(data)
+    return 0
+
+
+def can_work_in_background() -> bool:
+    """Whether `InBackground` may fork here: where processes fork, and from a process that runs no other
+    thread (a thread's locks would be copied held into the child; `serve` runs threads)."""
+    import threading
+
+    return hasattr(os, "fork") and sys.platform != "win32" and threading.active_count() == 1
+
+
+__all__ = ["BackgroundDied", "InBackground", "can_work_in_background", "in_workers", "stop_workers"]

@@ -1,0 +1,168 @@
+"""The vault's save runs beside the build, in a forked process of its own: what a user must still be able to
+count on. Every log read is kept, even when the build fails; a save that dies is one warning and the site is
+whole; Ctrl-C leaves no process behind and no half-made save; --strict still saves first."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from generator.build import BuildConfig, build
+from generator.core.errors import SessionsiteError, StrictModeError
+from generator.output.vault import Vault, VaultError
+from generator.workers import BackgroundDied, InBackground
+
+from conftest import EXAMPLES
+
+BUILD_PROCESS = os.getpid()
+
+
+@pytest.fixture
+def archive(tmp_path: Path) -> Path:
+    copy = tmp_path / "projects"
+    shutil.copytree(EXAMPLES, copy, ignore=shutil.ignore_patterns("*.md"))
+    return copy
+
+
+@pytest.fixture
+def vault_dir(tmp_path: Path) -> Path:
+    return tmp_path / "vault"
+
+
+def _logs_under(root: Path) -> set[str]:
+    return {str(path.resolve()) for path in root.rglob("*.jsonl")}
+
+
+def _kept(vault_folder: Path) -> set[str]:
+    return {stored.place.origin for stored in Vault(vault_folder).stored()}
+
+
+def _save_that(monkeypatch: pytest.MonkeyPatch, act) -> None:
+    """Vault.save, doing `act(pid)` first in whichever process saves (the fork inherits the patch)."""
+    original = Vault.save
+
+    def save(self, files, progress=None):
+        act(os.getpid())
+        return original(self, files, progress)
+
+    monkeypatch.setattr(Vault, "save", save)
+
+
+def test_the_save_runs_in_a_process_of_its_own_and_keeps_every_log(archive, vault_dir, tmp_path, monkeypatch):
+    savers = tmp_path / "savers"
+    _save_that(monkeypatch, lambda pid: savers.open("a").write(f"{pid}\n"))
+    report = build(BuildConfig(inputs=(archive,), output=tmp_path / "site", vault=vault_dir, jobs=2))
+    assert [int(pid) for pid in savers.read_text().split()] != [os.getpid()]
+    assert report.saved is not None and report.saved.new == len(_logs_under(archive))
+    assert _kept(vault_dir) == _logs_under(archive)
+    assert (tmp_path / "site" / "index.html").is_file()
+
+
+def test_a_save_killed_beside_the_build_is_one_warning_and_the_site_is_whole(archive, vault_dir, tmp_path,
+                                                                                monkeypatch):
+    def die(pid: int) -> None:
+        if pid != BUILD_PROCESS:
+            os.kill(pid, signal.SIGKILL)
+
+    _save_that(monkeypatch, die)
+    report = build(BuildConfig(inputs=(archive,), output=tmp_path / "site", vault=vault_dir))
+    warnings = [d for d in report.diagnostics if "nothing saved to the vault this time" in d.message]
+    assert len(warnings) == 1, report.diagnostics
+    assert warnings[0].file == str(vault_dir / "vault.sqlite3") and "killed by signal 9" in warnings[0].message
+    assert report.saved is None
+    assert (tmp_path / "site" / "projects").is_dir() and report.sessions > 0
+    assert _kept(vault_dir) == set()  # the killed save committed nothing
+    monkeypatch.undo()
+    build(BuildConfig(inputs=(archive,), output=tmp_path / "site", vault=vault_dir))
+    assert _kept(vault_dir) == _logs_under(archive)
+
+
+def test_a_build_that_fails_still_keeps_every_log_it_read(archive, vault_dir, tmp_path, monkeypatch):
+    import generator.pipeline.phase2 as phase2
+
+    def fail(*arguments, **keywords):
+        raise SessionsiteError("the build failed after reading")
+
+    monkeypatch.setattr(phase2, "build_site", fail)
+    with pytest.raises(SessionsiteError, match="failed after reading"):
+        build(BuildConfig(inputs=(archive,), output=tmp_path / "site", vault=vault_dir))
+    assert _kept(vault_dir) == _logs_under(archive)
+
+
+def test_ctrl_c_stops_the_save_and_leaves_no_process_behind(archive, vault_dir, tmp_path, monkeypatch):
+    import generator.pipeline.phase2 as phase2
+
+    saver = tmp_path / "saver"
+
+    def hang(pid: int) -> None:
+        if pid != BUILD_PROCESS:
+            saver.write_text(str(pid))
+            time.sleep(120)
+
+    def interrupted(*arguments, **keywords):
+        deadline = time.monotonic() + 60
+        while not saver.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        raise KeyboardInterrupt
+
+    _save_that(monkeypatch, hang)
+    monkeypatch.setattr(phase2, "build_site", interrupted)
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        build(BuildConfig(inputs=(archive,), output=tmp_path / "site", vault=vault_dir))
+    assert time.monotonic() - started < 60  # not waiting for the hanging save
+    with pytest.raises(ProcessLookupError):  # stopped and reaped
+        os.kill(int(saver.read_text()), 0)
+    assert _kept(vault_dir) == set()
+    assert not (tmp_path / "site").exists()
+
+
+def test_with_strict_the_save_comes_first_and_its_failure_stops_the_build(archive, vault_dir, tmp_path, monkeypatch):
+    savers: list[int] = []
+
+    def refuse(pid: int) -> None:
+        savers.append(pid)
+        raise VaultError(f"cannot save to the vault {vault_dir}: refused for the test")
+
+    _save_that(monkeypatch, refuse)
+    with pytest.raises(StrictModeError):
+        build(BuildConfig(inputs=(archive,), output=tmp_path / "site", vault=vault_dir, strict=True))
+    assert savers == [os.getpid()]
+    assert not (tmp_path / "site").exists()
+
+
+def test_a_save_that_fails_beside_the_build_is_reported_once(archive, vault_dir, tmp_path, monkeypatch):
+    def refuse(pid: int) -> None:
+        raise VaultError(f"cannot save to the vault {vault_dir}: refused for the test")
+
+    _save_that(monkeypatch, refuse)
+    report = build(BuildConfig(inputs=(archive,), output=tmp_path / "site", vault=vault_dir))
+    messages = [d.message for d in report.diagnostics if "vault" in d.message]
+    assert messages == [f"cannot save to the vault {vault_dir}: refused for the test; nothing saved to the vault this time"]
+    assert report.sessions > 0 and (tmp_path / "site" / "index.html").is_file()
+
+
+class Unpicklable(Exception):
+    def __reduce__(self):
+        raise TypeError("not this one")
+
+
+def _raise_unpicklable() -> None:
+    raise Unpicklable("a lock inside")
+
+
+def test_in_background_gives_back_the_result_what_was_raised_and_a_death():
+    assert InBackground(lambda: {"pid": os.getpid()}).result()["pid"] != os.getpid()
+    with pytest.raises(VaultError, match="full"):
+        InBackground(lambda: (_ for _ in ()).throw(VaultError("the disk is full"))).result()
+    with pytest.raises(RuntimeError, match="a lock inside"):
+        InBackground(_raise_unpicklable).result()
+    with pytest.raises(BackgroundDied, match="killed by signal 9"):
+        InBackground(lambda: os.kill(os.getpid(), signal.SIGKILL)).result()
+    assert pickle.loads(pickle.dumps(VaultError("x"))).args == ("x",)
