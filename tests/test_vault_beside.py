@@ -16,11 +16,21 @@ import pytest
 from generator.build import BuildConfig, build
 from generator.core.errors import SessionsiteError, StrictModeError
 from generator.output.vault import Vault, VaultError
-from generator.workers import BackgroundDied, InBackground
+from generator.workers import BackgroundDied, InBackground, can_work_in_background
 
 from conftest import EXAMPLES
 
 BUILD_PROCESS = os.getpid()
+original_save = Vault.save
+
+
+@pytest.fixture(autouse=True)
+def forking_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests that ran before in this process may have left threads (a test server): forking beside them is
+    this file's business, which a user's build never does (`can_work_in_background`)."""
+    import generator.workers
+
+    monkeypatch.setattr(generator.workers, "can_work_in_background", lambda: True)
 
 
 @pytest.fixture
@@ -78,7 +88,7 @@ def test_a_save_killed_beside_the_build_is_one_warning_and_the_site_is_whole(arc
     assert report.saved is None
     assert (tmp_path / "site" / "projects").is_dir() and report.sessions > 0
     assert _kept(vault_dir) == set()  # the killed save committed nothing
-    monkeypatch.undo()
+    monkeypatch.setattr(Vault, "save", original_save)
     build(BuildConfig(inputs=(archive,), output=tmp_path / "site", vault=vault_dir))
     assert _kept(vault_dir) == _logs_under(archive)
 
@@ -166,3 +176,18 @@ def test_in_background_gives_back_the_result_what_was_raised_and_a_death():
     with pytest.raises(BackgroundDied, match="killed by signal 9"):
         InBackground(lambda: os.kill(os.getpid(), signal.SIGKILL)).result()
     assert pickle.loads(pickle.dumps(VaultError("x"))).args == ("x",)
+
+
+
+def test_no_fork_beside_another_thread():
+    """A thread's locks would be copied held into the child: a process running threads (`serve`) saves first."""
+    import threading
+
+    release = threading.Event()
+    thread = threading.Thread(target=release.wait)
+    thread.start()
+    try:
+        assert can_work_in_background() is False
+    finally:
+        release.set()
+        thread.join()
