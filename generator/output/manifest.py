@@ -231,15 +231,17 @@ def digest_of_files(files: list[tuple[str, int]]) -> str:
 def site_files(root: Path) -> list[tuple[str, int]]:
     """Every file of a site (the manifest aside), by path and size."""
     found = []
-    folders = [root]
+    # Each folder with its path inside the site (as os.path.relpath gives it, which costs more than the walk).
+    folders: list[tuple[str, str]] = [(str(root), "")]
     while folders:
-        folder = folders.pop()
+        folder, inside = folders.pop()
         with os.scandir(folder) as entries:
             for entry in entries:
+                name = os.path.join(inside, entry.name) if inside else entry.name
                 if entry.is_dir(follow_symlinks=False):
-                    folders.append(Path(entry.path))
-                elif entry.name != MANIFEST or folder != root:
-                    found.append((os.path.relpath(entry.path, root), entry.stat(follow_symlinks=False).st_size))
+                    folders.append((entry.path, name))
+                elif entry.name != MANIFEST or inside:
+                    found.append((name, entry.stat(follow_symlinks=False).st_size))
     return found
 
 
