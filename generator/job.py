@@ -201,6 +201,9 @@ class VaultSave:
                 self._outcome = self._running.result()
             except BackgroundDied as error:
                 self._outcome = (None, VaultError(f"cannot save to the vault {self.database}: {error}"))
+            except BaseException:
+                self._running.stop()  # interrupted while waiting for it (Ctrl-C, a signal)
+                raise
             finally:
                 self._running = None
         return self._outcome

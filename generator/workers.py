@@ -142,13 +142,15 @@ class InBackground(Generic[R]):
         os.close(writing)
         self.pid = pid
         self._pipe: int | None = reading
-        self._status = 0
+        self._status: int | None = None
+        """The process's exit status, once it is reaped."""
 
     def result(self) -> R:
         """Wait for the task: what it returned, or what it raised raised here. A child that died without
         an answer (killed) raises `BackgroundDied`."""
         data = self._read_answer()
         if not data:
+            assert self._status is not None
             raise BackgroundDied(self._status)
         returned, value = pickle.loads(data)
         if not returned:
@@ -158,22 +160,24 @@ class InBackground(Generic[R]):
 
     def stop(self) -> None:
         """End the task now (the command is stopping): nothing it had not finished is kept."""
-        if self._pipe is None:
+        if self._status is not None:
             return
         try:
             os.kill(self.pid, signal.SIGTERM)  # the task's process dies at once (`_worker_started`)
         except ProcessLookupError:
             pass
-        self._read_answer(wanted=False)
+        if self._pipe is not None:
+            os.close(self._pipe)
+            self._pipe = None
+        _, self._status = os.waitpid(self.pid, 0)
 
-    def _read_answer(self, wanted: bool = True) -> bytes:
+    def _read_answer(self) -> bytes:
         if self._pipe is None:
             raise RuntimeError("the task's answer was read already")
         with os.fdopen(self._pipe, "rb") as pipe:
             self._pipe = None
-            data = pipe.read() if wanted else b""
-        _, status = os.waitpid(self.pid, 0)
-        self._status = status
+            data = pipe.read()
+        _, self._status = os.waitpid(self.pid, 0)
         return data
 
 

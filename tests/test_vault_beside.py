@@ -191,3 +191,42 @@ def test_no_fork_beside_another_thread():
     finally:
         release.set()
         thread.join()
+
+
+def test_ctrl_c_while_the_build_waits_for_its_save_stops_the_save(archive, vault_dir, tmp_path, monkeypatch):
+    import threading
+
+    import generator.build
+
+    saver = tmp_path / "saver"
+
+    def hang(pid: int) -> None:
+        if pid != BUILD_PROCESS:
+            saver.write_text(str(pid))
+            time.sleep(120)
+
+    waiting = threading.Event()
+    wait_for_the_save = generator.build._saved_at_the_end
+
+    def waits(*arguments, **keywords):
+        waiting.set()
+        return wait_for_the_save(*arguments, **keywords)
+
+    def press_ctrl_c() -> None:
+        if waiting.wait(60):
+            time.sleep(0.3)  # inside the wait for the save's answer
+            os.kill(BUILD_PROCESS, signal.SIGINT)
+
+    _save_that(monkeypatch, hang)
+    monkeypatch.setattr(generator.build, "_saved_at_the_end", waits)
+    presser = threading.Thread(target=press_ctrl_c)
+    presser.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            build(BuildConfig(inputs=(archive,), output=tmp_path / "site", vault=vault_dir))
+    finally:
+        waiting.set()
+        presser.join()
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(saver.read_text()), 0)
+    assert _kept(vault_dir) == set()
