@@ -53,6 +53,10 @@ reference counting; collecting every 700 cost 4% of a cold build of the scaled c
 with `gc.callbacks`), and at this threshold 0.03 s, for 7 MB more at the peak."""
 
 
+SAVE_NICENESS = 10
+"""How much lower a save beside the command runs than the command (`os.nice`)."""
+
+
 class Job:
     """One command writing `output` from what it `reads`, with the `vault` (None: none) and --strict."""
 
@@ -125,7 +129,9 @@ class Job:
         if self.vault is None or not can_work_in_background():
             return VaultSave(self.save(files))
         vault = self.vault
-        return VaultSave(running=InBackground(lambda: self.save(files)), database=vault.database)
+        # At a lower priority: the workers' reading comes first, and the save takes the moments a core is idle
+        # (the end of phase 1, the work between the phases).
+        return VaultSave(running=InBackground(lambda: self.save(files), nice=SAVE_NICENESS), database=vault.database)
 
     # -- problems ----------------------------------------------------------------------------------------
 
