@@ -105,7 +105,8 @@ def _gather(job: Job, config: BuildConfig, hashes: HashCache, stack: ExitStack, 
         problems.append(Diagnostic(str(vault.database), 0, f"{error}; built from the live logs alone, "
                                                            "nothing saved to the vault or read from it"))
         return arranged(live, config.inputs, config.redact_paths, problems, config.own_redaction), VaultSave(), []
-    if beside:
+    # A save with nothing to read (every log as the last build saw it) costs less than a process to run it in.
+    if beside and not all(hashes.as_last_seen(f.path) for f in live):
         saving = stack.enter_context(job.save_beside(live))
     else:
         saving = VaultSave(job.save(live, progress), database=vault.database)

@@ -308,6 +308,15 @@ class HashCache:
         self.remember(path, stat.st_size, stat.st_mtime_ns, hashed)
         return hashed
 
+    def as_last_seen(self, path: Path) -> bool:
+        """Whether the file has the size and modification time it had when it was last hashed here."""
+        found = self.known.get(os.path.abspath(path))
+        try:
+            stat = path.stat()
+        except OSError:
+            return False
+        return isinstance(found, list) and found[:2] == [stat.st_size, stat.st_mtime_ns]
+
     def remember(self, path: Path, size: int, mtime_ns: int, content_hash: str) -> None:
         """`size` and `mtime_ns` as they were before the bytes were read: a file written to while it was
         read then looks changed to the next build, never the other way round."""
