@@ -1,7 +1,10 @@
-"""Phase 2 may pass an entry on unredacted when its line, as read, shows the prefilter nothing (issue 30): the
-line is JSON, and an attacker spells a secret with JSON's escapes so that the bytes hide what the string holds.
-Each case here is a log line written by hand, escapes and all, read and redacted as phase 2 does
-(`stream_entries`): the secret's random part must not come through, whatever spells it."""
+"""A secret written into a log line with JSON's escapes is redacted as it would be written plain: any shortcut
+that judges an entry by its line's bytes (issue 30: pass on unwalked an entry whose line shows the prefilter
+nothing) must see the strings the line holds, not its spelling. Each case is a log line written by hand, escapes
+and all, read and redacted as phase 2 does (`stream_entries`); the secret's random part must not come through.
+Each family here (`\\uXXXX` in an anchor or a name, `\\/`, `\\"`, `\\n` and `\\t` making lines, surrogate pairs,
+escaped backslashes, keys spelled with escapes or with no stem of a secret's name in them) lets a secret through a
+gate that scans the raw bytes, or that leaves keys to the prefilter, or that finds keys without counting quotes."""
 
 from __future__ import annotations
 
@@ -27,8 +30,7 @@ IN_TEXT = {
     "anchor-dash-escaped": ("sk\\u002dant-api03-" + ANTHROPIC_BODY, ANTHROPIC_BODY[:24]),
     "anchor-letter-escaped": ("AKI\\u0041QX7LM2PZ9RT4VB8N", "QX7LM2PZ9RT4VB8N"),
     "anchor-letter-escaped-lower": ("gh\\u0070_" + GITHUB_BODY, GITHUB_BODY[:20]),
-    "anchor-slashes-escaped": ("https:\\/\\/hooks.slack.com\\/services\\/T01ABCDEF\\/B01ABCDEF\\/" + RANDOM_VALUE,
-                               RANDOM_VALUE),
+    "anchor-slashes-escaped": ("https:\\/\\/hooks.zapier.com\\/hooks\\/catch\\/4815162\\/Qz7Xk2Lm9", "Qz7Xk2Lm9"),
     "key-header-space-escaped": ("-----BEGIN\\u0020RSA PRIVATE KEY-----\\n" + "\\n".join(KEY_LINES)
                                  + "\\n-----END RSA PRIVATE KEY-----", KEY_LINES[1][:24]),
     "name-letter-escaped": ("DB_PASS\\u0057ORD=" + RANDOM_VALUE, RANDOM_VALUE),
@@ -50,7 +52,7 @@ KEYS = {
     "key-quote-escaped": ('client\\"secret', RANDOM_VALUE),
     # After a string that ends in an escaped quote, a key that starts with `:`: a search for keys that does not
     # keep count of which quotes open a string takes `","` for one and misses this key.
-    "key-after-escaped-quote": (":password", RANDOM_VALUE),
+    "key-after-escaped-quote": (":pin", "483920"),
     "key-spelled-all-escaped": ("\\u0070\\u0061\\u0073\\u0073\\u0077\\u006f\\u0072\\u0064", RANDOM_VALUE),
 }
 
