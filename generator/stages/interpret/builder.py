@@ -95,8 +95,7 @@ class _SessionRouter:
     def _builder(self, agent_id: str = "", run_name: str = "") -> _SessionBuilder:
         builder = _SessionBuilder(self.source, agent_id=agent_id, run_name=run_name,
                                   duplicates=DuplicateEntries(continued=self.skip), problems=self.problems)
-        builder.start(self.sink_for(builder.key))
-        builder.summarising = self.summarise
+        builder.start(self.sink_for(builder.key), summarising=self.summarise)
         builder.summary.on_later_page = self.anchors_for(builder.key)
         return builder
 
@@ -111,14 +110,17 @@ class _SessionRouter:
                 number = len(self.runs) + 1
                 self.runs.append(self._builder(f"sidechain-{number}", f"sidechain-{number}"))
             run = len(self.runs) - 1
-        self.runs[run].feed(item)
+        builder = self.runs[run]
+        if builder.wanted:
+            builder.feed(item)
         if isinstance(item.data.get("uuid"), str):
             self.run_of_uuid[item.data["uuid"]] = run
 
-    def _progress(self, agent_id: str, entry: Entry) -> None:
-        if agent_id not in self.progress_runs:
-            self.progress_runs[agent_id] = self._builder(agent_id, f"agent-{agent_id}")
-        self.progress_runs[agent_id].feed(entry)
+    def _progress(self, agent_id: str) -> Callable[[Entry], None] | None:
+        builder = self.progress_runs.get(agent_id)
+        if builder is None:
+            builder = self.progress_runs[agent_id] = self._builder(agent_id, f"agent-{agent_id}")
+        return builder.feed if builder.wanted else None
 
     def finish(self) -> Interpreted:
         main = self.main.build()
@@ -183,7 +185,8 @@ class _SessionBuilder(UserEntries, AssistantEntries, ToolCalls, SystemEntries, A
                                             " in 2023-2099: shown without it, left out of charts and durations"))
             data = {name: value for name, value in data.items() if name != "timestamp"}
             entry = Entry(entry.file, entry.line, data)
-        self.metadata.note(data)
-        if not self.agent_id and isinstance(data.get("agentId"), str) and data.get("isSidechain") is True:
-            self.agent_id = data["agentId"]
+        if self.summarising:
+            self.metadata.note(data)
+            if not self.agent_id and isinstance(data.get("agentId"), str) and data.get("isSidechain") is True:
+                self.agent_id = data["agentId"]
         dispatch_entry(self, entry)
