@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from conftest import corpus_files, each_corpus_file
-from generator.core.model import Event, Interpreted, Prompt, ToolCall
+from generator.core.model import Event, Interpreted, Notice, Prompt, ToolCall
 from generator.stages.discover import SessionFile
 from generator.stages.interpret import interpret_stream, without_repeated_result
 from generator.stages.read import read_file
@@ -37,8 +37,8 @@ def _progress(task_id: str, agent_id: str, number: int, role: str, content: Any)
 
 def _everything_left_out_somewhere() -> list[dict[str, Any]]:
     """A session with all that one phase or the other leaves out: images and documents in prompts and in
-    results, task tools, usage of two models, titles, a run of a subagent inline and one streamed as
-    agent_progress, and an entry written twice."""
+    results, task tools, a background task's notification, usage of two models, titles, a run of a subagent
+    inline and one streamed as agent_progress, and an entry written twice."""
     task = tool_use("Task", {"description": "Look around", "prompt": "Look around.", "subagent_type": "Explore"})
     create = tool_use("TaskCreate", {"subject": "Write the parser", "description": "parse it"})
     update = tool_use("TaskUpdate", {"taskId": "1", "status": "completed"})
@@ -47,6 +47,7 @@ def _everything_left_out_somewhere() -> list[dict[str, Any]]:
                                           "data": base64.b64encode(PDF_BYTES).decode()}}
     notes = {"type": "document", "title": "notes.txt",
              "source": {"type": "text", "media_type": "text/plain", "data": "The notes say what to build."}}
+    background = tool_use("Bash", {"command": "make test", "run_in_background": True})
     repeated = assistant(text("Said twice."))
     entries = chain(
         user([text("What is in this picture?"), image(), pdf]),
@@ -60,6 +61,9 @@ def _everything_left_out_somewhere() -> list[dict[str, Any]]:
         _progress(task["id"], "a5150f1", 1, "user", "Look around."),
         _progress(task["id"], "a5150f1", 2, "assistant", [{"type": "text", "text": "Found tests/."}]),
         tool_result(task["id"], [text("Found tests/.")], structured={"agentId": "a5150f1", "status": "completed"}),
+        assistant(background), tool_result(background["id"], "Command running in background with ID: bg42"),
+        user("<task-notification><task-id>bg42</task-id><status>completed</status>"
+             "<summary>make test finished</summary></task-notification>"),
         repeated, dict(repeated),
         system("turn_duration", durationMs=1500),
         {"type": "custom-title", "customTitle": "Pictures", "sessionId": SESSION_ID},
@@ -117,7 +121,7 @@ def test_summaries_are_the_same_whether_or_not_anything_wants_the_events(tmp_pat
     assert session.title == "Pictures" and session.first_prompt == "What is in this picture?"
     assert session.models == ("claude-opus-4-5", MODEL) and set(session.usage_by_model) == set(session.models)
     assert session.prompt_count == 3  # the prompt of an image alone among them
-    assert session.tool_counts == {"Read": 1, "Task": 1, "TaskCreate": 1, "TaskUpdate": 1}
+    assert session.tool_counts == {"Bash": 1, "Read": 1, "Task": 1, "TaskCreate": 1, "TaskUpdate": 1}
     assert [side.from_progress for side in summarised.sidechains] == [False, True]
     assert summarised.sidechains[1].models == ("claude-haiku-4-5",)
 
@@ -133,6 +137,8 @@ def test_events_are_the_same_whether_or_not_the_sessions_are_summarised(tmp_path
     assert calls["Read"].result is not None and calls["Read"].result.images[0].data == PNG_BYTES
     assert [(task.id, task.subject, task.status) for task in calls["TaskUpdate"].tasks] == \
         [("1", "Write the parser", "completed")]
+    notification = next(event for event in main if isinstance(event, Notice) and event.text == "make test finished")
+    assert notification.related == calls["Bash"].anchor
 
 
 def test_a_run_nothing_is_wanted_of_leaves_the_others_as_they_were(tmp_path: Path) -> None:

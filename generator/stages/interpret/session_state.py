@@ -79,7 +79,8 @@ class SessionState:
     says (usage, models, times, titles): phase 2 has the summary, and renders the events only."""
     whole_events: bool = False
     """Whether the events go to a sink whole. Without one only the summary sees them, and what it never
-    reads is not made: the bytes of an embedded image, the task list after each task tool's call."""
+    reads is not made: the bytes of an embedded image, the task list after each task tool's call, the
+    links from a background task's notification to the call that started it."""
     plans: PlanApproval = field(default_factory=PlanApproval)
     background: BackgroundTasks = field(default_factory=BackgroundTasks)
 

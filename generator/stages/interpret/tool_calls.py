@@ -112,7 +112,8 @@ class ToolCalls(SessionState):
         return self._next_anchor(None)
 
     def _complete_call(self, index: int, call: ToolCall, result: ToolResult) -> None:
-        self.background.note(call, result)
+        if self.whole_events:  # what it finds links a notification to its call: a summary reads no link
+            self.background.note(call, result)
         if call.name in TASK_TOOLS and self.whole_events:
             self.events[index] = replace(call, result=result, tasks=self.tasks.track(call, result))
         elif call.name in PLAN_TOOLS:
