@@ -76,6 +76,12 @@ BUILT_IN_COMMANDS = frozenset(
     )
 )
 
+# The members `Summary` compares notices and prompts with, held here: a member looked up on its enum costs a
+# Python call, and the summary sees every event.
+_TURN_DURATION, _API_ERROR, _PLAN_MODE = NoticeKind.TURN_DURATION, NoticeKind.API_ERROR, PermissionMode.PLAN
+_PLAN_PREAMBLE_LABEL = PromptLabel.PLAN_PREAMBLE
+
+
 def event_kind(cls: type) -> str:
     """An event's kind as the build report counts it: its class's name in snake case (`ToolCall`:
     `tool_call`), so that a kind added later is counted with no list to extend."""
@@ -224,7 +230,7 @@ class Summary:
                     self.first_prompt = asked[:FIRST_PROMPT_LIMIT]
                 if asked.strip():
                     self.outline.append(OutlineItem(anchor, shorten(plain(head(asked, 2000)), 70), timestamp, page))
-            elif event.label == PromptLabel.PLAN_PREAMBLE and not self.plan_source_id:
+            elif event.label == _PLAN_PREAMBLE_LABEL and not self.plan_source_id:
                 found = TRANSCRIPT_PATH.search(event.text)
                 if found:
                     self.plan_source_id = found.group(1)
@@ -265,11 +271,11 @@ class Summary:
                 if self.role != "implementation":
                     self.role = "planning"
         elif isinstance(event, Notice):
-            if event.kind == NoticeKind.TURN_DURATION:
+            if event.kind == _TURN_DURATION:
                 self.active_ms += event.milliseconds
-            elif event.kind == NoticeKind.API_ERROR:
+            elif event.kind == _API_ERROR:
                 self.api_errors += 1
-            elif event.mode == PermissionMode.PLAN and self.role != "implementation":
+            elif event.mode == _PLAN_MODE and self.role != "implementation":
                 self.role = "planning"
 
     def _count_tool_name(self, called: str, failed: bool) -> None:

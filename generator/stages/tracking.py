@@ -433,6 +433,12 @@ class Seen(Enum):
     """An entry of the session this one continues has its uuid, at another time: both shown."""
 
 
+# Held here for `DuplicateEntries.see`, which says one of them for every entry: a member looked up on its enum
+# costs a Python call.
+_NEW, _IN_CONTINUED_SESSION, _IN_THIS_FILE = Seen.NEW, Seen.IN_CONTINUED_SESSION, Seen.IN_THIS_FILE
+_UUID_IN_THIS_FILE, _UUID_IN_CONTINUED_SESSION = Seen.UUID_IN_THIS_FILE, Seen.UUID_IN_CONTINUED_SESSION
+
+
 class DigestSet:
     """A set of 8-byte digests. A small one is a set of numbers (some 60 bytes a digest, asked of at C speed);
     past `SMALL` digests they move into one array (open addressing, at most half full), which holds a
@@ -558,21 +564,21 @@ class DuplicateEntries:
         continued = self.continued
         if continued and digest in continued and replay in continued:
             self.replayed += 1
-            return Seen.IN_CONTINUED_SESSION
+            return _IN_CONTINUED_SESSION
         seen = self.seen
         if digest == replay:  # as unlikely as any collision of two digests; asked of one at a time to stay exact
             if replay in seen:
-                return Seen.IN_THIS_FILE
-            found = Seen.UUID_IN_THIS_FILE if digest in seen else None
+                return _IN_THIS_FILE
+            found = _UUID_IN_THIS_FILE if digest in seen else None
             seen.add(digest)
         else:
             # The replay digest is only ever added with its uuid's: when it is in, so is the uuid's.
             replay_there, digest_there = seen.put_first_then_second(replay, digest)
             if replay_there:
-                return Seen.IN_THIS_FILE
-            found = Seen.UUID_IN_THIS_FILE if digest_there else None
+                return _IN_THIS_FILE
+            found = _UUID_IN_THIS_FILE if digest_there else None
         if found is None:
-            found = Seen.UUID_IN_CONTINUED_SESSION if continued and digest in continued else Seen.NEW
+            found = _UUID_IN_CONTINUED_SESSION if continued and digest in continued else _NEW
         self.uuid_digests += digest
         self.replay_digests += replay
         return found

@@ -34,6 +34,8 @@ PLAUSIBLE_TIMES = (date(2023, 1, 1), date(2100, 1, 1))
 # Whose uuid an entry shares, as its diagnostic says.
 _SHARED_UUID = {Seen.UUID_IN_THIS_FILE: "an earlier entry of this file",
                 Seen.UUID_IN_CONTINUED_SESSION: "an entry of the session this one continues"}
+# What `DuplicateEntries.see` says of each entry, held here: a member looked up on its enum costs a Python call.
+_NEW, _IN_THIS_FILE, _IN_CONTINUED_SESSION = Seen.NEW, Seen.IN_THIS_FILE, Seen.IN_CONTINUED_SESSION
 
 
 def interpret(source: SessionFile, read: ReadResult) -> Interpreted:
@@ -169,12 +171,12 @@ class _SessionBuilder(UserEntries, AssistantEntries, ToolCalls, SystemEntries, A
         uuid = data.get("uuid")
         if isinstance(uuid, str):
             seen = self.duplicates.see(uuid, data.get("timestamp"))
-            if seen is Seen.IN_CONTINUED_SESSION:
+            if seen is _IN_CONTINUED_SESSION:
                 self._remember_replayed_calls(data)
                 return
-            if seen is Seen.IN_THIS_FILE:
+            if seen is _IN_THIS_FILE:
                 return
-            if seen is not Seen.NEW and seen in _SHARED_UUID:  # (an enum member's hash is a Python call)
+            if seen is not _NEW and seen in _SHARED_UUID:  # (an enum member's hash is a Python call)
                 # Another entry has its uuid: both are kept, and each has an anchor of its own.
                 self.problems.append(Diagnostic(entry.file, entry.line, f"uuid {uuid[:40]!r} is also the uuid of "
                                                 f"{_SHARED_UUID[seen]}: both are shown"))
