@@ -102,8 +102,11 @@ class _SessionRouter:
         return builder
 
     def feed(self, item: Entry | BrokenLine) -> None:
-        if self.in_subagent_file or not (isinstance(item, Entry) and item.data.get("isSidechain") is True):
+        if not isinstance(item, Entry):
             self.main.feed(item)
+            return
+        if self.in_subagent_file or item.data.get("isSidechain") is not True:
+            self.main._entry(item)  # `feed`, for an entry
             return
         parent = item.data.get("parentUuid")
         run = self.run_of_uuid.get(parent) if isinstance(parent, str) else None

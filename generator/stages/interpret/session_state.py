@@ -227,7 +227,10 @@ class _EventQueue:
         self.waiting[index if index < 0 else index - self.sent] = event
 
     def append(self, event: Event) -> None:
-        self.waiting.append(self.builder.before_adding(event))
+        builder = self.builder
+        # `before_adding` changes nothing while no plan waits and no context is being restored (most events)
+        self.waiting.append(builder.before_adding(event) if builder.plans.waiting is not None
+                            or builder.restoring_context else event)
         self.release()
 
     def release(self, everything: bool = False) -> None:
