@@ -573,7 +573,12 @@ class DuplicateEntries:
 
     def see(self, uuid: str, timestamp: Any) -> Seen:
         """Note an entry; what it is. Every entry not left out is remembered under its own uuid."""
-        digest, replay = entry_digests(uuid, timestamp)
+        # `entry_digests`, inline (it is asked for every entry)
+        of_uuid = _DIGEST_HASHER.copy()
+        of_uuid.update(uuid.encode("utf-8", "replace"))
+        of_replay = of_uuid.copy()
+        of_replay.update(f"\0{timestamp}".encode("utf-8", "replace"))
+        digest, replay = of_uuid.digest(), of_replay.digest()
         continued = self.continued
         if continued and digest in continued and replay in continued:
             self.replayed += 1
