@@ -64,8 +64,10 @@ def interpret_stream(source: SessionFile, items: Iterable[Entry | BrokenLine], *
     `skip` holds digests of entry uuids that belong to the session this one continues: those entries are
     shown there, and left out here. `anchors_for(key)` may return a function to be told the page of each
     anchor past a session's first page. Without `summarise`, the sessions are not summarised (phase 2, which
-    has their summaries: rebuilt, a long session's outline was held twice); what is returned then says
-    nothing of their events."""
+    has their summaries: rebuilt, a long session's outline was held twice): what is returned then names
+    the sessions and says nothing of what is in them, and a run for which `sink_for` gives no sink is not
+    interpreted at all. Without a sink, a session's events are made only as far as its summary reads
+    them (`SessionState.whole_events`)."""
     router = _SessionRouter(source, skip, sink_for or (lambda key: None), anchors_for or (lambda key: None),
                             summarise)
     for item in items:
