@@ -142,7 +142,7 @@ def weight(event: Event) -> int:
     """Roughly how much of a page an event takes."""
     if isinstance(event, ToolCall):
         result = len(event.result.text) if event.result else 0
-        return 200 + sum(len(str(v)) for v in event.input.values()) + min(result, OUTPUT_PREVIEW)
+        return 200 + sum(map(len, map(str, event.input.values()))) + min(result, OUTPUT_PREVIEW)
     if isinstance(event, Unknown):
         return 200 + len(str(event.raw))
     if isinstance(event, (Prompt, Unreadable)):  # past the preview, the text is in a file of its own
@@ -185,7 +185,9 @@ def paginate(events: tuple[Event, ...], budget: int = PAGE_BUDGET) -> tuple[int,
 class Summary:
     """Watches one session's events go by."""
 
-    event_counts: Counter[str] = field(default_factory=Counter)
+    counts_by_class: dict[type, int] = field(default_factory=dict)
+    """Events by their class (named as the report counts them in `fields`: a name for each event would cost
+    a call)."""
     prompt_count: int = 0
     first_prompt: str = ""
     first_action: str = ""
@@ -211,7 +213,8 @@ class Summary:
     a long session's anchors are written out, never held."""
 
     def __call__(self, event: Event) -> None:
-        self.event_counts[event_kind(type(event))] += 1
+        counts, kind = self.counts_by_class, type(event)
+        counts[kind] = counts.get(kind, 0) + 1
         page = self.paginator.add(event)
         anchor = event.anchor
         if page > 1 and self.on_later_page is not None:
@@ -302,10 +305,18 @@ class Summary:
         else:
             self.files_left_out += 1
 
+    def _event_counts(self) -> dict[str, int]:
+        """Events by kind, in the order each kind first came."""
+        counted: dict[str, int] = {}
+        for cls, count in self.counts_by_class.items():
+            kind = event_kind(cls)
+            counted[kind] = counted.get(kind, 0) + count
+        return counted
+
     def fields(self) -> dict[str, Any]:
         """What it found, as `Session` fields."""
         return {
-            "event_counts": dict(self.event_counts),
+            "event_counts": self._event_counts(),
             "prompt_count": self.prompt_count,
             "first_prompt": self.first_prompt,
             "first_action": self.first_action,
