@@ -213,8 +213,8 @@ class Summary:
     a long session's anchors are written out, never held."""
 
     def __call__(self, event: Event) -> None:
-        counts, kind = self.counts_by_class, type(event)
-        counts[kind] = counts.get(kind, 0) + 1
+        counts, cls = self.counts_by_class, type(event)
+        counts[cls] = counts.get(cls, 0) + 1
         page = self.paginator.add(event)
         anchor = event.anchor
         if page > 1 and self.on_later_page is not None:
