@@ -76,6 +76,12 @@ BUILT_IN_COMMANDS = frozenset(
     )
 )
 
+# The members `Summary` compares notices and prompts with, held here: a member looked up on its enum costs a
+# Python call, and the summary sees every event.
+_TURN_DURATION, _API_ERROR, _PLAN_MODE = NoticeKind.TURN_DURATION, NoticeKind.API_ERROR, PermissionMode.PLAN
+_PLAN_PREAMBLE_LABEL = PromptLabel.PLAN_PREAMBLE
+
+
 def event_kind(cls: type) -> str:
     """An event's kind as the build report counts it: its class's name in snake case (`ToolCall`:
     `tool_call`), so that a kind added later is counted with no list to extend."""
@@ -136,7 +142,7 @@ def weight(event: Event) -> int:
     """Roughly how much of a page an event takes."""
     if isinstance(event, ToolCall):
         result = len(event.result.text) if event.result else 0
-        return 200 + sum(len(str(v)) for v in event.input.values()) + min(result, OUTPUT_PREVIEW)
+        return 200 + sum(map(len, map(str, event.input.values()))) + min(result, OUTPUT_PREVIEW)
     if isinstance(event, Unknown):
         return 200 + len(str(event.raw))
     if isinstance(event, (Prompt, Unreadable)):  # past the preview, the text is in a file of its own
@@ -179,7 +185,9 @@ def paginate(events: tuple[Event, ...], budget: int = PAGE_BUDGET) -> tuple[int,
 class Summary:
     """Watches one session's events go by."""
 
-    event_counts: Counter[str] = field(default_factory=Counter)
+    counts_by_class: dict[type, int] = field(default_factory=dict)
+    """Events by their class (named as the report counts them in `fields`: a name for each event would cost
+    a call)."""
     prompt_count: int = 0
     first_prompt: str = ""
     first_action: str = ""
@@ -205,7 +213,8 @@ class Summary:
     a long session's anchors are written out, never held."""
 
     def __call__(self, event: Event) -> None:
-        self.event_counts[event_kind(type(event))] += 1
+        counts, cls = self.counts_by_class, type(event)
+        counts[cls] = counts.get(cls, 0) + 1
         page = self.paginator.add(event)
         anchor = event.anchor
         if page > 1 and self.on_later_page is not None:
@@ -224,7 +233,7 @@ class Summary:
                     self.first_prompt = asked[:FIRST_PROMPT_LIMIT]
                 if asked.strip():
                     self.outline.append(OutlineItem(anchor, shorten(plain(head(asked, 2000)), 70), timestamp, page))
-            elif event.label == PromptLabel.PLAN_PREAMBLE and not self.plan_source_id:
+            elif event.label == _PLAN_PREAMBLE_LABEL and not self.plan_source_id:
                 found = TRANSCRIPT_PATH.search(event.text)
                 if found:
                     self.plan_source_id = found.group(1)
@@ -265,11 +274,11 @@ class Summary:
                 if self.role != "implementation":
                     self.role = "planning"
         elif isinstance(event, Notice):
-            if event.kind == NoticeKind.TURN_DURATION:
+            if event.kind == _TURN_DURATION:
                 self.active_ms += event.milliseconds
-            elif event.kind == NoticeKind.API_ERROR:
+            elif event.kind == _API_ERROR:
                 self.api_errors += 1
-            elif event.mode == PermissionMode.PLAN and self.role != "implementation":
+            elif event.mode == _PLAN_MODE and self.role != "implementation":
                 self.role = "planning"
 
     def _count_tool_name(self, called: str, failed: bool) -> None:
@@ -296,10 +305,18 @@ class Summary:
         else:
             self.files_left_out += 1
 
+    def _event_counts(self) -> dict[str, int]:
+        """Events by kind, in the order each kind first came."""
+        counted: dict[str, int] = {}
+        for cls, count in self.counts_by_class.items():
+            kind = event_kind(cls)
+            counted[kind] = counted.get(kind, 0) + count
+        return counted
+
     def fields(self) -> dict[str, Any]:
         """What it found, as `Session` fields."""
         return {
-            "event_counts": dict(self.event_counts),
+            "event_counts": self._event_counts(),
             "prompt_count": self.prompt_count,
             "first_prompt": self.first_prompt,
             "first_action": self.first_action,

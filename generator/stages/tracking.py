@@ -60,6 +60,18 @@ def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value < MOST_TOKENS else None
 
 
+class _Message:
+    """One message still being counted: the largest count of each kind its lines gave, the model that
+    wrote it (its last line's), and the UTC day of its first line that has a time."""
+
+    __slots__ = ("counts", "model", "day")
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.model = "unknown"
+        self.day = ""
+
+
 @dataclass
 class UsageCounter:
     """Token counts of one session, by model and by day. Streaming repeats one message's usage on each of
@@ -67,10 +79,8 @@ class UsageCounter:
     is added to the totals once it is done (its lines are together: once many later messages have come,
     it is done)."""
 
-    recent: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
+    recent: dict[tuple[str, str], _Message] = field(default_factory=dict)
     """Messages still being counted, oldest first, by (message id, request id)."""
-    model_of_message: dict[tuple[str, str], str] = field(default_factory=dict)
-    day_of_message: dict[tuple[str, str], str] = field(default_factory=dict)
     by_model: dict[str, Counter[str]] = field(default_factory=dict)
     """Counts of the messages that are done, by model."""
     tokens_by_day: Counter[str] = field(default_factory=Counter)
@@ -85,17 +95,19 @@ class UsageCounter:
         key = (message_id if type(message_id) is str else str(message_id),
                request_id if type(request_id) is str else str(request_id))
         recent = self.recent
-        counted = recent.get(key)
-        if counted is None:
-            counted = recent[key] = {}
+        counting = recent.get(key)
+        if counting is None:
+            counting = recent[key] = _Message()
             if len(recent) > RECENT_MESSAGES:
                 self._add_up(next(iter(recent)))
         model = message.get("model")
         if isinstance(model, str) and model != "<synthetic>":
-            self.model_of_message[key] = model
-        timestamp = data.get("timestamp")
-        if isinstance(timestamp, str) and len(timestamp) >= 10 and key not in self.day_of_message:
-            self.day_of_message[key] = timestamp[:10]  # Claude Code writes UTC: the day is the UTC day
+            counting.model = model
+        if not counting.day:
+            timestamp = data.get("timestamp")
+            if isinstance(timestamp, str) and len(timestamp) >= 10:
+                counting.day = timestamp[:10]  # Claude Code writes UTC: the day is the UTC day
+        counted = counting.counts
         for field_name in USAGE_FIELDS:
             value = usage.get(field_name)
             # `_count`, inline: a number from JSON is an int or a bool (which is not a count) or another type
@@ -108,16 +120,17 @@ class UsageCounter:
             counted["cache_creation_1h"] = max(counted.get("cache_creation_1h", 0), one_hour)
 
     def _add_up(self, key: tuple[str, str]) -> None:
-        counted = self.recent.pop(key)
-        model = self.model_of_message.pop(key, "unknown")
-        totals = self.by_model.get(model)
+        counting = self.recent.pop(key)
+        counted = counting.counts
+        totals = self.by_model.get(counting.model)
         if totals is None:
-            totals = self.by_model[model] = Counter()
+            totals = self.by_model[counting.model] = Counter()
         for name, value in counted.items():  # `Counter.update`, without its checks and calls for each name
             totals[name] += value
-        day = self.day_of_message.pop(key, "")
-        if day:
-            self.tokens_by_day[day] += sum(counted.get(name, 0) for name in USAGE_FIELDS)
+        if counting.day:
+            self.tokens_by_day[counting.day] += (counted.get("input_tokens", 0) + counted.get("output_tokens", 0)
+                                                 + counted.get("cache_read_input_tokens", 0)
+                                                 + counted.get("cache_creation_input_tokens", 0))
 
     def finish(self) -> tuple[Usage, dict[str, Usage], dict[str, int]]:
         """The session's totals: all of it, by model (sorted), and tokens by UTC day (sorted)."""
@@ -403,10 +416,13 @@ def replay_digest(uuid: str, timestamp: Any) -> bytes:
 
 
 def entry_digests(uuid: str, timestamp: Any) -> tuple[bytes, bytes]:
-    """`uuid_digest(uuid)` and `replay_digest(uuid, timestamp)`, in one call: they are made for every entry."""
-    of_uuid, of_replay = _DIGEST_HASHER.copy(), _DIGEST_HASHER.copy()
+    """`uuid_digest(uuid)` and `replay_digest(uuid, timestamp)`, in one call: they are made for every entry.
+    The replay digest goes on from the uuid's, which is hashed once (each character is encoded on its own,
+    so the two parts encode as their sum does)."""
+    of_uuid = _DIGEST_HASHER.copy()
     of_uuid.update(uuid.encode("utf-8", "replace"))
-    of_replay.update(f"{uuid}\0{timestamp}".encode("utf-8", "replace"))
+    of_replay = of_uuid.copy()
+    of_replay.update(f"\0{timestamp}".encode("utf-8", "replace"))
     return of_uuid.digest(), of_replay.digest()
 
 
@@ -428,6 +444,12 @@ class Seen(Enum):
     time: it cannot be told apart): both shown."""
     UUID_IN_CONTINUED_SESSION = "uuid in continued session"
     """An entry of the session this one continues has its uuid, at another time: both shown."""
+
+
+# Held here for `DuplicateEntries.see`, which says one of them for every entry: a member looked up on its enum
+# costs a Python call.
+_NEW, _IN_CONTINUED_SESSION, _IN_THIS_FILE = Seen.NEW, Seen.IN_CONTINUED_SESSION, Seen.IN_THIS_FILE
+_UUID_IN_THIS_FILE, _UUID_IN_CONTINUED_SESSION = Seen.UUID_IN_THIS_FILE, Seen.UUID_IN_CONTINUED_SESSION
 
 
 class DigestSet:
@@ -551,25 +573,30 @@ class DuplicateEntries:
 
     def see(self, uuid: str, timestamp: Any) -> Seen:
         """Note an entry; what it is. Every entry not left out is remembered under its own uuid."""
-        digest, replay = entry_digests(uuid, timestamp)
+        # `entry_digests`, inline (it is asked for every entry)
+        of_uuid = _DIGEST_HASHER.copy()
+        of_uuid.update(uuid.encode("utf-8", "replace"))
+        of_replay = of_uuid.copy()
+        of_replay.update(f"\0{timestamp}".encode("utf-8", "replace"))
+        digest, replay = of_uuid.digest(), of_replay.digest()
         continued = self.continued
         if continued and digest in continued and replay in continued:
             self.replayed += 1
-            return Seen.IN_CONTINUED_SESSION
+            return _IN_CONTINUED_SESSION
         seen = self.seen
         if digest == replay:  # as unlikely as any collision of two digests; asked of one at a time to stay exact
             if replay in seen:
-                return Seen.IN_THIS_FILE
-            found = Seen.UUID_IN_THIS_FILE if digest in seen else None
+                return _IN_THIS_FILE
+            found = _UUID_IN_THIS_FILE if digest in seen else None
             seen.add(digest)
         else:
             # The replay digest is only ever added with its uuid's: when it is in, so is the uuid's.
             replay_there, digest_there = seen.put_first_then_second(replay, digest)
             if replay_there:
-                return Seen.IN_THIS_FILE
-            found = Seen.UUID_IN_THIS_FILE if digest_there else None
+                return _IN_THIS_FILE
+            found = _UUID_IN_THIS_FILE if digest_there else None
         if found is None:
-            found = Seen.UUID_IN_CONTINUED_SESSION if continued and digest in continued else Seen.NEW
+            found = _UUID_IN_CONTINUED_SESSION if continued and digest in continued else _NEW
         self.uuid_digests += digest
         self.replay_digests += replay
         return found

@@ -33,9 +33,10 @@ class AssistantEntries(SessionState):
                                             "or one spread into an object by character position): read as its text"))
         timestamp = self._time(data)
         model = named if isinstance(named := message.get("model"), str) and named != SYNTHETIC_MODEL else ""
-        self.metadata.note_model(model)
-        if message.get("model") != SYNTHETIC_MODEL:
-            self.usage.count(data, message)
+        if self.summarising:
+            self.metadata.note_model(model)
+            if message.get("model") != SYNTHETIC_MODEL:
+                self.usage.count(data, message)
         content = message.get("content")
         if data.get("isApiErrorMessage"):
             self.events.append(Notice(self._next_anchor(data.get("uuid")), timestamp, NoticeKind.API_ERROR, _text_of(content)))

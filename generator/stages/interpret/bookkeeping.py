@@ -47,13 +47,15 @@ class BookkeepingEntries(SessionState):
         the subagent's transcript when its own `agent-*.jsonl` file is missing."""
         message = progress.get("message")
         agent_id = progress.get("agentId")
-        if not isinstance(message, dict) or not isinstance(agent_id, str):
+        if not isinstance(message, dict) or not isinstance(agent_id, str) or self.progress_sink is None:
+            return
+        feed = self.progress_sink(agent_id)
+        if feed is None:  # nothing is wanted of that run (phase 2, when the agent's own file shows it)
             return
         entry = {**message, "isSidechain": True, "agentId": agent_id}
         for name in ("timestamp", "sessionId", "cwd", "version", "gitBranch"):
             entry.setdefault(name, data.get(name))
-        if self.progress_sink is not None:
-            self.progress_sink(agent_id, Entry(str(self.source.path), line, entry))
+        feed(Entry(str(self.source.path), line, entry))
 
     @handles(ENTRY_HANDLERS, "summary")
     def _summary(self, entry: Entry) -> None:

@@ -34,6 +34,8 @@ PLAUSIBLE_TIMES = (date(2023, 1, 1), date(2100, 1, 1))
 # Whose uuid an entry shares, as its diagnostic says.
 _SHARED_UUID = {Seen.UUID_IN_THIS_FILE: "an earlier entry of this file",
                 Seen.UUID_IN_CONTINUED_SESSION: "an entry of the session this one continues"}
+# What `DuplicateEntries.see` says of each entry, held here: a member looked up on its enum costs a Python call.
+_NEW, _IN_THIS_FILE, _IN_CONTINUED_SESSION = Seen.NEW, Seen.IN_THIS_FILE, Seen.IN_CONTINUED_SESSION
 
 
 def interpret(source: SessionFile, read: ReadResult) -> Interpreted:
@@ -62,8 +64,10 @@ def interpret_stream(source: SessionFile, items: Iterable[Entry | BrokenLine], *
     `skip` holds digests of entry uuids that belong to the session this one continues: those entries are
     shown there, and left out here. `anchors_for(key)` may return a function to be told the page of each
     anchor past a session's first page. Without `summarise`, the sessions are not summarised (phase 2, which
-    has their summaries: rebuilt, a long session's outline was held twice); what is returned then says
-    nothing of their events."""
+    has their summaries: rebuilt, a long session's outline was held twice): what is returned then names
+    the sessions and says nothing of what is in them, and a run for which `sink_for` gives no sink is not
+    interpreted at all. Without a sink, a session's events are made only as far as its summary reads
+    them (`SessionState.whole_events`)."""
     router = _SessionRouter(source, skip, sink_for or (lambda key: None), anchors_for or (lambda key: None),
                             summarise)
     for item in items:
@@ -95,14 +99,16 @@ class _SessionRouter:
     def _builder(self, agent_id: str = "", run_name: str = "") -> _SessionBuilder:
         builder = _SessionBuilder(self.source, agent_id=agent_id, run_name=run_name,
                                   duplicates=DuplicateEntries(continued=self.skip), problems=self.problems)
-        builder.start(self.sink_for(builder.key))
-        builder.summarising = self.summarise
+        builder.start(self.sink_for(builder.key), summarising=self.summarise)
         builder.summary.on_later_page = self.anchors_for(builder.key)
         return builder
 
     def feed(self, item: Entry | BrokenLine) -> None:
-        if self.in_subagent_file or not (isinstance(item, Entry) and item.data.get("isSidechain") is True):
+        if not isinstance(item, Entry):
             self.main.feed(item)
+            return
+        if self.in_subagent_file or item.data.get("isSidechain") is not True:
+            self.main._entry(item)  # `feed`, for an entry
             return
         parent = item.data.get("parentUuid")
         run = self.run_of_uuid.get(parent) if isinstance(parent, str) else None
@@ -111,14 +117,17 @@ class _SessionRouter:
                 number = len(self.runs) + 1
                 self.runs.append(self._builder(f"sidechain-{number}", f"sidechain-{number}"))
             run = len(self.runs) - 1
-        self.runs[run].feed(item)
+        builder = self.runs[run]
+        if builder.wanted:
+            builder.feed(item)
         if isinstance(item.data.get("uuid"), str):
             self.run_of_uuid[item.data["uuid"]] = run
 
-    def _progress(self, agent_id: str, entry: Entry) -> None:
-        if agent_id not in self.progress_runs:
-            self.progress_runs[agent_id] = self._builder(agent_id, f"agent-{agent_id}")
-        self.progress_runs[agent_id].feed(entry)
+    def _progress(self, agent_id: str) -> Callable[[Entry], None] | None:
+        builder = self.progress_runs.get(agent_id)
+        if builder is None:
+            builder = self.progress_runs[agent_id] = self._builder(agent_id, f"agent-{agent_id}")
+        return builder.feed if builder.wanted else None
 
     def finish(self) -> Interpreted:
         main = self.main.build()
@@ -167,12 +176,12 @@ class _SessionBuilder(UserEntries, AssistantEntries, ToolCalls, SystemEntries, A
         uuid = data.get("uuid")
         if isinstance(uuid, str):
             seen = self.duplicates.see(uuid, data.get("timestamp"))
-            if seen is Seen.IN_CONTINUED_SESSION:
+            if seen is _IN_CONTINUED_SESSION:
                 self._remember_replayed_calls(data)
                 return
-            if seen is Seen.IN_THIS_FILE:
+            if seen is _IN_THIS_FILE:
                 return
-            if seen is not Seen.NEW and seen in _SHARED_UUID:  # (an enum member's hash is a Python call)
+            if seen is not _NEW and seen in _SHARED_UUID:  # (an enum member's hash is a Python call)
                 # Another entry has its uuid: both are kept, and each has an anchor of its own.
                 self.problems.append(Diagnostic(entry.file, entry.line, f"uuid {uuid[:40]!r} is also the uuid of "
                                                 f"{_SHARED_UUID[seen]}: both are shown"))
@@ -183,7 +192,8 @@ class _SessionBuilder(UserEntries, AssistantEntries, ToolCalls, SystemEntries, A
                                             " in 2023-2099: shown without it, left out of charts and durations"))
             data = {name: value for name, value in data.items() if name != "timestamp"}
             entry = Entry(entry.file, entry.line, data)
-        self.metadata.note(data)
-        if not self.agent_id and isinstance(data.get("agentId"), str) and data.get("isSidechain") is True:
-            self.agent_id = data["agentId"]
+        if self.summarising:
+            self.metadata.note(data)
+            if not self.agent_id and isinstance(data.get("agentId"), str) and data.get("isSidechain") is True:
+                self.agent_id = data["agentId"]
         dispatch_entry(self, entry)

@@ -75,10 +75,14 @@ def strip_system_reminders(text: str) -> str:
     return "".join(pieces)
 
 
-def _media(part: Mapping[str, Any]) -> Media | None:
+def _media(part: Mapping[str, Any], decode: bool = True) -> Media | None:
+    """An image or a PDF in a message or a result. Without `decode`, an embedded file's bytes are left out:
+    for a summary, which reads none (`summarize` reads only the text of a text file, `_document_text`'s)."""
     source = part.get("source")
     if isinstance(source, dict) and source.get("type") == "base64":
         media_type = str(source.get("media_type", ""))
+        if not decode:
+            return Media(media_type=media_type, data=b"")
         try:
             data = base64.b64decode(str(source.get("data", "")), validate=False)
         except (binascii.Error, ValueError):

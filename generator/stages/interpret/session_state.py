@@ -33,7 +33,15 @@ EventSink = Callable[[Event], None]
 _NOT_IN_ANCHOR = re.compile(r"[^A-Za-z0-9_-]")
 
 
+# Most ids are uuids, or a uuid with the number of a part of its message (`<uuid>-<n>`): no token of a
+# known format can stand in one (tests/test_interpret_anchors.py asks every rule), so `identifier` gives it
+# back as it is, and every character of it may stand in an anchor.
+_PLAIN_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?:-[0-9]{1,6})?")
+
+
 def _anchor(raw_id: Any, fallback: str) -> str:
+    if type(raw_id) is str and _PLAIN_ID.fullmatch(raw_id) is not None:
+        return "e-" + raw_id[:40]
     text = identifier(str(raw_id)) if raw_id else fallback  # an id holding a key does not carry it into links
     return "e-" + _NOT_IN_ANCHOR.sub("", text)[:40]
 
@@ -61,10 +69,18 @@ class SessionState:
     counter: int = 0
     permission_mode: str = "default"
     tasks: TaskTracker = field(default_factory=TaskTracker)
-    progress_sink: Callable[[str, Entry], None] | None = None
+    progress_sink: Callable[[str], Callable[[Entry], None] | None] | None = None
+    """The feed of the run rebuilt from a subagent's agent_progress entries, by its agent id (None when
+    nothing is wanted of that run)."""
     sink: EventSink | None = None
     summary: Summary = field(default_factory=Summary)
     summarising: bool = True
+    """Whether the session is summarised (phase 1). Without, nothing is counted that only its summary
+    says (usage, models, times, titles): phase 2 has the summary, and renders the events only."""
+    whole_events: bool = False
+    """Whether the events go to a sink whole. Without one only the summary sees them, and what it never
+    reads is not made: the bytes of an embedded image, the task list after each task tool's call, the
+    links from a background task's notification to the call that started it."""
     plans: PlanApproval = field(default_factory=PlanApproval)
     background: BackgroundTasks = field(default_factory=BackgroundTasks)
 
@@ -72,8 +88,15 @@ class SessionState:
         self.agent_id = self.agent_id or self.source.agent_id
         self.events = _EventQueue(self)
 
-    def start(self, sink: EventSink | None) -> None:
+    def start(self, sink: EventSink | None, summarising: bool = True) -> None:
         self.sink = sink
+        self.whole_events = sink is not None
+        self.summarising = summarising
+
+    @property
+    def wanted(self) -> bool:
+        """Whether anything is wanted of the session: its events, or its summary."""
+        return self.summarising or self.sink is not None
 
     def deliver(self, event: Event) -> None:
         if not self.has_conversation and _is_content(event):
@@ -141,6 +164,11 @@ class SessionState:
 
     def build(self, parent_key: str = "") -> Session:
         self.events.release(everything=True)
+        if not self.summarising:  # the session as it is named; nothing was counted
+            return Session(key=self.key, session_id=self.source.path.stem, source=str(self.source.path),
+                           project_dir=self.source.project_dir, cwd="", title="",
+                           agent_id=self.agent_id if (self.source.is_subagent or parent_key) else "",
+                           parent_key=parent_key)
         usage, usage_by_model, tokens_by_day = self.usage.finish()
         metadata = self.metadata
         return Session(
@@ -199,7 +227,10 @@ class _EventQueue:
         self.waiting[index if index < 0 else index - self.sent] = event
 
     def append(self, event: Event) -> None:
-        self.waiting.append(self.builder.before_adding(event))
+        builder = self.builder
+        # `before_adding` changes nothing while no plan waits and no context is being restored (most events)
+        self.waiting.append(builder.before_adding(event) if builder.plans.waiting is not None
+                            or builder.restoring_context else event)
         self.release()
 
     def release(self, everything: bool = False) -> None:

@@ -69,7 +69,8 @@ class ToolCalls(SessionState):
         content = part.get("content")
         images = tuple(
             image for p in content
-            if isinstance(p, dict) and p.get("type") in ("image", "document") and (image := _media(p)) is not None
+            if isinstance(p, dict) and p.get("type") in ("image", "document")
+            and (image := _media(p, decode=self.whole_events)) is not None
         ) if isinstance(content, list) else ()
         text = strip_system_reminders(self._result_text(content))
         # The tag is looked for first: most results hold none, and the pattern would be tried over each twice.
@@ -111,8 +112,9 @@ class ToolCalls(SessionState):
         return self._next_anchor(None)
 
     def _complete_call(self, index: int, call: ToolCall, result: ToolResult) -> None:
-        self.background.note(call, result)
-        if call.name in TASK_TOOLS:
+        if self.whole_events:  # what it finds links a notification to its call: a summary reads no link
+            self.background.note(call, result)
+        if call.name in TASK_TOOLS and self.whole_events:
             self.events[index] = replace(call, result=result, tasks=self.tasks.track(call, result))
         elif call.name in PLAN_TOOLS:
             plan = plan_of(call.with_result(result))

@@ -116,7 +116,7 @@ class UserEntries(SessionState):
     def _user_media_part(self, data: Mapping[str, Any], part: Mapping[str, Any], timestamp: str,
                          gathered: _UserParts) -> None:
         media = _document_text(part) if part.get("type") == "document" else None
-        media = media or _media(part)
+        media = media or _media(part, decode=self.whole_events)
         if media is not None:
             gathered.images.append(media)
 
