@@ -13,7 +13,7 @@ import logging
 import time
 from collections import Counter
 from dataclasses import replace
-from typing import Callable
+from typing import Callable, Iterable
 
 from .. import __version__
 from ..config import BuildConfig, BuildReport, Progress
@@ -68,7 +68,7 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
     to_render = [plan for plan in plans if not _kept_from_previous(plan, previous, digests, staging, report)]
     started = time.perf_counter()
     if len(to_render) > 1 and config.jobs > 1:
-        renderer.prepare()  # before the workers are forked: they inherit it (one file renders in this process)
+        renderer.prepare([plan.source for plan in to_render])  # before the workers are forked: they inherit it
     to_render = largest_first(to_render)
     rendered_files = in_workers(lambda p: renderer(p.source, previous.files.get(p.record.path)), to_render,
                                 config.jobs)
@@ -109,7 +109,7 @@ def render_parts(archive: Archive, files: list[SessionFile], staging: Staging, o
     into `staging`. No page, index or manifest is written. Returns the redactions made."""
     renderer = FileRenderer(archive, staging, options, None, redaction, part_writer=part_writer, markup_theme=theme)
     if len(files) > 1:
-        renderer.prepare()
+        renderer.prepare(files)
     redactions: Counter[str] = Counter()
     for rendered in in_workers(renderer, largest_files_first(files), jobs):
         redactions.update(rendered.redactions)
@@ -141,17 +141,26 @@ class FileRenderer:
         for key, session in archive.sessions.items():
             self.keys_by_source.setdefault(session.source, []).append(key)
 
-    def prepare(self) -> None:
+    def prepare(self, files: Iterable[SessionFile] = ()) -> None:
         """What every file needs, made once here rather than once in each worker process (workers are
         forked from this one): the redaction rules, the Markdown parser and what highlighting and linking
-        make on first use, the compiled page templates."""
+        make on first use, the compiled page templates. With the `files` to render, the lexers of the
+        files their sessions changed too: their edits are shown highlighted."""
         if self.redaction.secrets:
             self.redaction.redactor().text(WARM_UP)
         markdown_parser()
-        warm_up_highlighting()
+        warm_up_highlighting(self._languages_changed(files))
         language_for("x.py")  # the table of Pygments' file name patterns
         if self.builder is not None:
             self.builder.environment.get_template("session.html")
+
+    def _languages_changed(self, files: Iterable[SessionFile]) -> list[str]:
+        languages: dict[str, None] = {}
+        for session_file in files:
+            for key in self.keys_by_source.get(str(session_file.path), ()):
+                for touched in self.archive.sessions[key].files_touched:
+                    languages[language_for(touched.path)] = None
+        return sorted(language for language in languages if language)
 
     def anchor_page(self, key: str, anchor: str) -> int:
         return find_anchor_page(self.staging.root / urls.anchor_map(key), anchor)
