@@ -25,7 +25,8 @@ from ..output.manifest import (MANIFEST, NO_HASH_CACHE, FileRecord, HashCache, M
 from ..output.write import Staging
 from ..render.html.anchors import find_anchor_page
 from ..render.html.pages import PageBuilder, render_indexes, sitemaps
-from ..render.html.render import Resolver, markdown_parser, render_blocks, render_markdown, warm_up_highlighting
+from ..render.html.render import (COMMON_LANGUAGES, Resolver, markdown_parser, render_blocks, render_markdown,
+                                  warm_up_highlighting)
 from ..render.markdown import MarkdownOptions, MarkdownPart, SessionDocument
 from ..render.markdown.markup import TranscriptMarkup, default_markup
 from ..render.markdown.tool_views import language_for
@@ -155,12 +156,8 @@ class FileRenderer:
             self.builder.environment.get_template("session.html")
 
     def _languages_changed(self, files: Iterable[SessionFile]) -> list[str]:
-        languages: dict[str, None] = {}
-        for session_file in files:
-            for key in self.keys_by_source.get(str(session_file.path), ()):
-                for touched in self.archive.sessions[key].files_touched:
-                    languages[language_for(touched.path)] = None
-        return sorted(language for language in languages if language)
+        return languages_to_warm([touched.path for key in self.keys_by_source.get(str(session_file.path), ())
+                                  for touched in self.archive.sessions[key].files_touched] for session_file in files)
 
     def anchor_page(self, key: str, anchor: str) -> int:
         return find_anchor_page(self.staging.root / urls.anchor_map(key), anchor)
@@ -204,6 +201,24 @@ class FileRenderer:
                       bodies.rendered, bodies.reused)
         return Rendered(pages.written if self.builder else len(documents), redactor.counts, tuple(output.paths),
                         bodies.made)
+
+
+MOST_LEXERS_WARMED = 12
+"""Lexers made before the workers fork, past the common ones: the logs choose the languages, and one naming
+files of every language Pygments knows would otherwise have the build make them all."""
+
+
+def languages_to_warm(paths_by_file: Iterable[Iterable[str]]) -> list[str]:
+    """The languages past the common ones of the files changed in more than one of the files to render (each file's sessions, by
+    the paths they changed), most files first, at most `MOST_LEXERS_WARMED`: a lexer made before the fork is
+    made once, where each process that renders one of those files would make its own; a language of one file
+    is made in one process anyway."""
+    files_with: Counter[str] = Counter()
+    for paths in paths_by_file:
+        files_with.update({language_for(path) for path in paths} - {"", *COMMON_LANGUAGES})
+    shared = sorted((language for language, count in files_with.items() if count > 1),
+                    key=lambda language: (-files_with[language], language))
+    return shared[:MOST_LEXERS_WARMED]
 
 
 class _PageWriter:
