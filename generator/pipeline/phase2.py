@@ -209,10 +209,10 @@ files of every language Pygments knows would otherwise have the build make them 
 
 
 def languages_to_warm(paths_by_file: Iterable[Iterable[str]]) -> list[str]:
-    """The languages past the common ones of the files changed in more than one of the files to render (each file's sessions, by
-    the paths they changed), most files first, at most `MOST_LEXERS_WARMED`: a lexer made before the fork is
-    made once, where each process that renders one of those files would make its own; a language of one file
-    is made in one process anyway."""
+    """The languages, past the common ones, of files changed in more than one of the files to render (given as
+    the paths each one's sessions changed), most files first, at most `MOST_LEXERS_WARMED`: a lexer made before
+    the fork is made once, where each process that renders one of those files would make its own; a language
+    of one file is made in one process anyway."""
     files_with: Counter[str] = Counter()
     for paths in paths_by_file:
         files_with.update({language_for(path) for path in paths} - {"", *COMMON_LANGUAGES})
