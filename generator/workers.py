@@ -1,7 +1,11 @@
 """Worker processes for the build's two phases, and how they stop.
 
-Workers are forked from the build's process, so they inherit the task and what it refers to (the archive's
-summaries) instead of receiving a copy. They never outlive the build:
+Workers are forked from the build's process, so they inherit the task, its items and what they refer to (the
+archive's summaries) instead of receiving a copy: an item is sent as its number. The build's process is one of
+the `jobs`: it works on items too while it waits for the workers' results, so `-j 2` forks one worker. Each
+process forked makes for itself what it does not inherit (its first pages, the patterns compiled on first use,
+its caches), and work the build's process does finds its own warm: a process fewer is that much less. They never
+outlive the build:
 
 - when the build stops early (an error, Ctrl-C, SIGTERM), the pool's processes are terminated before the
   staging folder they write into is removed (`stop_workers`, also called by the build's own clean-up);
@@ -21,19 +25,20 @@ import sys
 from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Sequence, TypeVar
 
 if TYPE_CHECKING:  # loaded when workers are started: a build that finds nothing changed starts none
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 _FORKED_TASK: Callable[[Any], Any] | None = None
+_FORKED_ITEMS: Sequence[Any] = ()
 _LIVE_POOLS: set[ProcessPoolExecutor] = set()
 PR_SET_PDEATHSIG = 1
 
 
-def _run_forked(item: Any) -> Any:
+def _run_forked(number: int) -> Any:
     assert _FORKED_TASK is not None
-    return _FORKED_TASK(item)
+    return _FORKED_TASK(_FORKED_ITEMS[number])
 
 
 def _worker_started(parent: int) -> None:
@@ -61,30 +66,26 @@ def _forks(jobs: int, items: int) -> bool:
 
 
 def in_workers(task: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterator[R]:
-    """`map(task, items)`, over forked worker processes when jobs > 1. Results come back in order, so the
-    output does not depend on the number of jobs."""
+    """`map(task, items)`, over `jobs` processes when jobs > 1: this one and forked workers. Results come back
+    in order (what a task raised, at its turn), so the output does not depend on the number of jobs."""
     if not _forks(jobs, len(items)):
         yield from map(task, items)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    global _FORKED_TASK
-    _FORKED_TASK = task
+    global _FORKED_TASK, _FORKED_ITEMS
+    _FORKED_TASK, _FORKED_ITEMS = task, items
     # The workers inherit the build's objects; their collector walking them would copy every page it
     # touches (copy-on-write) in each worker. Frozen, they are left alone, until the pool is done.
     gc.freeze()
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=multiprocessing.get_context("fork"),
+    workers = min(jobs, len(items)) - 1
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
                                initializer=_worker_started, initargs=(os.getpid(),))
     _LIVE_POOLS.add(pool)
     finished = False
     try:
-        # One item at a time: items are whole files of very different sizes, handed out largest first.
-        # (Not pool.map: stopped early, it cancels the futures its pool is about to fail, which 3.11's
-        # pool reports as an error of its own on stderr.)
-        futures = [pool.submit(_run_forked, item) for item in items]
-        for future in futures:
-            yield future.result()
+        yield from _shared(pool, workers, task, items)
         finished = True
     finally:
         # The task is left set, not reset to None: a pool left unfinished runs this only when it is collected,
@@ -96,6 +97,38 @@ def in_workers(task: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterato
         else:
             _stop(pool)
         gc.unfreeze()  # a long-lived process (`serve`) collects them again
+
+
+def _shared(pool: ProcessPoolExecutor, workers: int, task: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
+    """The results of `task` over `items`, in order, the items shared out one at a time, first come first
+    served, between the pool's workers and this process."""
+    sent: dict[int, Future[R]] = {}
+    done_here: dict[int, tuple[bool, Any]] = {}
+    untaken = 0  # items are taken in order: largest first, so that no process is left with a big one at the end
+    for wanted in range(len(items)):
+        while True:
+            # Each worker has one item waiting beside the one it works on: those were taken before the one this
+            # process takes next, so they are no smaller, and a worker has not run dry when this process is done.
+            # (Not pool.map: stopped early, it cancels the futures its pool is about to fail, which 3.11's pool
+            # reports as an error of its own on stderr.)
+            while untaken < len(items) and sum(1 for future in sent.values() if not future.done()) < 2 * workers:
+                sent[untaken] = pool.submit(_run_forked, untaken)
+                untaken += 1
+            if wanted in done_here:
+                returned, value = done_here.pop(wanted)
+                if not returned:
+                    raise value
+                yield value
+                break
+            if wanted in sent and (sent[wanted].done() or untaken == len(items)):
+                yield sent.pop(wanted).result()
+                break
+            # The result wanted next is not ready: this process takes the next item meanwhile.
+            number, untaken = untaken, untaken + 1
+            try:
+                done_here[number] = (True, task(items[number]))
+            except Exception as error:  # noqa: BLE001 - raised at its turn, as a worker's would be
+                done_here[number] = (False, error)
 
 
 def stop_workers() -> None:

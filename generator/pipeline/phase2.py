@@ -13,7 +13,7 @@ import logging
 import time
 from collections import Counter
 from dataclasses import replace
-from typing import Callable
+from typing import Callable, Iterable
 
 from .. import __version__
 from ..config import BuildConfig, BuildReport, Progress
@@ -25,7 +25,8 @@ from ..output.manifest import (MANIFEST, NO_HASH_CACHE, FileRecord, HashCache, M
 from ..output.write import Staging
 from ..render.html.anchors import find_anchor_page
 from ..render.html.pages import PageBuilder, render_indexes, sitemaps
-from ..render.html.render import Resolver, markdown_parser, render_blocks, render_markdown, warm_up_highlighting
+from ..render.html.render import (COMMON_LANGUAGES, Resolver, markdown_parser, render_blocks, render_markdown,
+                                  warm_up_highlighting)
 from ..render.markdown import MarkdownOptions, MarkdownPart, SessionDocument
 from ..render.markdown.markup import TranscriptMarkup, default_markup
 from ..render.markdown.tool_views import language_for
@@ -68,7 +69,7 @@ def build_site(staging: Staging, config: BuildConfig, progress: Progress | None,
     to_render = [plan for plan in plans if not _kept_from_previous(plan, previous, digests, staging, report)]
     started = time.perf_counter()
     if len(to_render) > 1 and config.jobs > 1:
-        renderer.prepare()  # before the workers are forked: they inherit it (one file renders in this process)
+        renderer.prepare([plan.source for plan in to_render])  # before the workers are forked: they inherit it
     to_render = largest_first(to_render)
     rendered_files = in_workers(lambda p: renderer(p.source, previous.files.get(p.record.path)), to_render,
                                 config.jobs)
@@ -109,7 +110,7 @@ def render_parts(archive: Archive, files: list[SessionFile], staging: Staging, o
     into `staging`. No page, index or manifest is written. Returns the redactions made."""
     renderer = FileRenderer(archive, staging, options, None, redaction, part_writer=part_writer, markup_theme=theme)
     if len(files) > 1:
-        renderer.prepare()
+        renderer.prepare(files)
     redactions: Counter[str] = Counter()
     for rendered in in_workers(renderer, largest_files_first(files), jobs):
         redactions.update(rendered.redactions)
@@ -141,17 +142,22 @@ class FileRenderer:
         for key, session in archive.sessions.items():
             self.keys_by_source.setdefault(session.source, []).append(key)
 
-    def prepare(self) -> None:
+    def prepare(self, files: Iterable[SessionFile] = ()) -> None:
         """What every file needs, made once here rather than once in each worker process (workers are
         forked from this one): the redaction rules, the Markdown parser and what highlighting and linking
-        make on first use, the compiled page templates."""
+        make on first use, the compiled page templates. With the `files` to render, the lexers of the
+        files their sessions changed too: their edits are shown highlighted."""
         if self.redaction.secrets:
             self.redaction.redactor().text(WARM_UP)
         markdown_parser()
-        warm_up_highlighting()
+        warm_up_highlighting(self._languages_changed(files))
         language_for("x.py")  # the table of Pygments' file name patterns
         if self.builder is not None:
             self.builder.environment.get_template("session.html")
+
+    def _languages_changed(self, files: Iterable[SessionFile]) -> list[str]:
+        return languages_to_warm([touched.path for key in self.keys_by_source.get(str(session_file.path), ())
+                                  for touched in self.archive.sessions[key].files_touched] for session_file in files)
 
     def anchor_page(self, key: str, anchor: str) -> int:
         return find_anchor_page(self.staging.root / urls.anchor_map(key), anchor)
@@ -195,6 +201,24 @@ class FileRenderer:
                       bodies.rendered, bodies.reused)
         return Rendered(pages.written if self.builder else len(documents), redactor.counts, tuple(output.paths),
                         bodies.made)
+
+
+MOST_LEXERS_WARMED = 12
+"""Lexers made before the workers fork, past the common ones: the logs choose the languages, and one naming
+files of every language Pygments knows would otherwise have the build make them all."""
+
+
+def languages_to_warm(paths_by_file: Iterable[Iterable[str]]) -> list[str]:
+    """The languages, past the common ones, of files changed in more than one of the files to render (given as
+    the paths each one's sessions changed), most files first, at most `MOST_LEXERS_WARMED`: a lexer made before
+    the fork is made once, where each process that renders one of those files would make its own; a language
+    of one file is made in one process anyway."""
+    files_with: Counter[str] = Counter()
+    for paths in paths_by_file:
+        files_with.update({language_for(path) for path in paths} - {"", *COMMON_LANGUAGES})
+    shared = sorted((language for language, count in files_with.items() if count > 1),
+                    key=lambda language: (-files_with[language], language))
+    return shared[:MOST_LEXERS_WARMED]
 
 
 class _PageWriter:

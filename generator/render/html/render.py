@@ -15,7 +15,7 @@ import secrets
 import sys
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 from urllib.parse import unquote
 
 import nh3
@@ -87,13 +87,22 @@ COMMON_LANGUAGES = ("bash", "diff", "json", "markdown", "python", "typescript", 
 the build's workers are forked (`warm_up_highlighting`)."""
 
 
-def warm_up_highlighting() -> None:
+def warm_up_highlighting(languages: Iterable[str] = ()) -> None:
     """What each worker would otherwise make for itself on its first pages, made once in the process they are
-    forked from: the common lexers (Pygments compiles a lexer's patterns when it is first made) and
-    linkify-it's patterns (compiled on its first link)."""
-    for language in COMMON_LANGUAGES:
+    forked from: the common lexers and those of `languages` (Pygments compiles a lexer's patterns when it is
+    first made) and linkify-it's patterns (compiled on its first link; last, since `re` forgets the patterns
+    it compiled longest ago)."""
+    for language in dict.fromkeys((*COMMON_LANGUAGES, *languages)):
         _lexer(language)
-    linkable("https://example.com/ user@example.com")
+    # Each kind of link (with a scheme, schema-relative, an address, mailto:) and each way of looking for one
+    # compiles patterns of its own.
+    linkify = markdown_parser().linkify
+    assert linkify is not None  # markdown_parser() has it
+    links = "https://example.com/ //example.com/ user@example.com mailto:user@example.com"
+    linkify.test(links)
+    linkify.pretest(links)
+    linkify.match(links)
+    linkify.match_at_start("https://example.com/")
 
 
 def highlight(code: str, language: str, attributes: str) -> str:
