@@ -31,7 +31,7 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.lexers.diff import DiffLexer
 from pygments.lexers.special import TextLexer
-from pygments.token import Generic, Whitespace
+from pygments.token import STANDARD_TYPES, Generic, Whitespace
 from pygments.util import ClassNotFound
 
 from ..markdown.blocks import Block, Code, Group, Prose, Structure
@@ -165,7 +165,8 @@ def _diff_line_markup() -> tuple[str, ...]:
     """For each group of `_DIFF_LINE`, its line as Pygments' formatter writes it: in a span of the class of the
     rule's token type (none for plain text; a context line's leading space in a whitespace span)."""
     def opening(token_type: Any) -> str:
-        return f'<span class="{_FORMATTER._get_css_classes(token_type)}">'
+        # Each of these types is one of Pygments' standard ones, whose class is its short name (no prefix is set).
+        return f'<span class="{STANDARD_TYPES[token_type]}">'
 
     def spanned(token_type: Any) -> str:
         return opening(token_type) + "{}</span>\n"
