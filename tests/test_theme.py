@@ -450,18 +450,3 @@ def test_a_template_whose_markup_the_page_shows_as_text_is_named_once(tmp_path, 
     assert len(warned) == 1 and "message.html" in warned[0], warned
     assert (tmp_path / "site" / "index.html").is_file()
 
-
-def test_a_theme_that_reads_the_body_gets_the_body_itself(tmp_path):
-    """The body goes into the page after its template ran only where the templates print it as it is: a theme
-    that measures or tests it gets the real body, not what stands in for it."""
-    _session(tmp_path / "logs")
-    main = ('<p id="size">{{ content|length }}</p>{% if "look around" in content %}<p id="found">yes</p>{% endif %}'
-            '<div id="body">{{ content }}</div><!--end-->\n')
-    theme = _theme(tmp_path, {"_session_main.html": main})
-    out = tmp_path / "site"
-    build(BuildConfig(inputs=(tmp_path / "logs",), output=out, redact=False, jobs=1, theme=theme))
-    page = (out / "projects" / PROJECT_DIR.lstrip("-") / f"{SESSION_ID}.html").read_text(encoding="utf-8")
-    body = page[page.index('<div id="body">') + len('<div id="body">'):page.index("</div><!--end-->")]
-    assert "look around" in body and "toolu_bash1" in body
-    assert f'<p id="size">{len(body)}</p>' in page
-    assert '<p id="found">yes</p>' in page

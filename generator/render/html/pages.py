@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-import secrets
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -116,7 +115,6 @@ class PageBuilder:
         self.theme = theme
         self.links = ArchiveLinks(archive, anchor_page)
         self._sessions_by_project: dict[str, list[Session]] | None = None
-        self._body_as_is: bool | None = None
 
     def _render(self, template: str, page: str, **context: Any) -> str:
         link = _linker(page)
@@ -290,51 +288,16 @@ class PageBuilder:
             return ("" if target == page else urls.relative(page, target)) + "#" + anchor
 
         context = self.session_context(session, page, pagination, place_url)
-        body = (render(part.text, resolve) if render is not None else
-                render_blocks(part.blocks, resolve) if part.blocks else render_markdown(part.text, resolve))
-        # The body is most of the page: where the template only prints it, it goes in after the template has
-        # run, in place of a stand-in, instead of being copied as Markup and again as the template's output.
-        stand_in = f"\ue000sessionsite-page-body-{secrets.token_hex(8)}\ue001" if self._prints_body_as_is() else ""
-        rendered = self._render(
+        return self._render(
             "session.html",
             page,
             **context,
             project={"path": project.path, "url": urls.relative(page, urls.project_page(project.dir_name))},
             anchor_map=anchor_map,
             markdown_url=urls.relative(page, part.path),
-            content=Markup(stand_in or body),  # noqa: S704 - the HTML writer's, sanitised by nh3 (or our stand-in)
+            content=Markup(render(part.text, resolve) if render is not None else  # noqa: S704 - the HTML writer's, sanitised by nh3
+                           render_blocks(part.blocks, resolve) if part.blocks else render_markdown(part.text, resolve)),
         )
-        return rendered.replace(stand_in, body) if stand_in else rendered
-
-    def _prints_body_as_is(self) -> bool:
-        """Whether the session page's templates (and all they include, import or extend) use `content` only
-        as `{{ content }}`, printed as it is: no filter, test or condition on it, no variable of that name of
-        their own. Then what they print does not depend on the body, and a stand-in can take its place."""
-        if self._body_as_is is None:
-            from jinja2 import meta, nodes
-
-            def plain_prints(node: nodes.Node, parent: nodes.Node | None) -> bool:
-                if isinstance(node, nodes.Name) and node.name == "content":
-                    return isinstance(parent, nodes.Output) and node.ctx == "load"
-                return all(plain_prints(child, node) for child in node.iter_child_nodes())
-
-            pending, seen, as_is = ["session.html"], set(), True
-            loader = self.environment.loader
-            assert loader is not None
-            while pending and as_is:
-                name = pending.pop()
-                if name in seen:
-                    continue
-                seen.add(name)
-                tree = self.environment.parse(loader.get_source(self.environment, name)[0])
-                as_is = plain_prints(tree, None)
-                for referenced in meta.find_referenced_templates(tree):
-                    if referenced is None:  # a name made while rendering: any template may be read
-                        as_is = False
-                    else:
-                        pending.append(referenced)
-            self._body_as_is = as_is
-        return self._body_as_is
 
     def session_context(self, session: Session, page: str, pagination: dict[str, Any],
                         place_url: Callable[[str, int], str]) -> dict[str, Any]:
