@@ -449,4 +449,3 @@ def test_a_template_whose_markup_the_page_shows_as_text_is_named_once(tmp_path, 
     warned = [record.getMessage() for record in caplog.records if "shows as text" in record.getMessage()]
     assert len(warned) == 1 and "message.html" in warned[0], warned
     assert (tmp_path / "site" / "index.html").is_file()
-
