@@ -90,3 +90,25 @@ def test_markdown_is_marked_as_by_a_pattern_tried_at_every_character():
     texts += ["".join(chance.choice(pieces) for _ in range(chance.randint(0, 16))) for _ in range(20_000)]
     for text in texts:
         assert quick_highlight(text, "markdown") == _markdown_marked_at_every_character(text), repr(text)
+
+
+# Each rule of Pygments' diff lexer, its edges (a one-digit normal-diff command against a longer one, `---`
+# alone against a file header), what escaping changes at a line's start (`< `, `> `, `&lt; ` typed as such),
+# the line breaks and byte-order mark its lexer rewrites, and a last line with no line break.
+DIFF_LINES = [" context <b>", " ", "!changed", "---", "--- a/x.py", "-removed & 'gone'", "< old", "&lt; not old",
+              "+added \"new\"", "> new", "&gt; not new", "@@ -1,2 +1,3 @@", "5,7c8", "1a2", "12c13", "3d", "Index: x",
+              "index 1..2", "diff --git a/x b/x", "=====", "plain </code></pre><script>alert(1)</script>", "", "\t-tab",
+              "\ufeffbom", "x\x85y", "x\u2028y", "{braces} {0}"]
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r", ""])
+def test_a_diff_is_marked_as_pygments_marks_it(ending):
+    from pygments import highlight as pygments_highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import DiffLexer
+
+    for first in ("", "\ufeff"):
+        code = first + ending.join(DIFF_LINES) + ending
+        for text in (code, code.rstrip("\r\n"), ending.join(reversed(DIFF_LINES))):
+            expected = pygments_highlight(text, DiffLexer(stripnl=False), HtmlFormatter(nowrap=True))
+            assert highlight(text, "diff", "") == f'<pre class="highlight language-diff"><code>{expected}</code></pre>'

@@ -57,6 +57,23 @@ def test_a_date_and_a_time_on_two_lines_are_not_one_log_line():
     assert looks_pasted("\n".join(["2026-10-01 10:32 happened"] * 30) + "\n" + "words " * 300)
 
 
+@pytest.mark.parametrize("line, opens_a_fence", [
+    ("```", True), ("   ~~~", True), ("  ````python", True), ("~~~~~", True),
+    ("    ```", False), ("x ```", False), ("\t```", False), ("``", False), ("~~", False), ("`~~", False),
+    ("    ^~~~ caret", False), ("a ``` then", False), ("````` ``` x", True), ("   x```", False),
+])
+def test_a_log_with_a_fence_the_person_wrote_is_theirs(line, opens_a_fence):
+    """A fence line (up to three spaces, then three backticks or tildes) keeps a log as the person's text,
+    wherever it is in the text; a marker further in, or after other text on its line, is no fence."""
+    log = ["2026-10-01 10:32:05 ERROR worker stopped " + "x" * 60] * 30
+    for where in (0, 15, 29):
+        lines = [*log[:where], line, *log[where:]]
+        for joined in ("\n".join(lines), "\n".join(lines) + "\n"):
+            assert looks_pasted(joined) is not opens_a_fence, (line, where)
+    # A marker later on a line that is no fence does not hide one on the next line.
+    assert not looks_pasted("\n".join([*log, "error ``` in " + "```" * 50, "```"]))
+
+
 def read_call(output: str) -> list[dict]:
     return [
         {"type": "user", "uuid": "u1", "sessionId": "s1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/x",

@@ -29,7 +29,9 @@ from pygments import highlight as pygments_highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
+from pygments.lexers.diff import DiffLexer
 from pygments.lexers.special import TextLexer
+from pygments.token import STANDARD_TYPES, Generic, Whitespace
 from pygments.util import ClassNotFound
 
 from ..markdown.blocks import Block, Code, Group, Prose, Structure
@@ -130,9 +132,12 @@ def _highlight(code: str, language: str, attributes: str) -> str:
     else:
         lexer = _lexer(language)
         # Plain text (most tool output) needs no lexing: escaping it gives the same markup, much faster.
-        tokens = html.escape(code, quote=False) if isinstance(lexer, TextLexer) else pygments_highlight(
-            code, lexer, _FORMATTER
-        )
+        if isinstance(lexer, TextLexer):
+            tokens = html.escape(code, quote=False)
+        elif type(lexer) is DiffLexer:
+            tokens = _diff_markup(code)
+        else:
+            tokens = pygments_highlight(code, lexer, _FORMATTER)
     if start:
         first = int(start.group(1))
         lines = tokens.split("\n")
@@ -145,6 +150,54 @@ def _highlight(code: str, language: str, attributes: str) -> str:
     language_class = f" language-{html.escape(language)}" if language else ""
     return f'<pre class="highlight{language_class}"><code>{tokens}</code></pre>'
 
+
+
+
+
+def _pygments_escaped(text: str) -> str:
+    """Text escaped as Pygments' HTML formatter escapes a token (`&` first, so no reference is escaped again;
+    str.translate does the same, but slowly on text beyond ASCII)."""
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+            .replace("'", "&#39;"))
+
+_DIFF_LINE = re.compile(
+    # Pygments' DiffLexer's rules, in its order (a line is the first rule's that matches it), one group each, read
+    # on the text escaped as Pygments' formatter escapes it: only the rules for `< ` and `> ` look for a character
+    # that escaping changes, and an escaped `&lt; ` or `&gt; ` at a line's start can only be one of those.
+    r"( )(.*)\n|(!.*|---)\n|((?:&lt; |-).*)\n|((?:&gt; |\+).*)\n|(@.*|\d(?:,\d+)?(?:a|c|d)\d+(?:,\d+)?)\n"
+    r"|((?:[Ii]ndex|diff).*)\n|(=.*)\n|(.*)\n"
+)
+
+
+@lru_cache(maxsize=1)
+def _diff_line_markup() -> tuple[str, ...]:
+    """For each group of `_DIFF_LINE`, its line as Pygments' formatter writes it: in a span of the class of the
+    rule's token type (none for plain text; a context line's leading space in a whitespace span)."""
+    def opening(token_type: Any) -> str:
+        # Each of these types is one of Pygments' standard ones, whose class is its short name (no prefix is set).
+        return f'<span class="{STANDARD_TYPES[token_type]}">'
+
+    def spanned(token_type: Any) -> str:
+        return opening(token_type) + "{}</span>\n"
+
+    return ("", "", opening(Whitespace) + " </span>{}\n", spanned(Generic.Strong), spanned(Generic.Deleted),
+            spanned(Generic.Inserted), spanned(Generic.Subheading), spanned(Generic.Heading),
+            spanned(Generic.Heading), "{}\n")
+
+
+def _diff_markup(code: str) -> str:
+    """What Pygments writes for a diff (`pygments.highlight(code, DiffLexer(), _FORMATTER)`), a line at a time:
+    each of the diff lexer's rules takes a whole line, so one regular expression finds the lines and their
+    classes, without Pygments' generators of tokens. tests/test_highlight.py holds it to Pygments' output."""
+    # As Pygments' lexer reads its input: no byte-order mark, line breaks as \n, one at the end.
+    if code.startswith("\ufeff"):
+        code = code[1:]
+    code = code.replace("\r\n", "\n").replace("\r", "\n")
+    if not code.endswith("\n"):
+        code += "\n"
+    formats = _diff_line_markup()
+    return "".join([formats[line.lastindex or 0].format(line.group(line.lastindex or 0))
+                    for line in _DIFF_LINE.finditer(_pygments_escaped(code))])
 
 
 class _GuardedRenderer(RendererHTML):

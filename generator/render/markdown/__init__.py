@@ -57,7 +57,8 @@ class SessionDocument(HeaderWriter, ReplyWriter, SingleEventWriter):
         self.run_first: Event | None = None
         self.run_model = ""
         self.waiting_checklist: ToolCall | None = None
-        self.output.append(self.path, front_matter(session, archive, options.repo_url) + "\n")
+        # Written with the first page's text: each append opens the file, and most sessions are one page.
+        self.unwritten = front_matter(session, archive, options.repo_url) + "\n"
 
     def __call__(self, event: Event) -> None:
         self.index += 1
@@ -80,7 +81,8 @@ class SessionDocument(HeaderWriter, ReplyWriter, SingleEventWriter):
     def _end_page(self, last: bool = False) -> None:
         self._end_run()
         text = markdown_of(self.blocks) + "\n"
-        self.output.append(self.path, text if last else text + "\n")
+        self.output.append(self.path, self.unwritten + (text if last else text + "\n"))
+        self.unwritten = ""
         if self.on_part is not None:
             self.on_part(MarkdownPart(self.page, self.total, text, frozenset(self.own_files), self.path,
                                       frozenset(self.anchors), tuple(self.blocks)))

@@ -154,7 +154,21 @@ def markdown_of(blocks: Iterable[Block]) -> str:
 def themed_markdown_of(blocks: Iterable[Block]) -> str:
     """The page as one Markdown text: the blocks with the theme's HTML around and between them, a blank
     line between each. Rendered with markdown-it (`html.render.render_markdown`) it reads as the page."""
-    return "\n\n".join(leaf.html if isinstance(leaf, Structure) else leaf.markdown for leaf in leaves(blocks))
+    return "\n\n".join(_themed_pieces(blocks))
+
+
+def _themed_pieces(blocks: Iterable[Block]) -> Iterator[str]:
+    """What `themed_markdown_of` joins: each leaf's text, a group's tags as they are (no Structure made for
+    each: a page has thousands)."""
+    for block in blocks:
+        if isinstance(block, Group):
+            yield block.opening
+            yield from _themed_pieces(block.children)
+            yield block.closing
+        elif isinstance(block, Structure):
+            yield block.html
+        else:
+            yield block.markdown
 
 
 def typed_blocks(text: str) -> list[Block]:

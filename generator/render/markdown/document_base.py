@@ -34,6 +34,8 @@ class DocumentBase:
     markup: TranscriptMarkup
     path: str
     """Output path of the session's .md file."""
+    unwritten: str
+    """The start of the .md not written yet (its front matter, until the first page is)."""
     own_files: set[str]
     media_count: int
     page_starts: set[int]

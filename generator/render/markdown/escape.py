@@ -34,6 +34,8 @@ _BACKTICK_RUN = re.compile(r"`+")
 _ESCAPE_OR_BACKTICKS = re.compile(r"\\[!-/:-@\[-`{-~]|`+")
 # What can start or end inline Markdown (emphasis, code, links, HTML, entities, autolinks, strikethrough).
 _INLINE_SYNTAX = frozenset("\\`*_[]<>#!|~&{}")
+_INLINE_SYNTAX_BACKSLASH_FIRST = ("\\", *sorted(_INLINE_SYNTAX - {"\\"}))
+"""The escaping order: a backslash first, so the ones put before the others are not escaped in turn."""
 _MAX_PASSES = 20
 # Without any of these, prose has no HTML or entities to escape, no fence to close, no setext underline and
 # no heading: `prose` would return it as it is, so the block parse (a fifth of a build's Markdown time) is
@@ -68,7 +70,12 @@ def literal(text: str) -> str:
     line: every ASCII punctuation mark backslash-escaped, so nothing in it can open emphasis, a link, a
     code span or a block, or close ours."""
     flat = " ".join(text.split())
-    escaped = "".join("\\" + char if char in _INLINE_SYNTAX else char for char in flat)
+    escaped = flat
+    # A str.replace per mark, in C, the marks that are not there passed over: several times faster than a
+    # look at each character in Python, or str.translate, which looks each up in a dict.
+    for mark in _INLINE_SYNTAX_BACKSLASH_FIRST:
+        if mark in escaped:
+            escaped = escaped.replace(mark, "\\" + mark)
     # At the start of a line, these would make a list, a heading rule or a setext underline.
     return "\\" + escaped if escaped[:1] in ("-", "+", "=") else escaped
 

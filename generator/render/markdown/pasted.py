@@ -16,8 +16,9 @@ MIN_CHARACTERS = 1_500
 # The share of its non-blank lines that must look like a log, a stack trace or code.
 MIN_SHARE = 0.6
 
-# A fence opening a line, as CommonMark reads one (a line of ~~~ under a traceback's caret is not).
-_FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})", re.MULTILINE)
+# A fence opens a line, as CommonMark reads one (a line of ~~~ under a traceback's caret is not): up to three
+# spaces, then three or more backticks or tildes.
+_FENCE_MARKERS = ("```", "~~~")
 _LOG_OR_CODE_LINE = re.compile(
     r"""^(?:
         \s*\[?\d{4}-\d{2}-\d{2}[T\s]\d{1,2}:\d{2}          # 2026-10-01 10:32 or [2026-10-01T10:32
@@ -44,7 +45,7 @@ def looks_pasted(text: str) -> bool:
     if len(text) < MIN_CHARACTERS or text.count("\n") + 1 < MIN_LINES:
         return False
     # A fence the person wrote already shows code as code; the text around it is theirs.
-    if ("```" in text or "~~~" in text) and _FENCE.search(text):
+    if _opens_a_fence(text):
         return False
     # Each line by itself, in loops that stay in C: a match over the whole text would be tried at every
     # character, not only where lines start.
@@ -53,3 +54,21 @@ def looks_pasted(text: str) -> bool:
         return False
     shaped = len(list(filter(None, map(_LOG_OR_CODE_LINE.match, lines))))
     return shaped >= MIN_SHARE * len(lines)
+
+
+def _opens_a_fence(text: str) -> bool:
+    """Whether a line of the text opens with a fence. Found from each marker's occurrences (`str.find`, in C)
+    rather than by a pattern anchored at each line's start, which the regular expression engine tries at every
+    character of a long log. Past a marker that is not a line's fence, the rest of its line is skipped: a
+    later marker on it has the first one before it, so no line is read twice."""
+    for marker in _FENCE_MARKERS:
+        found = text.find(marker)
+        while found >= 0:
+            line_start = text.rfind("\n", 0, found) + 1
+            if found - line_start <= 3 and text.count(" ", line_start, found) == found - line_start:
+                return True
+            line_end = text.find("\n", found)
+            if line_end < 0:
+                break
+            found = text.find(marker, line_end + 1)
+    return False
