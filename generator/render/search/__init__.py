@@ -51,6 +51,8 @@ from itertools import accumulate, chain, repeat
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+import orjson
+
 from ...core import urls
 from ...core.registry import Registry
 from ...core.text import plain
@@ -280,9 +282,8 @@ class FileSearchRecorder:
 
     def _write_store(self) -> None:
         name = f"{self.name}-{(self.count - 1) // DOCUMENTS_PER_STORE}"
-        store = json.dumps({"pages": list(self.pages), "titles": list(self.titles), "docs": self.rows},
-                           ensure_ascii=False, separators=(",", ":"))
-        self.output.write(urls.search_documents(name), f"sessionsiteSearch.docs({json.dumps(name)},{store});\n".encode())
+        store = _json_bytes({"pages": list(self.pages), "titles": list(self.titles), "docs": self.rows})
+        self.output.write(urls.search_documents(name), b"sessionsiteSearch.docs(%s,%s);\n" % (json.dumps(name).encode(), store))
         self.rows, self.pages, self.titles = [], {}, {}
 
     def _write_words(self, closing: bytes = b"") -> None:
@@ -329,6 +330,17 @@ class FileSearchRecorder:
             about = {"count": self.count, "kinds": "".join(self.kinds), "project": self.project}
             closing = f"{FILE_LINE}{json.dumps(about, ensure_ascii=False, sort_keys=True)}\n".encode()
         self._write_words(closing)
+
+
+def _json_bytes(value: Any) -> bytes:
+    """`value` (strings, whole numbers, lists and dicts) in JSON as `json.dumps` writes it with `ensure_ascii=False`
+    and no spaces, in UTF-8: by orjson, which writes the same bytes for these in a fifth of the time (a
+    store is mostly excerpts), or by `json` for what orjson refuses (a lone surrogate, a number past 64 bits),
+    which then fails or not as before."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,11 +50,15 @@ def terms_of_lowered(lowered: str) -> set[str]:
 def searched_part(text: str, limit: int = SEARCHED_CHARACTERS) -> str:
     """What the index holds of a text: all of it, or its first `limit` characters cut back to the last
     whitespace, so that no word is cut in two (a word longer than the whole part is cut where it ends)."""
+    return text[:_searched_end(text, limit)]
+
+
+def _searched_end(text: str, limit: int) -> int:
+    """Where `searched_part` ends, found without copying the text."""
     if len(text) <= limit:
-        return text
-    part = text[:limit + 1]
-    cut = max(part.rfind(" "), part.rfind("\n"), part.rfind("\t"))
-    return part[:cut] if cut > 0 else part[:limit]
+        return len(text)
+    cut = max(text.rfind(" ", 0, limit + 1), text.rfind("\n", 0, limit + 1), text.rfind("\t", 0, limit + 1))
+    return cut if cut > 0 else limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +84,7 @@ def indexed(text: str) -> IndexedText:
     excerpted = terms_of_lowered(lowered)
     if len(head) == len(text):
         return IndexedText(flat, lowered, excerpted, excerpted, cut=False)
-    rest = searched_part(text)[len(head):]
-    return IndexedText(flat, lowered, excerpted, excerpted | terms_of_lowered(" ".join(set(rest.lower().split()))),
-                       cut=True)
+    # The rest of a long text is mostly the same runs of non-spaces again (a log's lines): each is lowered and
+    # split once, and the rest is neither copied nor lowered whole.
+    rest = set(text[len(head):_searched_end(text, SEARCHED_CHARACTERS)].split())
+    return IndexedText(flat, lowered, excerpted, excerpted | terms_of_lowered(" ".join(rest).lower()), cut=True)
