@@ -47,7 +47,7 @@ import sys
 import tempfile
 import zlib
 from dataclasses import dataclass
-from itertools import accumulate, chain, repeat
+from itertools import accumulate, chain, compress, repeat
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -103,6 +103,8 @@ _MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])|\\$", re.M)
 """A backslash before ASCII punctuation (how `escape` keeps typed text literal), or ending a line (a hard
 break): a reader sees the character, or nothing."""
 
+_HEADING_MARKS = re.compile(r"^\s{0,3}#{1,6}\s+", re.M)
+"""The marks of a heading, as `plain` takes them out."""
 
 
 def shard_of(term: str, shards: int) -> int:
@@ -216,10 +218,14 @@ def _readable(markdown: str) -> str:
         markdown = _EMPHASIS.sub("", markdown) if "\\*" in markdown else markdown.replace("*", "")
     if "\\" in markdown:
         markdown = _MARKDOWN_ESCAPE.sub(lambda match: match.group(1) or "", markdown)
-    if "#" in markdown or "*" in markdown or "_`" in markdown:
+    if "*" in markdown or "_`" in markdown:
         return plain(markdown)
-    # Left: runs of backticks and pairs of underscores, which `plain` takes out in one pass; no backtick
-    # follows an underscore, so taking out the backticks makes no new pair.
+    # Left: what `plain` takes out in one pass, one kind at a time (its pattern tried at every character was
+    # a twentieth of the search stage). A heading's marks are spaces and hashes after a line's end: taking
+    # them out leaves a line's end before what followed, and makes no new mark. No backtick follows an
+    # underscore, so taking out the backticks makes no new pair of underscores.
+    if "#" in markdown:
+        markdown = _HEADING_MARKS.sub("", markdown)
     if "`" in markdown:
         markdown = markdown.replace("`", "")
     return markdown.replace("__", "") if "__" in markdown else markdown
@@ -305,15 +311,14 @@ class FileSearchRecorder:
         fine_keys = _fine_keys(terms)
         order = sorted(range(len(terms)), key=fine_keys.__getitem__)  # stable: a key's terms stay in order
         terms = list(map(terms.__getitem__, order))
-        fine_keys = list(map(fine_keys.__getitem__, order))
+        fine_keys.sort()
         deltas = _all_deltas(list(map(self.postings.__getitem__, terms)), self.count)
         text = "".join(chain.from_iterable(zip(terms, repeat("\\t"), deltas, repeat("\\n"))))
         body = text.encode()
-        # Where each fine key's run starts: its first line (the one a dict keeps of the lines read backwards),
+        # Where each fine key's run starts: its first line (one whose key differs from the line's before),
         # after the lines before it, each its term, its gaps and four characters (two escapes).
-        first_line = dict(zip(reversed(fine_keys), range(len(fine_keys) - 1, -1, -1), strict=True))
-        keys = sorted(first_line)
-        firsts = list(map(first_line.__getitem__, keys))
+        firsts = list(compress(range(len(fine_keys)), map(operator.ne, fine_keys, [-1, *fine_keys])))
+        keys = list(map(fine_keys.__getitem__, firsts))
         term_sizes = map(len, terms if len(body) == len(text) else map(str.encode, terms))
         before = list(accumulate(map(operator.add, term_sizes, map(len, deltas)), initial=0))
         starts = list(map(operator.add, map(before.__getitem__, firsts), map(operator.mul, firsts, repeat(4))))
