@@ -116,7 +116,7 @@ def shard_of(term: str, shards: int) -> int:
 
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Document:
     """One thing a page shows, as the index keeps it."""
 

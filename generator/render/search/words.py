@@ -68,7 +68,7 @@ def _searched_end(text: str, limit: int) -> int:
     return cut if cut > 0 else limit
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class IndexedText:
     """A text as the index takes it."""
 
