@@ -527,11 +527,8 @@ def _fine_keys(terms: list[str]) -> list[int]:
 
 
 def _reversed_bits(value: int, bits: int) -> int:
-    result = 0
-    for _ in range(bits):
-        result = (result << 1) | (value & 1)
-        value >>= 1
-    return result
+    """`value`'s lowest `bits` bits in reverse order (by its binary digits, in C: every new start of a term asks)."""
+    return int(f"{value:0{bits}b}"[::-1], 2)
 
 
 def _compressed(data: bytes) -> bytes:
