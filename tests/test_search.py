@@ -563,8 +563,9 @@ def test_document_stores_are_the_bytes_json_writes_for_hostile_texts(tmp_path):
     """The stores app.js loads are JSON written without ASCII escapes or spaces, whatever the text holds:
     quotes, backslashes, control characters, line separators, markup, astral and non-Latin characters."""
     recorder = search.FileSearchRecorder("hostile", _Staging(tmp_path), "/home/ada/dé\"jà")
-    for number, text in enumerate(STORE_HOSTILE_TEXTS):
-        recorder.add(f"title {text}", f"page{number}.html", search.Document("output", f"e-{text[:5]}", "2026", text))
+    for number, hostile in enumerate(STORE_HOSTILE_TEXTS):
+        recorder.add(f"title {hostile}", f"page{number}.html",
+                     search.Document("output", f"e-{hostile[:5]}", "2026", hostile))
     recorder.finish()
     store = (tmp_path / urls.search_documents("hostile-0")).read_bytes()
     prefix = b'sessionsiteSearch.docs("hostile-0",'
