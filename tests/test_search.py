@@ -550,3 +550,26 @@ def test_results_are_reached_by_keyboard_and_pass_axe(browser, axe, coding_site,
     page.keyboard.press("Shift+Tab")
     assert page.evaluate("document.activeElement.name") == "kind"
     context.close()
+
+
+STORE_HOSTILE_TEXTS = [
+    'a "quoted" \\ backslash', "controls \x00\x01\x08\x0b\x0c\x1b\x1f\x7f end", "tab\tand\nlines\r\n",
+    "line separators \u2028 \u2029 and BOM \ufeff", "</script><!-- -->", "emoji 🙂 and astral 𝔘", "Größe 潮汐 ΚΌΣΜΕ",
+    "\ud7ff\ue000\uffff noncharacters \U0010ffff", "x" * 600 + " error: long text past its excerpt",
+]
+
+
+def test_document_stores_are_the_bytes_json_writes_for_hostile_texts(tmp_path):
+    """The stores app.js loads are JSON written without ASCII escapes or spaces, whatever the text holds:
+    quotes, backslashes, control characters, line separators, markup, astral and non-Latin characters."""
+    recorder = search.FileSearchRecorder("hostile", _Staging(tmp_path), "/home/ada/dé\"jà")
+    for number, hostile in enumerate(STORE_HOSTILE_TEXTS):
+        recorder.add(f"title {hostile}", f"page{number}.html",
+                     search.Document("output", f"e-{hostile[:5]}", "2026", hostile))
+    recorder.finish()
+    store = (tmp_path / urls.search_documents("hostile-0")).read_bytes()
+    prefix = b'sessionsiteSearch.docs("hostile-0",'
+    assert store.startswith(prefix) and store.endswith(b");\n")
+    data = json.loads(store[len(prefix):-3])
+    assert len(data["docs"]) == len(STORE_HOSTILE_TEXTS)
+    assert store[len(prefix):-3] == json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()

@@ -104,3 +104,19 @@ def test_prose_is_read_without_its_marks_and_escapes(markdown):
 ])
 def test_prose_marks_that_meet_once_others_are_taken_out_stay_as_plain_leaves_them(markdown):
     assert search._readable(markdown) == expected_readable(markdown)
+
+
+@pytest.mark.parametrize("markdown", [
+    "# h", "####### seven hashes", "#no space", "a # not a heading", "\n\n# h", "\n    # four spaces", "   # three",
+    "\t#\tx", "\xa0# h", "\u2003\u2003# h", "\x85# h", "\r\n# h", "\x0b# h", "# \n\n# \n#", "#\n_`_", "x\n# `a`__b",
+    "# __x__", "##  `##`  \n__", "a\\# h\n# h", "\\\n# h", "#_\n_#",
+])
+def test_prose_headings_are_read_as_plain_reads_them(markdown):
+    assert search._readable(markdown) == expected_readable(markdown)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet=st.sampled_from("#`_ \n\t\r\x0b\xa0\u2003\x85a"), max_size=40))
+def test_prose_with_headings_and_any_spaces_is_read_as_plain_reads_it(markdown):
+    assert search._readable(markdown) == expected_readable(markdown)
+

@@ -47,9 +47,11 @@ import sys
 import tempfile
 import zlib
 from dataclasses import dataclass
-from itertools import accumulate, chain, repeat
+from itertools import accumulate, chain, compress, repeat
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
+
+import orjson
 
 from ...core import urls
 from ...core.registry import Registry
@@ -101,6 +103,8 @@ _MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])|\\$", re.M)
 """A backslash before ASCII punctuation (how `escape` keeps typed text literal), or ending a line (a hard
 break): a reader sees the character, or nothing."""
 
+_HEADING_MARKS = re.compile(r"^\s{0,3}#{1,6}\s+", re.M)
+"""The marks of a heading, as `plain` takes them out."""
 
 
 def shard_of(term: str, shards: int) -> int:
@@ -112,7 +116,7 @@ def shard_of(term: str, shards: int) -> int:
 
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Document:
     """One thing a page shows, as the index keeps it."""
 
@@ -214,10 +218,14 @@ def _readable(markdown: str) -> str:
         markdown = _EMPHASIS.sub("", markdown) if "\\*" in markdown else markdown.replace("*", "")
     if "\\" in markdown:
         markdown = _MARKDOWN_ESCAPE.sub(lambda match: match.group(1) or "", markdown)
-    if "#" in markdown or "*" in markdown or "_`" in markdown:
+    if "*" in markdown or "_`" in markdown:
         return plain(markdown)
-    # Left: runs of backticks and pairs of underscores, which `plain` takes out in one pass; no backtick
-    # follows an underscore, so taking out the backticks makes no new pair.
+    # Left: what `plain` takes out in one pass, one kind at a time (its pattern tried at every character was
+    # a twentieth of the search stage). A heading's marks are spaces and hashes after a line's end: taking
+    # them out leaves a line's end before what followed, and makes no new mark. No backtick follows an
+    # underscore, so taking out the backticks makes no new pair of underscores.
+    if "#" in markdown:
+        markdown = _HEADING_MARKS.sub("", markdown)
     if "`" in markdown:
         markdown = markdown.replace("`", "")
     return markdown.replace("__", "") if "__" in markdown else markdown
@@ -280,9 +288,8 @@ class FileSearchRecorder:
 
     def _write_store(self) -> None:
         name = f"{self.name}-{(self.count - 1) // DOCUMENTS_PER_STORE}"
-        store = json.dumps({"pages": list(self.pages), "titles": list(self.titles), "docs": self.rows},
-                           ensure_ascii=False, separators=(",", ":"))
-        self.output.write(urls.search_documents(name), f"sessionsiteSearch.docs({json.dumps(name)},{store});\n".encode())
+        store = _json_bytes({"pages": list(self.pages), "titles": list(self.titles), "docs": self.rows})
+        self.output.write(urls.search_documents(name), b"sessionsiteSearch.docs(%s,%s);\n" % (json.dumps(name).encode(), store))
         self.rows, self.pages, self.titles = [], {}, {}
 
     def _write_words(self, closing: bytes = b"") -> None:
@@ -304,15 +311,14 @@ class FileSearchRecorder:
         fine_keys = _fine_keys(terms)
         order = sorted(range(len(terms)), key=fine_keys.__getitem__)  # stable: a key's terms stay in order
         terms = list(map(terms.__getitem__, order))
-        fine_keys = list(map(fine_keys.__getitem__, order))
+        fine_keys.sort()
         deltas = _all_deltas(list(map(self.postings.__getitem__, terms)), self.count)
         text = "".join(chain.from_iterable(zip(terms, repeat("\\t"), deltas, repeat("\\n"))))
         body = text.encode()
-        # Where each fine key's run starts: its first line (the one a dict keeps of the lines read backwards),
+        # Where each fine key's run starts: its first line (one whose key differs from the line's before),
         # after the lines before it, each its term, its gaps and four characters (two escapes).
-        first_line = dict(zip(reversed(fine_keys), range(len(fine_keys) - 1, -1, -1), strict=True))
-        keys = sorted(first_line)
-        firsts = list(map(first_line.__getitem__, keys))
+        firsts = list(compress(range(len(fine_keys)), map(operator.ne, fine_keys, [-1, *fine_keys])))
+        keys = list(map(fine_keys.__getitem__, firsts))
         term_sizes = map(len, terms if len(body) == len(text) else map(str.encode, terms))
         before = list(accumulate(map(operator.add, term_sizes, map(len, deltas)), initial=0))
         starts = list(map(operator.add, map(before.__getitem__, firsts), map(operator.mul, firsts, repeat(4))))
@@ -329,6 +335,17 @@ class FileSearchRecorder:
             about = {"count": self.count, "kinds": "".join(self.kinds), "project": self.project}
             closing = f"{FILE_LINE}{json.dumps(about, ensure_ascii=False, sort_keys=True)}\n".encode()
         self._write_words(closing)
+
+
+def _json_bytes(value: Any) -> bytes:
+    """`value` (strings, whole numbers, lists and dicts) in JSON as `json.dumps` writes it with `ensure_ascii=False`
+    and no spaces, in UTF-8: by orjson, which writes the same bytes for these in a fifth of the time (a
+    store is mostly excerpts), or by `json` for what orjson refuses (a lone surrogate, a number past 64 bits),
+    which then fails or not as before."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 @dataclass(frozen=True, slots=True)
@@ -510,11 +527,8 @@ def _fine_keys(terms: list[str]) -> list[int]:
 
 
 def _reversed_bits(value: int, bits: int) -> int:
-    result = 0
-    for _ in range(bits):
-        result = (result << 1) | (value & 1)
-        value >>= 1
-    return result
+    """`value`'s lowest `bits` bits in reverse order (by its binary digits, in C: every new start of a term asks)."""
+    return int(f"{value:0{bits}b}"[::-1], 2)
 
 
 def _compressed(data: bytes) -> bytes:

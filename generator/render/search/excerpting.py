@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 
 from .words import terms_of_lowered
@@ -17,7 +16,6 @@ EXCERPT_CONTEXT = 40
 """Characters kept on each side of a word in an excerpt's windows."""
 _TROUBLE_STEMS = ("error", "exception", "traceback", "fail", "fatal", "panic", "denied", "warn", "abort", "refused",
                   "timeout", "missing")
-_TROUBLE = re.compile("|".join(_TROUBLE_STEMS))
 _TROUBLE_WORDS = frozenset({"traceback", "error", "exception", "failed", "fatal", "panic", "warning"})
 
 
@@ -81,10 +79,15 @@ def _telling_words(words: set[str]) -> list[str]:
     # Most texts name no trouble: then no word needs asking.
     joined = " ".join(words)
     troubled = _words_holding(joined, _TROUBLE_STEMS)
-    if troubled:
-        chosen |= troubled
-        return sorted(chosen, key=_trouble_first)[:_MOST_WINDOWS]
-    return sorted(chosen, key=_longest_first)[:_MOST_WINDOWS]
+    if not troubled:
+        return _longest_first(chosen)[:_MOST_WINDOWS]
+    naming = troubled & _TROUBLE_WORDS
+    ranked = _longest_first(naming)
+    if len(ranked) < _MOST_WINDOWS:
+        ranked += _longest_first(troubled - naming)
+    if len(ranked) < _MOST_WINDOWS:
+        ranked += _longest_first(chosen - troubled)
+    return ranked[:_MOST_WINDOWS]
 
 
 def _words_holding(joined: str, stems: tuple[str, ...]) -> set[str]:
@@ -101,14 +104,6 @@ def _words_holding(joined: str, stems: tuple[str, ...]) -> set[str]:
     return found
 
 
-def _longest_first(word: str) -> tuple[int, str]:
-    return -len(word), word
-
-
-def _trouble_first(word: str) -> tuple[int, int, str]:
-    return _trouble_rank(word), -len(word), word
-
-
-def _trouble_rank(word: str) -> int:
-    """0 for a word that names trouble (`Traceback`), 1 for one that holds such a word (`ValueError`), else 2."""
-    return 0 if word in _TROUBLE_WORDS else 1 if _TROUBLE.search(word) else 2
+def _longest_first(words: set[str]) -> list[str]:
+    """Longest first, then in alphabetical order, sorted in C (a reversed sort keeps equal keys in their order)."""
+    return sorted(sorted(words), key=len, reverse=True)

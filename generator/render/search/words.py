@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from itertools import compress, filterfalse
 from dataclasses import dataclass
 
 EXCERPTED_CHARACTERS = 64_000
@@ -20,6 +21,9 @@ _WORD = re.compile(r"[^\W_]+")
 _ASCII_WORD_BYTES = bytes(byte if byte >= 128 or chr(byte).isalnum() else ord(" ") for byte in range(256))
 """For `bytes.translate`: an ASCII byte that is no letter or digit (what `_WORD` splits at, `_` included) becomes
 a space; letters, digits and every byte of a wider character stay."""
+_ONE_CHARACTER = frozenset(map(chr, range(128)))
+"""Runs of one ASCII character, too short to be a term."""
+_TERM_LENGTHS = range(2, MAX_TERM_LENGTH + 1)
 
 
 def terms(text: str) -> set[str]:
@@ -29,35 +33,42 @@ def terms(text: str) -> set[str]:
 
 
 def terms_of_lowered(lowered: str) -> set[str]:
-    # In C first: the text's UTF-8 bytes with every ASCII character that is no letter or digit made a space,
-    # split, each distinct run once. A run of ASCII is a word as it stands; only runs holding other
-    # characters (whose bytes are all 128 or more, so no character is cut) go through `_WORD`. The same
+    # In C: the text's UTF-8 bytes with every ASCII character that is no letter or digit made a space, decoded
+    # again, split, each distinct run once. A run of ASCII is a word as it stands; only runs holding other
+    # characters (whose bytes were all 128 or more, so no character was cut) go through `_WORD`. The same
     # words as `_WORD` over the whole text, in 60% of the time on the corpus: splitting every text into
-    # words was the largest part of the search stage.
-    words: set[str] = set()
-    wider: list[bytes] = []
-    for run in set(lowered.encode("utf-8", "surrogatepass").translate(_ASCII_WORD_BYTES).split()):
-        if not run.isascii():
-            wider.append(run)
-        elif 2 <= len(run) <= MAX_TERM_LENGTH:
-            words.add(run.decode("ascii"))
+    # words was the largest part of the search stage. Only where a run is too long is each one measured.
+    if lowered.isascii():
+        words = set(lowered.encode().translate(_ASCII_WORD_BYTES).decode().split())
+        wider = None
+    else:
+        words = set(lowered.encode("utf-8", "surrogatepass").translate(_ASCII_WORD_BYTES)
+                    .decode("utf-8", "surrogatepass").split())
+        wider = [*filterfalse(str.isascii, words)]
+        words.difference_update(wider)
+    words -= _ONE_CHARACTER
+    if words and len(max(words, key=len)) > MAX_TERM_LENGTH:
+        words = set(compress(words, map(_TERM_LENGTHS.__contains__, map(len, words))))
     if wider:
-        words.update(word for word in _WORD.findall(b" ".join(wider).decode("utf-8", "surrogatepass"))
-                     if 2 <= len(word) <= MAX_TERM_LENGTH)
+        words.update(word for word in _WORD.findall(" ".join(wider)) if 2 <= len(word) <= MAX_TERM_LENGTH)
     return words
 
 
 def searched_part(text: str, limit: int = SEARCHED_CHARACTERS) -> str:
     """What the index holds of a text: all of it, or its first `limit` characters cut back to the last
     whitespace, so that no word is cut in two (a word longer than the whole part is cut where it ends)."""
+    return text[:_searched_end(text, limit)]
+
+
+def _searched_end(text: str, limit: int) -> int:
+    """Where `searched_part` ends, found without copying the text."""
     if len(text) <= limit:
-        return text
-    part = text[:limit + 1]
-    cut = max(part.rfind(" "), part.rfind("\n"), part.rfind("\t"))
-    return part[:cut] if cut > 0 else part[:limit]
+        return len(text)
+    cut = max(text.rfind(" ", 0, limit + 1), text.rfind("\n", 0, limit + 1), text.rfind("\t", 0, limit + 1))
+    return cut if cut > 0 else limit
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class IndexedText:
     """A text as the index takes it."""
 
@@ -80,6 +91,7 @@ def indexed(text: str) -> IndexedText:
     excerpted = terms_of_lowered(lowered)
     if len(head) == len(text):
         return IndexedText(flat, lowered, excerpted, excerpted, cut=False)
-    rest = searched_part(text)[len(head):]
-    return IndexedText(flat, lowered, excerpted, excerpted | terms_of_lowered(" ".join(set(rest.lower().split()))),
-                       cut=True)
+    # The rest of a long text is mostly the same runs of non-spaces again (a log's lines): each is lowered and
+    # split once, and the rest is neither copied nor lowered whole.
+    rest = set(text[len(head):_searched_end(text, SEARCHED_CHARACTERS)].split())
+    return IndexedText(flat, lowered, excerpted, excerpted | terms_of_lowered(" ".join(rest).lower()), cut=True)
