@@ -131,7 +131,13 @@ class Job:
         vault = self.vault
         # At a lower priority: the workers' reading comes first, and the save takes the moments a core is idle
         # (the end of phase 1, the work between the phases).
-        return VaultSave(running=InBackground(lambda: self.save(files), nice=SAVE_NICENESS), database=vault.database)
+        def save() -> SaveOutcome:
+            from .output.vault.save import keep_freed_blocks
+
+            keep_freed_blocks()
+            return self.save(files)
+
+        return VaultSave(running=InBackground(save, nice=SAVE_NICENESS), database=vault.database)
 
     # -- problems ----------------------------------------------------------------------------------------
 

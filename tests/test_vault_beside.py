@@ -8,6 +8,7 @@ import os
 import pickle
 import shutil
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -232,3 +233,34 @@ def test_ctrl_c_while_the_build_waits_for_its_save_stops_the_save(archive, vault
     with pytest.raises(ProcessLookupError):
         os.kill(int(saver.read_text()), 0)
     assert _kept(vault_dir) == set()
+
+
+FAULTS_OF_BLOCKS = """
+import resource, sys
+from concurrent.futures import ThreadPoolExecutor
+from generator.output.vault.save import keep_freed_blocks
+if sys.argv[1] == "kept":
+    keep_freed_blocks()
+
+def chunk(number):  # as a save's threads make them: a megabyte and more, filled, then freed
+    block = b"x" * ((1 << 20) + number * 4096)
+    return len(block[1:])
+
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+with ThreadPoolExecutor(2) as pool:
+    list(pool.map(chunk, range(200)))
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator")
+def test_a_saving_process_keeps_its_freed_blocks_instead_of_faulting_them_in_again():
+    import subprocess
+
+    def faults(mode: str) -> int:
+        return int(subprocess.run([sys.executable, "-c", FAULTS_OF_BLOCKS, mode], capture_output=True, text=True,
+                                  check=True, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}).stdout)
+
+    plain, kept = faults("plain"), faults("kept")
+    assert plain > 200 * 200  # each block faulted in page by page (256 pages a megabyte)
+    assert kept < plain / 10, (plain, kept)

@@ -21,11 +21,13 @@ transaction). A log saved again with the same bytes (copied back, touched) has i
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import errno
 import json
 import os
 import sqlite3
 import stat
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -281,6 +283,26 @@ def prepare(connection: sqlite3.Connection, pool: ThreadPoolExecutor, place: Pla
             size += len(block)
     return Prepared(place, path, live, "version" if current else "new", base, size, hasher.hexdigest(), keep,
                     chunker.finish(), read=read + size, repairs=repairs, written_ahead=chunker.written_ahead)
+
+
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+KEPT_FREED = 256 << 20
+"""Memory a process that saves may keep once freed, in glibc's allocator (`keep_freed_blocks`)."""
+
+
+def keep_freed_blocks() -> None:
+    """In a process that only saves (`Job.save_beside`): blocks of a megabyte read, chunked and compressed
+    one after the other are kept once freed, where glibc gives each back to the system and faults the next one
+    in page by page (a first save of 94 MB: 33,000 page faults and 0.2 s of system time, 8,600 and 0.1 s like
+    this). The process ends with its save, and its memory with it. Elsewhere than glibc, nothing changes."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt(M_MMAP_THRESHOLD, 64 << 20)
+    mallopt(M_TRIM_THRESHOLD, KEPT_FREED)
 
 
 def first_value(path: Path, key: str, lines: int = 50) -> str:
