@@ -17,7 +17,7 @@ from generator.core.model import (AssistantText, BashMode, BrokenLine, Diagnosti
                                   SlashCommand, TaskItem, Thinking, ToolCall, ToolResult, Unknown, Unreadable)
 from generator.stages.interpret.message_content import SYSTEM_REMINDER, strip_system_reminders
 from generator.stages.summarize import FEW_WORDS, _what_was_asked, uuid_digest
-from generator.stages.tracking import DigestSet, DuplicateEntries, Seen, entry_digests, replay_digest
+from generator.stages.duplicates import DigestSet, DuplicateEntries, Seen, entry_digests, replay_digest
 
 REMINDER_PIECES = ["<system-reminder>", "</system-reminder>", "\n", " ", "\t", "\r", "x", "<system-", "reminder>",
                    "</system-reminder> ", "\n<system-reminder>", "<<system-reminder>"]

@@ -24,7 +24,7 @@ from generator.output.vault import Vault
 from generator.stages import read
 from generator.stages.discover import SessionFile
 from generator.stages.redact import REDACTION_WINDOW, Redactor
-from generator.stages.tracking import DigestSet
+from generator.stages.duplicates import DigestSet
 from helpers import PNG_BYTES, PROJECT_DIR, assistant, text, tool_result, tool_use, user
 
 REPO = Path(__file__).resolve().parents[1]
@@ -174,7 +174,7 @@ from generator.output.vault import Vault
 from generator.stages import read
 from generator.stages.discover import SessionFile
 from generator.stages.redact import REDACTION_WINDOW, Redactor
-from generator.stages.tracking import DigestSet
+from generator.stages.duplicates import DigestSet
 from generator.stages.discover import find
 report = Vault(Path(sys.argv[2])).save(find([Path(sys.argv[1])]))
 assert report.new == 1 and not report.skipped, report

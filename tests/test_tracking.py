@@ -11,15 +11,13 @@ from generator.stages.tracking import (
     REPLAYED_CALLS_KEPT,
     BackgroundTasks,
     CallPairing,
-    DuplicateEntries,
     SessionMetadata,
     PlanApproval,
-    Seen,
     TaskTracker,
     UsageCounter,
     plan_of,
-    replay_digest,
 )
+from generator.stages.duplicates import DuplicateEntries, Seen, replay_digest
 
 
 def _assistant(message_id: str, model: str, usage: dict, timestamp: str = "2026-03-01T10:00:00Z") -> tuple[dict, dict]:

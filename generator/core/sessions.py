@@ -165,7 +165,7 @@ class Session:
     """Every entry uuid in the file (8-byte digests, in file order), for linking summaries and
     continuations."""
     replay_digests: bytes = field(default=b"", metadata=redacted_as(OURS))
-    """The same entries' uuids with their times (8-byte digests, `tracking.replay_digest`): what a session
+    """The same entries' uuids with their times (8-byte digests, `duplicates.replay_digest`): what a session
     that continues this one replays, told apart from another entry that has the same uuid."""
     leaf_summaries: Mapping[str, str] = field(default_factory=dict, metadata=redacted_as(IDENTIFIER, TEXT))
     """`summary` entries found in this file: leafUuid -> summary text (they may describe other files)."""

@@ -16,7 +16,7 @@ from typing import Any, Callable, Collection, Iterable
 from ...core.model import BrokenLine, Diagnostic, Entry, Event, Interpreted, Unreadable
 from ..discover import SessionFile
 from ..read import ReadResult
-from ..tracking import DuplicateEntries, Seen
+from ..duplicates import DuplicateEntries, Seen
 from .assistant_entries import AssistantEntries
 from .attachments import AttachmentEntries
 from .bookkeeping import BookkeepingEntries

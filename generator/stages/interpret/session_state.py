@@ -26,8 +26,9 @@ from ...core.model import (
 from ..discover import SessionFile
 from ..redact import identifier
 from ..summarize import Summary
-from ..tracking import (PLAN_TOOLS, BackgroundTasks, CallPairing, DuplicateEntries, PlanApproval, SessionMetadata,
-                        TaskTracker, UsageCounter, plan_of)
+from ..duplicates import DuplicateEntries
+from ..tracking import (PLAN_TOOLS, BackgroundTasks, CallPairing, PlanApproval, SessionMetadata, TaskTracker,
+                        UsageCounter, plan_of)
 
 EventSink = Callable[[Event], None]
 _NOT_IN_ANCHOR = re.compile(r"[^A-Za-z0-9_-]")
