@@ -53,10 +53,6 @@ reference counting; collecting every 700 cost 4% of a cold build of the scaled c
 with `gc.callbacks`), and at this threshold 0.03 s, for 7 MB more at the peak."""
 
 
-SAVE_NICENESS = 10
-"""How much lower a save beside the command runs than the command (`os.nice`)."""
-
-
 class Job:
     """One command writing `output` from what it `reads`, with the `vault` (None: none) and --strict."""
 
@@ -129,15 +125,15 @@ class Job:
         if self.vault is None or not can_work_in_background():
             return VaultSave(self.save(files))
         vault = self.vault
-        # At a lower priority: the workers' reading comes first, and the save takes the moments a core is idle
-        # (the end of phase 1, the work between the phases).
         def save() -> SaveOutcome:
             from .output.vault.save import keep_freed_blocks
 
             keep_freed_blocks()
             return self.save(files)
 
-        return VaultSave(running=InBackground(save, nice=SAVE_NICENESS), database=vault.database)
+        # At the command's own priority: at a lower one (nice 10) the save is preempted over and over, which
+        # costs more than it lets the workers gain (a cold build of the scaled corpus, -j 2: 0.3 CPU s more).
+        return VaultSave(running=InBackground(save), database=vault.database)
 
     # -- problems ----------------------------------------------------------------------------------------
 

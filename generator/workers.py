@@ -160,8 +160,7 @@ class InBackground(Generic[R]):
     """`task()` run in one forked process while this one goes on: its result, or what it raised, when
     `result` is called. The process dies with the build, as the workers do (`_worker_started`)."""
 
-    def __init__(self, task: Callable[[], R], nice: int = 0):
-        """`nice`: how much lower the task's priority is than the command's (its workers come first)."""
+    def __init__(self, task: Callable[[], R]):
         parent = os.getpid()
         reading, writing = os.pipe()
         pid = os.fork()
@@ -170,8 +169,6 @@ class InBackground(Generic[R]):
             try:
                 os.close(reading)
                 _worker_started(parent)
-                if nice:
-                    os.nice(nice)
                 status = _send_outcome(task, writing)
             finally:
                 os._exit(status)
