@@ -129,6 +129,19 @@ def private_home(tmp_path_factory):
     os.environ.pop("CLAUDE_CONFIG_DIR", None)
 
 
+@pytest.fixture
+def archive(tmp_path: Path) -> Path:
+    """A folder of project folders: a copy of the examples' logs, for a test to change."""
+    copy = tmp_path / "projects"
+    shutil.copytree(EXAMPLES, copy, ignore=shutil.ignore_patterns("*.md"))
+    return copy
+
+
+@pytest.fixture
+def vault_dir(tmp_path: Path) -> Path:
+    return tmp_path / "vault"
+
+
 @pytest.fixture(scope="session")
 def examples_build(tmp_path_factory) -> tuple[Path, BuildReport]:
     """One build of examples/, shared by the tests that only read it."""

@@ -13,7 +13,6 @@ import pytest
 from generator.build import BuildConfig, build
 from generator.output.manifest import MANIFEST
 
-from conftest import EXAMPLES
 from helpers import assistant, chain, read_entries, text, user, write_jsonl
 
 TIDEWATCH = "-home-ada-src-tidewatch"
@@ -26,13 +25,6 @@ def tree(root: Path) -> dict[str, bytes]:
 
 def inodes(root: Path) -> dict[str, int]:
     return {p.relative_to(root).as_posix(): p.stat().st_ino for p in root.rglob("*") if p.is_file()}
-
-
-@pytest.fixture
-def archive(tmp_path: Path) -> Path:
-    copy = tmp_path / "projects"
-    shutil.copytree(EXAMPLES, copy, ignore=shutil.ignore_patterns("*.md"))
-    return copy
 
 
 def assert_same_as_fresh_build(archive: Path, site: Path, tmp_path: Path, **settings) -> None:

@@ -43,19 +43,6 @@ NOTE = re.compile(r'<p class="kept-note"[^>]*>log deleted from ~/\.claude on or 
                   r"\1</time>, kept by sessionsite</p>\n?")
 
 
-@pytest.fixture
-def archive(tmp_path: Path) -> Path:
-    """A folder of project folders: a copy of the examples' logs."""
-    copy = tmp_path / "projects"
-    shutil.copytree(EXAMPLES, copy, ignore=shutil.ignore_patterns("*.md"))
-    return copy
-
-
-@pytest.fixture
-def vault_dir(tmp_path: Path) -> Path:
-    return tmp_path / "vault"
-
-
 def tree(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import shutil
 import signal
 import sys
 import time
@@ -19,7 +18,6 @@ from generator.core.errors import SessionsiteError, StrictModeError
 from generator.output.vault import Vault, VaultError
 from generator.workers import BackgroundDied, InBackground, can_work_in_background
 
-from conftest import EXAMPLES
 
 BUILD_PROCESS = os.getpid()
 original_save = Vault.save
@@ -32,18 +30,6 @@ def forking_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
     import generator.workers
 
     monkeypatch.setattr(generator.workers, "can_work_in_background", lambda: True)
-
-
-@pytest.fixture
-def archive(tmp_path: Path) -> Path:
-    copy = tmp_path / "projects"
-    shutil.copytree(EXAMPLES, copy, ignore=shutil.ignore_patterns("*.md"))
-    return copy
-
-
-@pytest.fixture
-def vault_dir(tmp_path: Path) -> Path:
-    return tmp_path / "vault"
 
 
 def _logs_under(root: Path) -> set[str]:

@@ -38,14 +38,6 @@ FIRST, SECOND = "0b16b16a-0000-4000-8000-00000000000a", "0b16b16b-0000-4000-8000
 
 
 @pytest.fixture
-def archive(tmp_path: Path) -> Path:
-    """The examples' logs."""
-    copy = tmp_path / "projects"
-    shutil.copytree(EXAMPLES, copy, ignore=shutil.ignore_patterns("*.md"))
-    return copy
-
-
-@pytest.fixture
 def big_archive(archive: Path) -> Path:
     """The examples' logs, and two logs of a few chunks each that share their first chunks (the second is
     the first with other lines after its first 2 MB: a copy that went another way)."""
@@ -56,11 +48,6 @@ def big_archive(archive: Path) -> Path:
     cut = first.index(b"\n", 2 << 20) + 1
     (copy / BIG / f"{SECOND}.jsonl").write_bytes(first[:cut] + lines_of(1 << 20, 12))
     return copy
-
-
-@pytest.fixture
-def vault_dir(tmp_path: Path) -> Path:
-    return tmp_path / "vault"
 
 
 def build_cli(archive: Path, site: Path, vault_dir: Path):
