@@ -107,7 +107,7 @@ def _gather(job: Job, config: BuildConfig, hashes: HashCache, stack: ExitStack, 
         return arranged(live, config.inputs, config.redact_paths, problems, config.own_redaction), VaultSave(), []
     # A save with nothing to read (every log as the last build saw it) costs less than a process to run it in.
     if beside and not all(hashes.as_last_seen(f.path) for f in live):
-        saving = stack.enter_context(job.save_beside(live))
+        saving = stack.enter_context(job.save_beside(live, progress))
     else:
         saving = VaultSave(job.save(live, progress), database=vault.database)
         saved_now(saving, hashes, problems)

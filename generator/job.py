@@ -116,15 +116,18 @@ class Job:
         except VaultError as error:
             return None, error
 
-    def save_beside(self, files: list[SessionFile]) -> VaultSave:
+    def save_beside(self, files: list[SessionFile], progress: Progress | None = None) -> VaultSave:
         """The save of `save`, run in a forked process while the command reads and writes (where one can be
         forked: else now, as `save`). The save reads every log whole and its CPU goes on one core: beside the
         command's workers, a first save of a large archive no longer holds the build up."""
         from .workers import InBackground, can_work_in_background
 
-        if self.vault is None or not can_work_in_background():
-            return VaultSave(self.save(files))
         vault = self.vault
+        if vault is None:
+            return VaultSave()
+        if not can_work_in_background():
+            return VaultSave(self.save(files, progress), database=vault.database)
+
         def save() -> SaveOutcome:
             from .output.vault.save import keep_freed_blocks
 

@@ -154,8 +154,6 @@ def _stop(pool: ProcessPoolExecutor) -> None:
     pool.shutdown(wait=True)
 
 
-
-
 class InBackground(Generic[R]):
     """`task()` run in one forked process while this one goes on: its result, or what it raised, when
     `result` is called. The process dies with the build, as the workers do (`_worker_started`)."""
