@@ -51,6 +51,16 @@ def _save_that(monkeypatch: pytest.MonkeyPatch, act) -> None:
     monkeypatch.setattr(Vault, "save", save)
 
 
+def _hang_noting_the_pid_in(saver: Path):
+    """A save that, beside the build, writes its process's id into `saver` and then hangs."""
+    def hang(pid: int) -> None:
+        if pid != BUILD_PROCESS:
+            saver.write_text(str(pid))
+            time.sleep(120)
+
+    return hang
+
+
 def test_the_save_runs_in_a_process_of_its_own_and_keeps_every_log(archive, vault_dir, tmp_path, monkeypatch):
     savers = tmp_path / "savers"
     _save_that(monkeypatch, lambda pid: savers.open("a").write(f"{pid}\n"))
@@ -96,19 +106,13 @@ def test_ctrl_c_stops_the_save_and_leaves_no_process_behind(archive, vault_dir, 
     import generator.pipeline.phase2 as phase2
 
     saver = tmp_path / "saver"
-
-    def hang(pid: int) -> None:
-        if pid != BUILD_PROCESS:
-            saver.write_text(str(pid))
-            time.sleep(120)
-
     def interrupted(*arguments, **keywords):
         deadline = time.monotonic() + 60
         while not saver.exists() and time.monotonic() < deadline:
             time.sleep(0.01)
         raise KeyboardInterrupt
 
-    _save_that(monkeypatch, hang)
+    _save_that(monkeypatch, _hang_noting_the_pid_in(saver))
     monkeypatch.setattr(phase2, "build_site", interrupted)
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
@@ -186,12 +190,6 @@ def test_ctrl_c_while_the_build_waits_for_its_save_stops_the_save(archive, vault
     import generator.build
 
     saver = tmp_path / "saver"
-
-    def hang(pid: int) -> None:
-        if pid != BUILD_PROCESS:
-            saver.write_text(str(pid))
-            time.sleep(120)
-
     waiting = threading.Event()
     wait_for_the_save = generator.build._saved_at_the_end
 
@@ -204,7 +202,7 @@ def test_ctrl_c_while_the_build_waits_for_its_save_stops_the_save(archive, vault
             time.sleep(0.3)  # inside the wait for the save's answer
             os.kill(BUILD_PROCESS, signal.SIGINT)
 
-    _save_that(monkeypatch, hang)
+    _save_that(monkeypatch, _hang_noting_the_pid_in(saver))
     monkeypatch.setattr(generator.build, "_saved_at_the_end", waits)
     presser = threading.Thread(target=press_ctrl_c)
     presser.start()
