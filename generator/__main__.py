@@ -1,5 +1,5 @@
-"""`python -m generator` runs the `sessionsite` command."""
+"""`python -m generator` runs the `sessionsite` program."""
 
-from .cli import main
+from .program import run
 
-main()
+run()
