@@ -5,7 +5,8 @@ of the 94 MB benchmark archive, about as long as a rebuild that finds nothing ch
 ends without that, as the operating system takes its memory back at once, once what must happen at an exit has
 happened: what is buffered for stdout and stderr is written and the handlers registered to run at exit (logging's
 flush, temporary folders' removal) run. A process with another thread still running, or whose output cannot be
-written, ends as Python ends it, which waits for the thread or reports the error.
+written, ends as Python ends it, which waits for the thread or reports the error; so does one run under a profiler
+or a tracer (`python -m cProfile`, coverage), which write their findings after the program returns.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def run() -> None:
 
 
 def end(code: object) -> None:
-    if threading.active_count() > 1:
+    if threading.active_count() > 1 or sys.getprofile() is not None or sys.gettrace() is not None:
         raise SystemExit(code)
     if code is None:
         code = 0

@@ -93,6 +93,14 @@ def test_objects_are_left_to_the_operating_system() -> None:
     assert "freed one by one" not in ran.stdout
 
 
+def test_a_profiler_still_writes_its_findings(tmp_path: Path) -> None:
+    findings = tmp_path / "build.prof"
+    ran = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(findings), "-m", "generator", "--version"],
+                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    assert findings.stat().st_size > 0
+
+
 @pytest.mark.parametrize("code", ["0", "3", "'a message'"])
 def test_an_exit_raised_by_a_command_keeps_its_meaning(code: str) -> None:
     ran = program("import click, generator.cli as cli",
