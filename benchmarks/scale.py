@@ -8,18 +8,20 @@ fresh ids into 12 project folders, about 90 MB, made by `../shared/tools/scale_c
 --copies, --projects change that; `--archive DIR` takes one made already, copied). `--synthetic` writes one with make_archive.py instead (Claude Code's
 on-disk layout, ~70% tool output) for sizes the corpus does not reach (1 GB), and `--single-session-mb`
 one huge session (the memory test). Each command runs as its own process, one at a time; reported are
-wall time, CPU time and memory:
+wall time, CPU time and memory. Each scenario runs `--repeat` times (3 by default), the tools' cold builds taking
+turns, and its median is reported with the range: on a shared virtual machine one build's system time alone has
+been seen to vary fivefold (0.3 to 1.5 s), which moves a single run's ratio to a peer by more than 20%.
 
-- sessionsite: a cold build; the same build again with nothing changed; again after one reply was
-  appended to the largest session (a turn to the median session, on a synthetic archive); again after one
-  new session file appeared. Always into the same output folder, with a vault of its own in the work
-  folder, and with the checkout's modules compiled to bytecode first, as an install compiles them
+- sessionsite: a cold build (each time into a new output folder and vault); the same build again with
+  nothing changed; again after one reply was appended to the largest session (a turn to the median session,
+  on a synthetic archive), each time another; again after one new session file appeared, each time another.
+  The rebuilds go into the last cold build's output folder, with its vault in the work folder, and with the checkout's modules compiled to bytecode first, as an install compiles them
   (`ours_env`). The largest page written is reported too. The cold build is also run at `-j 1`, into an
   output and a vault of its own.
 - peers, each from its own venv (created and pip-installed on first use under ~/.cache/sessionsite-bench):
-  claude-code-log 1.7.0 (cold, then a rerun on its cache) and claude-code-transcripts 0.6 (cold; it keeps
-  no cache). They read a hard-linked copy of the archive, so nothing they write lands in ours.
-- the targets of issue 30, each with this run's figure: a cold build at least 2.5× faster than
+  claude-code-log 1.7.0 (cold, its output and cache removed before each, then a rerun on its cache) and
+  claude-code-transcripts 0.6 (cold; it keeps no cache). They read a hard-linked copy of the archive, so nothing they write lands in ours.
+- the targets of issue 30, each with this run's figure (the medians): a cold build at least 2.5× faster than
   claude-code-log's in wall and CPU time (both at --jobs), a rebuild with nothing changed at most 2% and one
   after an appended reply at most 10% of the cold build, and no build of ours above 300 MB peak RSS.
 
@@ -40,6 +42,7 @@ this checkout), so a work-in-progress tree is measured as it is.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import re
@@ -47,13 +50,14 @@ import uuid
 import platform
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -108,6 +112,8 @@ class Run:
     other_cpu_seconds: float | None = None
     load_before: float | None = None
     note: str = ""
+    # Of the repetitions a median stands for: their wall and CPU seconds, in the order they ran.
+    repeated: list[tuple[float, float]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -241,6 +247,32 @@ def measure(run: Run, env: dict[str, str], cwd: Path, timeout: float) -> Run:
     return run
 
 
+def median_of(runs: list[Run]) -> Run:
+    """One run standing for repetitions of the same command: the median wall and CPU time (each on its own),
+    the largest memory, the rest from the repetition whose wall time is the median. A repetition that failed
+    makes the whole fail."""
+    failed = next((run for run in runs if not run.ok), None)
+    if failed is not None or len(runs) == 1:
+        return failed or runs[0]
+    by_time = sorted(runs, key=lambda run: run.seconds or 0.0)
+    middle = by_time[len(runs) // 2]
+    return replace(middle, seconds=statistics.median(run.seconds or 0.0 for run in runs),
+                   cpu_seconds=statistics.median(run.cpu_seconds or 0.0 for run in runs),
+                   peak_rss_mb=max(run.peak_rss_mb or 0.0 for run in runs),
+                   peak_tree_mb=max(run.peak_tree_mb or 0.0 for run in runs),
+                   repeated=[(run.seconds or 0.0, run.cpu_seconds or 0.0) for run in runs])
+
+
+def spread(run: Run) -> str:
+    """The range of a median's repetitions, for a table's note."""
+    if len(run.repeated) < 2:
+        return ""
+    walls = [wall for wall, _ in run.repeated]
+    cpus = [cpu for _, cpu in run.repeated]
+    return (f"{len(run.repeated)} runs: {min(walls):.2f}–{max(walls):.2f} s, "
+            f"{min(cpus):.1f}–{max(cpus):.1f} CPU s")
+
+
 def largest_page_kb(site: Path) -> float | None:
     sizes = [path.stat().st_size for path in site.rglob("*.html")] if site.exists() else []
     return max(sizes) / 1000 if sizes else None
@@ -293,8 +325,10 @@ def ours_env(repo: Path, **extra: str) -> dict[str, str]:
 
 
 def run_ours(scenarios: list[tuple[str, Callable[[], str | None]]], archive: Path, work: Path,
-             args: argparse.Namespace, jobs: int | None = None, name: str = "sessionsite") -> list[Run]:
-    """Build scenarios, each preceded by the change it measures, into the output folder (and vault) `name`."""
+             args: argparse.Namespace, jobs: int | None = None, name: str = "sessionsite", repeat: int = 1
+             ) -> list[Run]:
+    """Build scenarios, each preceded by the change it measures and run `repeat` times (the median of them
+    kept), into the output folder (and vault) `name`."""
     jobs = args.jobs if jobs is None else jobs
     output = work / f"site-{name}"
     # The editable install's console script may point at another checkout; PYTHONPATH names this one.
@@ -303,16 +337,26 @@ def run_ours(scenarios: list[tuple[str, Callable[[], str | None]]], archive: Pat
     argv = [sys.executable, "-m", "generator", "build", str(archive), "-o", str(output), "-j", str(jobs)]
     runs = []
     for scenario, prepare in scenarios:
-        note = prepare() or ""
-        run = Run(f"sessionsite -j {jobs}", scenario, argv, work / "logs" / log_name(name, scenario), output,
-                  note=note)
-        print(f"  sessionsite -j {jobs}: {scenario} …", end=" ", flush=True)
-        measure(run, env, work, args.timeout)
-        print(f"{run.seconds:.1f} s" + ("" if run.ok else " FAILED"), flush=True)
-        if not run.ok:
-            report_failure(run)
-        runs.append(run)
+        repetitions = []
+        for repetition in range(repeat):
+            note = prepare() or ""
+            run = Run(f"sessionsite -j {jobs}", scenario, argv,
+                      work / "logs" / log_name(f"{name}-{repetition}", scenario), output, note=note)
+            print(f"  sessionsite -j {jobs}: {scenario} …", end=" ", flush=True)
+            measure(run, env, work, args.timeout)
+            print(f"{run.seconds:.1f} s" + ("" if run.ok else " FAILED"), flush=True)
+            repetitions.append(run)
+            if not run.ok:
+                report_failure(run)
+                break
+        runs.append(median_of(repetitions))
     return runs
+
+
+def forget_build(work: Path, name: str) -> None:
+    """An output folder and vault no later scenario builds on: removed, so that repetitions do not fill the disk."""
+    for folder in (work / f"site-{name}", work / f"vault-{name}"):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 # -- peers ------------------------------------------------------------------------------------------
@@ -381,8 +425,32 @@ def linked_copy(source: Path, target: Path) -> None:
     shutil.copytree(source, target, copy_function=link_or_copy)
 
 
-def run_peers(archive: Path, work: Path, args: argparse.Namespace) -> tuple[list[Run], list[str]]:
-    runs, notes = [], []
+@dataclass
+class PeerSetup:
+    """A peer ready to run on its own hard-linked copy of the archive, with a private HOME."""
+    peer: Peer
+    env: dict[str, str]
+    argv: list[str]
+    work: Path
+    output: Path
+    cache: Path
+
+    def run(self, scenario: str, work: Path, args: argparse.Namespace, repetition: int) -> Run:
+        if scenario == "cold build":  # nothing left of the previous one
+            shutil.rmtree(self.output, ignore_errors=True)
+            self.cache.unlink(missing_ok=True)
+        run = Run(f"{self.peer.package} {self.peer.version}", scenario, self.argv,
+                  work / "logs" / log_name(f"{self.peer.package}-{repetition}", scenario), self.output)
+        print(f"  {self.peer.package}: {scenario} …", end=" ", flush=True)
+        measure(run, self.env, self.work, args.timeout)
+        print(f"{run.seconds:.1f} s" + ("" if run.ok else " FAILED"), flush=True)
+        if not run.ok:
+            report_failure(run)
+        return run
+
+
+def prepare_peers(archive: Path, work: Path, args: argparse.Namespace) -> tuple[list[PeerSetup], list[str]]:
+    setups, notes = [], []
     for peer in PEERS:
         error = ensure_venv(peer, args.cache)
         if error:
@@ -395,24 +463,13 @@ def run_peers(archive: Path, work: Path, args: argparse.Namespace) -> tuple[list
         home = peer_work / "home"
         home.mkdir(parents=True, exist_ok=True)
         # A private HOME so neither tool can read or write the real ~/.claude.
-        env = dict(os.environ, HOME=str(home), CLAUDE_CODE_LOG_CACHE_PATH=str(peer_work / "cache.db"))
+        cache = peer_work / "cache.db"
+        env = dict(os.environ, HOME=str(home), CLAUDE_CODE_LOG_CACHE_PATH=str(cache))
         env.pop("PYTHONPATH", None)
         output = peer_work / "site"
-        argv = peer.argv(source, output, args.jobs)
+        setups.append(PeerSetup(peer, env, peer.argv(source, output, args.jobs), peer_work, output, cache))
         notes.append(f"{peer.package} {peer.version}: `{peer.shown_command(args.jobs)}` ({peer.flags_note})")
-        scenarios = ["cold build"] + (["rerun, nothing changed (its cache)"] if peer.has_cache else [])
-        for scenario in scenarios:
-            run = Run(f"{peer.package} {peer.version}", scenario, argv,
-                      work / "logs" / log_name(peer.package, scenario), output)
-            print(f"  {peer.package}: {scenario} …", end=" ", flush=True)
-            measure(run, env, peer_work, args.timeout)
-            print(f"{run.seconds:.1f} s" + ("" if run.ok else " FAILED"), flush=True)
-            if not run.ok:
-                report_failure(run)
-            runs.append(run)
-            if not run.ok:
-                break
-    return runs, notes
+    return setups, notes
 
 
 # -- tables -----------------------------------------------------------------------------------------
@@ -436,10 +493,11 @@ def ours_table(runs: list[Run]) -> list[str]:
               "| largest page KB | load | other CPU s |"),
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for run in runs:
-        share = f"{100 * run.seconds / cold.seconds:.1f}%" if cold and run.ok and run.seconds is not None else "n/a"
+        share = (f"{100 * run.seconds / cold.seconds:.1f}%"
+                 if cold and run.ok and run.seconds is not None and cold.seconds else "n/a")
         cpu_share = (f"{100 * run.cpu_seconds / cold.cpu_seconds:.1f}%"
                      if cold and run.ok and run.cpu_seconds is not None and cold.cpu_seconds else "n/a")
-        label = run.scenario + (f" ({run.note})" if run.note else "")
+        label = run.scenario + "".join(f" ({part})" for part in (run.note, spread(run)) if part)
         lines.append(f"| {run.tool} | {label} | {seconds_cell(run)} | {share} | {number(run.cpu_seconds)} | "
                      f"{cpu_share} | {number(run.peak_rss_mb, 0)} | {number(run.peak_tree_mb, 0)} | "
                      f"{number(run.output_mb)} | {number(run.largest_page_kb, 0)} | {number(run.load_before, 2)} | "
@@ -461,7 +519,8 @@ def peers_table(peer_runs: list[Run], ours: list[Run]) -> list[str]:
     for run in peer_runs:
         mine = ours_by_kind["cold" if run.scenario.startswith("cold") else "rerun"]
         comparable = mine is not None and mine.ok and run.ok
-        lines.append(f"| {run.tool} | {run.scenario} | {seconds_cell(run)} | "
+        label = run.scenario + (f" ({spread(run)})" if spread(run) else "")
+        lines.append(f"| {run.tool} | {label} | {seconds_cell(run)} | "
                      f"{ratio(run.seconds, mine.seconds) if comparable and mine else 'n/a'} | "
                      f"{number(run.cpu_seconds)} | "
                      f"{ratio(run.cpu_seconds, mine.cpu_seconds) if comparable and mine else 'n/a'} | "
@@ -498,8 +557,8 @@ def targets_table(ours: list[Run], ours_one_job: list[Run], peer_runs: list[Run]
     for scenario, limit in (("rebuild, nothing changed", TARGET_NOTHING_CHANGED),
                             ("rebuild, one session appended", TARGET_ONE_REPLY)):
         run = runs.get(scenario)
-        for what, part, whole in (("wall", run and run.seconds, cold and cold.seconds),
-                                  ("CPU", run and run.cpu_seconds, cold and cold.cpu_seconds)):
+        for what, part, whole in (("wall", run.seconds if run else None, cold.seconds if cold else None),
+                                  ("CPU", run.cpu_seconds if run else None, cold.cpu_seconds if cold else None)):
             share = part / whole if part is not None and whole else None
             rows.append((f"{scenario}: at most {limit:.0%} of the cold build ({what})",
                          "n/a" if share is None else f"{share:.1%}", None if share is None else share <= limit))
@@ -638,7 +697,11 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, help="where to write archive and sites (default: a new temp folder)")
     parser.add_argument("--keep", action="store_true", help="keep the work folder afterwards")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds allowed per command (default 3600)")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs of each scenario, the median reported with the range (default 3)")
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error("--repeat: at least 1")
     args.ours_repo = args.ours_repo.resolve()
 
     work = (args.workdir or Path(tempfile.mkdtemp(prefix="sessionsite-bench-"))).resolve()
@@ -652,6 +715,7 @@ def main() -> None:
 
         started = time.perf_counter()
         synthetic = args.synthetic or bool(args.single_session_mb)
+        added = itertools.count()  # each new session another
         if not synthetic:
             if args.archive:
                 # A real copy, not hard links: the scenarios append to files in it.
@@ -668,7 +732,7 @@ def main() -> None:
                 return f"+{added} bytes: one reply appended to the largest session, {largest.stat().st_size / MB:.1f} MB"
 
             def add_one() -> str:
-                new = add_session_copy(median, "bench-added")
+                new = add_session_copy(median, f"bench-added-{next(added)}")
                 return f"a copy of the median session, {new.stat().st_size / 1000:.0f} KB"
         else:
             if args.single_session_mb:
@@ -686,20 +750,42 @@ def main() -> None:
                 return f"+{added / 1000:.0f} KB: a turn appended to a {changed.stat().st_size / MB:.1f} MB session"
 
             def add_one() -> str:
-                new = make_archive.add_session(changed.parent, NEW_SESSION_BYTES, args.seed, index=10**6)
+                new = make_archive.add_session(changed.parent, NEW_SESSION_BYTES, args.seed, index=10**6 + next(added))
                 return f"{new.stat().st_size / 1000:.0f} KB"
         print(archive_line + "\n", flush=True)
 
         print("Running (one process at a time):", flush=True)
-        ours = run_ours([("cold build", lambda: None), ("rebuild, nothing changed", lambda: None)],
-                        archive, work, args)
-        # The same cold build in one process, into an output and a vault of its own.
-        ours_one_job = [] if args.jobs == 1 else run_ours([("cold build", lambda: None)], archive, work, args,
-                                                          jobs=1, name="sessionsite-j1")
-        # Peers go before the archive is changed, so every tool's cold build reads the same bytes.
-        peer_runs, peer_notes = ([], []) if args.no_peers else run_peers(archive, work, args)
+        peers, peer_notes = ([], []) if args.no_peers else prepare_peers(archive, work, args)
+        # Every tool's cold builds take turns, and go before the archive is changed: they read the same bytes.
+        colds: list[Run] = []
+        colds_one_job: list[Run] = []
+        peer_colds: dict[str, list[Run]] = {setup.peer.package: [] for setup in peers}
+        for repetition in range(args.repeat):
+            if repetition:
+                forget_build(work, f"sessionsite-{repetition - 1}")
+            colds += run_ours([("cold build", lambda: None)], archive, work, args, name=f"sessionsite-{repetition}")
+            for setup in peers:
+                if all(run.ok for run in peer_colds[setup.peer.package]):
+                    peer_colds[setup.peer.package].append(setup.run("cold build", work, args, repetition))
+            if args.jobs != 1:
+                # The same cold build in one process, into an output and a vault of its own.
+                colds_one_job += run_ours([("cold build", lambda: None)], archive, work, args, jobs=1,
+                                          name=f"sessionsite-j1-{repetition}")
+                forget_build(work, f"sessionsite-j1-{repetition}")
+        last = f"sessionsite-{args.repeat - 1}"
+        ours = [median_of(colds), *run_ours([("rebuild, nothing changed", lambda: None)], archive, work, args,
+                                            name=last, repeat=args.repeat)]
+        ours_one_job = [median_of(colds_one_job)] if colds_one_job else []
+        peer_runs: list[Run] = []
+        for setup in peers:
+            cold = median_of(peer_colds[setup.peer.package])
+            peer_runs.append(cold)
+            if setup.peer.has_cache and cold.ok:
+                peer_runs.append(median_of([setup.run("rerun, nothing changed (its cache)", work, args, repetition)
+                                            for repetition in range(args.repeat)]))
         ours += run_ours([("rebuild, one session appended", append_to_one),
-                          ("rebuild, one new session", add_one)], archive, work, args)
+                          ("rebuild, one new session", add_one)], archive, work, args, name=last,
+                         repeat=args.repeat)
         profiled = profile_stages(archive, largest, work, args) if args.verbose else []
 
         command = f"python3 -m generator build ARCHIVE -o OUT -j {args.jobs}"
