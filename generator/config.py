@@ -14,7 +14,7 @@ from typing import Any, Iterable, Iterator, Protocol, TypeVar
 
 from .core.errors import InputError
 from .core.entries import Diagnostic
-from .stages.discover import SessionFile, arrange, find
+from .stages.discover import SessionFile, arrange, find, nothing_found
 from .stages.redact import OwnRules, redact_project_dir
 from .stages.selection import Selection
 
@@ -136,5 +136,5 @@ def arranged(files: list[SessionFile], inputs: Iterable[Path], redact_paths: boo
              problems: list[Diagnostic] | None = None, own: OwnRules | None = None) -> list[SessionFile]:
     files = arrange(files, problems)
     if not files:
-        raise InputError("no Claude Code session files (*.jsonl) found in " + ", ".join(map(str, inputs)))
+        raise InputError(nothing_found(inputs))
     return [replace(f, project_dir=redact_project_dir(f.project_dir, redact_paths, own)) for f in files]

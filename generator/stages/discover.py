@@ -11,6 +11,7 @@ import errno
 import fnmatch
 import os
 import re
+import shlex
 import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -319,3 +320,54 @@ def _is_readable_file(path: Path, problems: list[Diagnostic]) -> bool:
             else "not a regular file")
     problems.append(Diagnostic(str(path), 0, f"cannot be read: {kind}, not a file; left out"))
     return False
+
+
+DEEPEST_PROJECT_FOLDER = 6
+"""How far below an INPUT that holds no session files a project folder is looked for, to say where logs are."""
+MOST_FOLDERS_LOOKED_INTO = 20_000
+"""Of a home folder, say: the search stops there, so that an error is not a long wait."""
+NOT_LOOKED_INTO = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox"})
+"""A repository's history, installed packages: their test data is nobody's archive of sessions."""
+MOST_FOLDERS_NAMED = 5
+
+
+def nothing_found(inputs: Iterable[Path]) -> str:
+    """The error of INPUTs that hold no session file where they are read, saying where logs lie further down
+    under them, if any do (a backup of ~/.claude in a repository, a home folder): as a command line that reads
+    the folders holding their project folders, quoted for a shell, no character of a name written raw."""
+    inputs = list(inputs)
+    message = "no Claude Code session files (*.jsonl) found in " + ", ".join(map(str, inputs))
+    deeper = sorted({folder for given in inputs if _is_folder(given) for folder in _folders_of_projects_under(given)})
+    if not deeper:
+        return message
+    named = " ".join(_quoted(folder) for folder in deeper[:MOST_FOLDERS_NAMED])
+    rest = (f": the first {MOST_FOLDERS_NAMED} of {len(deeper)} folders holding them "
+            f"({len(deeper) - MOST_FOLDERS_NAMED} more not shown)" if len(deeper) > MOST_FOLDERS_NAMED else "")
+    return f"{message}, but some lie further down; sessionsite build {named} -o SITE reads them{rest}"
+
+
+def _folders_of_projects_under(given: Path) -> set[Path]:
+    """The folders below `given` whose project folders (at most `DEEPEST_PROJECT_FOLDER` levels down) hold logs."""
+    found: set[Path] = set()
+    looked_into = 0
+    for top, folders, files in os.walk(given):  # symbolic links to folders are not followed
+        looked_into += 1
+        if looked_into > MOST_FOLDERS_LOOKED_INTO:
+            break
+        here = Path(top)
+        # Down to two levels below the deepest project folder: its `<session>/subagents/`.
+        goes_deeper = len(here.relative_to(given).parts) < DEEPEST_PROJECT_FOLDER + 2
+        folders[:] = sorted(name for name in folders if name not in NOT_LOOKED_INTO) if goes_deeper else []
+        if not any(fnmatch.fnmatchcase(name, "*.jsonl") for name in files):
+            continue
+        project = here.parent.parent if here.name == "subagents" else here
+        # A project folder that is the INPUT, or one of its own, was read: its files could not be.
+        depth = len(project.relative_to(given).parts)
+        if 2 <= depth <= DEEPEST_PROJECT_FOLDER:
+            found.add(project.parent)
+    return found
+
+
+def _quoted(folder: Path) -> str:
+    shown = "".join(character if character.isprintable() else "?" for character in str(folder))
+    return shlex.quote(shown)
