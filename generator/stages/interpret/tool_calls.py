@@ -183,8 +183,9 @@ class ToolCalls(SessionState):
 
 
 def _server_result_text(content: Any) -> str:
-    """The result of a tool the API ran, as text: each search hit's title and address, an error's code,
-    the output of code it ran; anything else as its JSON, so that nothing is lost."""
+    """The result of a tool the API ran, as text: each search hit's title and address, a fetched page's text,
+    an error's code, the output of code it ran, a file it viewed, the lines of an edit it made, the tools a
+    tool search found; anything else as its JSON, so that nothing is lost."""
     if isinstance(content, str):
         return content
     lines: list[str] = []
@@ -193,6 +194,8 @@ def _server_result_text(content: Any) -> str:
             lines.append(str(item))
         elif item.get("type") == "text" and isinstance(item.get("text"), str):
             lines.append(item["text"])
+        elif isinstance(item.get("content"), dict) and item.get("content", {}).get("type") == "document":
+            lines.append(_document_text(item["content"], item.get("url")))
         elif isinstance(item.get("url"), str):
             title = item.get("title")
             lines.append(f"{title} <{item['url']}>" if isinstance(title, str) and title else item["url"])
@@ -200,9 +203,35 @@ def _server_result_text(content: Any) -> str:
             lines.append(f"Error: {item['error_code']}")
         elif isinstance(item.get("stdout"), str) or isinstance(item.get("stderr"), str):
             lines.append("\n".join(str(item.get(name) or "") for name in ("stdout", "stderr")).strip())
+        elif isinstance(item.get("content"), str):  # a file viewed
+            lines.append(item["content"])
+        elif isinstance(item.get("lines"), list) and all(isinstance(line, str) for line in item["lines"]):
+            lines.append("\n".join(item["lines"]))  # an edit, as the lines of its diff
+        elif isinstance(item.get("is_file_update"), bool):
+            lines.append("File updated" if item["is_file_update"] else "File created")
+        elif isinstance(item.get("tool_references"), list):
+            found = [str(reference.get("tool_name")) for reference in item["tool_references"]
+                     if isinstance(reference, dict) and reference.get("tool_name")]
+            lines.append("Tools found: " + ", ".join(found) if found else "No tool found")
         else:
             lines.append(json.dumps(item, ensure_ascii=False, sort_keys=True, default=str))
     return "\n".join(lines)
+
+
+def _document_text(document: Mapping[str, Any], url: Any) -> str:
+    """A page the API fetched: its title and its text, or what kind of document it was when it is not text
+    (a PDF is kept in the log as base64, which no page shows)."""
+    source = document.get("source")
+    source = source if isinstance(source, dict) else {}
+    title = document.get("title") if isinstance(document.get("title"), str) else ""
+    if isinstance(source.get("data"), str) and source.get("type") == "text":
+        text = source["data"]
+    elif isinstance(source.get("content"), list):
+        text = _server_result_text(source["content"])
+    else:
+        kind = source.get("media_type") if isinstance(source.get("media_type"), str) else "a document"
+        text = f"{url if isinstance(url, str) else ''} ({kind}, not shown)".strip()
+    return f"{title}\n\n{text}" if title and text else title or text
 
 
 def _tool_input(part: Mapping[str, Any]) -> Mapping[str, Any]:
