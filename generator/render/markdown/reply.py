@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...core.model import AssistantText, Event, Plan, PlanDecision, Thinking, ToolCall
+from ...core.model import AssistantText, Event, Notice, NoticeKind, Plan, PlanDecision, Thinking, ToolCall
 from .gfm import summary, summary_text
 from .blocks import Block, Fold, Group, Prose, Structure, blocks_of
 from .document_base import DocumentBase
@@ -36,6 +36,9 @@ class ReplyWriter(DocumentBase):
         elif isinstance(event, Thinking) and not event.text.strip():
             self._add_to_run(Structure(self.markup.event("thinking-not-kept", {"anchor": event.anchor}), "thinking",
                                        "*Thought here (the text of its thinking was not kept)*"))
+        elif isinstance(event, Notice):  # thinking the API redacted (`in_reply`)
+            self._add_to_run(Structure(self.markup.event("thinking-redacted", {"anchor": event.anchor}), "thinking",
+                                       "*Thought here (its thinking was redacted by the API)*"))
         elif isinstance(event, Thinking):
             opening, closing = self.markup.event_wrapper("thinking", {"anchor": event.anchor})
             self._add_to_run(Group("thinking", opening, (Prose(prose(event.text)),), closing, event.anchor,
@@ -53,7 +56,9 @@ class ReplyWriter(DocumentBase):
             self._add_to_run(*self._tool(self.waiting_checklist, open_checklist=True))
             self.waiting_checklist = None
         first = self.run_first
-        if first is None:
+        if first is None or not self.assistant_run:  # nothing shown: calls shown only with --show-hidden
+            self.run_first = None
+            self.run_model = ""
             return
         # The wrapper gets its own id: the first event inside it keeps the anchor it is linked by.
         wrapper_id = f"m{first.anchor[1:]}"
@@ -112,7 +117,10 @@ class ReplyWriter(DocumentBase):
 
 def in_reply(event: Event) -> bool:
     """Part of Claude's reply block. Plans Claude proposed sit in its reply; a plan the session was
-    started with (`planContent`) stands on its own at the top."""
+    started with (`planContent`) stands on its own at the top; thinking the API redacted is Claude's, as the
+    thinking whose text was not kept."""
     if isinstance(event, Plan):
         return event.decision != PlanDecision.STARTED_SESSION
+    if isinstance(event, Notice):
+        return event.kind == NoticeKind.REDACTED_THINKING
     return isinstance(event, (AssistantText, Thinking, ToolCall))
