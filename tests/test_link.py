@@ -138,6 +138,19 @@ def test_without_titles_the_first_real_prompt_is_the_title(project: Path) -> Non
     assert session_by_source(build_archive(project), path).title == prompt.replace("`", "")
 
 
+@pytest.mark.parametrize("prompt, title", [
+    ("why does __init__ run twice?", "why does __init__ run twice?"),
+    ("set __dirname in snake__case", "set __dirname in snake__case"),
+    ("log __FILE__ and __LINE__ in **bold**", "log __FILE__ and __LINE__ in bold"),
+])
+def test_underscores_a_prompt_holds_stay_in_its_title(project: Path, prompt: str, title: str) -> None:
+    # Prompts are shown as typed; double underscores in them are names (Python's, C's, Node's), not bold.
+    path = write_jsonl(project / f"{SESSION_ID}.jsonl", conversation(prompt))
+    session = session_by_source(build_archive(project), path)
+    assert session.title == title
+    assert [item.text for item in session.outline] == [title]
+
+
 def test_a_long_first_prompt_is_shortened_to_one_line(project: Path) -> None:
     prompt = ("the tide table for Port Hallow is off by an hour every March and October,\n\n"
               "I think the DST switch is applied twice when the station's timezone is read from the config "

@@ -33,12 +33,13 @@ def head(text: str, limit: int) -> str:
     return cut[:end] if end > 0 else ""
 
 
-_MARKDOWN_MARKERS = re.compile(r"^\s{0,3}#{1,6}\s+|`+|\*\*|__", re.M)
+_MARKDOWN_MARKERS = re.compile(r"^\s{0,3}#{1,6}\s+|`+|\*\*", re.M)
 
 
 def plain(text: str) -> str:
     """Markdown source read as plain words, for titles and one-line snippets: no heading hashes, code
-    backticks or bold markers."""
+    backticks or bold markers. Double underscores stay: in what people type to Claude they are names
+    (`__init__`, `__FILE__`, `__dirname`) far more often than bold."""
     return _MARKDOWN_MARKERS.sub("", text)
 
 

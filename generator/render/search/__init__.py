@@ -218,17 +218,14 @@ def _readable(markdown: str) -> str:
         markdown = _EMPHASIS.sub("", markdown) if "\\*" in markdown else markdown.replace("*", "")
     if "\\" in markdown:
         markdown = _MARKDOWN_ESCAPE.sub(lambda match: match.group(1) or "", markdown)
-    if "*" in markdown or "_`" in markdown:
+    if "*" in markdown:
         return plain(markdown)
     # Left: what `plain` takes out in one pass, one kind at a time (its pattern tried at every character was
     # a twentieth of the search stage). A heading's marks are spaces and hashes after a line's end: taking
-    # them out leaves a line's end before what followed, and makes no new mark. No backtick follows an
-    # underscore, so taking out the backticks makes no new pair of underscores.
+    # them out leaves a line's end before what followed, and makes no new mark.
     if "#" in markdown:
         markdown = _HEADING_MARKS.sub("", markdown)
-    if "`" in markdown:
-        markdown = markdown.replace("`", "")
-    return markdown.replace("__", "") if "__" in markdown else markdown
+    return markdown.replace("`", "") if "`" in markdown else markdown
 
 
 _KIND_DIGITS = {kind: "0123456789abcdefghijklmnopqrstuvwxyz"[number] for number, kind in enumerate(KINDS)}
