@@ -10,7 +10,8 @@ The pipeline runs one way, one folder per layer, each importing only from the la
     config, job (what every command that writes an output shares: checks, lock, vault, --strict, staging),
     pipeline/ (the two phases, and what they reuse of the last build), build: the application that runs them;
     audit, bundle (commit_range), claude, config_file (the user's sessionsite.toml), json_export, serve:
-    commands over it; commands/ (the options made into configs in one place), then cli (only Click)
+    commands over it; commands/ (the options made into configs in one place), then cli (only Click), and
+    program (the process: the command line, then its end)
 """
 
 __version__ = "0.1.0"
@@ -29,7 +30,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("commands over the build", ("generator.audit", "generator.bundle", "generator.commit_range", "generator.claude",
                                  "generator.config_file", "generator.json_export", "generator.serve")),
     ("what each command does, apart from Click; the options made into configs", ("generator.commands",)),
-    ("the command line", ("generator.cli", "generator.__main__")),
+    ("the command line", ("generator.cli",)),
+    ("the program: the command line in a process of its own", ("generator.program", "generator.__main__")),
 )
 """The layers in order, each named by the packages and modules in it (a package takes in what is below it,
 its `__init__` included). A module may import from its own layer and the ones before it, never from a later
