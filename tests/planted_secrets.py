@@ -347,6 +347,7 @@ class Recipe:
     shown: Callable[[str], str] = lambda v: v  # what holds it as a setting: the token, or a connection string…
     content: Callable[[str], str] | None = None  # the file holding it (None: the format's own NAME = value)
     provider: str | None = None
+    leading: int = 0  # lines above the value's own that give it its name, shown with it by a prompt, a reply, an edit
 
 
 def _text(template: str) -> Callable[[str], str]:
@@ -570,6 +571,35 @@ CONTEXT_RECIPES: list[Recipe] = [
     Recipe("docker-login-stdin", "cli-flag", "shell", "scripts/registry-login.sh", "command",
            lambda d: d(ALNUM, 32), shown=_text("echo {v} | docker login -u ada --password-stdin registry.example.com"),
            content=_text("#!/bin/sh\necho {v} | docker login -u ada --password-stdin registry.example.com\n")),
+    # A value in a collection given to a secret-like name, or given beside one: a list's items, a block of
+    # lines, an environment variable as a name and a value.
+    Recipe("yaml-list-under-name", "value-in-collection", "yaml", "config/rotation.yaml", "api_keys",
+           lambda d: d(ALNUM, 32), leading=1,
+           content=_text("rotation:\n  schedule: weekly\n  api_keys:\n    - {v}\n    - retired\n  notify: ops\n")),
+    Recipe("yaml-list-same-indent", "value-in-collection", "yaml", "config/admins.yaml", "access_keys",
+           lambda d: d(ALNUM, 40), leading=1,
+           content=_text("admins:\n  - ada\naccess_keys:\n- {v}\nregion: eu-west-1\n")),
+    Recipe("yaml-block-scalar", "value-in-collection", "yaml", "config/smtp.yaml", "smtp_password", _pw, leading=1,
+           content=_text("smtp:\n  host: mail.internal\n  smtp_password: |\n    {v}\n  port: 587\n")),
+    Recipe("yaml-flow-list", "value-in-collection", "yaml", "config/webhooks.yaml", "webhook_secret",
+           lambda d: d(ALNUM, 28),
+           content=_text("webhooks:\n  url: https://hooks.example.com/in\n  webhook_secret: [{v}, rotated-out]\n")),
+    Recipe("json-array-under-name", "value-in-collection", "json", "config/keys.json", "apiKeys",
+           lambda d: d(URLSAFE, 40), leading=1,
+           content=_text('{\n  "service": "ingest",\n  "apiKeys": [\n    "{v}",\n    "k2-retired"\n  ]\n}\n')),
+    Recipe("toml-array-under-name", "value-in-collection", "toml", "config/tokens.toml", "registry_token",
+           lambda d: d(ALNUM, 32), content=_text('[ci]\nrunner = "linux"\nregistry_token = ["{v}"]\n')),
+    Recipe("python-list-under-name", "value-in-collection", "python", "tidewatch/keys.py", "API_KEYS",
+           lambda d: d(ALNUM, 36), leading=1, content=_text('API_KEYS = [\n    "{v}",\n]\nTIMEOUT = 30\n')),
+    Recipe("k8s-env-name-value", "name-beside-value", "yaml", "k8s/deployment.yaml", "DB_PASSWORD", _pw, leading=1,
+           content=_text("    env:\n      - name: LOG_LEVEL\n        value: info\n      - name: DB_PASSWORD\n"
+                         "        value: {v}\n")),
+    Recipe("ecs-env-name-value", "name-beside-value", "json", "infra/task-definition.json", "API_TOKEN",
+           lambda d: d(ALNUM, 32),
+           content=_text('{\n  "environment": [\n    {"name": "REGION", "value": "eu-west-1"},\n'
+                         '    {"name": "API_TOKEN", "value": "{v}"}\n  ]\n}\n')),
+    Recipe("terraform-env-name-value", "name-beside-value", "terraform", "infra/app.tf", "STRIPE_SECRET", _pw,
+           leading=1, content=_text('env {\n  name  = "STRIPE_SECRET"\n  value = "{v}"\n}\n')),
     # HTTP headers.
     Recipe("authorization-bearer", "http-header", "shell", "scripts/whoami.sh", "Authorization",
            lambda d: d(URLSAFE, 40), shown=_text("Bearer {v}"),
@@ -665,7 +695,8 @@ def _grep_match(s: Shown) -> tuple[int, str]:
     the value starts on, or of the line before it (a private key's BEGIN); never a piece of the value."""
     pieces = [piece for piece in (*s.value.splitlines(), json.dumps(s.value)[1:-1], s.value.replace("\n", "\\n"))
               if any(key in piece for key in s.keys)]
-    for index in (s.span[0], s.span[0] - 1):
+    # A value its name gives on the line above (`name: DB_PASSWORD` then `value: …`) is looked for by that name.
+    for index in (s.span[0] - s.recipe.leading, s.span[0]) if s.recipe.leading else (s.span[0], s.span[0] - 1):
         line = s.lines[index] if index >= 0 else ""
         for piece in sorted(pieces, key=len, reverse=True):
             line = line.replace(piece, " ")
@@ -696,7 +727,7 @@ def _pattern(s: Shown) -> str:
 def way_prompt(s: Shown) -> list[dict]:
     if s.recipe.family == "provider-format":
         return [user(f"The deploy job fails with {s.value} as the credential. Is it expired, or the wrong scope?")]
-    held = "\n".join(s.lines[i] for i in range(s.span[0], s.span[-1] + 1))
+    held = "\n".join(s.lines[i] for i in range(s.span[0] - s.recipe.leading, s.span[-1] + 1))
     return [user(f"This is in {s.relative} and the service still refuses it:\n\n{held}\n\nWhat is wrong with it?")]
 
 
@@ -704,7 +735,7 @@ def way_assistant_reply(s: Shown) -> list[dict]:
     """Claude quoting the value back in its reply."""
     if s.recipe.family == "provider-format":
         return [assistant(text(f"`{s.value}` is the credential the job sends; it was revoked yesterday."))]
-    held = "\n".join(s.lines[i] for i in range(s.span[0], s.span[-1] + 1))
+    held = "\n".join(s.lines[i] for i in range(s.span[0] - s.recipe.leading, s.span[-1] + 1))
     return [assistant(text(f"In `{s.relative}` the value is read as it stands:\n\n```\n{held}\n```\n\n"
                            "It has to be rotated: it was in the log."))]
 
@@ -745,8 +776,8 @@ def way_edit(s: Shown) -> list[dict]:
     original = s.content.replace(held, "changeme")
     first = s.content[:s.content.index(held)].count("\n")
     last = first + held.count("\n")
-    old_string = original.splitlines()[first]
-    new_string = "\n".join(s.lines[first:last + 1])
+    old_string = "\n".join(original.splitlines()[first - s.recipe.leading:first + 1])
+    new_string = "\n".join(s.lines[first - s.recipe.leading:last + 1])
     call = tool_use("Edit", {"file_path": s.path, "old_string": old_string, "new_string": new_string})
     patch = [{"oldStart": first + 1, "oldLines": 1, "newStart": first + 1, "newLines": last - first + 1,
               "lines": [f"-{old_string}", *(f"+{line}" for line in new_string.splitlines())]}]
@@ -830,6 +861,11 @@ LOOK_ALIKES: dict[str, str] = {
     "go-sum": "golang.org/x/text v0.14.0 h1:ScX5w1eTa3QqT8oi6+ziP7dTV1S2+ALU0bI+0zXKWiQ=",
     "base64-image": "data:image/png;base64," + base64.b64encode(PNG_BYTES).decode(),
     "token-type-bearer": "token_type: bearer",
+    "key-list-of-columns": "primary_keys: [account_id, created_at]",
+    "secret-names-listed": "secrets: [DB_PASSWORD, API_TOKEN]",
+    "token-list-of-kinds": "tokens: [access, refresh]",
+    "env-name-beside-setting": '{"name": "TOKEN_URL", "value": "https://auth.example.com/oauth/token"}',
+    "env-secret-from-ref": '{"name": "DB_PASSWORD", "valueFrom": {"secretKeyRef": {"name": "db"}}}',
     "max-tokens": "max_tokens: 4096",
     "environ-read": 'api_key = os.environ["API_KEY"]',
     "process-env-read": "const token = process.env.GITHUB_TOKEN;",

@@ -9,7 +9,9 @@ HTTP authorisation scheme, and the value. So `API_TOKEN=…` is found after Read
 the line starts with: nothing here looks at the start of a line. The same scan covers `.env`, shell
 `export`, INI and `~/.aws/credentials` (`key = value`), YAML, TOML, JSON, code, XML attributes and elements,
 query strings (`?api_key=…&`), key-value connection strings (JDBC `;password=…`, ODBC, ADO), CLI flags
-(`--password X`, `--token=X`) and HTTP headers (`Authorization: Bearer …`, `X-Api-Key: …`, `Cookie: …`).
+(`--password X`, `--token=X`) and HTTP headers (`Authorization: Bearer …`, `X-Api-Key: …`, `Cookie: …`); and
+(`containers`) the items of a list or the lines of a block given to such a name, and the value beside a name
+field that holds one (an environment variable as Kubernetes, ECS or Terraform write it).
 
 A value is a secret unless it is plainly not one: a placeholder (`changeme`, `${VAR}`, `<your-key>`,
 `***`), a reference or code (`$TOKEN`, `os.environ[…]`, `self.password`, `get_token()`), a type (`str`),
@@ -21,6 +23,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
+from .containers import block_items, list_items, named_value_start
 from .names import is_secret_name, secret_word_positions, words_of
 
 NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -215,12 +218,31 @@ def assigned_secrets(text: str, credential_file: bool = False,
         if _FILE_NAME.search(name):
             continue
         in_query = name_start > 0 and text[name_start - 1] in "?&;"
-        if not is_secret_name(name) and not (in_query and name.lower() in _QUERY_SECRETS):
+        # A plural (`passwords`, `client_secrets`) names a list of secrets: only a list's items are taken.
+        plural = name[-1:] in ("s", "S") and not is_secret_name(name) and is_secret_name(name[:-1])
+        if not (is_secret_name(name) or plural) and not (in_query and name.lower() in _QUERY_SECRETS):
             continue
         found = _separator(text, name_start, name_end, credential_file)
+        if plural and found is None:
+            continue
         if found is None:
+            beside = named_value_start(text, name_start, name_end)
+            if beside is not None:
+                span = _value_span(text, beside, False, False)
+                if span is not None and plausible_secret(text[span[0]:span[1]], span[2], credential_file):
+                    yield span[0], span[1]
+                    seen_end = span[1]
             continue
         value_start, separator = found
+        if separator in (":", "=", ":=") and (text.startswith("[", value_start) or separator == ":"):
+            items = list(list_items(text, value_start) if text.startswith("[", value_start)
+                         else block_items(text, name_start, value_start))
+            for start, end, quoted in items:
+                if plausible_secret(text[start:end], quoted, credential_file):
+                    yield start, end
+                    seen_end = end
+            if items or plural:
+                continue
         if separator in (":", "=", " ", ","):
             scheme = _AUTH_SCHEME.match(text, value_start)
             if scheme is not None and "auth" in name.lower():

@@ -22,6 +22,7 @@ from typing import Any, Callable, Sequence
 
 from ...core.model import BrokenLine, Entry
 from ..credentials.assignments import plausible_secret
+from ..credentials.names import secret_word_positions
 from ..credentials.files import looks_like_dotenv
 from ..credentials.scan import (GREP_PLACE, NOTHING_SEEN, WRAPPED, Found, Sighting, context_spans, embedded_token_spans,
                                 may_hold_token, random_runs, replace_spans, scan_tokens, shows_credential_file, sight)
@@ -53,6 +54,11 @@ def identifier(text: str) -> str:
 _AUTH_SCHEME = re.compile(r"(?i)(?:bearer|basic|token|bot|digest|negotiate|apikey)[ \t]+(?=\S)")
 _KEY_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-")
 _KEY_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|Private-MAC:")
+_NAMES_A_BLOCK = re.compile(r"""(?:[:=][ \t]*(?:[|>][+-]?[1-9]?[+-]?|\[)?[ \t]*(?:#.*)?|\bname["']?[ \t]*[:=].*)$""")
+"""A line after which a secret-like name's value lies on the lines below: a key with nothing after it, a block
+scalar's or a list's opening, or a name field (whose value field follows)."""
+_LONGEST_BLOCK = 20
+"""Lines of a patch read together with the line that names their block, at most."""
 
 
 @dataclass
@@ -209,9 +215,10 @@ class Redactor(LongTextRedaction, SummaryRedaction):
     def _list(self, items: list[Any], key: str, tokens: bool, context: bool, home: bool, own: bool,
               credential_file: bool) -> list[Any]:
         """Each item; a private key whose lines are items of their own (a patch's `+` lines) goes from its
-        first line to its last, which the rule for a block cannot see from one string."""
+        first line to its last, which the rule for a block cannot see from one string; a patch line under a
+        secret-like name's block (`api_keys:` then `- …`) is read with the block's lines before it (`_below`)."""
         redacted: list[Any] = []
-        inside_key = False
+        inside_key, block = False, list[str]()
         for item in items:
             if inside_key and type(item) is str:
                 inside_key = _KEY_END.search(item) is None
@@ -220,7 +227,12 @@ class Redactor(LongTextRedaction, SummaryRedaction):
                 continue
             if type(item) is str and self.secrets and context and _KEY_BEGIN.search(item) and not _KEY_END.search(item):
                 inside_key = True
-            redacted.append(self.value(item, key, tokens, context, home, own, credential_file))
+            new = self.value(item, key, tokens, context, home, own, credential_file)
+            if type(item) is str and item[:1] in ("+", "-", " ") and self.secrets and context:
+                if block and new == item:
+                    new = _below(block, item, lambda lines: self.text(lines, True, True, home, own, credential_file))
+                block = _block_after(block, item[1:])
+            redacted.append(new)
         return redacted
 
     def entry(self, entry: Entry) -> Entry:
@@ -286,6 +298,8 @@ class Redactor(LongTextRedaction, SummaryRedaction):
         try:
             for text in look.texts:
                 key = id(text)
+                if key in context_ids and text[:1] in ("+", "-", " ") and _NAMES_A_BLOCK.search(text):
+                    return False  # a patch line naming a block: the lines after it are redacted with it (`_list`)
                 if (key in token_ids or key in context_ids) and self.text(
                         text, key in token_ids, key in context_ids, False, False, seen=sightings.get(key)) != text:
                     return False
@@ -297,3 +311,17 @@ class Redactor(LongTextRedaction, SummaryRedaction):
             return True
         finally:
             self.counts, self.record = counts, record
+
+
+def _below(block: list[str], item: str, redact: Callable[[str], str]) -> str:
+    """A patch line redacted as it reads in its file, under the lines of its block (`_NAMES_A_BLOCK`)."""
+    line = item[1:]
+    within = redact("\n".join([*block, line])).split("\n")
+    return item[0] + within[-1] if len(within) == len(block) + 1 and within[-1] != line else item
+
+
+def _block_after(block: list[str], line: str) -> list[str]:
+    """The block a patch line is read under: one it names itself, or the one it goes on (for so long)."""
+    if _NAMES_A_BLOCK.search(line) and secret_word_positions(line):
+        return [line]
+    return [*block, line] if block and len(block) < _LONGEST_BLOCK else []

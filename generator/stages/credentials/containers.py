@@ -1,0 +1,125 @@
+"""Values a secret-like name is given other than as one scalar after it: the items of a list (`api_keys:` then
+`- …` lines, `tokens = ["…"]`, `"apiKeys": [ … ]`, `PASSWORDS = [ … ]`), the lines of a YAML block scalar
+(`password: |`), and the value beside a name that is itself a value (Kubernetes' and ECS's environment variables,
+`name: DB_PASSWORD` then `value: …`; Terraform's `name = "…"` then `value = "…"`).
+
+Lists and blocks run over several lines. A line may carry a tool's lead before the file's own text (Read's
+`    12→`, `cat -n`'s `    12<tab>`, grep's `path:12:`, a diff's `+`): a flow list's lines are read past such a lead,
+and a block's lines by their column, counted as the key's line counts it, since a tool gives every line the same
+lead (grep's varies with its line number's digits: there a block may be cut short).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+_LONGEST_LIST = 16_384
+"""Characters a flow list is read through, at most."""
+_MOST_LINES = 200
+"""Lines of a block list or a block scalar read, at most."""
+_LINE_LEAD = re.compile(r"(?:[ \t]*\d+[→\t:-]|[^\s:\"'\[\]{},]+[:-]\d+[:-]|[+\- ](?=[ \t]))?")
+"""What a tool writes before a line of a file (Read's `12→`, `cat -n`'s `12<tab>`, grep's `12:`, `12-`, `path:12:`, a
+diff's mark)."""
+_BLOCK_SCALAR = re.compile(r"[|>][+-]?[1-9]?[+-]?[ \t]*(?:#[^\n]*)?(?=\r?\n)")
+_NOTHING_MORE = re.compile(r"[ \t]*(?:#[^\n]*)?(?=\r?\n)")
+"""The end of a key's line that gives no value on it (a comment at most): a block follows."""
+_LIST_ITEM = re.compile(r"([ \t]*)- +(?=\S)")
+_MAPPING_ITEM = re.compile(r"""["']?[\w.-]+["']?[ \t]*:(?:[ \t]|$)""")
+_BARE_ITEM_END = re.compile(r"[ \t]+#|[ \t]*$")
+_NAME_FIELD_BEFORE = re.compile(r"""(?:^|[\s{,(])["']?(?:name|key|Name|Key|NAME|KEY)["']?[ \t]*[:=][ \t]*["']?\Z""")
+_VALUE_FIELD_AFTER = re.compile(
+    r"""["']?[ \t]*(?:,[ \t]*|\r?\n(?:""" + _LINE_LEAD.pattern + r""")[ \t]*)["']?(?:value|Value|VALUE)["']?[ \t]*[:=][ \t]*""")
+
+
+def list_items(text: str, opening: int) -> Iterator[tuple[int, int, bool]]:
+    """The items of the flow list whose `[` is at `opening`, as (start, end, quoted): quoted strings (in any
+    of `"`, `'`, or `\\"` inside a JSON string) and bare scalars. A list holding lists or objects is not read
+    past its first one."""
+    position = opening + 1
+    limit = min(len(text), opening + _LONGEST_LIST)
+    while position < limit:
+        character = text[position]
+        if character in " \t,":
+            position += 1
+        elif character == "\n" or text.startswith("\\n", position):
+            position += 1 if character == "\n" else 2
+            lead = _LINE_LEAD.match(text, position)
+            position = lead.end() if lead else position
+        elif character == "\r":
+            position += 1
+        elif character == "]" or character in "[{":
+            return
+        elif character in "\"'" or (character == "\\" and text[position + 1:position + 2] in ("\"", "'")):
+            escaped = character == "\\"
+            quote = ("\\" + text[position + 1]) if escaped else character
+            start = position + len(quote)
+            end = text.find(quote, start, limit)
+            if end < 0 or "\n" in text[start:end]:
+                return
+            yield start, end, True
+            position = end + len(quote)
+        else:
+            end = position
+            while end < limit and text[end] not in ",]\n\r":
+                end += 1
+            bare_end = end
+            while bare_end > position and text[bare_end - 1] in " \t":
+                bare_end -= 1
+            yield position, bare_end, False
+            position = end
+
+
+def block_items(text: str, name_start: int, value_start: int) -> Iterator[tuple[int, int, bool]]:
+    """The items of a YAML block list, or the lines of a block scalar, given to the key at `name_start` whose
+    value would start at `value_start`: (start, end, quoted), a block scalar's lines counting as quoted."""
+    scalar = _BLOCK_SCALAR.match(text, value_start)
+    if scalar is None and _NOTHING_MORE.match(text, value_start) is None:
+        return
+    line_start = text.rfind("\n", 0, name_start) + 1
+    key_column = name_start - line_start
+    position = text.find("\n", value_start) + 1
+    for _ in range(_MOST_LINES):
+        if position <= 0 or position >= len(text):
+            return
+        line_end = text.find("\n", position)
+        line_end = len(text) if line_end < 0 else line_end
+        content_end = line_end - 1 if line_end > position and text[line_end - 1] == "\r" else line_end
+        own = position + key_column  # where the key's own column is on this line
+        if scalar is not None:
+            if own >= content_end or not text[own:content_end].strip():
+                position = line_end + 1  # a blank line inside the block
+                continue
+            if text[own] not in " \t":
+                return  # back at the key's column, or left of it: the block is over
+            start = own
+            while text[start] in " \t":
+                start += 1
+            end = content_end
+            while end > start and text[end - 1] in " \t":
+                end -= 1
+            yield start, end, True
+        else:
+            item = _LIST_ITEM.match(text, own, content_end) if own < content_end else None
+            if item is None:
+                return
+            start = item.end()
+            if _MAPPING_ITEM.match(text, start, content_end):
+                return  # a list of mappings: their keys say what each value is
+            if text[start] in "\"'":
+                end = text.find(text[start], start + 1, content_end)
+                if end > start:
+                    yield start + 1, end, True
+            else:
+                bare_end = _BARE_ITEM_END.search(text, start, content_end)
+                yield start, bare_end.start() if bare_end else content_end, False
+        position = line_end + 1
+
+
+def named_value_start(text: str, name_start: int, name_end: int) -> int | None:
+    """Where the value of the `value` field beside a `name` field holding this name starts (`name: DB_PASSWORD`
+    then `value: …`; `{"name": "API_TOKEN", "value": "…"}`), or None."""
+    if _NAME_FIELD_BEFORE.search(text, max(0, name_start - 40), name_start) is None:
+        return None
+    beside = _VALUE_FIELD_AFTER.match(text, name_end)
+    return beside.end() if beside else None

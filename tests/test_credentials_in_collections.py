@@ -1,0 +1,95 @@
+"""Secrets a secret-like name is given other than as one value after it (stages/credentials/containers.py): a
+list's items, a block scalar's lines, the value beside a name field. Every syntax of the family, every tool's lead
+before a line, a patch's lines one by one; and what only looks like one (lists of names, of columns, of kinds)
+left whole. The secrets are invented."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from generator.stages.redact import Redactor
+
+SECRET = "Qm7xK9pL!w2vB8zR"
+OTHER = "Zt4cW8nH2jF6yD1s"
+
+GIVEN = {
+    "yaml-block-list": f"service:\n  api_keys:\n    - {SECRET}\n    - {OTHER}\n  region: eu\n",
+    "yaml-block-list-same-indent": f"access_keys:\n- {SECRET}\n- {OTHER}\nregion: eu\n",
+    "yaml-block-list-quoted": f"passwords:\n  - \"{SECRET}\"\n  - '{OTHER}'\n",
+    "yaml-block-list-commented": f"tokens:  # rotated weekly\n  - {SECRET}  # current\n  - {OTHER}\n",
+    "yaml-plural-name": f"client_secrets:\n  - {SECRET}\n  - {OTHER}\n",
+    "yaml-block-literal": f"smtp:\n  password: |\n    {SECRET}\n  port: 587\n",
+    "yaml-block-folded-chomped": f"private_key: >-\n  {SECRET}\n  {OTHER}\nnext: 1\n",
+    "yaml-block-with-blank-line": f"secret: |\n  {SECRET}\n\n  {OTHER}\nnext: 1\n",
+    "yaml-flow-list": f"webhook_secrets: [{SECRET}, {OTHER}]",
+    "json-array": f'{{"apiKeys": ["{SECRET}", "{OTHER}"]}}',
+    "json-array-multiline": f'{{\n  "api_keys": [\n    "{SECRET}",\n    "{OTHER}"\n  ]\n}}',
+    "json-in-json-string": f'{{\\"tokens\\": [\\"{SECRET}\\", \\"{OTHER}\\"]}}',
+    "toml-array": f'tokens = ["{SECRET}", "{OTHER}"]',
+    "python-list": f'API_KEYS = [\n    "{SECRET}",\n    "{OTHER}",\n]',
+    "python-tuple-like-list": f"PASSWORDS = ['{SECRET}', '{OTHER}']",
+    "k8s-env": f"env:\n  - name: DB_PASSWORD\n    value: {SECRET}\n  - name: API_TOKEN\n    value: \"{OTHER}\"\n",
+    "ecs-env": f'[{{"name": "DB_PASSWORD", "value": "{SECRET}"}}, {{"name": "API_TOKEN", "value": "{OTHER}"}}]',
+    "terraform-env": f'env {{\n  name  = "DB_PASSWORD"\n  value = "{SECRET}"\n}}\nenv {{\n  name = "API_TOKEN"\n  value = "{OTHER}"\n}}',
+}
+
+# What a tool writes before each line of a file it shows.
+LEADS = {
+    "none": lambda lines: lines,
+    "read-arrow": lambda lines: [f"{n:>6}\u2192{line}" for n, line in enumerate(lines, 1)],
+    "cat-n": lambda lines: [f"{n:>6}\t{line}" for n, line in enumerate(lines, 1)],
+    "grep-n": lambda lines: [f"{n}{':' if n == 1 else '-'}{line}" for n, line in enumerate(lines, 1)],
+    "grep-path": lambda lines: [f"config/app.yaml:{n}:{line}" for n, line in enumerate(lines, 1)],
+    "diff-added": lambda lines: [f"+{line}" for line in lines],
+}
+
+
+@pytest.mark.parametrize("lead", sorted(LEADS))
+@pytest.mark.parametrize("syntax", sorted(GIVEN))
+def test_every_value_of_a_collection_is_taken_whatever_leads_its_lines(syntax, lead):
+    if lead == "grep-path" and syntax.startswith("yaml-block-l"):
+        pytest.skip("grep's lead grows with its line number's digits: a block's columns move (see containers.py)")
+    shown = "\n".join(LEADS[lead](GIVEN[syntax].split("\n")))
+    redacted = Redactor().text(shown)
+    assert SECRET not in redacted and OTHER not in redacted, redacted
+
+
+@pytest.mark.parametrize("syntax", sorted(GIVEN))
+def test_a_patch_line_by_line_takes_them_too(syntax):
+    # Claude Code's structuredPatch: one string per line, the name on one and the value on the next.
+    lines = ["-placeholder", *("+" + line for line in GIVEN[syntax].split("\n"))]
+    redacted = json.dumps(Redactor().value({"structuredPatch": [{"lines": lines}]}))
+    assert SECRET not in redacted and OTHER not in redacted, redacted
+
+
+LEFT_WHOLE = [
+    "primary_keys:\n  - account_id\n  - created_at\n",
+    "secrets:\n  - DB_PASSWORD\n  - API_TOKEN\n",
+    "secrets: [DB_PASSWORD, API_TOKEN]",
+    "tokens: [access, refresh]",
+    "max_tokens:\n  - 4096\n",
+    "passwords:\n  - name: ada\n    role: admin\n",
+    "env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: db\n",
+    '{"name": "TOKEN_URL", "value": "https://auth.example.com/oauth/token"}',
+    '{"name": "DB_PASSWORD", "value": "${DB_PASSWORD}"}',
+    "password:\n  - changeme\n",
+    "api_keys: [\n    [nested, list],\n]",
+    "tokens: 4096",
+    "passwords: hunter2-Correct-Horse-is-a-scalar-under-a-plural",
+]
+
+
+@pytest.mark.parametrize("shown", LEFT_WHOLE)
+def test_names_columns_kinds_references_and_placeholders_stay(shown):
+    assert Redactor().text(shown) == shown
+
+
+def test_a_collection_is_read_only_so_far():
+    # An attacker's endless list or block cannot make redaction read the whole text at every name.
+    many = "api_keys:\n" + "".join(f"  - k{n:05d}{SECRET}\n" for n in range(500))
+    redacted = Redactor().text(many)
+    assert f"k00000{SECRET}" not in redacted  # the first items are taken
+    endless = "api_keys: [" + ", ".join(f'"{SECRET}{n}"' for n in range(3000))
+    assert f"{SECRET}0" not in Redactor().text(endless)
