@@ -1,7 +1,11 @@
-"""Secrets in forms that are not `name = value`: passwords in a URL's user-info, the flags of tools known to
-take one (`mysql -pX`, `curl -u user:X`, `sshpass -p X`), `.netrc` lines, configuration entries that give a
-name and a value in two attributes (`<add key="ApiKey" value="…"/>`), the `data:` of a Kubernetes Secret,
-and private keys (PEM blocks, whole or cut off, escaped in JSON or not; OpenSSH key bodies on their own).
+"""Secrets in forms that are not `name = value`: passwords in a URL's user-info, the flags and arguments of tools
+known to take one (`mysql -pX`, `curl -u user:X`, `sshpass -p X`, `redis-cli AUTH X`, `ssh-keygen -N X`,
+`rabbitmqctl add_user u X`, `net user u X`, `ConvertTo-SecureString X -AsPlainText`), SQL's `PASSWORD '…'` and
+`IDENTIFIED BY …`, a secret piped into the command that reads it (`chpasswd`, `vercel env add`), the `config set
+NAME VALUE` of the CLIs that keep tokens (git, npm, yarn, pnpm, aws, gcloud, dotnet user-secrets, `gh secret set`),
+`.netrc` lines, configuration entries that give a name and a value in two attributes (`<add key="ApiKey"
+value="…"/>`), the `data:` of a Kubernetes Secret, and private keys (PEM blocks, whole or cut off, escaped in JSON
+or not; OpenSSH key bodies on their own).
 
 Each rule is (kind, anchors, pattern): a rule runs only on text that holds one of its anchors (lower-cased
 text is searched for them), and its group `secret` (or the whole match) is what is redacted.
@@ -37,6 +41,8 @@ class FormRule:
 
 _COMMAND_END = r"[^\n|;&]*?"
 _ARGUMENT = r"(?P<secret>'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"|;&]+)"
+_SECRET_ARGUMENT = r"(?P<secret>\\?'[^'\n]+?\\?'|\\?\"[^\"\n]+?\\?\"|[^\s'\"|;&\\`-][^\s'\"|;&\\`]*)"
+"""A command's argument that is a secret: quoted (escaped in JSON too), or a word that is no option."""
 
 FORM_RULES: tuple[FormRule, ...] = (
     FormRule("private-key", ("private key",), re.compile(
@@ -84,6 +90,43 @@ FORM_RULES: tuple[FormRule, ...] = (
     FormRule("password-flag", ("-stdin",), re.compile(
         r"\b(?:echo|printf)\s+(?:-[nes]+\s+|'%s'\s+|\"%s\"\s+)?(?P<secret>'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"|;&$]+)\s*\|[^\n|]*"
         r"--(?:password|pass|token|secret)[-_]stdin\b")),
+    # SQL: a user's or a role's password, quoted (`PASSWORD '…'`) or after IDENTIFIED BY (Oracle's unquoted).
+    FormRule("password-in-sql", ("password '", 'password "', 'password \\"'), re.compile(
+        r"(?i)\bpassword\s+(?P<secret>\\?'[^'\n]+?\\?'|\\?\"[^\"\n]+?\\?\")")),
+    FormRule("password-in-sql", ("identified by", "identified with"), re.compile(
+        r"(?i)\bidentified\s+(?:with\s+\S+\s+)?by\s+" + _SECRET_ARGUMENT)),
+    # Tools that take a password as an argument of their own.
+    FormRule("password-flag", ("mongo",), re.compile(
+        r"\bmongo\w*\b" + _COMMAND_END + r"\s(?:-p|--password)[ =]" + _SECRET_ARGUMENT)),
+    FormRule("password-flag", ("redis-cli", "keydb-cli", "valkey-cli"), re.compile(
+        r"\b(?:redis|keydb|valkey)-cli\b" + _COMMAND_END + r"\s(?i:auth)\s+(?:[^\s'\"|;&\\`-]+[ \t]+(?=[^\s'\"|;&\\`-]))?"
+        + _SECRET_ARGUMENT)),
+    FormRule("password-flag", ("rabbitmqctl",), re.compile(
+        r"\brabbitmqctl\b" + _COMMAND_END + r"\s(?:add_user|change_password|authenticate_user)\s+\S+\s+"
+        + _SECRET_ARGUMENT)),
+    FormRule("password-flag", ("net user",), re.compile(
+        r"(?i)\bnet\s+user\s+(?:\"[^\"\n]+\"|[^\s/]+)\s+(?P<secret>\\?\"[^\"\n]+?\\?\"|[^\s'\"|;&\\/*-][^\s'\"|;&\\]*)")),
+    FormRule("password-flag", ("ssh-keygen",), re.compile(r"\bssh-keygen\b" + _COMMAND_END + r"\s-[NP]\s*" + _SECRET_ARGUMENT)),
+    FormRule("password-flag", ("convertto-securestring",), re.compile(
+        r"(?i)\bConvertTo-SecureString\s+(?:-String\s+)?" + _SECRET_ARGUMENT + r"(?=[^\n]*-AsPlainText)")),
+    FormRule("password-flag", ("add-generic-password", "add-internet-password"), re.compile(
+        r"\badd-(?:generic|internet)-password\b" + _COMMAND_END + r"\s-w\s+" + _SECRET_ARGUMENT)),
+    FormRule("password-flag", ("gh secret set",), re.compile(
+        r"\bgh\s+secret\s+set\b" + _COMMAND_END + r"\s(?:--body|-b)[ =]" + _SECRET_ARGUMENT)),
+    # Piped into a command that reads it from its input.
+    FormRule("password-flag", ("chpasswd",), re.compile(
+        r"\b(?:echo|printf)\s+(?:-\w+\s+)?\\?['\"]?[^:\s'\"\\]+:(?P<secret>[^\s'\"|\\]+)\\?['\"]?\s*\|\s*(?:sudo\s+)?chpasswd\b")),
+    FormRule("password-flag", ("chpasswd",), re.compile(
+        r"\bchpasswd\b[^\n]*?<<<\s*\\?['\"]?[^:\s'\"\\]+:(?P<secret>[^\s'\"\\]+)")),
+    FormRule("password-flag", ("vercel env add",), re.compile(
+        r"\b(?:echo|printf)\s+(?:-\w+\s+)?" + _SECRET_ARGUMENT + r"\s*\|\s*(?:npx\s+)?vercel\s+env\s+add\b")),
+    FormRule("password-flag", ("vercel env add",), re.compile(
+        r"\bvercel\s+env\s+add\b[^\n<|]*<<<\s*" + _SECRET_ARGUMENT)),
+    # The CLIs that keep a token among their settings: `config set NAME VALUE`.
+    FormRule("secret-assignment", ("git config", "config set", "configure set", "user-secrets set"), re.compile(
+        r"\b(?:git\s+config(?:\s+--[\w-]+)*|(?:npm|yarn|pnpm)\s+config\s+set|aws\s+configure\s+set|"
+        r"gcloud\s+config\s+set|dotnet\s+user-secrets\s+set)\s+\\?[\"']?(?:[^\s'\"\\]*[:/])?(?P<name>[^\s'\"\\:/]+)"
+        r"\\?[\"']?\s+" + _SECRET_ARGUMENT), named=True),
     FormRule("netrc-password", ("machine",), re.compile(
         r"\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+" + _ARGUMENT), at_anchor=True),
 )
