@@ -43,6 +43,23 @@ GIVEN = {
     "chpasswd-here-string": f"chpasswd <<< \"ada:{SECRET}\"",
     "vercel-env-piped": f"echo {SECRET} | vercel env add API_SECRET production",
     "vercel-env-here-string": f"vercel env add API_SECRET production <<< '{SECRET}'",
+    "sudo-piped": f"echo '{SECRET}' | sudo -S apt-get update",
+    "sudo-here-string": f"sudo -S <<< '{SECRET}' systemctl restart app",
+    "openssl-k": f"openssl enc -aes-256-cbc -k '{SECRET}' -in a -out b",
+    "nmcli-wifi": f"nmcli dev wifi connect Home password {SECRET}",
+    "wpa-passphrase": f"wpa_passphrase Home {SECRET}",
+    # Code that gives a user and a password to a call, by position.
+    "requests-auth-tuple": f'requests.get(url, auth=("ada", "{SECRET}"))',
+    "session-auth-tuple": f"session.auth = ('ada', '{SECRET}')",
+    "basic-auth-object": f"requests.get(url, auth=HTTPBasicAuth('ada', '{SECRET}'))",
+    "aiohttp-basic-auth": f'aiohttp.BasicAuth(login="ada", password="{SECRET}")',
+    "smtp-login": f'server.login("ada@example.com", "{SECRET}")',
+    "ftp-login-variable-user": f"ftp.login(user, '{SECRET}')",
+    "dotnet-network-credential": f'new NetworkCredential("ada", "{SECRET}")',
+    "java-password-authentication": f'new PasswordAuthentication("ada", "{SECRET}".toCharArray())',
+    "jdbc-get-connection": f'DriverManager.getConnection(url, "ada", "{SECRET}")',
+    "pymysql-connect-positional": f'pymysql.connect("db", "ada", "{SECRET}", "app")',
+    "ldap-simple-bind": f'conn.simple_bind_s("cn=admin,dc=example,dc=org", "{SECRET}")',
     # The CLIs that keep a token in their settings.
     "git-config-token": f"git config --global github.token {SECRET}",
     "npm-config-auth-token": f"npm config set //registry.npmjs.org/:_authToken {SECRET}",
@@ -95,6 +112,14 @@ LEFT_WHOLE = [
     "security find-generic-password -a ada -s deploy -w",
     "echo $TOKEN | vercel env add API_SECRET production",
     "ConvertTo-SecureString $env:PASSWORD -AsPlainText -Force",
+    "requests.get(url, auth=(user, password))",
+    "client.login(username, password)",
+    "session.auth = (settings.USER, settings.PASSWORD)",
+    "DriverManager.getConnection(url, user, password)",
+    "echo $PASSWORD | sudo -S apt-get update",
+    "openssl enc -aes-256-cbc -kfile key.txt -in a -out b",
+    "wpa_passphrase Home",
+    'button.bind("<Button-1>", on_click)',
 ]
 
 

@@ -1,7 +1,8 @@
 """Secrets in forms that are not `name = value`: passwords in a URL's user-info, the flags and arguments of tools
 known to take one (`mysql -pX`, `curl -u user:X`, `sshpass -p X`, `redis-cli AUTH X`, `ssh-keygen -N X`,
-`rabbitmqctl add_user u X`, `net user u X`, `ConvertTo-SecureString X -AsPlainText`), SQL's `PASSWORD '…'` and
-`IDENTIFIED BY …`, a secret piped into the command that reads it (`chpasswd`, `vercel env add`), the `config set
+`rabbitmqctl add_user u X`, `net user u X`, `ConvertTo-SecureString X -AsPlainText`), a password given to a call
+after its user (`auth=("u", "X")`, `.login("u", "X")`, `NetworkCredential("u", "X")`), SQL's `PASSWORD '…'` and
+`IDENTIFIED BY …`, a secret piped into the command that reads it (`chpasswd`, `sudo -S`, `vercel env add`), the `config set
 NAME VALUE` of the CLIs that keep tokens (git, npm, yarn, pnpm, aws, gcloud, dotnet user-secrets, `gh secret set`),
 `.netrc` lines, configuration entries that give a name and a value in two attributes (`<add key="ApiKey"
 value="…"/>`), the `data:` of a Kubernetes Secret, and private keys (PEM blocks, whole or cut off, escaped in JSON
@@ -43,6 +44,9 @@ _COMMAND_END = r"[^\n|;&]*?"
 _ARGUMENT = r"(?P<secret>'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"|;&]+)"
 _SECRET_ARGUMENT = r"(?P<secret>\\?'[^'\n]+?\\?'|\\?\"[^\"\n]+?\\?\"|[^\s'\"|;&\\`-][^\s'\"|;&\\`]*)"
 """A command's argument that is a secret: quoted (escaped in JSON too), or a word that is no option."""
+_USER_ARGUMENT = r"(?:\\?\"[^\"\n]*?\\?\"|'[^'\n]*'|[\w.\[\]]+)"
+_LITERAL = r"(?P<secret>\\?\"[^\"\n]+?\\?\"|'[^'\n]+?')"
+"""A string literal in code, in either quote (escaped in JSON too)."""
 
 FORM_RULES: tuple[FormRule, ...] = (
     FormRule("private-key", ("private key",), re.compile(
@@ -113,7 +117,16 @@ FORM_RULES: tuple[FormRule, ...] = (
         r"\badd-(?:generic|internet)-password\b" + _COMMAND_END + r"\s-w\s+" + _SECRET_ARGUMENT)),
     FormRule("password-flag", ("gh secret set",), re.compile(
         r"\bgh\s+secret\s+set\b" + _COMMAND_END + r"\s(?:--body|-b)[ =]" + _SECRET_ARGUMENT)),
+    FormRule("password-flag", ("openssl",), re.compile(r"\bopenssl\b" + _COMMAND_END + r"\s-k\s+" + _SECRET_ARGUMENT)),
+    FormRule("password-flag", ("nmcli",), re.compile(
+        r"\bnmcli\b" + _COMMAND_END + r"\s(?:password|wifi-sec\.psk|802-11-wireless-security\.psk)\s+"
+        + _SECRET_ARGUMENT)),
+    FormRule("password-flag", ("wpa_passphrase",), re.compile(
+        r"\bwpa_passphrase\s+(?:\\?\"[^\"\n]+\\?\"|'[^'\n]+'|[^\s'\"|;&]+)[ \t]+" + _SECRET_ARGUMENT)),
     # Piped into a command that reads it from its input.
+    FormRule("password-flag", ("sudo -s",), re.compile(
+        r"\b(?:echo|printf)\s+(?:-\w+\s+)?" + _SECRET_ARGUMENT + r"\s*\|\s*sudo\s+(?:-\w+\s+)*-\w*S\b")),
+    FormRule("password-flag", ("sudo -s",), re.compile(r"\bsudo\s+(?:-\w+\s+)*-\w*S\w*\s*<<<\s*" + _SECRET_ARGUMENT)),
     FormRule("password-flag", ("chpasswd",), re.compile(
         r"\b(?:echo|printf)\s+(?:-\w+\s+)?\\?['\"]?[^:\s'\"\\]+:(?P<secret>[^\s'\"|\\]+)\\?['\"]?\s*\|\s*(?:sudo\s+)?chpasswd\b")),
     FormRule("password-flag", ("chpasswd",), re.compile(
@@ -122,6 +135,16 @@ FORM_RULES: tuple[FormRule, ...] = (
         r"\b(?:echo|printf)\s+(?:-\w+\s+)?" + _SECRET_ARGUMENT + r"\s*\|\s*(?:npx\s+)?vercel\s+env\s+add\b")),
     FormRule("password-flag", ("vercel env add",), re.compile(
         r"\bvercel\s+env\s+add\b[^\n<|]*<<<\s*" + _SECRET_ARGUMENT)),
+    # Code that gives a user and a password to a call by position: the password is the literal after the user.
+    FormRule("password-argument", ("auth=", "auth =", "auth(", "login(", "credential(", "credentials(",
+                                   "authentication(", "bind_s(", "simple_bind("), re.compile(
+        r"(?:\bauth\s*=\s*\(|(?:[Aa]uth|[Ll]ogin|[Cc]redentials?|[Aa]uthentication|bind_s|simple_bind)\s*\()\s*"
+        + _USER_ARGUMENT + r"\s*,\s*" + _LITERAL)),
+    FormRule("password-argument", ("getconnection(",), re.compile(
+        r"\bgetConnection\s*\(\s*" + _USER_ARGUMENT + r"\s*,\s*" + _USER_ARGUMENT + r"\s*,\s*" + _LITERAL)),
+    FormRule("password-argument", (".connect(",), re.compile(
+        r"\b(?:pymysql|MySQLdb|mysql\.connector|pymssql|psycopg2?)\.connect\s*\(\s*" + _USER_ARGUMENT + r"\s*,\s*"
+        + _USER_ARGUMENT + r"\s*,\s*" + _LITERAL)),
     # The CLIs that keep a token among their settings: `config set NAME VALUE`.
     FormRule("secret-assignment", ("git config", "config set", "configure set", "user-secrets set"), re.compile(
         r"\b(?:git\s+config(?:\s+--[\w-]+)*|(?:npm|yarn|pnpm)\s+config\s+set|aws\s+configure\s+set|"
