@@ -86,8 +86,8 @@ def test_names_columns_kinds_references_and_placeholders_stay(shown):
     assert Redactor().text(shown) == shown
 
 
-def test_a_collection_is_read_only_so_far():
-    # An attacker's endless list or block cannot make redaction read the whole text at every name.
+def test_a_long_list_and_an_unclosed_one_still_lose_their_first_items():
+    # Collections are read only so far (`containers._MOST_LINES`, `_LONGEST_LIST`): what lies in that reach is taken.
     many = "api_keys:\n" + "".join(f"  - k{n:05d}{SECRET}\n" for n in range(500))
     redacted = Redactor().text(many)
     assert f"k00000{SECRET}" not in redacted  # the first items are taken
