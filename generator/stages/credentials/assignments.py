@@ -71,6 +71,8 @@ _QUERY_SECRETS = frozenset({"sig", "signature", "x-amz-signature", "x-goog-signa
 `sig`, a presigned URL's signature, Google's `key`)."""
 _LINE_REFERENCE = re.compile(r"\d+(?::\d+)*(?::|$)")
 _SECRET_SIGNS = re.compile(r"[0-9!@#%^&*+/=~?]")
+_BLOCK_OPENINGS = frozenset(("", "\n", "\r", "#", "|", ">"))
+"""What follows `name:` when its value is on the lines below (`containers.block_items`)."""
 
 
 def _name_span(text: str, position: int) -> tuple[int, int]:
@@ -234,15 +236,18 @@ def assigned_secrets(text: str, credential_file: bool = False,
                     seen_end = span[1]
             continue
         value_start, separator = found
-        if separator in (":", "=", ":=") and (text.startswith("[", value_start) or separator == ":"):
-            items = list(list_items(text, value_start) if text.startswith("[", value_start)
+        opening = text[value_start:value_start + 1]  # a list, a block (a key's line ending there), or a value
+        if separator in (":", "=", ":=") and (opening == "[" or separator == ":" and opening in _BLOCK_OPENINGS):
+            items = list(list_items(text, value_start) if opening == "["
                          else block_items(text, name_start, value_start))
             for start, end, quoted in items:
                 if plausible_secret(text[start:end], quoted, credential_file):
                     yield start, end
                     seen_end = end
-            if items or plural:
+            if items:
                 continue
+        if plural:
+            continue
         if separator in (":", "=", " ", ","):
             scheme = _AUTH_SCHEME.match(text, value_start)
             if scheme is not None and "auth" in name.lower():

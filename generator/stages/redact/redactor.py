@@ -57,6 +57,7 @@ _KEY_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|Private-M
 _NAMES_A_BLOCK = re.compile(r"""(?:[:=][ \t]*(?:[|>][+-]?[1-9]?[+-]?|\[)?[ \t]*(?:#.*)?|\bname["']?[ \t]*[:=].*)$""")
 """A line after which a secret-like name's value lies on the lines below: a key with nothing after it, a block
 scalar's or a list's opening, or a name field (whose value field follows)."""
+_LONGEST_PATCH_LINE = 1000
 _LONGEST_BLOCK = 20
 """Lines of a patch read together with the line that names their block, at most."""
 
@@ -228,7 +229,7 @@ class Redactor(LongTextRedaction, SummaryRedaction):
             if type(item) is str and self.secrets and context and _KEY_BEGIN.search(item) and not _KEY_END.search(item):
                 inside_key = True
             new = self.value(item, key, tokens, context, home, own, credential_file)
-            if type(item) is str and item[:1] in ("+", "-", " ") and self.secrets and context:
+            if type(item) is str and self.secrets and context and _patch_line(item):
                 if block and new == item:
                     new = _below(block, item, lambda lines: self.text(lines, True, True, home, own, credential_file))
                 block = _block_after(block, item[1:])
@@ -298,7 +299,7 @@ class Redactor(LongTextRedaction, SummaryRedaction):
         try:
             for text in look.texts:
                 key = id(text)
-                if key in context_ids and text[:1] in ("+", "-", " ") and _NAMES_A_BLOCK.search(text):
+                if key in context_ids and _patch_line(text) and _NAMES_A_BLOCK.search(text):
                     return False  # a patch line naming a block: the lines after it are redacted with it (`_list`)
                 if (key in token_ids or key in context_ids) and self.text(
                         text, key in token_ids, key in context_ids, False, False, seen=sightings.get(key)) != text:
@@ -311,6 +312,11 @@ class Redactor(LongTextRedaction, SummaryRedaction):
             return True
         finally:
             self.counts, self.record = counts, record
+
+
+def _patch_line(text: str) -> bool:
+    """One line of a patch, as a structuredPatch holds them (a tool's output that starts with a space is none)."""
+    return text[:1] in ("+", "-", " ") and len(text) <= _LONGEST_PATCH_LINE and "\n" not in text
 
 
 def _below(block: list[str], item: str, redact: Callable[[str], str]) -> str:
