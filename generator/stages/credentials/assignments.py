@@ -9,7 +9,8 @@ HTTP authorisation scheme, and the value. So `API_TOKEN=…` is found after Read
 the line starts with: nothing here looks at the start of a line. The same scan covers `.env`, shell
 `export`, INI and `~/.aws/credentials` (`key = value`), YAML, TOML, JSON, code, XML attributes and elements,
 query strings (`?api_key=…&`), key-value connection strings (JDBC `;password=…`, ODBC, ADO), CLI flags
-(`--password X`, `--token=X`) and HTTP headers (`Authorization: Bearer …`, `X-Api-Key: …`, `Cookie: …`); and
+(`--password X`, `--token=X`), the `config set NAME VALUE` of the CLIs that keep tokens (git, npm, yarn, pnpm,
+aws, gcloud, `dotnet user-secrets`) and HTTP headers (`Authorization: Bearer …`, `X-Api-Key: …`, `Cookie: …`); and
 (`containers`) the items of a list or the lines of a block given to such a name, and the value beside a name
 field that holds one (an environment variable as Kubernetes, ECS or Terraform write it).
 
@@ -71,6 +72,10 @@ _QUERY_SECRETS = frozenset({"sig", "signature", "x-amz-signature", "x-goog-signa
 `sig`, a presigned URL's signature, Google's `key`)."""
 _LINE_REFERENCE = re.compile(r"\d+(?::\d+)*(?::|$)")
 _SECRET_SIGNS = re.compile(r"[0-9!@#%^&*+/=~?]")
+_CONFIG_SET_BEFORE = re.compile(
+    r"(?:\bgit\s+config(?:\s+--[\w-]+)*|\b(?:npm|yarn|pnpm)\s+config\s+set|\baws\s+configure\s+set|"
+    r"\bgcloud\s+config\s+set|\bdotnet\s+user-secrets\s+set)\s+\\?[\"']?(?:[^\s'\"\\]*[:/])?\Z")
+"""What comes before the name a CLI that keeps tokens among its settings is given, with its value after it."""
 _BLOCK_OPENINGS = frozenset(("", "\n", "\r", "#", "|", ">"))
 """What follows `name:` when its value is on the lines below (`containers.block_items`)."""
 
@@ -138,6 +143,9 @@ def _separator(text: str, name_start: int, name_end: int, credential_file: bool 
         flag = True  # .netrc: `machine h login me password X`, on one line or on its own
     if flag and after_blanks > position and after_blanks < len(text) and text[after_blanks] not in "-\n|&;>":
         return after_blanks, " "  # --password X
+    if (after_blanks > position and after_blanks < len(text) and text[after_blanks] not in "-\n|&;>#"
+            and _CONFIG_SET_BEFORE.search(text, max(0, name_start - 120), name_start)):
+        return after_blanks, " "  # git config github.token X, npm config set //host/:_authToken X
     return None
 
 

@@ -2,9 +2,8 @@
 known to take one (`mysql -pX`, `curl -u user:X`, `sshpass -p X`, `redis-cli AUTH X`, `ssh-keygen -N X`,
 `rabbitmqctl add_user u X`, `net user u X`, `ConvertTo-SecureString X -AsPlainText`), a password given to a call
 after its user (`auth=("u", "X")`, `.login("u", "X")`, `NetworkCredential("u", "X")`), SQL's `PASSWORD '…'` and
-`IDENTIFIED BY …`, a secret piped into the command that reads it (`chpasswd`, `sudo -S`, `vercel env add`), the `config set
-NAME VALUE` of the CLIs that keep tokens (git, npm, yarn, pnpm, aws, gcloud, dotnet user-secrets, `gh secret set`),
-`.netrc` lines, configuration entries that give a name and a value in two attributes (`<add key="ApiKey"
+`IDENTIFIED BY …`, a secret piped into the command that reads it (`chpasswd`, `sudo -S`, `vercel env add`),
+`gh secret set -b X`, `.netrc` lines, configuration entries that give a name and a value in two attributes (`<add key="ApiKey"
 value="…"/>`), the `data:` of a Kubernetes Secret, and private keys (PEM blocks, whole or cut off, escaped in JSON
 or not; OpenSSH key bodies on their own).
 
@@ -96,28 +95,30 @@ FORM_RULES: tuple[FormRule, ...] = (
         r"--(?:password|pass|token|secret)[-_]stdin\b")),
     # SQL: a user's or a role's password, quoted (`PASSWORD '…'`) or after IDENTIFIED BY (Oracle's unquoted).
     FormRule("password-in-sql", ("password '", 'password "', 'password \\"'), re.compile(
-        r"(?i)\bpassword\s+(?P<secret>\\?'[^'\n]+?\\?'|\\?\"[^\"\n]+?\\?\")")),
+        r"(?i)\bpassword\s+(?P<secret>\\?'[^'\n]+?\\?'|\\?\"[^\"\n]+?\\?\")"), at_anchor=True),
     FormRule("password-in-sql", ("identified by", "identified with"), re.compile(
-        r"(?i)\bidentified\s+(?:with\s+\S+\s+)?by\s+" + _SECRET_ARGUMENT)),
+        r"(?i)\bidentified\s+(?:with\s+\S+\s+)?by\s+" + _SECRET_ARGUMENT), at_anchor=True),
     # Tools that take a password as an argument of their own.
     FormRule("password-flag", ("mongo",), re.compile(
-        r"\bmongo\w*\b" + _COMMAND_END + r"\s(?:-p|--password)[ =]" + _SECRET_ARGUMENT)),
+        r"\bmongo\w*\b" + _COMMAND_END + r"\s(?:-p|--password)[ =]" + _SECRET_ARGUMENT), at_anchor=True),
     FormRule("password-flag", ("redis-cli", "keydb-cli", "valkey-cli"), re.compile(
         r"\b(?:redis|keydb|valkey)-cli\b" + _COMMAND_END + r"\s(?i:auth)\s+(?:[^\s'\"|;&\\`-]+[ \t]+(?=[^\s'\"|;&\\`-]))?"
-        + _SECRET_ARGUMENT)),
+        + _SECRET_ARGUMENT), at_anchor=True),
     FormRule("password-flag", ("rabbitmqctl",), re.compile(
         r"\brabbitmqctl\b" + _COMMAND_END + r"\s(?:add_user|change_password|authenticate_user)\s+\S+\s+"
-        + _SECRET_ARGUMENT)),
+        + _SECRET_ARGUMENT), at_anchor=True),
     FormRule("password-flag", ("net user",), re.compile(
         r"(?i)\bnet\s+user\s+(?:\"[^\"\n]+\"|[^\s/]+)\s+(?P<secret>\\?\"[^\"\n]+?\\?\"|[^\s'\"|;&\\/*-][^\s'\"|;&\\]*)")),
-    FormRule("password-flag", ("ssh-keygen",), re.compile(r"\bssh-keygen\b" + _COMMAND_END + r"\s-[NP]\s*" + _SECRET_ARGUMENT)),
+    FormRule("password-flag", ("ssh-keygen",), re.compile(r"\bssh-keygen\b" + _COMMAND_END + r"\s-[NP]\s*" + _SECRET_ARGUMENT),
+             at_anchor=True),
     FormRule("password-flag", ("convertto-securestring",), re.compile(
         r"(?i)\bConvertTo-SecureString\s+(?:-String\s+)?" + _SECRET_ARGUMENT + r"(?=[^\n]*-AsPlainText)")),
     FormRule("password-flag", ("add-generic-password", "add-internet-password"), re.compile(
         r"\badd-(?:generic|internet)-password\b" + _COMMAND_END + r"\s-w\s+" + _SECRET_ARGUMENT)),
     FormRule("password-flag", ("gh secret set",), re.compile(
-        r"\bgh\s+secret\s+set\b" + _COMMAND_END + r"\s(?:--body|-b)[ =]" + _SECRET_ARGUMENT)),
-    FormRule("password-flag", ("openssl",), re.compile(r"\bopenssl\b" + _COMMAND_END + r"\s-k\s+" + _SECRET_ARGUMENT)),
+        r"\bgh\s+secret\s+set\b" + _COMMAND_END + r"\s(?:--body|-b)[ =]" + _SECRET_ARGUMENT), at_anchor=True),
+    FormRule("password-flag", ("openssl",), re.compile(r"\bopenssl\b" + _COMMAND_END + r"\s-k\s+" + _SECRET_ARGUMENT),
+             at_anchor=True),
     FormRule("password-flag", ("nmcli",), re.compile(
         r"\bnmcli\b" + _COMMAND_END + r"\s(?:password|wifi-sec\.psk|802-11-wireless-security\.psk)\s+"
         + _SECRET_ARGUMENT)),
@@ -139,17 +140,13 @@ FORM_RULES: tuple[FormRule, ...] = (
     FormRule("password-argument", ("auth=", "auth =", "auth(", "login(", "credential(", "credentials(",
                                    "authentication(", "bind_s(", "simple_bind("), re.compile(
         r"(?:\bauth\s*=\s*\(|(?:[Aa]uth|[Ll]ogin|[Cc]redentials?|[Aa]uthentication|bind_s|simple_bind)\s*\()\s*"
-        + _USER_ARGUMENT + r"\s*,\s*" + _LITERAL)),
+        + _USER_ARGUMENT + r"\s*,\s*" + _LITERAL), at_anchor=True),
     FormRule("password-argument", ("getconnection(",), re.compile(
-        r"\bgetConnection\s*\(\s*" + _USER_ARGUMENT + r"\s*,\s*" + _USER_ARGUMENT + r"\s*,\s*" + _LITERAL)),
+        r"\bgetConnection\s*\(\s*" + _USER_ARGUMENT + r"\s*,\s*" + _USER_ARGUMENT + r"\s*,\s*" + _LITERAL),
+        at_anchor=True),
     FormRule("password-argument", (".connect(",), re.compile(
         r"\b(?:pymysql|MySQLdb|mysql\.connector|pymssql|psycopg2?)\.connect\s*\(\s*" + _USER_ARGUMENT + r"\s*,\s*"
         + _USER_ARGUMENT + r"\s*,\s*" + _LITERAL)),
-    # The CLIs that keep a token among their settings: `config set NAME VALUE`.
-    FormRule("secret-assignment", ("git config", "config set", "configure set", "user-secrets set"), re.compile(
-        r"\b(?:git\s+config(?:\s+--[\w-]+)*|(?:npm|yarn|pnpm)\s+config\s+set|aws\s+configure\s+set|"
-        r"gcloud\s+config\s+set|dotnet\s+user-secrets\s+set)\s+\\?[\"']?(?:[^\s'\"\\]*[:/])?(?P<name>[^\s'\"\\:/]+)"
-        r"\\?[\"']?\s+" + _SECRET_ARGUMENT), named=True),
     FormRule("netrc-password", ("machine",), re.compile(
         r"\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+" + _ARGUMENT), at_anchor=True),
 )

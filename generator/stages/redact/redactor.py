@@ -57,6 +57,7 @@ _KEY_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|Private-M
 _NAMES_A_BLOCK = re.compile(r"""(?:[:=][ \t]*(?:[|>][+-]?[1-9]?[+-]?|\[)?[ \t]*(?:#.*)?|\bname["']?[ \t]*[:=].*)$""")
 """A line after which a secret-like name's value lies on the lines below: a key with nothing after it, a block
 scalar's or a list's opening, or a name field (whose value field follows)."""
+_BLOCK_LINE_ENDS = frozenset(":=|>[+-0123456789")
 _LONGEST_PATCH_LINE = 1000
 _LONGEST_BLOCK = 20
 """Lines of a patch read together with the line that names their block, at most."""
@@ -328,6 +329,8 @@ def _below(block: list[str], item: str, redact: Callable[[str], str]) -> str:
 
 def _block_after(block: list[str], line: str) -> list[str]:
     """The block a patch line is read under: one it names itself, or the one it goes on (for so long)."""
-    if _NAMES_A_BLOCK.search(line) and secret_word_positions(line):
+    # Most lines end otherwise: the pattern is tried only on those that may open a block.
+    if (line.rstrip()[-1:] in _BLOCK_LINE_ENDS or "name" in line or "#" in line) and _NAMES_A_BLOCK.search(line) \
+            and secret_word_positions(line):
         return [line]
     return [*block, line] if block and len(block) < _LONGEST_BLOCK else []
