@@ -48,6 +48,20 @@ GIVEN = {
     "openssl-k": f"openssl enc -aes-256-cbc -k '{SECRET}' -in a -out b",
     "nmcli-wifi": f"nmcli dev wifi connect Home password {SECRET}",
     "wpa-passphrase": f"wpa_passphrase Home {SECRET}",
+    # Stored in a secret manager, piped in, given as here-string or as its flag's value.
+    "docker-secret-here-string": f"docker secret create db_pass - <<< '{SECRET}'",
+    "docker-secret-piped": f"printf '%s' '{SECRET}' | docker secret create db_pass -",
+    "gcloud-secret-piped": f"echo -n '{SECRET}' | gcloud secrets create api-key --data-file=-",
+    "gcloud-secret-version-piped": f"echo {SECRET} | gcloud secrets versions add api-key --data-file=-",
+    "wrangler-here-string": f"wrangler secret put API_KEY <<< {SECRET}",
+    "wrangler-piped": f"echo {SECRET} | npx wrangler secret put API_KEY",
+    "gh-secret-piped": f"echo '{SECRET}' | gh secret set API_TOKEN",
+    "pass-insert-piped": f"echo '{SECRET}' | pass insert -e work/db",
+    "azure-keyvault-value": f"az keyvault secret set --vault-name v --name db --value '{SECRET}'",
+    "netlify-env-set": f"netlify env:set API_SECRET {SECRET}",
+    "fish-set-exported": f"set -gx API_TOKEN {SECRET}",
+    "windows-setx": f"setx API_TOKEN {SECRET}",
+    "xml-entry-element": f'<entry key="password">{SECRET}</entry>',
     # Code that gives a user and a password to a call, by position.
     "requests-auth-tuple": f'requests.get(url, auth=("ada", "{SECRET}"))',
     "session-auth-tuple": f"session.auth = ('ada', '{SECRET}')",
@@ -120,6 +134,12 @@ LEFT_WHOLE = [
     "openssl enc -aes-256-cbc -kfile key.txt -in a -out b",
     "wpa_passphrase Home",
     'button.bind("<Button-1>", on_click)',
+    "docker secret create db_pass ./db_pass.txt",
+    "echo $API_KEY | wrangler secret put API_KEY",
+    "set -gx PATH $HOME/bin $PATH",
+    "setx PATH %PATH%;C:\\tools",
+    '<entry key="timeout">30</entry>',
+    "az keyvault secret show --vault-name v --name db --query value",
 ]
 
 

@@ -10,7 +10,7 @@ the line starts with: nothing here looks at the start of a line. The same scan c
 `export`, INI and `~/.aws/credentials` (`key = value`), YAML, TOML, JSON, code, XML attributes and elements,
 query strings (`?api_key=…&`), key-value connection strings (JDBC `;password=…`, ODBC, ADO), CLI flags
 (`--password X`, `--token=X`), the `config set NAME VALUE` of the CLIs that keep tokens (git, npm, yarn, pnpm,
-aws, gcloud, `dotnet user-secrets`) and HTTP headers (`Authorization: Bearer …`, `X-Api-Key: …`, `Cookie: …`); and
+aws, gcloud, `dotnet user-secrets`, `netlify env:set`, fish's `set -gx`, `setx`) and HTTP headers (`Authorization: Bearer …`, `X-Api-Key: …`, `Cookie: …`); and
 (`containers`) the items of a list or the lines of a block given to such a name, and the value beside a name
 field that holds one (an environment variable as Kubernetes, ECS or Terraform write it).
 
@@ -74,8 +74,10 @@ _LINE_REFERENCE = re.compile(r"\d+(?::\d+)*(?::|$)")
 _SECRET_SIGNS = re.compile(r"[0-9!@#%^&*+/=~?]")
 _CONFIG_SET_BEFORE = re.compile(
     r"(?:\bgit\s+config(?:\s+--[\w-]+)*|\b(?:npm|yarn|pnpm)\s+config\s+set|\baws\s+configure\s+set|"
-    r"\bgcloud\s+config\s+set|\bdotnet\s+user-secrets\s+set)\s+\\?[\"']?(?:[^\s'\"\\]*[:/])?\Z")
-"""What comes before the name a CLI that keeps tokens among its settings is given, with its value after it."""
+    r"\bgcloud\s+config\s+set|\bdotnet\s+user-secrets\s+set|\bnetlify\s+env:set|\bsetx|\bset(?:\s+-[a-zA-Z]+)+)"
+    r"\s+\\?[\"']?(?:[^\s'\"\\]*[:/])?\Z")
+"""What comes before the name a CLI that keeps tokens among its settings is given, with its value after it (and the
+environment setters that take a name and a value: fish's `set -gx`, Windows' `setx`)."""
 _BLOCK_OPENINGS = frozenset(("", "\n", "\r", "#", "|", ">"))
 """What follows `name:` when its value is on the lines below (`containers.block_items`)."""
 

@@ -2,7 +2,8 @@
 known to take one (`mysql -pX`, `curl -u user:X`, `sshpass -p X`, `redis-cli AUTH X`, `ssh-keygen -N X`,
 `rabbitmqctl add_user u X`, `net user u X`, `ConvertTo-SecureString X -AsPlainText`), a password given to a call
 after its user (`auth=("u", "X")`, `.login("u", "X")`, `NetworkCredential("u", "X")`), SQL's `PASSWORD '…'` and
-`IDENTIFIED BY …`, a secret piped into the command that reads it (`chpasswd`, `sudo -S`, `vercel env add`),
+`IDENTIFIED BY …`, a secret piped into the command that reads it (`chpasswd`, `sudo -S`, the CLIs of secret stores: docker, gcloud,
+wrangler, gh, vercel, pass), `az keyvault secret set --value X`,
 `gh secret set -b X`, `.netrc` lines, configuration entries that give a name and a value in two attributes (`<add key="ApiKey"
 value="…"/>`), the `data:` of a Kubernetes Secret, and private keys (PEM blocks, whole or cut off, escaped in JSON
 or not; OpenSSH key bodies on their own).
@@ -43,6 +44,11 @@ _COMMAND_END = r"[^\n|;&]*?"
 _ARGUMENT = r"(?P<secret>'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"|;&]+)"
 _SECRET_ARGUMENT = r"(?P<secret>\\?'[^'\n]+?\\?'|\\?\"[^\"\n]+?\\?\"|[^\s'\"|;&\\`-][^\s'\"|;&\\`]*)"
 """A command's argument that is a secret: quoted (escaped in JSON too), or a word that is no option."""
+_SECRET_STORES = (r"\b(?:docker\s+secret\s+create|gcloud\s+secrets\s+(?:create|versions\s+add)|(?:npx\s+)?wrangler\s+secret\s+put|"
+                  r"gh\s+secret\s+set|(?:npx\s+)?vercel\s+env\s+add|pass\s+insert)\b")
+"""The commands that store a secret they read on their input."""
+_SECRET_STORE_ANCHORS = ("docker secret create", "gcloud secrets", "wrangler secret put", "gh secret set", "vercel env add",
+                         "pass insert")
 _USER_ARGUMENT = r"(?:\\?\"[^\"\n]*?\\?\"|'[^'\n]*'|[\w.\[\]]+)"
 _LITERAL = r"(?P<secret>\\?\"[^\"\n]+?\\?\"|'[^'\n]+?')"
 """A string literal in code, in either quote (escaped in JSON too)."""
@@ -68,6 +74,8 @@ FORM_RULES: tuple[FormRule, ...] = (
     FormRule("secret-assignment", ("key=", "name="), re.compile(
         r"(?i)\b(?:key|name)=\s*([\"'])(?P<name>[^\"'\n]{2,80})\1\s+(?:value|content)\s*=\s*([\"'])"
         r"(?P<secret>[^\"'\n]*)\3"), named=True, at_anchor=True),
+    FormRule("secret-assignment", ("key=",), re.compile(
+        r"(?i)\bkey=\s*\\?([\"'])(?P<name>[^\"'\n\\]{2,80})\\?\1\s*>(?P<secret>[^<\n]+)<"), named=True, at_anchor=True),
     FormRule("password-flag", ("mysql", "mariadb"), re.compile(
         r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b" + _COMMAND_END
         + r"\s(?:-p|--password=)(?P<secret>'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"|;&-][^\s'\"|;&]*)")),
@@ -132,10 +140,13 @@ FORM_RULES: tuple[FormRule, ...] = (
         r"\b(?:echo|printf)\s+(?:-\w+\s+)?\\?['\"]?[^:\s'\"\\]+:(?P<secret>[^\s'\"|\\]+)\\?['\"]?\s*\|\s*(?:sudo\s+)?chpasswd\b")),
     FormRule("password-flag", ("chpasswd",), re.compile(
         r"\bchpasswd\b[^\n]*?<<<\s*\\?['\"]?[^:\s'\"\\]+:(?P<secret>[^\s'\"\\]+)")),
-    FormRule("password-flag", ("vercel env add",), re.compile(
-        r"\b(?:echo|printf)\s+(?:-\w+\s+)?" + _SECRET_ARGUMENT + r"\s*\|\s*(?:npx\s+)?vercel\s+env\s+add\b")),
-    FormRule("password-flag", ("vercel env add",), re.compile(
-        r"\bvercel\s+env\s+add\b[^\n<|]*<<<\s*" + _SECRET_ARGUMENT)),
+    # A secret store's CLI given the secret on its input, or as its flag's value.
+    FormRule("password-flag", _SECRET_STORE_ANCHORS, re.compile(
+        r"\b(?:echo|printf)\s+(?:-\w+\s+|'%s'\s+|\"%s\"\s+)*" + _SECRET_ARGUMENT + r"\s*\|\s*(?:sudo\s+)?"
+        + _SECRET_STORES)),
+    FormRule("password-flag", _SECRET_STORE_ANCHORS, re.compile(_SECRET_STORES + r"[^\n<|]*<<<\s*" + _SECRET_ARGUMENT)),
+    FormRule("password-flag", ("keyvault secret set",), re.compile(
+        r"\baz\s+keyvault\s+secret\s+set\b" + _COMMAND_END + r"\s--value[ =]" + _SECRET_ARGUMENT)),
     # Code that gives a user and a password to a call by position: the password is the literal after the user.
     FormRule("password-argument", ("auth=", "auth =", "auth(", "login(", "credential(", "credentials(",
                                    "authentication(", "bind_s(", "simple_bind("), re.compile(
