@@ -56,20 +56,17 @@ class ReplyWriter(DocumentBase):
             self._add_to_run(*self._tool(self.waiting_checklist, open_checklist=True))
             self.waiting_checklist = None
         first = self.run_first
-        if first is None or not self.assistant_run:  # nothing shown: calls shown only with --show-hidden
-            self.run_first = None
-            self.run_model = ""
-            return
-        # The wrapper gets its own id: the first event inside it keeps the anchor it is linked by.
-        wrapper_id = f"m{first.anchor[1:]}"
-        timestamp = getattr(first, "timestamp", "")
-        opening, closing = self.markup.event_wrapper("message", {"anchor": wrapper_id}, who="Claude",
-                                                     model=self.run_model)
-        self.blocks.append(Group(
-            "message", opening,
-            (self._meta_line("Claude", timestamp, self.run_model, anchor=wrapper_id), *self.assistant_run),
-            closing, wrapper_id, (("who", "Claude"), ("time", timestamp), ("model", self.run_model)),
-        ))
+        if first is not None and self.assistant_run:  # a run with nothing shown (calls of --show-hidden) has none
+            # The wrapper gets its own id: the first event inside it keeps the anchor it is linked by.
+            wrapper_id = f"m{first.anchor[1:]}"
+            timestamp = getattr(first, "timestamp", "")
+            opening, closing = self.markup.event_wrapper("message", {"anchor": wrapper_id}, who="Claude",
+                                                         model=self.run_model)
+            self.blocks.append(Group(
+                "message", opening,
+                (self._meta_line("Claude", timestamp, self.run_model, anchor=wrapper_id), *self.assistant_run),
+                closing, wrapper_id, (("who", "Claude"), ("time", timestamp), ("model", self.run_model)),
+            ))
         self.assistant_run = []
         self.run_first = None
         self.run_model = ""

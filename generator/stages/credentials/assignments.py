@@ -231,8 +231,9 @@ def assigned_secrets(text: str, credential_file: bool = False,
             continue
         in_query = name_start > 0 and text[name_start - 1] in "?&;"
         # A plural (`passwords`, `client_secrets`) names a list of secrets: only a list's items are taken.
-        plural = name[-1:] in ("s", "S") and not is_secret_name(name) and is_secret_name(name[:-1])
-        if not (is_secret_name(name) or plural) and not (in_query and name.lower() in _QUERY_SECRETS):
+        secret_name = is_secret_name(name)
+        plural = not secret_name and name[-1:] in ("s", "S") and is_secret_name(name[:-1])
+        if not (secret_name or plural) and not (in_query and name.lower() in _QUERY_SECRETS):
             continue
         found = _separator(text, name_start, name_end, credential_file)
         if plural and found is None:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
+from .names import secret_word_positions
+
 _LONGEST_LIST = 16_384
 """Characters a flow list is read through, at most."""
 _MOST_LINES = 200
@@ -28,6 +30,11 @@ _LIST_ITEM = re.compile(r"([ \t]*)- +(?=\S)")
 _MAPPING_ITEM = re.compile(r"""["']?[\w.-]+["']?[ \t]*:(?:[ \t]|$)""")
 _BARE_ITEM_END = re.compile(r"[ \t]+#|[ \t]*$")
 _NAME_FIELD_BEFORE = re.compile(r"""(?:^|[\s{,(])["']?(?:name|key|Name|Key|NAME|KEY)["']?[ \t]*[:=][ \t]*["']?\Z""")
+_OPENS_A_BLOCK = re.compile(r"""(?:[:=][ \t]*(?:[|>][+-]?[1-9]?[+-]?|\[)?[ \t]*(?:#.*)?|\bname["']?[ \t]*[:=].*)$""")
+"""A line after which a name's value lies on the lines below: a key with nothing after it, a block scalar's or a
+list's opening, or a name field (whose value field follows)."""
+_BLOCK_LINE_ENDS = frozenset(":=|>[+-0123456789")
+"""The last characters of a line `_OPENS_A_BLOCK` may match (or it holds a `#` or `name`)."""
 _VALUE_FIELD_AFTER = re.compile(
     r"""["']?[ \t]*(?:,[ \t]*|\r?\n(?:""" + _LINE_LEAD.pattern + r""")[ \t]*)["']?(?:value|Value|VALUE)["']?[ \t]*[:=][ \t]*""")
 
@@ -123,3 +130,15 @@ def named_value_start(text: str, name_start: int, name_end: int) -> int | None:
         return None
     beside = _VALUE_FIELD_AFTER.match(text, name_end)
     return beside.end() if beside else None
+
+
+def opens_a_block(line: str) -> bool:
+    """Whether the values of the name on this one line lie on the lines below it (`_OPENS_A_BLOCK`)."""
+    # Most lines end otherwise: the pattern is tried only on those that may open a block.
+    return (line.rstrip()[-1:] in _BLOCK_LINE_ENDS or "name" in line or "#" in line) and \
+        _OPENS_A_BLOCK.search(line) is not None
+
+
+def names_a_block(line: str) -> bool:
+    """Whether this one line opens a block under a secret-like word (`api_keys:`, `name: DB_PASSWORD`)."""
+    return opens_a_block(line) and bool(secret_word_positions(line))

@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 
 from ...core.model import BrokenLine, Entry
 from ..credentials.assignments import plausible_secret
-from ..credentials.names import secret_word_positions
+from ..credentials.containers import names_a_block, opens_a_block
 from ..credentials.files import looks_like_dotenv
 from ..credentials.scan import (GREP_PLACE, NOTHING_SEEN, WRAPPED, Found, Sighting, context_spans, embedded_token_spans,
                                 may_hold_token, random_runs, replace_spans, scan_tokens, shows_credential_file, sight)
@@ -54,10 +54,6 @@ def identifier(text: str) -> str:
 _AUTH_SCHEME = re.compile(r"(?i)(?:bearer|basic|token|bot|digest|negotiate|apikey)[ \t]+(?=\S)")
 _KEY_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-")
 _KEY_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|Private-MAC:")
-_NAMES_A_BLOCK = re.compile(r"""(?:[:=][ \t]*(?:[|>][+-]?[1-9]?[+-]?|\[)?[ \t]*(?:#.*)?|\bname["']?[ \t]*[:=].*)$""")
-"""A line after which a secret-like name's value lies on the lines below: a key with nothing after it, a block
-scalar's or a list's opening, or a name field (whose value field follows)."""
-_BLOCK_LINE_ENDS = frozenset(":=|>[+-0123456789")
 _LONGEST_PATCH_LINE = 1000
 _LONGEST_BLOCK = 20
 """Lines of a patch read together with the line that names their block, at most."""
@@ -300,7 +296,7 @@ class Redactor(LongTextRedaction, SummaryRedaction):
         try:
             for text in look.texts:
                 key = id(text)
-                if key in context_ids and _patch_line(text) and _NAMES_A_BLOCK.search(text):
+                if key in context_ids and _patch_line(text) and opens_a_block(text):
                     return False  # a patch line naming a block: the lines after it are redacted with it (`_list`)
                 if (key in token_ids or key in context_ids) and self.text(
                         text, key in token_ids, key in context_ids, False, False, seen=sightings.get(key)) != text:
@@ -321,7 +317,7 @@ def _patch_line(text: str) -> bool:
 
 
 def _below(block: list[str], item: str, redact: Callable[[str], str]) -> str:
-    """A patch line redacted as it reads in its file, under the lines of its block (`_NAMES_A_BLOCK`)."""
+    """A patch line redacted as it reads in its file, under the lines of its block (`containers.names_a_block`)."""
     line = item[1:]
     within = redact("\n".join([*block, line])).split("\n")
     return item[0] + within[-1] if len(within) == len(block) + 1 and within[-1] != line else item
@@ -329,8 +325,6 @@ def _below(block: list[str], item: str, redact: Callable[[str], str]) -> str:
 
 def _block_after(block: list[str], line: str) -> list[str]:
     """The block a patch line is read under: one it names itself, or the one it goes on (for so long)."""
-    # Most lines end otherwise: the pattern is tried only on those that may open a block.
-    if (line.rstrip()[-1:] in _BLOCK_LINE_ENDS or "name" in line or "#" in line) and _NAMES_A_BLOCK.search(line) \
-            and secret_word_positions(line):
+    if names_a_block(line):
         return [line]
     return [*block, line] if block and len(block) < _LONGEST_BLOCK else []
