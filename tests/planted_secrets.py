@@ -581,6 +581,12 @@ CONTEXT_RECIPES: list[Recipe] = [
            content=_text("admins:\n  - ada\naccess_keys:\n- {v}\nregion: eu-west-1\n")),
     Recipe("yaml-block-scalar", "value-in-collection", "yaml", "config/smtp.yaml", "smtp_password", _pw, leading=1,
            content=_text("smtp:\n  host: mail.internal\n  smtp_password: |\n    {v}\n  port: 587\n")),
+    Recipe("terraform-heredoc", "value-in-collection", "terraform", "infra/signing.tf", "signing_secret",
+           lambda d: d(ALNUM, 40), leading=1,
+           content=_text('resource "vault_generic_secret" "signing" {\n  signing_secret = <<-EOT\n    {v}\n  EOT\n'
+                         '  path = "secret/signing"\n}\n')),
+    Recipe("ruby-heredoc", "value-in-collection", "ruby", "config/initializers/mail.rb", "SMTP_PASSWORD", _pw,
+           leading=1, content=_text("SMTP_PASSWORD = <<~PASS.strip\n  {v}\nPASS\nSMTP_PORT = 587\n")),
     Recipe("yaml-flow-list", "value-in-collection", "yaml", "config/webhooks.yaml", "webhook_secret",
            lambda d: d(ALNUM, 28),
            content=_text("webhooks:\n  url: https://hooks.example.com/in\n  webhook_secret: [{v}, rotated-out]\n")),

@@ -75,7 +75,10 @@ SECRET_NAMES = ["password", "PASSWORD", "db_password", "DB-PASSWORD", "dbPasswor
 NOT_SECRET_NAMES = ["token_type", "password_hint", "secret_name", "PASSWORD_FILE", "max_tokens", "input_tokens",
                     "is_password", "show_password", "author", "authority", "bypass", "compass", "tokenizer", "keyboard",
                     "key", "monkey", "sessionId", "session", "api_key_env", "apiKeySource", "authMethod",
-                    "passenger", "next_page_token", "passed"]
+                    "passenger", "next_page_token", "passed",
+                    # quantities in a unit
+                    "TOKEN_TTL_SECONDS", "SESSION_COOKIE_AGE", "token_lifetime_ms", "authRetries",
+                    "PASSWORD_RESET_TIMEOUT_DAYS", "secret_rotation_interval_hours", "max_token_bytes"]
 
 
 @pytest.mark.parametrize("name", SECRET_NAMES)
@@ -130,6 +133,16 @@ SYNTAXES = {
     "pgpass": "db.internal:5432:ledger:app:{v}",
     "prose": "the db password is {v}, log in and check",
 }
+
+
+@pytest.mark.parametrize("line", ["TOKEN_TTL_SECONDS=3600", "export SESSION_COOKIE_AGE=1209600",
+                                  "token_lifetime_ms: 60000", '{"authRetries": 3}',
+                                  "PASSWORD_RESET_TIMEOUT_DAYS = 3"])
+def test_a_quantity_in_a_unit_under_a_secret_like_name_is_shown(line):
+    """A setting that measures a token's life or counts attempts holds a number, not the token."""
+    assert Redactor().text(line) == line
+    # while the secret beside it is still taken
+    assert gone(PASSWORD, Redactor().text(f"{line}\nTOKEN_SECRET={PASSWORD}"))
 
 
 @pytest.mark.parametrize("syntax", sorted(SYNTAXES))

@@ -16,7 +16,9 @@ from typing import Any
 
 import pytest
 
+from generator.stages.credentials.known_tokens import token_spans
 from generator.stages.credentials.providers import TOKEN_RULES, TokenRule
+from generator.stages.redact import Redactor
 
 from conftest import corpus_files
 
@@ -706,6 +708,72 @@ def test_a_telegram_token_is_found_in_a_bot_api_url():
     url = f"curl https://api.telegram.org/bot{token}/getMe"
     assert findings(url) == [("telegram-token::AA", token)]
     assert findings(f"robot{token}") == []
+
+
+def _has_a_deliberate_prefix(rule: TokenRule) -> bool:
+    """A rule whose every anchor is a prefix a provider chose (four characters or more, with a separator)."""
+    return bool(rule.anchors) and all(len(anchor) >= 4 and not anchor.isalnum() for anchor in rule.anchors)
+
+
+def _prefix_and_run(rule: TokenRule, sample: str | tuple[str, str]) -> bool:
+    """Whether a sample is one of the rule's prefixes and then one run of the characters its token ends at
+    (`ghp_` and letters and digits; not a URL, nor a token of parts such as GitLab's `glpat-….01.…`)."""
+    boundary = re.search(r"\(\?!(\[[^\]]*\])\)$", rule.pattern)
+    return isinstance(sample, str) and boundary is not None and any(
+        re.fullmatch(re.escape(anchor) + boundary.group(1) + "+", sample) for anchor in rule.anchors)
+
+
+PREFIXED_RULES = [rule for rule in TOKEN_RULES if _has_a_deliberate_prefix(rule)
+                  and any(_prefix_and_run(rule, sample) for sample in SAMPLES[rule_key(rule)])]
+
+
+def test_the_rules_whose_tokens_may_run_longer_are_the_prefixed_ones():
+    assert len(PREFIXED_RULES) >= 40
+    assert {"github-token", "gitlab-token", "anthropic-key", "openai-key", "dockerhub-token"} <= {
+        rule.kind for rule in PREFIXED_RULES}
+
+
+@pytest.mark.parametrize("rule", PREFIXED_RULES, ids=rule_id)
+def test_a_token_longer_than_its_format_is_taken_whole(rule):
+    """Providers lengthen their tokens (GitHub's may grow to 255 characters): past a provider's own prefix, a
+    run of the token's characters longer than the format knows is that provider's token still, and none of
+    it is shown, in prose, in a setting, in JSON, on a diff's line, or inside an identifier."""
+    places = ["the key is {} and that is all", "export SERVICE_TOKEN={}", '{{"token": "{}"}}', "@@ -1 +1 @@\n+{}",
+              "{}", "abc{}"]
+    for sample in SAMPLES[rule_key(rule)]:
+        if not _prefix_and_run(rule, sample):
+            continue
+        assert isinstance(sample, str)
+        # Inside an identifier, only where the token of the format's own length is found there too.
+        found_inside = sample not in Redactor().text(f"abc{sample}")
+        for extra in ("Zq9", "Zq9Wk27xPb41"):
+            token = sample + extra
+            for place in places if found_inside else places[:-1]:
+                text = place.format(token)
+                redacted = Redactor().text(text)
+                assert sample not in redacted and extra not in redacted, (rule_id(rule), redacted)
+                assert f"[REDACTED:{rule.kind}]" in redacted, (rule_id(rule), redacted)
+
+
+def test_an_overlong_run_after_a_short_bare_prefix_is_left_alone():
+    """A digest or an identifier that starts with a prefix of no separator (`4b1d`, `AKIA`) and runs on past
+    that format's length is no token: only a provider's deliberate prefix makes a longer run one."""
+    for text in ("e3b0 4b1d" + "a0" * 30, "id AKIAABCDEFGHIJKLMNOPQRST", "sha 4b1d" + "f" * 60):
+        assert Redactor().text(text) == text
+
+
+def test_a_token_inside_a_tool_name_ends_at_the_next_separator():
+    token = "ghp_" + "N0tAR3alT0ken" * 3
+    redacted = Redactor().text(f"mcp__{token}__search")
+    assert redacted == "mcp__[REDACTED:github-token]__search"
+
+
+def test_random_base64_holds_no_overlong_token():
+    """The longer runs are looked for only past a prefix a provider chose; random data of a token's alphabet
+    has none of them where a token can start."""
+    data = random.Random(27).randbytes(60_000)
+    for text in (base64.b64encode(data).decode(), base64.urlsafe_b64encode(data).decode(), data.hex()):
+        assert token_spans(text) == []
 
 
 # Values that share a token's characters, and sometimes its prefix, but are not secrets.

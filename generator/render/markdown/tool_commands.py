@@ -38,18 +38,23 @@ def background_output(call: ToolCall, context: ToolContext) -> ToolView:
 
 @renders("KillShell", "KillBash")
 def kill_shell(call: ToolCall, context: ToolContext) -> ToolView:
-    shell = text_of(call.input.get("shell_id")) or text_of(call.input.get("bash_id"))
-    return ToolView(call.name, shell, output_block(call, context))
+    return _stopping("Stop shell", text_of(call.input.get("shell_id")) or text_of(call.input.get("bash_id")), call,
+                     context)
 
 
 @renders("TaskStop")
 def task_stop(call: ToolCall, context: ToolContext) -> ToolView:
-    task_id = text_of(call.input.get("task_id")) or text_of(call.input.get("shell_id"))
+    return _stopping("Stop task", text_of(call.input.get("task_id")) or text_of(call.input.get("shell_id")), call,
+                     context)
+
+
+def _stopping(title: str, stopped_id: str, call: ToolCall, context: ToolContext) -> ToolView:
+    """A shell or a task stopped: Claude Code's JSON answer read as its sentence, other output as it is."""
     answer, stopped = answer_sentence(result_text(call))
     if answer:
         failed = not stopped or bool(call.result and call.result.is_error)
-        return ToolView("Stop task", task_id, (label("Error" if failed else "Output"), Prose(prose(answer))))
-    return ToolView("Stop task", task_id, output_block(call, context))
+        return ToolView(title, stopped_id, (label("Error" if failed else "Output"), Prose(prose(answer))))
+    return ToolView(title, stopped_id, output_block(call, context))
 
 
 @renders("Monitor")

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from .containers import block_items, list_items, named_value_start
+from .containers import block_items, here_document_lines, list_items, named_value_start
 from .names import is_secret_name, secret_word_positions, words_of
 
 NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -259,6 +259,14 @@ def assigned_secrets(text: str, credential_file: bool = False,
                 continue
         if plural:
             continue
+        if opening == "<" and separator in ("=", ":=", ":"):
+            lines = list(here_document_lines(text, value_start))
+            for start, end, quoted in lines:
+                if plausible_secret(text[start:end], quoted, credential_file):
+                    yield start, end
+                    seen_end = end
+            if lines:
+                continue
         if separator in (":", "=", " ", ","):
             scheme = _AUTH_SCHEME.match(text, value_start)
             if scheme is not None and "auth" in name.lower():

@@ -123,6 +123,41 @@ def block_items(text: str, name_start: int, value_start: int) -> Iterator[tuple[
         position = line_end + 1
 
 
+_HERE_DOCUMENT = re.compile(
+    r"""<<<?[-~]?[ \t]*(["']?)([A-Za-z_][A-Za-z0-9_]*)\1(?:\.[A-Za-z_]\w*(?:\(\))?)*[ \t]*;?[ \t]*(?=\r?\n)""")
+"""A here-document's opening after a name (HCL's `<<EOT` and `<<-EOT`, Ruby's `<<~EOS` and `<<~EOS.strip`, Perl's
+`<<"EOF"`, PHP's `<<<EOT`): its lines follow, up to the one holding its marker alone."""
+
+_OPENS_A_HERE_DOCUMENT = re.compile(r"[:=][ \t]*" + _HERE_DOCUMENT.pattern.replace(r"(?=\r?\n)", r"\r?$"))
+
+
+def here_document_lines(text: str, value_start: int) -> Iterator[tuple[int, int, bool]]:
+    """The lines of the here-document opened at `value_start`, as (start, end, quoted), each past a tool's lead
+    (`12→`, a diff's `+`) and its own indentation; none when no here-document opens there."""
+    opening = _HERE_DOCUMENT.match(text, value_start)
+    if opening is None:
+        return
+    marker = opening.group(2)
+    position = text.find("\n", opening.end()) + 1
+    for _ in range(_MOST_LINES):
+        if position <= 0 or position >= len(text):
+            return
+        line_end = text.find("\n", position)
+        line_end = len(text) if line_end < 0 else line_end
+        lead = _LINE_LEAD.match(text, position, line_end)
+        start = lead.end() if lead else position
+        while start < line_end and text[start] in " \t":
+            start += 1
+        end = line_end
+        while end > start and text[end - 1] in " \t\r":
+            end -= 1
+        if text[start:end].rstrip(";,)") == marker:
+            return
+        if end > start:
+            yield start, end, True
+        position = line_end + 1
+
+
 def named_value_start(text: str, name_start: int, name_end: int) -> int | None:
     """Where the value of the `value` field beside a `name` field holding this name starts (`name: DB_PASSWORD`
     then `value: …`; `{"name": "API_TOKEN", "value": "…"}`), or None."""
@@ -133,10 +168,12 @@ def named_value_start(text: str, name_start: int, name_end: int) -> int | None:
 
 
 def opens_a_block(line: str) -> bool:
-    """Whether the values of the name on this one line lie on the lines below it (`_OPENS_A_BLOCK`)."""
-    # Most lines end otherwise: the pattern is tried only on those that may open a block.
-    return (line.rstrip()[-1:] in _BLOCK_LINE_ENDS or "name" in line or "#" in line) and \
-        _OPENS_A_BLOCK.search(line) is not None
+    """Whether the values of the name on this one line lie on the lines below it (`_OPENS_A_BLOCK`, or a
+    here-document)."""
+    # Most lines end otherwise: the patterns are tried only on those that may open a block.
+    return ((line.rstrip()[-1:] in _BLOCK_LINE_ENDS or "name" in line or "#" in line)
+            and _OPENS_A_BLOCK.search(line) is not None
+            or "<<" in line and _OPENS_A_HERE_DOCUMENT.search(line) is not None)
 
 
 def names_a_block(line: str) -> bool:

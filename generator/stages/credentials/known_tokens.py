@@ -68,12 +68,20 @@ def token_spans(text: str, seen: Sighting | None = None) -> list[Found]:
         rule, pattern = catalogue.rules[index]
         group = "secret" if "secret" in pattern.groupindex else 0
         starts = sorted(set(places[index]))
+        spans: list[tuple[int, int]] = []
         if catalogue.rules.starts_at_its_anchor(index):
-            matches = [match for start in starts if (match := pattern.match(text, start)) is not None]
+            for start in starts:
+                match = pattern.match(text, start)
+                if match is not None:
+                    spans.append(match.span(group))
+                elif not group and _deliberate_prefixes(rule.anchors) and (end := _overlong_end(pattern, text, start)):
+                    spans.append((start, end))
         else:
-            matches = matches_near(pattern, text, starts)
-        for match in matches:
-            start, end = match.span(group)
+            spans = [match.span(group) for match in matches_near(pattern, text, starts)]
+            if not group and _deliberate_prefixes(rule.anchors):
+                spans += [(start, end) for start in starts if not any(low <= start < high for low, high in spans)
+                          and (end := _overlong_end(pattern, text, start))]
+        for start, end in spans:
             if start == end or any(start < t_end and t_start < end for t_start, t_end in taken):
                 continue
             taken.append((start, end))
@@ -116,12 +124,47 @@ def embedded_token_spans(text: str, seen: Sighting | None = None) -> list[Found]
             window = text[start:start + _LONGEST_EMBEDDED]
             end = _longest_whole(pattern, window, len(anchor))
             if end:
+                if _deliberate_prefixes(rule.anchors):
+                    # Letters and digits going on are the token going on past its format's length; a
+                    # separator (`mcp__<token>__search`) is where it ends.
+                    end = _LETTERS_AND_DIGITS.match(text, start + end).end() - start
                 found.append(Found(start, start + end, rule.kind))
                 break
     return non_overlapping(found)
 
 
-_TRAILING_BOUNDARY = re.compile(r"\(\?!\[[^\]]*\]\)$")
+_TRAILING_BOUNDARY = re.compile(r"\(\?!(\[[^\]]*\])\)$")
+"""A pattern's last check, that its token is not followed by another of its characters: `(?![A-Za-z0-9_-])`."""
+
+
+def _deliberate_prefixes(anchors: tuple[str, ...]) -> bool:
+    """Whether every one of a rule's anchors is a prefix a provider chose to mark its tokens (`ghp_`, `glpat-`,
+    `sk-ant-`, `xoxb-`): four characters or more holding a separator. Only past such a prefix is a run longer
+    than the format a token still; a bare `4b1d` or `AKIA` also starts some longer hex digest or identifier."""
+    return bool(anchors) and all(len(anchor) >= 4 and not anchor.isalnum() for anchor in anchors)
+
+
+def _overlong_end(pattern: re.Pattern[str], text: str, start: int) -> int:
+    """Where a token that runs on past its format's length ends (0: there is none at `start`): the rule
+    matches at `start` but for its end, and the run of the token's characters goes on. Providers lengthen
+    their tokens (GitHub says its may grow to 255 characters), and a longer token is still that provider's
+    secret: it is taken whole, with what follows the length the format knows."""
+    open_ended = _without_end_boundary(pattern)
+    if open_ended is None:
+        return 0
+    match = open_ended.match(text, start)
+    if match is None:
+        return 0
+    run = _run_of_token_characters(pattern).match(text, match.end())
+    return run.end() if run is not None else 0
+
+
+@functools.cache
+def _run_of_token_characters(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """One or more of the characters a rule's end boundary says its token is made of."""
+    boundary = _TRAILING_BOUNDARY.search(pattern.pattern)
+    assert boundary is not None  # asked only of patterns `_without_end_boundary` could open
+    return re.compile(boundary.group(1) + "+", pattern.flags)
 
 
 @functools.cache
@@ -146,6 +189,7 @@ def _longest_whole(pattern: re.Pattern[str], window: str, shortest: int) -> int:
     return next((length for length in range(len(window), shortest, -1) if pattern.fullmatch(window, 0, length)), 0)
 
 
+_LETTERS_AND_DIGITS = re.compile(r"[A-Za-z0-9]*")
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]+={0,2}")
 
 
