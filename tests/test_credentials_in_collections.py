@@ -33,6 +33,12 @@ GIVEN = {
     "k8s-env": f"env:\n  - name: DB_PASSWORD\n    value: {SECRET}\n  - name: API_TOKEN\n    value: \"{OTHER}\"\n",
     "ecs-env": f'[{{"name": "DB_PASSWORD", "value": "{SECRET}"}}, {{"name": "API_TOKEN", "value": "{OTHER}"}}]',
     "terraform-env": f'env {{\n  name  = "DB_PASSWORD"\n  value = "{SECRET}"\n}}\nenv {{\n  name = "API_TOKEN"\n  value = "{OTHER}"\n}}',
+    # here-documents: HCL's, Ruby's, PHP's, Perl's
+    "hcl-heredoc": f'resource "tls" "key" {{\n  private_key = <<EOT\n{SECRET}\n{OTHER}\nEOT\n}}\n',
+    "hcl-heredoc-indented": f'  client_secret = <<-EOT\n    {SECRET}\n    {OTHER}\n  EOT\n',
+    "ruby-heredoc-squiggly": f"API_TOKEN = <<~TOKEN.strip\n  {SECRET}\n  {OTHER}\nTOKEN\n",
+    "php-heredoc": f"$password = <<<EOT\n{SECRET}\n{OTHER}\nEOT;\n",
+    "perl-heredoc-quoted": f'my $secret = <<"END";\n{SECRET}\n{OTHER}\nEND\n',
 }
 
 # What a tool writes before each line of a file it shows.
@@ -78,6 +84,9 @@ LEFT_WHOLE = [
     "api_keys: [\n    [nested, list],\n]",
     "tokens: 4096",
     "passwords: hunter2-Correct-Horse-is-a-scalar-under-a-plural",
+    "description = <<EOT\nRotates the signing key every night\nEOT\n",
+    f"private_key = <<EOT\n${{file(\"key.pem\")}}\nEOT\nregion = \"{OTHER[:4]}\"\n",
+    "cat <<EOF > notes.txt\nthe password is in the vault\nEOF\n",
 ]
 
 
@@ -93,3 +102,17 @@ def test_a_long_list_and_an_unclosed_one_still_lose_their_first_items():
     assert f"k00000{SECRET}" not in redacted  # the first items are taken
     endless = "api_keys: [" + ", ".join(f'"{SECRET}{n}"' for n in range(3000))
     assert f"{SECRET}0" not in Redactor().text(endless)
+
+
+def test_a_here_document_ends_at_its_marker():
+    shown = f"token = <<EOT\n{SECRET}\nEOT\nregion = eu-west-1\nowner = ops\n"
+    assert Redactor().text(shown) == "token = <<EOT\n[REDACTED:secret-assignment]\nEOT\nregion = eu-west-1\nowner = ops\n"
+
+
+def test_an_opening_flooded_with_spaces_is_read_in_one_pass():
+    """A transcript's `password = <<EOF` followed by a hundred thousand spaces: the opening's pattern gives each
+    space one way to be read, so the build goes on (two ways each made it quadratic: minutes)."""
+    flood = "password = <<EOF" + " " * 100_000 + "x\nhunter2\nEOF"
+    assert Redactor().text(flood).startswith("password = <<EOF")
+    lines = ["+password = <<EOF" + " " * 100_000 + ";", "+hunter2"]
+    assert Redactor().value({"structuredPatch": [{"lines": lines}]})

@@ -124,7 +124,7 @@ def block_items(text: str, name_start: int, value_start: int) -> Iterator[tuple[
 
 
 _HERE_DOCUMENT = re.compile(
-    r"""<<<?[-~]?[ \t]*(["']?)([A-Za-z_][A-Za-z0-9_]*)\1(?:\.[A-Za-z_]\w*(?:\(\))?)*[ \t]*;?[ \t]*(?=\r?\n)""")
+    r"""<<<?[-~]?[ \t]*(["']?)([A-Za-z_][A-Za-z0-9_]*)\1(?:\.[A-Za-z_]\w*(?:\(\))?)*[ \t]*(?:;[ \t]*)?(?=\r?\n)""")
 """A here-document's opening after a name (HCL's `<<EOT` and `<<-EOT`, Ruby's `<<~EOS` and `<<~EOS.strip`, Perl's
 `<<"EOF"`, PHP's `<<<EOT`): its lines follow, up to the one holding its marker alone."""
 
