@@ -127,7 +127,8 @@ def embedded_token_spans(text: str, seen: Sighting | None = None) -> list[Found]
                 if _deliberate_prefixes(rule.anchors):
                     # Letters and digits going on are the token going on past its format's length; a
                     # separator (`mcp__<token>__search`) is where it ends.
-                    end = _LETTERS_AND_DIGITS.match(text, start + end).end() - start
+                    going_on = _LETTERS_AND_DIGITS.match(text, start + end)
+                    end = going_on.end() - start if going_on is not None else end
                 found.append(Found(start, start + end, rule.kind))
                 break
     return non_overlapping(found)
@@ -189,7 +190,7 @@ def _longest_whole(pattern: re.Pattern[str], window: str, shortest: int) -> int:
     return next((length for length in range(len(window), shortest, -1) if pattern.fullmatch(window, 0, length)), 0)
 
 
-_LETTERS_AND_DIGITS = re.compile(r"[A-Za-z0-9]*")
+_LETTERS_AND_DIGITS = re.compile(r"[A-Za-z0-9]+")
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]+={0,2}")
 
 
