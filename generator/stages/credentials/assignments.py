@@ -248,25 +248,18 @@ def assigned_secrets(text: str, credential_file: bool = False,
             continue
         value_start, separator = found
         opening = text[value_start:value_start + 1]  # a list, a block (a key's line ending there), or a value
+        items: list[tuple[int, int, bool]] = []
         if separator in (":", "=", ":=") and (opening == "[" or separator == ":" and opening in _BLOCK_OPENINGS):
             items = list(list_items(text, value_start) if opening == "["
                          else block_items(text, name_start, value_start))
-            for start, end, quoted in items:
-                if plausible_secret(text[start:end], quoted, credential_file):
-                    yield start, end
-                    seen_end = end
-            if items:
-                continue
-        if plural:
+        elif opening == "<" and separator in ("=", ":=", ":") and not plural:
+            items = list(here_document_lines(text, value_start))
+        for start, end, quoted in items:
+            if plausible_secret(text[start:end], quoted, credential_file):
+                yield start, end
+                seen_end = end
+        if items or plural:
             continue
-        if opening == "<" and separator in ("=", ":=", ":"):
-            lines = list(here_document_lines(text, value_start))
-            for start, end, quoted in lines:
-                if plausible_secret(text[start:end], quoted, credential_file):
-                    yield start, end
-                    seen_end = end
-            if lines:
-                continue
         if separator in (":", "=", " ", ","):
             scheme = _AUTH_SCHEME.match(text, value_start)
             if scheme is not None and "auth" in name.lower():
