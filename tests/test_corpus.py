@@ -288,7 +288,7 @@ def _shown_paths(path: str, cwds: tuple[str, ...]) -> list[str]:
 # Agent show `Task · <subagent_type>`, MCP tools `server · tool`).
 LABELS = {"TodoWrite": "Todo list", "TaskCreate": "New task", "TaskUpdate": "Task update",
           "ExitPlanMode": "Plan", "exit_plan_mode": "Plan", "AskUserQuestion": "Question",
-          "EnterPlanMode": "Plan mode"}
+          "EnterPlanMode": "Plan mode", "KillShell": "Stop shell", "KillBash": "Stop shell", "TaskStop": "Stop task"}
 # The input value a one-line summary shows after the name (other tools: their first string value).
 TARGETS = {"Bash": "command", "PowerShell": "command", "Read": "file_path", "Write": "file_path",
            "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path", "Glob": "pattern",
@@ -397,6 +397,8 @@ def result_expectations(line: int, name: str, part: dict, structured: Any) -> li
     said = text.split(USER_SAID, 1)[1] if USER_SAID in text else None
     if name in PLAN_TOOLS:
         return expect(line, "plan feedback", said) if said else []
+    if name in STOPPING_TOOLS and (sentence := _answer_sentence(text)):
+        return expect(line, what, sentence)
     if name in BOILERPLATE_RESULTS:
         if said:
             return expect(line, f"{name} feedback", said)
@@ -413,6 +415,20 @@ def result_expectations(line: int, name: str, part: dict, structured: Any) -> li
             return expect(line, what, text)
         return []  # "Todos have been modified successfully…", "Task #1 created successfully: …"
     return expect(line, what, text, full_output_ok=len(text) > INLINE_OUTPUT_LIMIT)
+
+
+STOPPING_TOOLS = frozenset({"KillShell", "KillBash", "TaskStop"})
+"""Tools whose JSON answer (`{"success": true, "message": "Successfully killed shell: …"}`) is shown as its
+message's first sentence."""
+
+
+def _answer_sentence(text: str) -> str:
+    try:
+        answer = json.loads(text)
+    except ValueError:
+        return ""
+    said = answer.get("message") if isinstance(answer, dict) else None
+    return re.split(r"(?<=[.!?])\s", said.strip(), maxsplit=1)[0] if isinstance(said, str) else ""
 
 
 def _message_text(entry: dict) -> str:

@@ -71,7 +71,9 @@ SECRET_NAMES = ["password", "PASSWORD", "db_password", "DB-PASSWORD", "dbPasswor
                 "passwd", "DB_PASS", "pwd", "MYSQL_PWD", "passphrase", "secret", "client_secret", "clientSecret",
                 "token", "authToken", "access-token", "REFRESH_TOKEN", "api_key", "apiKey", "API-KEY", "x-api-key",
                 "accessKey", "private_key", "PrivateKey", "credentials", "auth", "_auth", "requirepass", "masterauth",
-                "TS_AUTHKEY", "sessionid", "cookie", "connectionString", "signing_key", "encryptionKey"]
+                "TS_AUTHKEY", "sessionid", "cookie", "connectionString", "signing_key", "encryptionKey",
+                # the secret's form, not a quantity of it
+                "SECRET_BYTES", "private_key_base64"]
 NOT_SECRET_NAMES = ["token_type", "password_hint", "secret_name", "PASSWORD_FILE", "max_tokens", "input_tokens",
                     "is_password", "show_password", "author", "authority", "bypass", "compass", "tokenizer", "keyboard",
                     "key", "monkey", "sessionId", "session", "api_key_env", "apiKeySource", "authMethod",

@@ -86,7 +86,7 @@ _ABOUT_WORDS = frozenset({
     "user", "username", "login", "email", "account", "number",
     # units: what is measured in them is a quantity (`TOKEN_TTL_SECONDS`, `SESSION_COOKIE_AGE`)
     "seconds", "secs", "ms", "millis", "milliseconds", "minutes", "mins", "hours", "days", "weeks", "age",
-    "duration", "bytes", "retries", "attempts",
+    "duration", "retries", "attempts",
 })
 """A last word that makes the name about a secret rather than the secret (`token_type`, `password_hint`,
 `SECRET_NAME`, `PASSWORD_FILE`, `api_key_env`): its value is a description, a name or a count."""
