@@ -204,6 +204,8 @@ def test_ctrl_c_while_the_build_waits_for_its_save_stops_the_save(archive, vault
 
     _save_that(monkeypatch, _hang_noting_the_pid_in(saver))
     monkeypatch.setattr(generator.build, "_saved_at_the_end", waits)
+    # Ctrl-C as at a terminal: a test run started in the background (`.ci/run &`) has SIGINT ignored.
+    ignored_or_not = signal.signal(signal.SIGINT, signal.default_int_handler)
     presser = threading.Thread(target=press_ctrl_c)
     presser.start()
     try:
@@ -212,6 +214,7 @@ def test_ctrl_c_while_the_build_waits_for_its_save_stops_the_save(archive, vault
     finally:
         waiting.set()
         presser.join()
+        signal.signal(signal.SIGINT, ignored_or_not)
     with pytest.raises(ProcessLookupError):
         os.kill(int(saver.read_text()), 0)
     assert _kept(vault_dir) == set()
