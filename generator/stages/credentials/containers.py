@@ -20,9 +20,11 @@ _LONGEST_LIST = 16_384
 """Characters a flow list is read through, at most."""
 _MOST_LINES = 200
 """Lines of a block list or a block scalar read, at most."""
-_LINE_LEAD = re.compile(r"(?:[ \t]*\d+[→\t:-]|[^\s:\"'\[\]{},]+[:-]\d+[:-]|[+\- ](?=[ \t]))?")
-"""What a tool writes before a line of a file (Read's `12→`, `cat -n`'s `12<tab>`, grep's `12:`, `12-`, `path:12:`, a
-diff's mark)."""
+_NUMBERED_LEAD = re.compile(r"[ \t]*\d+[→\t:-]|[^\s:\"'\[\]{},]+[:-]\d+[:-]")
+"""A line's number as a tool writes it before the line (Read's `12→`, `cat -n`'s `12<tab>`, grep's `12:`, `12-`,
+`path:12:`): its width grows with the number's digits where grep writes it."""
+_LINE_LEAD = re.compile(f"(?:{_NUMBERED_LEAD.pattern}|[+\\- ](?=[ \\t]))?")
+"""What a tool writes before a line of a file: its number (`_NUMBERED_LEAD`), or a diff's mark."""
 _BLOCK_SCALAR = re.compile(r"[|>][+-]?[1-9]?[+-]?[ \t]*(?:#[^\n]*)?(?=\r?\n)")
 _NOTHING_MORE = re.compile(r"[ \t]*(?:#[^\n]*)?(?=\r?\n)")
 """The end of a key's line that gives no value on it (a comment at most): a block follows."""
@@ -84,15 +86,20 @@ def block_items(text: str, name_start: int, value_start: int) -> Iterator[tuple[
     if scalar is None and _NOTHING_MORE.match(text, value_start) is None:
         return
     line_start = text.rfind("\n", 0, name_start) + 1
-    key_column = name_start - line_start
     position = text.find("\n", value_start) + 1
+    # Columns are counted past each line's number when the key's line and the next have one (grep's `9:` and
+    # `10:` differ in width); else from the line's start, as a tool that leads every line alike keeps them.
+    numbered = (_numbered_lead_end(text, line_start, name_start) > line_start and 0 < position < len(text)
+                and _numbered_lead_end(text, position, len(text)) > position)
+    key_column = name_start - (_numbered_lead_end(text, line_start, name_start) if numbered else line_start)
     for _ in range(_MOST_LINES):
         if position <= 0 or position >= len(text):
             return
         line_end = text.find("\n", position)
         line_end = len(text) if line_end < 0 else line_end
         content_end = line_end - 1 if line_end > position and text[line_end - 1] == "\r" else line_end
-        own = position + key_column  # where the key's own column is on this line
+        # where the key's own column is on this line
+        own = (_numbered_lead_end(text, position, content_end) if numbered else position) + key_column
         if scalar is not None:
             if own >= content_end or not text[own:content_end].strip():
                 position = line_end + 1  # a blank line inside the block
@@ -156,6 +163,12 @@ def here_document_lines(text: str, value_start: int) -> Iterator[tuple[int, int,
         if end > start:
             yield start, end, True
         position = line_end + 1
+
+
+def _numbered_lead_end(text: str, start: int, end: int) -> int:
+    """Where the line at `start` begins past its number (`_NUMBERED_LEAD`), or `start`."""
+    lead = _NUMBERED_LEAD.match(text, start, end)
+    return lead.end() if lead is not None else start
 
 
 def named_value_start(text: str, name_start: int, name_end: int) -> int | None:
