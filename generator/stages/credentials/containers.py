@@ -86,24 +86,19 @@ def block_items(text: str, name_start: int, value_start: int) -> Iterator[tuple[
     if scalar is None and _NOTHING_MORE.match(text, value_start) is None:
         return
     line_start = text.rfind("\n", 0, name_start) + 1
-    position = text.find("\n", value_start) + 1
+    key_line_start = _numbered_lead_end(text, line_start, name_start)
+    first_line = text.find("\n", value_start) + 1
     # Columns are counted past each line's number when the key's line and the next have one (grep's `9:` and
     # `10:` differ in width); else from the line's start, as a tool that leads every line alike keeps them.
-    numbered = (_numbered_lead_end(text, line_start, name_start) > line_start and 0 < position < len(text)
-                and _numbered_lead_end(text, position, len(text)) > position)
-    key_column = name_start - (_numbered_lead_end(text, line_start, name_start) if numbered else line_start)
-    for _ in range(_MOST_LINES):
-        if position <= 0 or position >= len(text):
-            return
-        line_end = text.find("\n", position)
-        line_end = len(text) if line_end < 0 else line_end
-        content_end = line_end - 1 if line_end > position and text[line_end - 1] == "\r" else line_end
+    numbered = (key_line_start > line_start and 0 < first_line < len(text)
+                and _numbered_lead_end(text, first_line, len(text)) > first_line)
+    key_column = name_start - (key_line_start if numbered else line_start)
+    for position, content_end in _lines_from(text, first_line):
         # where the key's own column is on this line
         own = (_numbered_lead_end(text, position, content_end) if numbered else position) + key_column
         if scalar is not None:
             if own >= content_end or not text[own:content_end].strip():
-                position = line_end + 1  # a blank line inside the block
-                continue
+                continue  # a blank line inside the block
             if text[own] not in " \t":
                 return  # back at the key's column, or left of it: the block is over
             start = own
@@ -127,7 +122,6 @@ def block_items(text: str, name_start: int, value_start: int) -> Iterator[tuple[
             else:
                 bare_end = _BARE_ITEM_END.search(text, start, content_end)
                 yield start, bare_end.start() if bare_end else content_end, False
-        position = line_end + 1
 
 
 _HERE_DOCUMENT = re.compile(
@@ -145,23 +139,29 @@ def here_document_lines(text: str, value_start: int) -> Iterator[tuple[int, int,
     if opening is None:
         return
     marker = opening.group(2)
-    position = text.find("\n", opening.end()) + 1
-    for _ in range(_MOST_LINES):
-        if position <= 0 or position >= len(text):
-            return
-        line_end = text.find("\n", position)
-        line_end = len(text) if line_end < 0 else line_end
-        lead = _LINE_LEAD.match(text, position, line_end)
+    for position, content_end in _lines_from(text, text.find("\n", opening.end()) + 1):
+        lead = _LINE_LEAD.match(text, position, content_end)
         start = lead.end() if lead else position
-        while start < line_end and text[start] in " \t":
+        while start < content_end and text[start] in " \t":
             start += 1
-        end = line_end
+        end = content_end
         while end > start and text[end - 1] in " \t\r":
             end -= 1
         if text[start:end].rstrip(";,)") == marker:
             return
         if end > start:
             yield start, end, True
+
+
+def _lines_from(text: str, position: int) -> Iterator[tuple[int, int]]:
+    """The lines of `text` from `position` (a line's start; 0: there is none), `_MOST_LINES` at most, as (start,
+    end before a `\r\n`'s `\r`)."""
+    for _ in range(_MOST_LINES):
+        if position <= 0 or position >= len(text):
+            return
+        line_end = text.find("\n", position)
+        line_end = len(text) if line_end < 0 else line_end
+        yield position, line_end - 1 if line_end > position and text[line_end - 1] == "\r" else line_end
         position = line_end + 1
 
 
