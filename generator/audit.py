@@ -25,6 +25,7 @@ from typing import Any, Iterable, Iterator
 
 from .core import urls
 from .core.model import Archive, Entry
+from .stages.credentials import net
 from .stages.credentials.entropy import entropy, randomness
 from .stages.redact import HOME_PATH, Redactor, is_identifier
 from .stages.selection import Selection
@@ -135,10 +136,8 @@ def private_looking(text: str) -> Iterator[tuple[str, str, str]]:
             yield ("host-name" if private else "web-host"), host, host
     for found in HOME_PATH.finditer(text):
         yield "home-folder", found.group(), found.group()
-    for found in TOKEN.finditer(text):
-        token = found.group()
-        if _looks_random(token):
-            yield "high-entropy", token, masked(token)
+    for token, _, _ in net.candidates(text):  # every value that looks machine-made or password-like
+        yield "high-entropy", token, masked(token)
 
 
 def _looks_random(token: str) -> bool:
