@@ -81,7 +81,7 @@ def _mixes_letters_and_digits_in_short_runs(core: str) -> bool:
     return average <= 2.6 and len(runs) >= 5 and worded <= len(letters) // 4 and entropy(core) >= 3.0
 
 
-def _shape_known(value: str) -> bool:
+def shape_known(value: str) -> bool:
     """A value whose shape says what it is, and that it is no secret."""
     if _HEX.fullmatch(value.replace("-", "")) or _UUID.search(value) or _ULID.fullmatch(value):
         return True  # hashes, digests, commit SHAs, uuids, ulids
@@ -119,7 +119,7 @@ def password_like(value: str) -> bool:
 
 def machine_made(value: str) -> bool:
     """A value that looks like a key or a password no rule named: see the module's description."""
-    if not SHORTEST <= len(value) <= LONGEST or _shape_known(value):
+    if not SHORTEST <= len(value) <= LONGEST or shape_known(value):
         return False
     if password_like(value):
         return True

@@ -32,6 +32,7 @@ from .entry_strings import (COMMAND_KEY, HOME_KEY, NOTHING_NEEDED, SECRET_KEY, S
 from .homes import HOME_FOLDER, HOME_PATH, encoded_homes, holds_home, local_home
 from .long_texts import LongTextRedaction
 from .own import OwnRules
+from .printed import PrintedCommands, output_spans
 from .summaries import SummaryRedaction
 from .wrapped_tokens import LINE_NUMBER, unwrap
 
@@ -82,6 +83,11 @@ class Redactor(LongTextRedaction, SummaryRedaction):
     token rules, and of those that need the rules by context (None: all of them, as in a credential file)."""
     _credential_calls: set[str] = field(default_factory=set, repr=False)
     """The ids of the calls seen reading or writing a credential file: their results are searched as one."""
+    _printing: PrintedCommands = field(default_factory=PrintedCommands, repr=False)
+    """The calls seen running a command that prints a secret (`credentials.commands`)."""
+    _printed: bool | None = field(default=None, repr=False)
+    """While an entry that holds such a command's output is redacted: whether the command prints the secret
+    alone (None: the entry holds no such output)."""
 
     def learn_home(self, path: Any) -> None:
         """Know the home folder a working directory is in (`/Users/ada.lovelace/src` -> its user name,
@@ -119,6 +125,9 @@ class Redactor(LongTextRedaction, SummaryRedaction):
                 named_file = credential_file or bool(seen.shapes & GREP_PLACE) and shows_credential_file(value)
                 dotenv = seen.dotenv_lines >= 2 and looks_like_dotenv(value)
                 value = replace_spans(value, context_spans(value, dotenv, named_file, seen), self._taken)
+        if self._printed is not None and self.secrets and not identifier:
+            value = replace_spans(value, [Found(start, end, "printed-secret")
+                                          for start, end in output_spans(value, self._printed)], self._taken)
         if self.home and home:
             value = HOME_PATH.sub(self._home, value)
             if "-home-" in value or "-Users-" in value:
@@ -256,10 +265,11 @@ class Redactor(LongTextRedaction, SummaryRedaction):
         data = entry.data
         if self.home:
             self.learn_home(data.get("cwd"))
-        credential_file, keyed_commands = False, []
+        credential_file, keyed_commands, printed = False, [], None
         if self.secrets:
             calls = calls_of(data)
             credential_file = reads_credential_file(data, calls, self._credential_calls, needs.file_mark)
+            printed = self._printing.output_of(data, calls)
             if calls:
                 keyed_commands = [command for command in commands_of(calls)
                                   if len(command) >= COMMAND_KEY and random_runs(command, COMMAND_KEY)]
@@ -272,19 +282,20 @@ class Redactor(LongTextRedaction, SummaryRedaction):
         home = self.home and (bool(look.keys & HOME_KEY) or holds_home("\n".join(look.texts)))
         # The user's own rules may match any string, however short: every entry is searched for them.
         own = bool(self.own)
-        if not (tokens or context or home or own):
+        if not (tokens or context or home or own or printed is not None):
             return entry
         self._needs = (needs.sightings, needs.token_ids, None if credential_file else needs.context_ids)
+        self._printed = printed
         try:
             # Most entries in which a rule's anchor was seen hold no secret: each string the rules need is
             # redacted on its own first, and only an entry in which one changes is rebuilt.
             if not (home or own or credential_file or look.keys & (SECRET_KEY | TOKEN_KEY)
-                    or keyed_commands) and self._changes_nothing(look, needs):
+                    or keyed_commands or printed is not None) and self._changes_nothing(look, needs):
                 return entry
             return Entry(entry.file, entry.line, self.value(dict(data), "", tokens, context, home, own,
                                                             credential_file=credential_file))
         finally:
-            self._needs = None
+            self._needs, self._printed = None, None
 
     def _changes_nothing(self, look: Look, needs: Needs) -> bool:
         """Whether redacting an entry's strings would leave each as it is (no rule that needs the entry's shape
