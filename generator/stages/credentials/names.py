@@ -16,6 +16,7 @@ import functools
 import re
 
 from .prefilter import Anchors
+from .words import ASCII_WORDS, foreign_occurrences, names_a_secret_in_another_language
 
 _CAMEL_HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _SEPARATORS = re.compile(r"[^A-Za-z0-9]+")
@@ -126,13 +127,17 @@ def is_secret_name(name: str) -> bool:
     """A variable, key, flag, header or attribute named like a secret (names repeat: the answer is kept)."""
     if not 2 <= len(name) <= 100:
         return False
+    if not name.isascii() and names_a_secret_in_another_language(name):
+        return True
     words = words_of(name)
+    if words and (words[-1] in _ABOUT_WORDS or words[0] in _ASKING_WORDS and len(words) > 1):
+        return "connection" in words and words[-1] in {"string", "str"}
+    if names_a_secret_in_another_language(name):
+        return True
     if not words:
         return False
     if "connection" in words and words[-1] in {"string", "str"}:
         return True
-    if words[-1] in _ABOUT_WORDS or words[0] in _ASKING_WORDS and len(words) > 1:
-        return False
     for index, word in enumerate(words):
         if word in _KEY_WORDS:
             if index > 0 and words[index - 1] in _KEY_QUALIFIERS:
@@ -152,6 +157,7 @@ NAME_STEMS = (
     *(mark + "pat" + end for mark in ("_", "-") for end in ("=", ":", " ", "\"", "'")), "pat_",
     "pw:", "pin=", "pin:", "otp", "psk", "sig=", "signature=", "?key=", "&key=", "?code=", "&code=", "sas=",
     *(qualifier + separator + "key" for qualifier in sorted(_KEY_QUALIFIERS) for separator in ("", "_", "-", ".", " ")),
+    *ASCII_WORDS,  # the secret words of other languages spelt in ASCII (`passwort`, `senha`, `wachtwoord`)
 )
 """Where a secret-like name may stand, in lower-case text: every place a name rule could apply is found by one
 scan for these (a `key` only after a word that makes it a credential: code is full of keys)."""
@@ -169,5 +175,8 @@ def lower_in_place(text: str) -> str:
 
 
 def secret_word_positions(text: str) -> list[int]:
-    """Where each secret word starts: the name around it is read from there."""
-    return _NAME_STEMS.starts(lower_in_place(text))
+    """Where each secret word starts (in any language): the name around it is read from there."""
+    starts = _NAME_STEMS.starts(lower_in_place(text))
+    if not text.isascii():
+        starts = sorted({*starts, *(start for start, _ in foreign_occurrences(text))})
+    return starts

@@ -23,6 +23,7 @@ from .files import names_credential_file
 from .forms import FORM_RULES, KUBERNETES_SECRET_MARKS, form_matches, kubernetes_secret_values, lines_with_offsets
 from .known_tokens import embedded_token_spans, encoded_token_spans, matches_near, non_overlapping, scan_tokens, token_spans
 from .names import NAME_STEMS
+from .words import OTHER_WORDS
 from .sightings import (CONTEXT_SHAPES, DOTENV, GREP_PLACE, KEY_BODY, NOTHING_SEEN, PERCENT, PGPASS, WRAPPED, Found,
                         Sighting, compiled, may_hold_token, sight, sightings_of)
 
@@ -218,7 +219,7 @@ def context_spans(text: str, credential_file: bool, named_file: bool = False,
     return non_overlapping(found)
 
 
-_STEMS = frozenset(NAME_STEMS)
+_STEMS = frozenset((*NAME_STEMS, *OTHER_WORDS))
 
 
 _GREP_PLACE = re.compile(r"(?m)^(?P<path>[^\s:]+?)[:-]\d+[:-]")

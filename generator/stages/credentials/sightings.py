@@ -21,6 +21,7 @@ from .files import CREDENTIAL_FILE_MARKS
 from .forms import FORM_RULES, KUBERNETES_SECRET_MARKS
 from .names import NAME_STEMS
 from .prefilter import Prefilter
+from .words import foreign_occurrences
 from .providers import TOKEN_RULES, TokenRule
 
 
@@ -262,8 +263,10 @@ def sightings_of(texts: Sequence[str], identifiers: bool = False, marked: set[in
     single = len(texts) == 1
     prefilter, meanings = (catalogue.identifier_prefilter, catalogue.identifier_meanings) if identifiers else \
         (catalogue.prefilter, catalogue.meanings)
-    hits = prefilter.scan(texts[0] if single else "\n".join(texts))
-    if not hits:
+    joined = texts[0] if single else "\n".join(texts)
+    hits = prefilter.scan(joined)
+    foreign = [] if identifiers or joined.isascii() else foreign_occurrences(joined)
+    if not hits and not foreign:
         return seen
     # Where each text ends in the texts joined by line breaks (where the line break after it is): the texts'
     # lengths added up, in C.
@@ -300,6 +303,12 @@ def sightings_of(texts: Sequence[str], identifiers: bool = False, marked: set[in
             sighting.shapes |= GREP_PLACE
         else:
             sighting.looks.append((what, start + 1))  # type: ignore[arg-type]
+    for start, word in foreign:  # a secret word of another language, in a script the prefilter does not read
+        owner = 0 if single else bisect_left(ends, start)
+        sighting = seen.get(owner)
+        if sighting is None:
+            sighting = seen[owner] = Sighting()
+        sighting.words.append((start - (ends[owner] - len(texts[owner])), word))
     for sighting in seen.values():
         if len(sighting.anchors) > 1:
             sighting.anchors = sorted(set(sighting.anchors))

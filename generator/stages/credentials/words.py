@@ -1,0 +1,148 @@
+"""Secret words in the languages developers write in: password, passphrase, secret and private key, credentials,
+token, PIN, as names (`contraseña=`, `passwort:`, `密码：`, `пароль=`, `mot_de_passe`) and in prose.
+
+Sources, so that each word can be checked:
+
+- KeePassXC's translations, `share/translations/keepassxc_<language>.ts` (github.com/keepassxreboot/keepassxc,
+  commit 95bae8377c88f46fda565e09fee25d7ba684fe9e): the translations of the messages "Password", "Passphrase",
+  "Private key", "Secret Key:" and of the messages naming credentials (ar, cs, de, es, fr, he, id, it, ja, ko, nl,
+  pl, pt_BR, ru, sv, tr, uk, zh_CN, zh_TW);
+- Bitwarden's browser extension, `apps/browser/src/_locales/<language>/messages.json` (github.com/bitwarden/clients):
+  `masterPass`, `copyPassword`, `copyPassphrase`, `copyPrivateKey`, `password`, `passphrase` for Vietnamese, Hindi
+  and Persian, which KeePassXC does not have;
+- the inflected forms (Slavic cases, Turkish possessives, plurals) are those of the words' declension tables in
+  Wiktionary (en.wiktionary.org, the entries `пароль`, `hasło`, `heslo`, `şifre`, `parola`, `Passwort`,
+  `lösenord`, `wachtwoord`, `contraseña`, `senha`).
+
+Each word is kept in lower case; the scan over text (`foreign_occurrences`) looks for its lower, capitalised and
+upper-case spellings (the prefilter's caseless matching is ASCII's alone).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Any
+
+from .prefilter import hyperscan
+
+SECRET_WORDS_BY_LANGUAGE: dict[str, tuple[str, ...]] = {
+    "es": ("contraseña", "contraseñas", "contrasena", "frase de contraseña", "clave secreta", "clave privada",
+           "clave de acceso", "credenciales"),
+    "pt": ("senha", "senhas", "palavra-passe", "chave secreta", "chave privada", "credenciais"),
+    "fr": ("mot de passe", "mots de passe", "mot_de_passe", "motdepasse", "phrase de passe", "clé secrète",
+           "clé privée", "identifiants", "jeton"),
+    "de": ("passwort", "passworts", "passwörter", "kennwort", "kennworts", "kennwörter", "geheimer schlüssel",
+           "privater schlüssel", "zugangsdaten", "anmeldedaten"),
+    "it": ("parola d'ordine", "chiave segreta", "chiave privata", "credenziali", "frase segreta"),
+    "nl": ("wachtwoord", "wachtwoorden", "wachtwoordzin", "geheime sleutel", "persoonlijke sleutel", "inloggegevens"),
+    "pl": ("hasło", "hasła", "hasłu", "hasłem", "haśle", "haseł", "hasłami", "haslo", "klucz prywatny",
+           "klucz sekretny", "poświadczenia"),
+    "cs": ("heslo", "hesla", "heslu", "heslem", "hesel", "tajný klíč", "soukromý klíč", "přihlašovací údaje",
+           "heslová fráze"),
+    "ru": ("пароль", "пароля", "паролю", "паролем", "пароле", "пароли", "паролей", "паролям", "паролями",
+           "секретный ключ", "закрытый ключ", "учётные данные", "учетные данные", "токен", "токена", "токены"),
+    "uk": ("паролі", "паролів", "таємний ключ", "приватний ключ", "облікові дані"),
+    "tr": ("parola", "parolası", "parolanız", "parolayı", "şifre", "şifresi", "şifreniz", "şifreyi", "sifre",
+           "gizli anahtar", "kimlik bilgileri"),
+    "sv": ("lösenord", "lösenordet", "lösenorden", "lösenordsfras", "losenord", "hemlig nyckel", "privat nyckel"),
+    "id": ("kata sandi", "sandi", "kunci rahasia", "kunci privat", "frasa sandi"),
+    "vi": ("mật khẩu", "cụm mật khẩu", "khóa riêng tư", "mat khau"),
+    "hi": ("पासवर्ड", "पासफ़्रेज़"),
+    "ar": ("كلمة المرور", "كلمه السر", "كلمة السر", "عبارة سر", "المفتاح السري"),
+    "fa": ("کلمه عبور", "رمز عبور", "گذرواژه", "عبارت عبور", "کلید خصوصی"),
+    "he": ("ססמה", "סיסמה", "סיסמא", "מפתח סודי", "מפתח פרטי"),
+    "zh-Hans": ("密码", "口令", "密钥", "私钥", "凭据", "令牌"),
+    "zh-Hant": ("密碼", "私密金鑰", "密碼短語", "金鑰"),
+    "ja": ("パスワード", "パスフレーズ", "秘密鍵", "資格情報", "トークン", "暗証番号"),
+    "ko": ("암호", "비밀번호", "비밀 키", "암구호", "토큰"),
+}
+"""The words, by language (BCP 47 tags); English's are `names.SECRET_WORDS`."""
+
+FOREIGN_WORDS = frozenset(word for words in SECRET_WORDS_BY_LANGUAGE.values() for word in words)
+ASCII_WORDS = tuple(sorted(word for word in FOREIGN_WORDS if word.isascii()))
+"""The words the prefilter's ASCII scan finds (its caseless literals)."""
+OTHER_WORDS = tuple(sorted(word for word in FOREIGN_WORDS if not word.isascii()))
+"""The words with a letter that is not ASCII: found by a scan of their own (`foreign_occurrences`)."""
+SPACED_WORDS = tuple(sorted((word for word in FOREIGN_WORDS if " " in word), key=len, reverse=True))
+"""Phrases of words (`mot de passe`, `clave secreta`): a name that is one runs past its blanks."""
+_UNSPACED_SCRIPTS = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+"""Scripts written without spaces between words (Chinese, Japanese, Korean): a word is part of a longer name."""
+
+
+def _joined(word: str) -> str:
+    return re.sub(r"[\s\-']+", "_", word)
+
+
+_SINGLE = frozenset(_joined(word) for word in FOREIGN_WORDS)
+
+
+def names_a_secret_in_another_language(name: str) -> bool:
+    """A name (`contraseña`, `DB_PASSWORT`, `mot_de_passe`, `数据库密码`, `пароль_бд`) that holds a secret word."""
+    lowered = name.lower()
+    joined = _joined(lowered)
+    if joined in _SINGLE or any(part in _SINGLE for part in re.split(r"[^\w]+|_", lowered) if part):
+        return True
+    if "_" in joined and any(phrase in joined for phrase in _SINGLE if "_" in phrase):
+        return True
+    return bool(_UNSPACED_SCRIPTS.search(name)) and any(word in name for word in OTHER_WORDS
+                                                         if _UNSPACED_SCRIPTS.search(word))
+
+
+def _spellings(word: str) -> list[str]:
+    return sorted({word, word[:1].upper() + word[1:], word.upper()})
+
+
+class _ForeignScan:
+    """Where the words with a letter that is not ASCII occur: one scan of the text's UTF-8 bytes (hyperscan's,
+    or a regular expression's where it cannot be installed), each place given in characters."""
+
+    def __init__(self) -> None:
+        self.spellings = [(spelling, word) for word in OTHER_WORDS for spelling in _spellings(word)]
+        self._database: Any = None
+        if hyperscan is not None:
+            expressions = ["".join(f"\\x{byte:02x}" for byte in spelling.encode()).encode()
+                           for spelling, _ in self.spellings]
+            database = hyperscan.Database()
+            database.compile(expressions=expressions, ids=list(range(len(expressions))),
+                             flags=[0] * len(expressions))
+            self._database = database
+            self._lock = threading.Lock()  # the database holds one scratch space: one scan at a time
+        self._pattern = re.compile("|".join(re.escape(spelling) for spelling, _ in
+                                            sorted(self.spellings, key=lambda item: -len(item[0]))))
+
+    def occurrences(self, text: str) -> list[tuple[int, str]]:
+        if text.isascii():
+            return []
+        if self._database is None:
+            return [(found.start(), self._word(found.group())) for found in self._pattern.finditer(text)]
+        data = text.encode("utf-8", "surrogatepass")
+        ends: list[tuple[int, int]] = []
+
+        def seen(index: int, start: int, end: int, flags: int, context: Any) -> None:
+            ends.append((end, index))
+
+        with self._lock:
+            self._database.scan(data, match_event_handler=seen)
+        found: list[tuple[int, str]] = []
+        for end, index in sorted(ends):
+            spelling, word = self.spellings[index]
+            start_byte = end - len(spelling.encode())
+            found.append((len(data[:start_byte].decode("utf-8", "ignore")), word))
+        return found
+
+    def _word(self, spelling: str) -> str:
+        return next(word for known, word in self.spellings if known == spelling)
+
+
+_SCAN: _ForeignScan | None = None
+
+
+def foreign_occurrences(text: str) -> list[tuple[int, str]]:
+    """Where a secret word with a letter that is not ASCII starts in `text`, and the word (in lower case)."""
+    global _SCAN
+    if text.isascii():
+        return []
+    if _SCAN is None:
+        _SCAN = _ForeignScan()
+    return _SCAN.occurrences(text)
