@@ -58,6 +58,17 @@ _CODE = re.compile(
 )
 """A value that is code handling a secret, not the secret: a lookup, a call, a member, a sed pattern."""
 
+_NOT_A_SECRET = re.compile(
+    r"(?:Test|Benchmark|Example|Fuzz)[A-Z0-9_]\w*(?:/\S*)?"  # a Go test's name (`--- PASS: TestParse/alias`)
+    r"|test_\w+(?:\[[^\]]*\])?|\S+\.(?:test|spec)\.\w+(?:::\S+)?|\S+\.py::\S+"  # pytest's, jest's
+    r"|\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"  # a date, a time
+    r"|\d+(?:\.\d+)?(?:ns|µs|us|ms|s|m|h|d|min|sec|secs|seconds|minutes|hours|days)"  # a duration
+    r"|\(?\d+(?:\.\d+)?s\)"  # a test's duration
+    r"|(?:\.{0,2}/|~/)?(?:[\w.\-]+/)+[\w.\-]+\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|go|rs|rb|java|kt|c|h|cc|cpp|cs|php|"
+    r"swift|ex|exs|md|rst|html|css|scss|vue|svelte|sql|sh|lock|log|snap|yml|yaml|json|toml|xml|txt)(?::\d+)*")  # a path
+"""Values that are something else by what they are, whatever name they are given: a test's name (a test runner's
+`PASS:` line), a date or a time (`claudeCodeFirstTokenDate: 2026-…`), a duration, a path to a source file (prose
+after `Auth:`)."""
 _DOTTED_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+")
 _MEMBER_PART = re.compile(r"[A-Za-z_$]+[0-9]{0,2}|[a-z_$][a-z0-9_$]{0,15}")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_-]*")
@@ -220,7 +231,7 @@ def plausible_secret(value: str, quoted: bool, credential_file: bool, whole_fiel
     stripped = value.strip()
     if len(stripped) < 3 or stripped.startswith("[REDACTED:"):
         return False
-    if _PLACEHOLDER.match(stripped) or _CODE.search(stripped):
+    if _PLACEHOLDER.match(stripped) or _CODE.search(stripped) or _NOT_A_SECRET.fullmatch(stripped):
         return False
     if stripped[0] in "$%@!*&{[(<" or stripped.startswith(("file:", "env:", "vault:", "secret:", "arn:", "op://")):
         return False

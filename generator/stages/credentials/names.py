@@ -88,6 +88,8 @@ _ABOUT_WORDS = frozenset({
     # units: what is measured in them is a quantity (`TOKEN_TTL_SECONDS`, `SESSION_COOKIE_AGE`)
     "seconds", "secs", "ms", "millis", "milliseconds", "minutes", "mins", "hours", "days", "weeks", "age",
     "duration", "retries", "attempts",
+    # times: what is dated is a moment (`claudeCodeFirstTokenDate`, `token_issued_time`)
+    "date", "dates", "time", "times", "timestamp", "ts", "day", "month", "year", "when", "since", "until", "issued",
 })
 """A last word that makes the name about a secret rather than the secret (`token_type`, `password_hint`,
 `SECRET_NAME`, `PASSWORD_FILE`, `api_key_env`): its value is a description, a name or a count."""
@@ -155,7 +157,7 @@ NAME_STEMS = (
     "connstr", "connectionstring", "dsn", "webhook", "mnemonic", "_pw", "pw_", "-pw", "pw=",
     # `GITHUB_PAT=`, `pat_token`: a bare `_pat` is in every `_path`.
     *(mark + "pat" + end for mark in ("_", "-") for end in ("=", ":", " ", "\"", "'")), "pat_",
-    "pw:", "pin=", "pin:", "otp", "psk", "sig=", "signature=", "?key=", "&key=", "?code=", "&code=", "sas=",
+    "pw:", "pw ", "pin=", "pin:", "otp", "psk", "sig=", "signature=", "?key=", "&key=", "?code=", "&code=", "sas=",
     *(qualifier + separator + "key" for qualifier in sorted(_KEY_QUALIFIERS) for separator in ("", "_", "-", ".", " ")),
     *ASCII_WORDS,  # the secret words of other languages spelt in ASCII (`passwort`, `senha`, `wachtwoord`)
 )

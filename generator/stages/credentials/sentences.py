@@ -1,0 +1,80 @@
+"""Secrets said in a sentence, in either order: a value that looks like a credential in the same sentence (or line)
+as a secret word, whether the word comes before or after it and whatever stands between ("use Vq8!rT2mzK4w as the
+admin password", "Vq8!rT2mzK4w is my token", "the staging credentials are ada / Vq8!rT2mzK4w", "pw for db1:
+Vq8!rT2mzK4w", "пароль от базы — Vq8!rT2mzK4w").
+
+A value is taken only if it is one by what it is (`net.machine_made`, `net.password_like`, or letters and digits
+mixed inside it); a word, a name, a path, a number, a date, a hash or a version beside the secret word is not.
+The rule runs only at the secret words the prefilter saw (`names.secret_word_positions`), in a window of the
+sentence around each.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from .names import is_secret_name
+from .net import machine_made, password_like, shape_known
+
+_REACH = 160
+"""How far either side of the word a sentence is read, at most."""
+_SENTENCE_END = re.compile(r"(?:[.!?。！？](?=\s)|\n|\\n|;\s|\|)")
+_VALUE = re.compile(r"[^\s\"'`“”‘’«»()\[\]{}<>,;|]+")
+_WORD_AT = re.compile(r"[\w\-.]+")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_]*\d{0,4}")
+_STRIP = ".:!?…"
+
+
+def sentence_value(value: str) -> bool:
+    """A value that is a credential by what it is, said beside a secret word."""
+    if len(value) < 8 or len(value) > 200 or value.startswith("[REDACTED") or shape_known(value):
+        return False
+    if machine_made(value) or password_like(value):
+        return True
+    if _IDENTIFIER.fullmatch(value) or not any(character.isdigit() for character in value):
+        return False  # a word, a name with a number at its end (`OAuth2`, `sha256`)
+    if all(part.isalpha() or part.isdigit() for part in re.split(r"[-_.:@+]", value) if part):
+        return False  # words and numbers joined: a name, a version (`claude-opus-4-5-20251101`, `node-18.2`)
+    letters = sum(character.isalpha() for character in value)
+    # Letters and digits mixed inside it (`casa2026wifi`, `Vq8rT2mz`), not a word and a number side by side.
+    runs = re.findall(r"[A-Za-z]+|\d+", value)
+    return letters >= 3 and len(runs) >= 3 and not any(mark in value for mark in ("::", "->", "=>", "(", "/"))
+
+
+def _sentence(text: str, position: int) -> tuple[int, int]:
+    start = max(0, position - _REACH)
+    for found in _SENTENCE_END.finditer(text, start, position):
+        start = found.end()
+    end_limit = min(len(text), position + _REACH)
+    ending = _SENTENCE_END.search(text, position, end_limit)
+    return start, ending.start() if ending else end_limit
+
+
+def sentence_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int]]:
+    """The spans of credential-looking values in the sentence of each secret word at `positions`."""
+    spans: list[tuple[int, int]] = []
+    done_until = -1
+    for position in positions:
+        if position < done_until:
+            continue
+        word = _WORD_AT.match(text, position)
+        if word is None:
+            continue
+        name_start = position
+        while name_start > 0 and (text[name_start - 1].isalnum() or text[name_start - 1] in "_-."):
+            name_start -= 1
+        name = text[name_start:word.end()].strip("-.")
+        if not is_secret_name(name) and not is_secret_name(word.group().strip("-.")):
+            continue
+        start, end = _sentence(text, position)
+        for found in _VALUE.finditer(text, start, end):
+            if found.start() <= position < found.end() or found.start() == name_start:
+                continue  # the secret word itself
+            value = found.group().rstrip(_STRIP)
+            if "=" in value.rstrip("=") or value.endswith(":"):
+                continue  # an assignment: the rules by name read it
+            if sentence_value(value):
+                spans.append((found.start(), found.start() + len(value)))
+        done_until = end
+    return spans
