@@ -22,12 +22,11 @@ or, outside a credential file, a bare word with no digit or symbol (`password: h
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Iterator
 
 from .containers import block_items, here_document_lines, list_items, named_value_start
 from .names import is_secret_name, secret_word_positions, words_of
-from .words import SPACED_WORDS
+from .words import letter, phrase_end
 
 NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _SEPARATORS = (":=", "=>", "==", "=", ":", "：")
@@ -37,7 +36,6 @@ _AUTH_SCHEME = re.compile(r"(?i)(?:bearer|basic|token|bot|digest|negotiate|apike
 _BARE_END = frozenset(" \t\r\n\"'`,;<>(){}[]\\|")
 """What ends a value that is not quoted (an `&` and a `#` too, in a query string)."""
 _LONGEST_VALUE = 4096
-_LONGEST_PHRASE = 40
 
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:true|false|null|nil|none|undefined|yes|no|on|off|empty|unset|required|optional|default|"
@@ -99,30 +97,16 @@ _BLOCK_OPENINGS = frozenset(("", "\n", "\r", "#", "|", ">"))
 
 def _name_span(text: str, position: int) -> tuple[int, int]:
     start = end = position
-    while start > 0 and (text[start - 1] in NAME_CHARACTERS or text[start - 1] > "\x7f" and _letter(text[start - 1])):
+    while start > 0 and (text[start - 1] in NAME_CHARACTERS or text[start - 1] > "\x7f" and letter(text[start - 1])):
         start -= 1
-    while end < len(text) and (text[end] in NAME_CHARACTERS or text[end] > "\x7f" and _letter(text[end])):
+    while end < len(text) and (text[end] in NAME_CHARACTERS or text[end] > "\x7f" and letter(text[end])):
         end += 1
     if end < len(text) and text[end] == " ":
-        end = _phrase_end(text, start, end)  # `كلمة المرور:`, `clave secreta:`: a name of words
+        end = phrase_end(text, start) or end  # `كلمة المرور:`, `clave secreta:`: a name of words
     # A JSON escape before the name (`\nAPI_TOKEN`) is not part of it.
     if start > 0 and text[start - 1] == "\\" and text[start] in "nrt":
         start += 1
     return start, end
-
-
-def _letter(character: str) -> bool:
-    """A letter of a name in any script (with the marks Devanagari and Arabic write on their letters)."""
-    return character.isalnum() or unicodedata.category(character).startswith("M")
-
-
-def _phrase_end(text: str, start: int, end: int) -> int:
-    """Where a secret phrase of words (`mot de passe`, `كلمة المرور`) that starts at `start` ends (else `end`)."""
-    lowered = text[start:start + _LONGEST_PHRASE].lower()
-    for phrase in SPACED_WORDS:
-        if lowered.startswith(phrase) and (len(lowered) == len(phrase) or not _letter(lowered[len(phrase)])):
-            return start + len(phrase)
-    return end
 
 
 def _skip_blanks(text: str, position: int) -> int:

@@ -24,6 +24,7 @@ from .forms import FORM_RULES, KUBERNETES_SECRET_MARKS, form_matches, kubernetes
 from .known_tokens import embedded_token_spans, encoded_token_spans, matches_near, non_overlapping, scan_tokens, token_spans
 from .names import NAME_STEMS
 from .sentences import sentence_secrets
+from .tables import table_secrets
 from .words import OTHER_WORDS
 from .sightings import (CONTEXT_SHAPES, DOTENV, GREP_PLACE, KEY_BODY, NOTHING_SEEN, PERCENT, PGPASS, WRAPPED, Found,
                         Sighting, compiled, may_hold_token, sight, sightings_of)
@@ -214,6 +215,7 @@ def context_spans(text: str, credential_file: bool, named_file: bool = False,
     if stems:
         found += [Found(start, end, "secret-assignment") for start, end in assigned_secrets(text, named_file, stems)]
         found += [Found(start, end, "secret-in-sentence") for start, end in sentence_secrets(text, stems)]
+        found += [Found(start, end, "secret-column") for start, end in table_secrets(text, stems)]
     if credential_file or named_file:
         found += random_value_spans(text, nameless=named_file)
     if seen.pgpass:

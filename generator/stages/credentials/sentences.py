@@ -15,13 +15,13 @@ import re
 from typing import Iterable
 
 from .names import is_secret_name
+from .words import letter, phrase_end, word_end
 from .net import machine_made, password_like, shape_known
 
 _REACH = 160
 """How far either side of the word a sentence is read, at most."""
 _SENTENCE_END = re.compile(r"(?:[.!?。！？](?=\s)|\n|\\n|;\s|\|)")
 _VALUE = re.compile(r"[^\s\"'`“”‘’«»()\[\]{}<>,;|]+")
-_WORD_AT = re.compile(r"[\w\-.]+")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_]*\d{0,4}")
 _STRIP = ".:!?…"
 
@@ -58,14 +58,17 @@ def sentence_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int
     for position in positions:
         if position < done_until:
             continue
-        word = _WORD_AT.match(text, position)
-        if word is None:
+        word_ends = word_end(text, position)
+        if word_ends == position:
             continue
         name_start = position
-        while name_start > 0 and (text[name_start - 1].isalnum() or text[name_start - 1] in "_-."):
+        while name_start > 0 and (text[name_start - 1] in "_-." or letter(text[name_start - 1])):
             name_start -= 1
-        name = text[name_start:word.end()].strip("-.")
-        if not is_secret_name(name) and not is_secret_name(word.group().strip("-.")):
+        name = text[name_start:word_ends].strip("-.")
+        phrase = phrase_end(text, position)
+        if phrase is not None:
+            name = text[position:phrase]
+        if not is_secret_name(name) and not is_secret_name(text[position:word_ends].strip("-.")):
             continue
         start, end = _sentence(text, position)
         for found in _VALUE.finditer(text, start, end):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from typing import Any
 
 from .prefilter import hyperscan
@@ -60,9 +61,19 @@ SECRET_WORDS_BY_LANGUAGE: dict[str, tuple[str, ...]] = {
 """The words, by language (BCP 47 tags); English's are `names.SECRET_WORDS`."""
 
 FOREIGN_WORDS = frozenset(word for words in SECRET_WORDS_BY_LANGUAGE.values() for word in words)
-ASCII_WORDS = tuple(sorted(word for word in FOREIGN_WORDS if word.isascii()))
+
+
+def _forms(word: str) -> set[str]:
+    """A word as names spell it too: a phrase's words joined by `_` (`mot_de_passe`), and the lower case of its
+    upper case (`PAROLASI` lowers to `parolasi`, not to `parolası`)."""
+    forms = {word, word.upper().lower()}
+    return forms | {form.replace(" ", "_") for form in forms}
+
+
+_FORMS = frozenset(form for word in FOREIGN_WORDS for form in _forms(word))
+ASCII_WORDS = tuple(sorted(form for form in _FORMS if form.isascii()))
 """The words the prefilter's ASCII scan finds (its caseless literals)."""
-OTHER_WORDS = tuple(sorted(word for word in FOREIGN_WORDS if not word.isascii()))
+OTHER_WORDS = tuple(sorted(form for form in _FORMS if not form.isascii()))
 """The words with a letter that is not ASCII: found by a scan of their own (`foreign_occurrences`)."""
 SPACED_WORDS = tuple(sorted((word for word in FOREIGN_WORDS if " " in word), key=len, reverse=True))
 """Phrases of words (`mot de passe`, `clave secreta`): a name that is one runs past its blanks."""
@@ -74,7 +85,7 @@ def _joined(word: str) -> str:
     return re.sub(r"[\s\-']+", "_", word)
 
 
-_SINGLE = frozenset(_joined(word) for word in FOREIGN_WORDS)
+_SINGLE = frozenset(_joined(form) for form in _FORMS)
 
 
 def names_a_secret_in_another_language(name: str) -> bool:
@@ -87,6 +98,31 @@ def names_a_secret_in_another_language(name: str) -> bool:
         return True
     return bool(_UNSPACED_SCRIPTS.search(name)) and any(word in name for word in OTHER_WORDS
                                                          if _UNSPACED_SCRIPTS.search(word))
+
+
+_LONGEST_PHRASE = 40
+
+
+def letter(character: str) -> bool:
+    """A letter of a word in any script (with the marks Devanagari and Arabic write on their letters)."""
+    return character.isalnum() or unicodedata.category(character).startswith("M")
+
+
+def word_end(text: str, start: int) -> int:
+    """Where the word (of letters in any script, digits, `_`, `-`, `.`) that starts at `start` ends."""
+    end = start
+    while end < len(text) and (text[end] in "_-." or letter(text[end])):
+        end += 1
+    return end
+
+
+def phrase_end(text: str, start: int) -> int | None:
+    """Where a secret phrase of words (`mot de passe`, `كلمة المرور`) that starts at `start` ends, if one does."""
+    lowered = text[start:start + _LONGEST_PHRASE].lower()
+    for phrase in SPACED_WORDS:
+        if lowered.startswith(phrase) and (len(lowered) == len(phrase) or not lowered[len(phrase)].isalnum()):
+            return start + len(phrase)
+    return None
 
 
 def _spellings(word: str) -> list[str]:

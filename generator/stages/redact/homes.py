@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 _HOME = re.compile(r"(?:/home/|/Users/)[^/\s\"'\\:]+|[A-Za-z]:\\\\?Users\\\\?[^\\\s\"':]+")
 # Claude Code names a project's folder after its path, every character but letters and digits a `-`:
@@ -40,3 +41,21 @@ def local_home() -> frozenset[str]:
 def holds_home(text: str) -> bool:
     return "-home-" in text or "-Users-" in text or _HOME.search(text) is not None
 
+
+
+class HomeLearning:
+    """The `Redactor`'s knowledge of the home folders the sessions' working directories name."""
+
+    if TYPE_CHECKING:  # what it uses of the `Redactor`, which defines them
+        home: bool
+        homes: frozenset[str]
+        _cwd: str
+
+    def learn_home(self, path: Any) -> None:
+        """Know the home folder a working directory is in (`/Users/ada.lovelace/src` -> its user name,
+        which its encoded form `-Users-ada-lovelace-src` spells ambiguously)."""
+        if self.home and isinstance(path, str) and path != self._cwd:
+            self._cwd = path
+            found = HOME_FOLDER.match(path)
+            if found is not None and found.group() not in self.homes:
+                self.homes = self.homes | {found.group()}

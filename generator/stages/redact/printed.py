@@ -19,6 +19,7 @@ import re
 from typing import Any, Mapping
 
 from ..credentials.commands import printed_secret, printed_secrets
+from ..credentials.scan import Found
 
 _TASK_KEYS = ("bash_id", "shell_id", "task_id", "shellId", "taskId")
 _BASH_INPUT = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
@@ -29,7 +30,7 @@ _MOST_KEPT = 10_000
 class PrintedCommands:
     """The calls (and background tasks) seen running a command that prints a secret, in one file."""
 
-    __slots__ = ("calls", "tasks", "bash_mode")
+    __slots__ = ("calls", "tasks", "bash_mode", "current")
 
     def __init__(self) -> None:
         self.calls: dict[str, bool] = {}
@@ -38,6 +39,13 @@ class PrintedCommands:
         """Background task id: the same."""
         self.bash_mode: bool | None = None
         """What the last `<bash-input>` prints (None: no secret)."""
+        self.current: bool | None = None
+        """While the redactor redacts an entry that holds such an output: whether the command prints the secret
+        alone (None: the entry holds none)."""
+
+    def spans(self, text: str) -> list[Found]:
+        """The secrets in one string of the output the entry being redacted holds."""
+        return [Found(start, end, "printed-secret") for start, end in output_spans(text, bool(self.current))]
 
     def output_of(self, data: Mapping[str, Any], calls: list[dict[str, Any]]) -> bool | None:
         """None when the entry holds no output of a command that prints a secret; else whether the command
@@ -57,9 +65,9 @@ class PrintedCommands:
                 if prints:
                     self._keep(self.calls, str(part.get("id")), alone)
             elif kind == "tool_result" and self.calls:
-                alone = self.calls.get(str(part.get("tool_use_id")))
-                if alone is not None:
-                    found = alone if found is None else found or alone
+                answered = self.calls.get(str(part.get("tool_use_id")))
+                if answered is not None:
+                    found = answered if found is None else found or answered
         result = data.get("toolUseResult")
         if isinstance(result, dict):
             command = result.get("command")

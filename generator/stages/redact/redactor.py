@@ -29,10 +29,10 @@ from ..credentials.scan import (GREP_PLACE, NOTHING_SEEN, WRAPPED, Found, Sighti
 from .entry_strings import (COMMAND_KEY, HOME_KEY, NOTHING_NEEDED, SECRET_KEY, SHORTEST_SECRET, TOKEN_KEY,
                             UUID, Look, Needs, is_identifier, calls_of, commands_of, key_flags, name_like, needs_of,
                             reads_credential_file)
-from .homes import HOME_FOLDER, HOME_PATH, encoded_homes, holds_home, local_home
+from .homes import HOME_PATH, HomeLearning, encoded_homes, holds_home, local_home
 from .long_texts import LongTextRedaction
 from .own import OwnRules
-from .printed import PrintedCommands, output_spans
+from .printed import PrintedCommands
 from .summaries import SummaryRedaction
 from .wrapped_tokens import LINE_NUMBER, unwrap
 
@@ -61,7 +61,7 @@ _LONGEST_BLOCK = 20
 
 
 @dataclass
-class Redactor(LongTextRedaction, SummaryRedaction):
+class Redactor(HomeLearning, LongTextRedaction, SummaryRedaction):
     """Redacts strings and whole entries; counts what it did."""
 
     secrets: bool = True
@@ -84,19 +84,7 @@ class Redactor(LongTextRedaction, SummaryRedaction):
     _credential_calls: set[str] = field(default_factory=set, repr=False)
     """The ids of the calls seen reading or writing a credential file: their results are searched as one."""
     _printing: PrintedCommands = field(default_factory=PrintedCommands, repr=False)
-    """The calls seen running a command that prints a secret (`credentials.commands`)."""
-    _printed: bool | None = field(default=None, repr=False)
-    """While an entry that holds such a command's output is redacted: whether the command prints the secret
-    alone (None: the entry holds no such output)."""
-
-    def learn_home(self, path: Any) -> None:
-        """Know the home folder a working directory is in (`/Users/ada.lovelace/src` -> its user name,
-        which its encoded form `-Users-ada-lovelace-src` spells ambiguously)."""
-        if self.home and isinstance(path, str) and path != self._cwd:
-            self._cwd = path
-            found = HOME_FOLDER.match(path)
-            if found is not None and found.group() not in self.homes:
-                self.homes = self.homes | {found.group()}
+    """The calls seen running a command that prints a secret, and whether the entry being redacted holds its output."""
 
     @property
     def active(self) -> bool:
@@ -125,9 +113,8 @@ class Redactor(LongTextRedaction, SummaryRedaction):
                 named_file = credential_file or bool(seen.shapes & GREP_PLACE) and shows_credential_file(value)
                 dotenv = seen.dotenv_lines >= 2 and looks_like_dotenv(value)
                 value = replace_spans(value, context_spans(value, dotenv, named_file, seen), self._taken)
-        if self._printed is not None and self.secrets and not identifier:
-            value = replace_spans(value, [Found(start, end, "printed-secret")
-                                          for start, end in output_spans(value, self._printed)], self._taken)
+        if self._printing.current is not None and self.secrets and not identifier:
+            value = replace_spans(value, self._printing.spans(value), self._taken)
         if self.home and home:
             value = HOME_PATH.sub(self._home, value)
             if "-home-" in value or "-Users-" in value:
@@ -285,7 +272,7 @@ class Redactor(LongTextRedaction, SummaryRedaction):
         if not (tokens or context or home or own or printed is not None):
             return entry
         self._needs = (needs.sightings, needs.token_ids, None if credential_file else needs.context_ids)
-        self._printed = printed
+        self._printing.current = printed
         try:
             # Most entries in which a rule's anchor was seen hold no secret: each string the rules need is
             # redacted on its own first, and only an entry in which one changes is rebuilt.
@@ -295,7 +282,7 @@ class Redactor(LongTextRedaction, SummaryRedaction):
             return Entry(entry.file, entry.line, self.value(dict(data), "", tokens, context, home, own,
                                                             credential_file=credential_file))
         finally:
-            self._needs, self._printed = None, None
+            self._needs = self._printing.current = None
 
     def _changes_nothing(self, look: Look, needs: Needs) -> bool:
         """Whether redacting an entry's strings would leave each as it is (no rule that needs the entry's shape

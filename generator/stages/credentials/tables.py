@@ -1,0 +1,161 @@
+"""Tables and records: a column whose header is a secret word has its cells redacted.
+
+The header is found where the prefilter saw a secret word; its line says the table's kind:
+
+- cells between `|` (Markdown; psql's ` id | password` over `----+----`; mysql's between `+----+` borders; sqlite's
+  `id|password`);
+- comma- or tab-separated values with a header line (CSV, TSV);
+- an aligned text table: a header of words two blanks or more apart, and rows whose cells start under them
+  (`kubectl`, `docker`, sqlite's `.mode column`, most CLIs' listings).
+
+The rows are the lines that follow, while they keep the table's shape (a border or a separator line is passed
+over), whatever a tool put before each (Read's `   12→`, grep's `file:12:`). A cell is taken when it could be a
+secret (`assignments.plausible_secret`): an empty cell, a placeholder, a word, a type or a reference is left.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from .assignments import plausible_secret
+from .forms import lines_with_offsets
+from .names import is_secret_name
+
+_LONGEST_TABLE = 2000
+"""Rows read under one header, at most."""
+_DECORATION = re.compile(r"[ \t]*\d+(?:→|\t)|[^\s:|,]+:\d+[:-]|\d+[:-](?=\S)|[+\-> ](?=[ |])")
+"""What a tool puts before a line of a file: Read's and `cat -n`'s numbers, grep's `file:12:`, a diff's mark."""
+_SEPARATOR_LINE = re.compile(r"[ \t]*[|+]?[ \t]*:?-{2,}:?[ \t]*(?:[|+][ \t]*:?-{2,}:?[ \t]*)*[|+]?[ \t]*")
+_RULE_LINE = re.compile(r"[ \t]*(?:-{2,}[ \t]+)+-{2,}[ \t]*|[ \t]*=+[ \t]*")
+_ALIGNED_GAP = re.compile(r"\S(?:[ \t]{2,}|\t)(?=\S)")
+
+
+def _split(line: str, delimiter: str) -> list[tuple[int, int]]:
+    """The cells of a row, as (start, end) in the line, each stripped of its blanks (a pipe table's outer pipes are
+    borders, not cells)."""
+    cells: list[tuple[int, int]] = []
+    start = 0
+    stripped = line.rstrip()
+    if delimiter == "|" and stripped.lstrip().startswith("|"):
+        start = line.index("|") + 1
+    end_of_line = len(stripped)
+    if delimiter == "|" and stripped.endswith("|"):
+        end_of_line -= 1
+    while start <= end_of_line:
+        end = line.find(delimiter, start, end_of_line)
+        if end < 0:
+            end = end_of_line
+        left, right = start, end
+        while left < right and line[left] in " \t":
+            left += 1
+        while right > left and line[right - 1] in " \t":
+            right -= 1
+        cells.append((left, right))
+        start = end + 1
+    return cells
+
+
+def _aligned_columns(line: str) -> list[tuple[int, int]]:
+    """The header cells of an aligned table: runs of text two blanks or more apart."""
+    cells, start = [], len(line) - len(line.lstrip())
+    for gap in _ALIGNED_GAP.finditer(line):
+        cells.append((start, gap.start() + 1))
+        start = gap.end()
+    cells.append((start, len(line.rstrip())))
+    return cells
+
+
+def _kind(header: str) -> str | None:
+    if header.count("|") >= 1 and not header.strip().startswith("|") or header.count("|") >= 2:
+        return "|"
+    if "\t" in header.strip():
+        return "\t"
+    if header.count(",") >= 1 and "  " not in header.strip() and ", " not in header:
+        return ","
+    if _ALIGNED_GAP.search(header.strip()):
+        return "aligned"
+    return None
+
+
+def _content(line: str) -> int:
+    """Where a line's own text starts, after what a tool put before it."""
+    decoration = _DECORATION.match(line)
+    return decoration.end() if decoration else 0
+
+
+def table_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int]]:
+    """The spans of the cells under a secret-named header, for each header at `positions` (secret words)."""
+    spans: list[tuple[int, int]] = []
+    lines: list[tuple[int, str]] | None = None
+    done_until = -1
+    for position in positions:
+        if position < done_until:
+            continue
+        if lines is None:
+            lines = lines_with_offsets(text)
+        index = _line_at(lines, position)
+        offset, line = lines[index]
+        skip = _content(line)
+        header = line[skip:]
+        kind = _kind(header)
+        if kind is None:
+            continue
+        columns = _aligned_columns(header) if kind == "aligned" else _split(header, kind)
+        secret_columns = [number for number, (start, end) in enumerate(columns)
+                          if start <= position - offset - skip < end or is_secret_name(header[start:end])]
+        secret_columns = [number for number in secret_columns
+                          if is_secret_name(header[columns[number][0]:columns[number][1]].strip("`*_ "))]
+        if not secret_columns or len(columns) < 2:
+            continue
+        rows = 0
+        for row_offset, row in lines[index + 1:index + 1 + _LONGEST_TABLE]:
+            row_skip = _content(row) if skip else 0  # rows are decorated as their header is
+            content = row[row_skip:]
+            if _SEPARATOR_LINE.fullmatch(content) or _RULE_LINE.fullmatch(content):
+                continue
+            if not content.strip():
+                break
+            if kind == "aligned":
+                cells = _row_under(content, columns)
+            else:
+                if kind not in content:
+                    break
+                cells = _split(content, kind)
+                if len(cells) != len(columns):
+                    break
+            rows += 1
+            for number in secret_columns:
+                start, end = cells[number]
+                value = content[start:end]
+                if value and plausible_secret(value.strip("`"), False, False) and not value.startswith("[REDACTED"):
+                    spans.append((row_offset + row_skip + start, row_offset + row_skip + end))
+        done_until = offset + len(line)
+    return spans
+
+
+def _row_under(row: str, columns: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """An aligned table's row, cut where the header's columns start (a cell runs to the next column)."""
+    cells = []
+    for number, (start, _) in enumerate(columns):
+        end = columns[number + 1][0] if number + 1 < len(columns) else len(row)
+        left, right = min(start, len(row)), min(end, len(row))
+        while left < right and row[left] in " \t":
+            left += 1
+        while right > left and row[right - 1] in " \t":
+            right -= 1
+        if number + 1 < len(columns) and " " in row[left:right]:
+            right = row.index(" ", left)  # a cell of its own word only: the next column's text is not in it
+        cells.append((left, right))
+    return cells
+
+
+def _line_at(lines: list[tuple[int, str]], position: int) -> int:
+    low, high = 0, len(lines) - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if lines[middle][0] <= position:
+            low = middle
+        else:
+            high = middle - 1
+    return low
