@@ -58,7 +58,7 @@ _KEY_QUALIFIERS = frozenset({
     "shared", "root", "primary", "secondary", "write", "publishable", "restricted", "live", "test", "prod",
     "production", "sk", "pk", "dev", "cipher", "aes", "rsa", "ed25519", "ecdsa", "tls", "ssl",
     "wallet", "mnemonic", "seed", "recovery", "backup", "unlock", "decryption", "decrypt", "verify", "cookie",
-    "csrf", "xsrf", "sendgrid", "stripe", "openai", "anthropic", "github", "aws", "gcp", "azure", "google",
+    "csrf", "xsrf", "preshared", "sendgrid", "stripe", "openai", "anthropic", "github", "aws", "gcp", "azure", "google",
 })
 """Words that make the next `key` a credential: `api_key`, `PRIVATE_KEY`, `accessKey`, `ssh-key`."""
 

@@ -20,9 +20,10 @@ from urllib.parse import unquote
 from .assignments import assigned_secrets
 from .entropy import looks_random
 from .files import names_credential_file
-from .forms import FORM_RULES, KUBERNETES_SECRET_MARKS, form_matches, kubernetes_secret_values, lines_with_offsets
+from .forms import KUBERNETES_SECRET_MARKS, form_matches, kubernetes_secret_values, lines_with_offsets
 from .known_tokens import embedded_token_spans, encoded_token_spans, matches_near, non_overlapping, scan_tokens, token_spans
 from .names import NAME_STEMS
+from .schemas import RULES, SEED_MARKS, TERRAFORM_MARKS, seed_phrases, terraform_sensitive_values
 from .sentences import sentence_secrets
 from .tables import table_secrets
 from .words import OTHER_WORDS
@@ -38,19 +39,27 @@ __all__ = [
 
 
 def form_spans(text: str, words: list[tuple[int, str]] | None = None) -> list[Found]:
-    """The fixed forms (`forms.FORM_RULES`) whose anchors the text holds (in any case), each tried only around
+    """The fixed forms (`schemas.RULES`) whose anchors the text holds (in any case), each tried only around
     its anchors' places (`words`: where the prefilter saw the words, when the caller has looked)."""
     if words is None:
         words = sight(text).words
     places: dict[int, list[int]] = {}
-    kubernetes_secret = False
+    kubernetes_secret = terraform = False
+    seeds: list[int] = []
     for start, word in words:
         for index in _FORMS_BY_ANCHOR.get(word, ()):
             places.setdefault(index, []).append(start)
         kubernetes_secret = kubernetes_secret or word in KUBERNETES_SECRET_MARKS
+        terraform = terraform or word in TERRAFORM_MARKS
+        if word in _SEED_MARKS:
+            seeds.append(start)
     found: list[Found] = []
+    if seeds:
+        found += [Found(start, end, "seed-phrase") for start, end in seed_phrases(text, seeds)]
+    if terraform:
+        found += [Found(start, end, "terraform-sensitive") for start, end in terraform_sensitive_values(text)]
     for index, starts in sorted(places.items()):
-        rule = FORM_RULES[index]
+        rule = RULES[index]
         if rule.at_anchor:
             matches = [match for start in sorted(set(starts)) if (match := rule.pattern.match(text, start)) is not None]
         else:
@@ -63,13 +72,14 @@ def form_spans(text: str, words: list[tuple[int, str]] | None = None) -> list[Fo
 
 def _forms_by_anchor() -> dict[str, list[int]]:
     by_anchor: dict[str, list[int]] = {}
-    for index, rule in enumerate(FORM_RULES):
+    for index, rule in enumerate(RULES):
         for anchor in rule.anchors:
             by_anchor.setdefault(anchor, []).append(index)
     return by_anchor
 
 
 _FORMS_BY_ANCHOR = _forms_by_anchor()
+_SEED_MARKS = frozenset(SEED_MARKS)
 
 
 _ANY_ASSIGNMENT = re.compile(

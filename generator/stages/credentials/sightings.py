@@ -18,11 +18,12 @@ from operator import add
 from typing import Any, Sequence
 
 from .files import CREDENTIAL_FILE_MARKS
-from .forms import FORM_RULES, KUBERNETES_SECRET_MARKS
+from .forms import KUBERNETES_SECRET_MARKS
 from .names import NAME_STEMS
 from .prefilter import Prefilter
 from .words import foreign_occurrences
 from .providers import TOKEN_RULES, TokenRule
+from .schemas import RULES, SEED_MARKS, TERRAFORM_MARKS
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +231,8 @@ def compiled() -> _Compiled:
     looks = [(index, rule.look) for index, rule in enumerate(TOKEN_RULES) if not rule.anchors]
     anchors = sorted(by_anchor)
     spellings = sorted({spelling for anchor in anchors if len(anchor) >= 4 for spelling in _base64_spellings(anchor)})
-    words = sorted({*NAME_STEMS, *(anchor for rule in FORM_RULES for anchor in rule.anchors), *KUBERNETES_SECRET_MARKS})
+    words = sorted({*NAME_STEMS, *(anchor for rule in RULES for anchor in rule.anchors), *KUBERNETES_SECRET_MARKS,
+                    *SEED_MARKS, *TERRAFORM_MARKS})
     meanings: list[tuple[int, str | int]] = [(_ANCHOR, anchor) for anchor in anchors]
     meanings += [(_SPELLING, spelling) for spelling in spellings]
     meanings += [(_WORD, word) for word in words]
