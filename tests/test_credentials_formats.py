@@ -64,8 +64,8 @@ CASES = {
     "openssl-pass": (f"openssl pkcs12 -export -in c.pem -out c.p12 -passout pass:{SECRET}", [SECRET]),
     "gcp-key-id": ('{"type": "service_account", "private_key_id": "5f0c2e3a4d4e6f8a9b0c1d2e3f4a5b6c7d8e9f01"}',
                    ["5f0c2e3a4d4e6f8a9b0c1d2e3f4a5b6c7d8e9f01"]),
-    "wireguard": ("[Interface]\nPrivateKey = yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk=\n[Peer]\n"
-                  "PresharedKey = eXnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk=\n",
+    "wireguard": (("[Interface]\nPrivateKey = yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk=\n[Peer]\n"
+                  "PresharedKey = eXnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk=\n"),
                   ["yAnz5TF+lXXJte14tji3zlMNq", "eXnz5TF+lXXJte14tji3zlMNq"]),
     "age": ("AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQY",
             ["QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGP"]),
