@@ -232,3 +232,67 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             merged.append((start, end))
     return merged
+
+
+TRANSCRIPT_ANCHORS = ("find-generic-password", "find-internet-password", "pass show", "gopass show", "op read",
+                      "op item get", "bw get", "lpass show", "keepassxc-cli", "secret-tool lookup", "vault kv get",
+                      "vault read", "get-secret-value", "get-session-token", "get-login-password", "versions access",
+                      "print-access-token", "print-identity-token", "keyvault secret show", "get-access-token",
+                      "doppler secrets", "sops -d", "sops --decrypt", "gh auth token", "auth:token", "get secret",
+                      "/run/secrets/", "printenv ", "echo $", "echo \"$", "echo '$", "terraform output", "jq -r")
+"""Literals one of which a command that prints a secret holds, where a text shows a terminal (a prompt pasted,
+a reply quoting a session): where none is seen, no line is read as a command."""
+_PROMPT_LINE = re.compile(r"(?m)^(?P<lead>[ \t]*(?:\d+(?:→|\t)|>[ \t]?)?[ \t]*(?:\([\w.\-]+\)[ \t]*)?"
+                          r"(?:[\w.\-]+@[\w.\-]+(?::[^\s$#%>]*)?[ \t]*)?(?:[$%#❯»]|PS [^>\n]*>)[ \t]+)"
+                          r"(?P<command>[^\n]+)$")
+"""A command at a shell's prompt (`$ `, `% `, `# `, `❯ `, `PS C:\\> `, `ada@host:~$ `), as a terminal shows it,
+after what a tool put before the line (Read's number, a quote's `>`)."""
+_LONGEST_OUTPUT = 200
+"""Lines of a command's output read after its prompt line, at most."""
+
+
+def transcript_outputs(text: str, starts: list[int]) -> list[tuple[int, int]]:
+    """In a text that shows a terminal: the secrets in the output of each command at a prompt that prints one
+    (`starts`: where the prefilter saw a command's anchor). The output is the lines after the command, up to the
+    next prompt, a blank line or a code fence's end."""
+    spans: list[tuple[int, int]] = []
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines[:-1]:
+        offsets.append(offsets[-1] + len(line) + 1)
+    seen_lines: set[int] = set()
+    for start in starts:
+        number = _line_of(offsets, start)
+        if number in seen_lines:
+            continue
+        seen_lines.add(number)
+        prompt = _PROMPT_LINE.match(lines[number])
+        if prompt is None:
+            continue
+        prints, alone = printed_secret(prompt.group("command"))
+        if not prints:
+            continue
+        end = number + 1
+        while end < len(lines) and end - number <= _LONGEST_OUTPUT and lines[end].strip() and not (
+                lines[end].lstrip().startswith("```") or _PROMPT_LINE.match(lines[end])):
+            end += 1
+        if end == number + 1:
+            continue
+        output_start = offsets[number + 1]
+        output = text[output_start:offsets[end - 1] + len(lines[end - 1])]
+        lead = re.compile(r"(?m)^[ \t]*\d+(?:→|\t)|^>[ \t]?") if prompt.group("lead").strip() else None
+        if lead is not None:  # a numbered or quoted terminal: each line's lead is not output
+            output = lead.sub(lambda found: " " * len(found.group()), output)
+        spans += [(output_start + begin, output_start + finish) for begin, finish in printed_secrets(output, alone)]
+    return spans
+
+
+def _line_of(offsets: list[int], position: int) -> int:
+    low, high = 0, len(offsets) - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if offsets[middle] <= position:
+            low = middle
+        else:
+            high = middle - 1
+    return low

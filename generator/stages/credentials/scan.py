@@ -23,6 +23,7 @@ from .files import names_credential_file
 from .forms import KUBERNETES_SECRET_MARKS, form_matches, kubernetes_secret_values, lines_with_offsets
 from .known_tokens import embedded_token_spans, encoded_token_spans, matches_near, non_overlapping, scan_tokens, token_spans
 from .names import NAME_STEMS
+from .commands import TRANSCRIPT_ANCHORS, transcript_outputs
 from .schemas import RULES, SEED_MARKS, TERRAFORM_MARKS, seed_phrases, terraform_sensitive_values
 from .sentences import sentence_secrets
 from .tables import table_secrets
@@ -46,6 +47,7 @@ def form_spans(text: str, words: list[tuple[int, str]] | None = None) -> list[Fo
     places: dict[int, list[int]] = {}
     kubernetes_secret = terraform = False
     seeds: list[int] = []
+    commands: list[int] = []
     for start, word in words:
         for index in _FORMS_BY_ANCHOR.get(word, ()):
             places.setdefault(index, []).append(start)
@@ -53,9 +55,13 @@ def form_spans(text: str, words: list[tuple[int, str]] | None = None) -> list[Fo
         terraform = terraform or word in TERRAFORM_MARKS
         if word in _SEED_MARKS:
             seeds.append(start)
+        elif word in _TRANSCRIPT_ANCHORS:
+            commands.append(start)
     found: list[Found] = []
     if seeds:
         found += [Found(start, end, "seed-phrase") for start, end in seed_phrases(text, seeds)]
+    if commands:
+        found += [Found(start, end, "printed-secret") for start, end in transcript_outputs(text, commands)]
     if terraform:
         found += [Found(start, end, "terraform-sensitive") for start, end in terraform_sensitive_values(text)]
     for index, starts in sorted(places.items()):
@@ -80,6 +86,7 @@ def _forms_by_anchor() -> dict[str, list[int]]:
 
 _FORMS_BY_ANCHOR = _forms_by_anchor()
 _SEED_MARKS = frozenset(SEED_MARKS)
+_TRANSCRIPT_ANCHORS = frozenset(TRANSCRIPT_ANCHORS)
 
 
 _ANY_ASSIGNMENT = re.compile(

@@ -17,6 +17,7 @@ from itertools import accumulate
 from operator import add
 from typing import Any, Sequence
 
+from .commands import TRANSCRIPT_ANCHORS
 from .files import CREDENTIAL_FILE_MARKS
 from .forms import KUBERNETES_SECRET_MARKS
 from .names import NAME_STEMS
@@ -232,7 +233,7 @@ def compiled() -> _Compiled:
     anchors = sorted(by_anchor)
     spellings = sorted({spelling for anchor in anchors if len(anchor) >= 4 for spelling in _base64_spellings(anchor)})
     words = sorted({*NAME_STEMS, *(anchor for rule in RULES for anchor in rule.anchors), *KUBERNETES_SECRET_MARKS,
-                    *SEED_MARKS, *TERRAFORM_MARKS})
+                    *SEED_MARKS, *TERRAFORM_MARKS, *TRANSCRIPT_ANCHORS})
     meanings: list[tuple[int, str | int]] = [(_ANCHOR, anchor) for anchor in anchors]
     meanings += [(_SPELLING, spelling) for spelling in spellings]
     meanings += [(_WORD, word) for word in words]
