@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .commits import CommitLog
+from .credentials.net import cut_short_of_secrets
 from ..core.model import (
     NoticeKind,
     PermissionMode,
@@ -232,7 +233,7 @@ class Summary:
                 if not self.first_prompt:
                     self.first_prompt = asked[:FIRST_PROMPT_LIMIT]
                 if asked.strip():
-                    self.outline.append(OutlineItem(anchor, shorten(plain(head(asked, 2000)), 70), timestamp, page))
+                    self.outline.append(OutlineItem(anchor, cut_short_of_secrets(shorten(plain(head(asked, 2000)), 70)), timestamp, page))
             elif event.label == _PLAN_PREAMBLE_LABEL and not self.plan_source_id:
                 found = TRANSCRIPT_PATH.search(event.text)
                 if found:
@@ -243,7 +244,7 @@ class Summary:
             self.prompt_count += 1
             if not self.first_prompt:
                 self.first_prompt = typed[:FIRST_PROMPT_LIMIT]
-            self.outline.append(OutlineItem(anchor, shorten(plain(head(typed, 2000)), 70), timestamp, page))
+            self.outline.append(OutlineItem(anchor, cut_short_of_secrets(shorten(plain(head(typed, 2000)), 70)), timestamp, page))
         elif isinstance(event, ToolCall):
             if event.name != UNKNOWN_TOOL:
                 self.tool_call_count += 1

@@ -167,6 +167,9 @@ def printed_secret(command: str) -> tuple[bool, bool]:
 
 _TOKEN = re.compile(r"[^\s\"'`,;(){}\[\]<>|\\]+")
 _ROW = re.compile(r"(?m)^[ \t]*(?P<name>[A-Za-z_][\w.\-]*)(?:[ \t]{2,}|\t|[ \t]*[:=][ \t]*)(?P<value>\S[^\n]*?)[ \t]*$")
+_FIRST_LINE = re.compile(r"(?m)^(?![ \t]*</?[a-z_\-]+>(?:[^<\n]*</[a-z_\-]+>)?[ \t]*$)[ \t]*\S[^\n]*")
+"""The first line of an output that is not a tag a tool wraps it in (`<stdout>`, `<status>completed</status>`)."""
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]{20,}={0,2}")
 _DATE_OR_NUMBER = re.compile(r"[\d\-:.TZ+ ]+|n/a|none|null|true|false|\*+|<[^>]*>", re.IGNORECASE)
 
 
@@ -175,7 +178,11 @@ def credential_looking(value: str) -> bool:
     characters or more with a letter and a digit or a symbol in it, or long and of both cases; not a shape that
     says it is something else (a date, a path, a URL, a version, an ARN)."""
     value = value.strip(".:")
-    if len(value) < 6 or value.startswith(("[REDACTED", "arn:")) or shape_known(value):
+    if len(value) < 6 or value.startswith(("[REDACTED", "arn:")):
+        return False
+    if _BASE64_RUN.fullmatch(value) and machine_made(value.replace("/", "").replace("+", "")):
+        return True  # base64 with slashes in it is no path
+    if shape_known(value):
         return False
     if machine_made(value):
         return True
@@ -192,7 +199,7 @@ def printed_secrets(output: str, alone: bool) -> list[tuple[int, int]]:
     Vault table), and every credential-looking value."""
     spans: list[tuple[int, int]] = []
     if alone:
-        first = re.search(r"\S[^\n]*", output)
+        first = _FIRST_LINE.search(output)
         if first is not None:
             line = first.group().rstrip()
             if len(line) >= 4 and not line.startswith("[REDACTED") and not _looks_like_a_message(line):
@@ -253,46 +260,42 @@ _LONGEST_OUTPUT = 200
 
 def transcript_outputs(text: str, starts: list[int]) -> list[tuple[int, int]]:
     """In a text that shows a terminal: the secrets in the output of each command at a prompt that prints one
-    (`starts`: where the prefilter saw a command's anchor). The output is the lines after the command, up to the
-    next prompt, a blank line or a code fence's end."""
+    (`starts`: where the prefilter saw a command's anchor or a secret word; only their lines are read). The output
+    is the lines after the command, up to the next prompt, a blank line or a code fence's end."""
     spans: list[tuple[int, int]] = []
-    lines = text.split("\n")
-    offsets = [0]
-    for line in lines[:-1]:
-        offsets.append(offsets[-1] + len(line) + 1)
-    seen_lines: set[int] = set()
+    done_until = -1
     for start in starts:
-        number = _line_of(offsets, start)
-        if number in seen_lines:
+        if start < done_until:
             continue
-        seen_lines.add(number)
-        prompt = _PROMPT_LINE.match(lines[number])
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", start)
+        if line_end < 0:
+            break  # the command's line is the last: no output follows it
+        done_until = line_end
+        prompt = _PROMPT_LINE.match(text, line_start, line_end)
         if prompt is None:
             continue
         prints, alone = printed_secret(prompt.group("command"))
         if not prints:
             continue
-        end = number + 1
-        while end < len(lines) and end - number <= _LONGEST_OUTPUT and lines[end].strip() and not (
-                lines[end].lstrip().startswith("```") or _PROMPT_LINE.match(lines[end])):
-            end += 1
-        if end == number + 1:
+        output_start = position = line_end + 1
+        for _ in range(_LONGEST_OUTPUT):
+            next_end = text.find("\n", position)
+            next_end = len(text) if next_end < 0 else next_end
+            line = text[position:next_end]
+            if not line.strip() or line.lstrip().startswith("```") or _PROMPT_LINE.match(line):
+                break
+            position = next_end + 1
+            if next_end == len(text):
+                break
+        output = text[output_start:max(output_start, position - 1)]
+        if not output:
             continue
-        output_start = offsets[number + 1]
-        output = text[output_start:offsets[end - 1] + len(lines[end - 1])]
-        lead = re.compile(r"(?m)^[ \t]*\d+(?:→|\t)|^>[ \t]?") if prompt.group("lead").strip() else None
-        if lead is not None:  # a numbered or quoted terminal: each line's lead is not output
-            output = lead.sub(lambda found: " " * len(found.group()), output)
+        if prompt.group("lead").strip():  # a numbered or quoted terminal: each line's lead is not output
+            output = _LEAD.sub(lambda found: " " * len(found.group()), output)
         spans += [(output_start + begin, output_start + finish) for begin, finish in printed_secrets(output, alone)]
+        done_until = position
     return spans
 
 
-def _line_of(offsets: list[int], position: int) -> int:
-    low, high = 0, len(offsets) - 1
-    while low < high:
-        middle = (low + high + 1) // 2
-        if offsets[middle] <= position:
-            low = middle
-        else:
-            high = middle - 1
-    return low
+_LEAD = re.compile(r"(?m)^[ \t]*\d+(?:→|\t)|^>[ \t]?")

@@ -34,6 +34,12 @@ and a symbol inside it is judged with it, `password_like`)."""
 _RUN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^A-Za-z\d]+")
 """The runs a value breaks into: a word (capitalised or not), an acronym, a number, symbols."""
 _HEX = re.compile(r"[0-9a-fA-F]+")
+_WORDLIKE = re.compile(r"[A-Z]?[a-z]*[aeiouy][a-z]*", re.IGNORECASE)
+"""A run of letters that reads as a word: it has a vowel (a draw's runs of four are often `Xksb`, `Fnjm`)."""
+_CAPITALS = re.compile(r"[A-Z]{2,}")
+_LONG_CAPITALS = re.compile(r"[a-z][A-Z]{5,}[a-z]")
+"""Five capitals or more between small letters: a draw's (an acronym in a name is shorter, `getHTTPSUrl`)."""
+_LONE_SMALL = re.compile(r"(?<=[A-Z])[a-z](?=[A-Z])")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _ULID = re.compile(r"[0-9A-HJKMNP-TV-Z]{26}")
 _DIGEST_PREFIX = re.compile(r"(?i)^(?:sha\d*|sha3-\d+|md5|blake2[bs]?|h\d|sha\d+-)[:\-=]")
@@ -65,8 +71,15 @@ def _mixes_letters_and_digits_in_short_runs(core: str) -> bool:
     has_lower = any(character.islower() for character in core)
     has_upper = any(character.isupper() for character in core)
     classes = has_digit + has_lower + has_upper
-    if classes < 2 or not has_digit and len(core) < 20:
-        return False  # all letters in both cases is a name unless it is long (`SGVsbG9Xb3JsZEhlbGxv…`)
+    if classes < 2:
+        return False
+    if not has_digit:
+        # Letters alone: a name's humps are a capital and small letters (`TestParseLogLevel`, `HTTPServer`), and
+        # its words have vowels; a draw's are not (runs of capitals, a small letter alone between two) and have few.
+        vowels = sum(character in "aeiouAEIOU" for character in core) / len(core)
+        irregular = irregular_humps(core)
+        return (irregular >= max(3, len(core) // 10) or irregular >= 2 and vowels < 0.25
+                or irregular >= 1 and vowels < 0.35 and _LONG_CAPITALS.search(core) is not None) and entropy(core) >= 3.3
     runs = [run for run in _runs(core) if run[0].isalnum()]
     if not runs:
         return False
@@ -77,8 +90,9 @@ def _mixes_letters_and_digits_in_short_runs(core: str) -> bool:
     if classes == 2 and not has_lower:  # upper case and digits: a code (`AKIA…` keys are known formats)
         return len(core) >= 16 and len(runs) >= 6 and average <= 2.6 and entropy(core) >= 3.2
     # Letters in words (`Level`, `Parse`) mark a name; a draw's letter runs are one or two long.
-    worded = sum(1 for run in letters if len(run) >= 4)
-    return average <= 2.6 and len(runs) >= 5 and worded <= len(letters) // 4 and entropy(core) >= 3.0
+    worded = sum(1 for run in letters if len(run) >= 4 and _WORDLIKE.fullmatch(run))
+    return average <= (3.0 if len(core) >= 16 else 2.6) and len(runs) >= 5 and worded <= len(letters) // 4 \
+        and entropy(core) >= 3.0
 
 
 def shape_known(value: str) -> bool:
@@ -100,12 +114,19 @@ def shape_known(value: str) -> bool:
     return _FILE_NAME.fullmatch(value) is not None and not _SYMBOL.search(value) and "." in value[1:]
 
 
+def irregular_humps(value: str) -> int:
+    """Runs of capitals, and small letters alone between two capitals: a draw's, which a name's humps are not."""
+    return len(_CAPITALS.findall(value)) + len(_LONE_SMALL.findall(value))
+
+
 def password_like(value: str) -> bool:
     """A value people make as a password: a letter, a digit and a symbol, the symbol not at an end only (`#2`,
     `item!`), and nothing that makes it code or prose."""
     inner = value[1:-1]
-    if not (_SYMBOL.search(inner) and any(c.isalpha() for c in value) and any(c.isdigit() for c in value)):
+    if not (_SYMBOL.search(inner) and any(c.isalpha() for c in value)):
         return False
+    if not any(c.isdigit() for c in value) and irregular_humps(value) < 2:
+        return False  # without a digit, only letters whose case goes as a draw's does (`bWlaKZDaZXuI!Typ`)
     if any(mark in value for mark in _CODE_MARKS) or value.count(".") > 1 or "/" in value or _VARIABLE.search(value):
         return False
     if "=" in value.rstrip("="):
@@ -158,3 +179,27 @@ def candidates(text: str) -> Iterator[tuple[str, int, int]]:
             continue
         if machine_made(value):
             yield value, start, start + len(value)
+
+
+_WORDS_RUN = re.compile(r"(?:\b[a-z]{3,8}\b[ ,]+){2,}\b[a-z]{3,8}\b")
+
+
+def cut_short_of_secrets(excerpt: str) -> str:
+    """An excerpt cut from a longer text (a prompt's line in a session's outline), ended before the first value
+    that looks like a credential: what would have said it is one (the word after it, the rest of a seed phrase)
+    may be in the part cut off, where the redactor, which reads the excerpt alone, cannot see it."""
+    if not excerpt.endswith("…"):
+        return excerpt
+    cut = len(excerpt)
+    for _, start, _ in candidates(excerpt):
+        cut = start
+        break
+    from .schemas import bip39_words  # a seed phrase cut short: three of its words or more, up to the cut
+
+    listed = bip39_words()
+    for run in _WORDS_RUN.finditer(excerpt, 0, cut):
+        words = re.findall(r"[a-z]+", run.group())
+        if run.end() >= len(excerpt) - 2 and all(word in listed for word in words):
+            cut = min(cut, run.start())
+            break
+    return excerpt if cut == len(excerpt) else excerpt[:cut].rstrip(" ,.;:") + "…"

@@ -55,7 +55,7 @@ def form_spans(text: str, words: list[tuple[int, str]] | None = None) -> list[Fo
         terraform = terraform or word in TERRAFORM_MARKS
         if word in _SEED_MARKS:
             seeds.append(start)
-        elif word in _TRANSCRIPT_ANCHORS:
+        elif word in _TRANSCRIPT_ANCHORS or word in _STEMS:  # a command that prints a secret, or names one
             commands.append(start)
     found: list[Found] = []
     if seeds:
@@ -94,6 +94,11 @@ _ANY_ASSIGNMENT = re.compile(
     r"(?P<value>[A-Za-z0-9+/=_\-.~]{16,})")
 
 
+_ENV_ASSIGNMENT = re.compile(
+    r"(?<![A-Za-z0-9_.\-])(?:export[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=[ \t]*[\"']?"
+    r"(?P<value>[A-Za-z0-9+/=_\-.~]{16,})")
+
+
 _DIGEST_NAME = re.compile(r"(?i)(?:.*@)?(?:sha\d*|sha3-\d+|md5|h\d|blake\w*|crc\d*|xxh\w*|integrity|digest|checksum|"
                           r"hash|etag|commit|rev|revision|sum)")
 """Names of digests and checksums: what they are given is a hash (`sha256:…`, go.sum's `h1:…`)."""
@@ -111,11 +116,13 @@ def random_runs(text: str, shortest: int = 32) -> list[Found]:
             and looks_random(match.group())]
 
 
-def random_value_spans(text: str, nameless: bool) -> list[Found]:
+def random_value_spans(text: str, nameless: bool, dotenv: bool = False) -> list[Found]:
     """In a credential file: every value that looks random, whatever its name (`STRIPE=…`, `[default]
     key = …`), and every long run that does on its own (a key's body lines, a value on a line of its own),
-    and the password field of a `.pgpass` line."""
-    found = [Found(*match.span("value"), "high-entropy") for match in _ANY_ASSIGNMENT.finditer(text)
+    and the password field of a `.pgpass` line. `dotenv`: the text has a `.env` file's shape and is not known as
+    one by its name: only its `NAME=value` assignments are (a JSON member beside them, `"x": "…"`, is not)."""
+    found = [Found(*match.span("value"), "high-entropy") for match in (_ENV_ASSIGNMENT if dotenv else
+                                                                      _ANY_ASSIGNMENT).finditer(text)
              if not _DIGEST_NAME.fullmatch(match.group("name"))
              and looks_random(match.group("value"), hex_counts=nameless) and not match.group("value").startswith("REDACTED")]
     if nameless:
@@ -234,7 +241,7 @@ def context_spans(text: str, credential_file: bool, named_file: bool = False,
         found += [Found(start, end, "secret-in-sentence") for start, end in sentence_secrets(text, stems)]
         found += [Found(start, end, "secret-column") for start, end in table_secrets(text, stems)]
     if credential_file or named_file:
-        found += random_value_spans(text, nameless=named_file)
+        found += random_value_spans(text, nameless=named_file, dotenv=not named_file)
     if seen.pgpass:
         found += pgpass_spans(text, seen.pgpass)
     return non_overlapping(found)

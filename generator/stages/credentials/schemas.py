@@ -35,6 +35,9 @@ from .forms import FORM_RULES, FormRule
 
 _BASE64URL = r"[A-Za-z0-9_\-]{16,}"
 _Q = r"\\?\""  # a JSON quote, escaped inside a string or not
+_GAP = r"(?:\s|\d+(?:→|\t|[:-])|\+)*"
+"""What stands between a JSON document's tokens as a tool shows it: blanks and line breaks, and the line numbers
+and marks put before each line (Read's `   5→`, grep's `5:`, a diff's `+`)."""
 
 SCHEMA_RULES: tuple[FormRule, ...] = (
     FormRule("jwk-private-member", ("\"kty\"", "\\\"kty\\\""), re.compile(
@@ -42,11 +45,12 @@ SCHEMA_RULES: tuple[FormRule, ...] = (
         checked=False),
     FormRule("terraform-sensitive", ("\"sensitive\": true", "\"sensitive\":true", "\\\"sensitive\\\": true",
                                      "\\\"sensitive\\\":true"), re.compile(
-        _Q + r"sensitive" + _Q + r"\s*:\s*true\s*,\s*(?:" + _Q + r"type" + _Q + r"\s*:\s*(?:" + _Q + r"[^\"\\]*" + _Q
-        + r"|\[[^\]]*\])\s*,\s*)?" + _Q + r"value" + _Q + r"\s*:\s*" + _Q + r"(?P<secret>(?:[^\"\\]|\\[^\"])+)" + _Q),
+        _Q + r"sensitive" + _Q + r"\s*:\s*true\s*," + _GAP + r"(?:" + _Q + r"type" + _Q + r"\s*:\s*(?:" + _Q
+        + r"[^\"\\]*" + _Q + r"|\[[^\]]*\])\s*," + _GAP + r")?" + _Q + r"value" + _Q + r"\s*:\s*" + _Q
+        + r"(?P<secret>(?:[^\"\\]|\\[^\"])+)" + _Q),
         checked=False),
     FormRule("pulumi-secret", ("4dabf18193072939515e22adb298388d",), re.compile(
-        _Q + r"plaintext" + _Q + r"\s*:\s*" + _Q + r"(?P<secret>(?:[^\"\\]|\\.)+?)" + _Q + r"\s*[,}]"),
+        _Q + r"plaintext" + _Q + r"\s*:\s*" + _Q + r"(?P<secret>(?:[^\"\\]|\\.)+)" + _Q),
         checked=False),
     FormRule("totp-secret", ("otpauth://",), re.compile(
         r"otpauth://[th]otp/[^\s?\"']*\?(?:[^\s\"'#]*?&)?secret=(?P<secret>[A-Za-z2-7=]{8,})"), checked=False),
@@ -58,6 +62,11 @@ SCHEMA_RULES: tuple[FormRule, ...] = (
     FormRule("keystore-password", ("pass:",), re.compile(
         r"-(?:passin|passout|pass|password|passwd|kpass)\s+(?:\\?['\"])?pass:(?P<secret>[^\s'\"\\|;&]+)"),
         checked=False),
+    # The hashicorp/random provider's `random_password` keeps its `result` as a sensitive attribute
+    # (registry.terraform.io/providers/hashicorp/random/latest/docs/resources/password).
+    FormRule("terraform-sensitive", ("random_password",), re.compile(
+        r"random_password" + r"(?:(?!\\?\"type\\?\"\s*:)[\s\S]){0,1500}?" + _Q + r"result" + _Q + r"\s*:\s*" + _Q
+        + r"(?P<secret>(?:[^\"\\]|\\[^\"])+)" + _Q), checked=False),
     FormRule("service-account-key-id", ("private_key_id",), re.compile(
         _Q + r"private_key_id" + _Q + r"\s*:\s*" + _Q + r"(?P<secret>[0-9a-f]{40})" + _Q), checked=False),
 )
@@ -70,7 +79,7 @@ SEED_MARKS = ("mnemonic", "seed phrase", "seed words", "recovery phrase", "secre
               "seed=", "wallet", "bip39", "bip-39")
 """Words one of which is near every seed phrase found (a seed phrase has no anchor of its own)."""
 _REACH = 600
-_WORD_RUN = re.compile(r"(?:(?<=\s)|(?<=^)|(?<=[\"'`:=>]))(?:\d{1,2}[.)]\s*)?[a-z]{3,8}"
+_WORD_RUN = re.compile(r"(?<![A-Za-z0-9])(?:\d{1,2}[.)]\s*)?[a-z]{3,8}"
                        r"(?:(?:\s+|\\n|,\s*)(?:\d{1,2}[.)]\s*)?[a-z]{3,8}){11,23}", re.MULTILINE)
 
 
@@ -133,8 +142,8 @@ def _phrases_in(run: str, offset: int, words: list[tuple[int, int]]) -> list[tup
 
 _SENSITIVE_ATTRIBUTES = re.compile(r"\"sensitive_attributes\"\s*:\s*\[(?P<list>(?:[^\[\]]|\[[^\[\]]*\]|"
                                    r"\[(?:[^\[\]]|\[[^\[\]]*\])*\])*)\]")
-_GET_ATTR = re.compile(r"\"type\"\s*:\s*\"get_attr\"\s*,\s*\"value\"\s*:\s*\"(?P<name>[^\"]+)\"")
-_TERRAFORM_VARIABLE = re.compile(r"\bvariable\s+\"[^\"]+\"\s*\{(?P<body>[^{}]*)\}")
+_GET_ATTR = re.compile(r"\"type\"\s*:\s*\"get_attr\"\s*," + _GAP + r"\"value\"\s*:\s*\"(?P<name>[^\"]+)\"")
+_TERRAFORM_VARIABLE = re.compile(r"\bvariable\s+\"[^\"]+\"\s*\{(?P<body>[^{}]*)(?:\}|$)")
 _SENSITIVE_TRUE = re.compile(r"\bsensitive\s*=\s*true\b")
 _DEFAULT = re.compile(r"\bdefault\s*=\s*\"(?P<secret>[^\"\n]+)\"")
 

@@ -21,9 +21,12 @@ from .net import machine_made, password_like, shape_known
 _REACH = 160
 """How far either side of the word a sentence is read, at most."""
 _SENTENCE_END = re.compile(r"(?:[.!?。！？](?=\s)|\n|\\n|;\s|\|)")
-_VALUE = re.compile(r"[^\s\"'`“”‘’«»()\[\]{}<>,;|]+")
+_VALUE = re.compile(r"[^\s\"'`“”‘’«»()\[\]{}<>,;|→]+")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_]*\d{0,4}")
 _STRIP = ".:!?…"
+_LINE_LEAD = re.compile(r"(?:[^\s:]+:)?\d+[:-]")
+_SYMBOL_INSIDE = re.compile(r"[!#%*@^&~+=]")
+_NAME_PART = re.compile(r"[A-Z]|[A-Z]?[a-z]+(?:[A-Z][a-z]+)*\d{0,3}|[A-Z]+\d{0,3}|\d+")
 
 
 def sentence_value(value: str) -> bool:
@@ -32,6 +35,10 @@ def sentence_value(value: str) -> bool:
         return False
     if machine_made(value) or password_like(value):
         return True
+    if _SYMBOL_INSIDE.search(value[1:-1]) and len(value) >= 10 and not all(
+            _NAME_PART.fullmatch(part) for part in re.split(r"[^A-Za-z0-9]+", value) if part) \
+            and not any(mark in value for mark in ("::", "->", "=>", "(", "/", "$")):
+        return True  # a symbol between parts that are no names (`Class#method` is one), as in a password
     if _IDENTIFIER.fullmatch(value) or not any(character.isdigit() for character in value):
         return False  # a word, a name with a number at its end (`OAuth2`, `sha256`)
     if all(part.isalpha() or part.isdigit() for part in re.split(r"[-_.:@+]", value) if part):
@@ -68,16 +75,21 @@ def sentence_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int
         phrase = phrase_end(text, position)
         if phrase is not None:
             name = text[position:phrase]
+        elif text[word_ends:word_ends + 1] == " " and not is_secret_name(name):
+            name = text[name_start:word_end(text, word_ends + 1)]  # a name of two words (`API key`, `access token`)
         if not is_secret_name(name) and not is_secret_name(text[position:word_ends].strip("-.")):
             continue
         start, end = _sentence(text, position)
         for found in _VALUE.finditer(text, start, end):
             if found.start() <= position < found.end() or found.start() == name_start:
                 continue  # the secret word itself
-            value = found.group().rstrip(_STRIP)
+            value, value_start = found.group().rstrip(_STRIP), found.start()
+            lead = _LINE_LEAD.match(value)
+            if lead is not None:  # grep's `12:` before a line's first word
+                value, value_start = value[lead.end():], value_start + lead.end()
             if "=" in value.rstrip("=") or value.endswith(":"):
                 continue  # an assignment: the rules by name read it
             if sentence_value(value):
-                spans.append((found.start(), found.start() + len(value)))
+                spans.append((value_start, value_start + len(value)))
         done_until = end
     return spans

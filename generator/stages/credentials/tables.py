@@ -21,10 +21,11 @@ from typing import Iterable
 from .assignments import plausible_secret
 from .forms import lines_with_offsets
 from .names import is_secret_name
+from .sentences import sentence_value
 
 _LONGEST_TABLE = 2000
 """Rows read under one header, at most."""
-_DECORATION = re.compile(r"[ \t]*\d+(?:→|\t)|[^\s:|,]+:\d+[:-]|\d+[:-](?=\S)|[+\-> ](?=[ |])")
+_DECORATION = re.compile(r"[ \t]*\d+(?:→|\t)|[^\s:|,]+:\d+[:-]|\d+[:-](?=[\S ])|[+\-> ](?=[ |+-])|\+(?=\w)")
 """What a tool puts before a line of a file: Read's and `cat -n`'s numbers, grep's `file:12:`, a diff's mark."""
 _SEPARATOR_LINE = re.compile(r"[ \t]*[|+]?[ \t]*:?-{2,}:?[ \t]*(?:[|+][ \t]*:?-{2,}:?[ \t]*)*[|+]?[ \t]*")
 _RULE_LINE = re.compile(r"[ \t]*(?:-{2,}[ \t]+)+-{2,}[ \t]*|[ \t]*=+[ \t]*")
@@ -102,6 +103,8 @@ def table_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int]]:
         if kind is None:
             continue
         columns = _aligned_columns(header) if kind == "aligned" else _split(header, kind)
+        if not _a_header(header, columns, kind, lines, index, skip):
+            continue
         secret_columns = [number for number, (start, end) in enumerate(columns)
                           if start <= position - offset - skip < end or is_secret_name(header[start:end])]
         secret_columns = [number for number in secret_columns
@@ -117,7 +120,11 @@ def table_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int]]:
             if not content.strip():
                 break
             if kind == "aligned":
-                cells = _row_under(content, columns)
+                if not _aligned_under(content, columns):
+                    break
+                cells = _aligned_columns(content)
+                if len(cells) != len(columns):
+                    cells = _row_under(content, columns)
             else:
                 if kind not in content:
                     break
@@ -128,25 +135,50 @@ def table_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int]]:
             for number in secret_columns:
                 start, end = cells[number]
                 value = content[start:end]
-                if value and plausible_secret(value.strip("`"), False, False) and not value.startswith("[REDACTED"):
+                if value and not value.startswith("[REDACTED") and (plausible_secret(value.strip("`"), False, False)
+                                                                     or sentence_value(value.strip("`"))):
                     spans.append((row_offset + row_skip + start, row_offset + row_skip + end))
         done_until = offset + len(line)
     return spans
 
 
+_COLUMN_NAME = re.compile(r"[`*_]*[\w][\w .\-()#/]{0,40}[`*_]*")
+_SINGLE_NAME = re.compile(r"[\w][\w.\-#]{0,40}")
+
+
+def _a_header(header: str, columns: list[tuple[int, int]], kind: str, lines: list[tuple[int, str]], index: int,
+              skip: int) -> bool:
+    """Whether a line is a table's header: a Markdown or psql header has its separator line under it, a mysql one its
+    border above it; one without (sqlite's, CSV, TSV, an aligned listing) is column names alone."""
+    names = [header[start:end] for start, end in columns]
+    if kind == "|":
+        below = lines[index + 1][1][skip:] if index + 1 < len(lines) else ""
+        above = lines[index - 1][1][skip:] if index > 0 else ""
+        if _SEPARATOR_LINE.fullmatch(below) or _SEPARATOR_LINE.fullmatch(above) and "+" in above:
+            return all(_COLUMN_NAME.fullmatch(name) for name in names if name)
+    return all(_SINGLE_NAME.fullmatch(name) for name in names)
+
+
+def _aligned_under(row: str, columns: list[tuple[int, int]]) -> bool:
+    """Whether a row's cells start under the header's columns (a blank before each, text at its start), or it has
+    as many cells two blanks apart as the header has columns (a long value pushes the cells after it right)."""
+    if all(start < len(row) and row[start] not in " \t" and row[start - 1] in " \t" for start, _ in columns[1:]):
+        return True
+    return len(_aligned_columns(row)) == len(columns)
+
+
 def _row_under(row: str, columns: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """An aligned table's row, cut where the header's columns start (a cell runs to the next column)."""
+    """An aligned table's row, cut where the header's columns start: a cell is the word that starts under its
+    column (it may run past the next column's start, as a long value does); the last column's runs to the end."""
     cells = []
     for number, (start, _) in enumerate(columns):
-        end = columns[number + 1][0] if number + 1 < len(columns) else len(row)
-        left, right = min(start, len(row)), min(end, len(row))
-        while left < right and row[left] in " \t":
+        left = min(start, len(row))
+        while left < len(row) and row[left] in " \t":
             left += 1
-        while right > left and row[right - 1] in " \t":
-            right -= 1
-        if number + 1 < len(columns) and " " in row[left:right]:
-            right = row.index(" ", left)  # a cell of its own word only: the next column's text is not in it
-        cells.append((left, right))
+        right = len(row.rstrip()) if number + 1 == len(columns) else left
+        while right < len(row) and row[right] not in " \t":
+            right += 1
+        cells.append((left, max(left, right)))
     return cells
 
 
