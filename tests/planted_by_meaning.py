@@ -167,7 +167,7 @@ _SENTENCES = [
     "New credentials for Grafana: admin / {v}",
     "token={v} was in the logs, I removed it",
     "{v} is the session secret in prod, keep it out of git",
-    "Auth header value is {v} (bearer).",
+    "Auth header value is {v} (the bearer token).",
 ]
 SENTENCE_RECIPES = [Recipe(f"sentence-{number:02d}", "sentence", _password if number % 2 else _token,
                            _filled(shape, "\n"), path="notes/handover.md")

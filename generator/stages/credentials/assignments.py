@@ -67,6 +67,10 @@ _NOT_A_SECRET = re.compile(
 """Values that are something else by what they are, whatever name they are given: a test's name (a test runner's
 `PASS:` line), a date or a time (`claudeCodeFirstTokenDate: 2026-…`), a duration, a path to a source file (prose
 after `Auth:`)."""
+_SAYS_PLACEHOLDER = re.compile(r"(?i)(?:^|[-_.])(?:test|testing|dev|development|local|example|sample|dummy|fake|"
+                               r"insecure|placeholder|changeme|not[-_]?a[-_]?secret|do[-_]?not[-_]?use)(?=[-_.]|$)")
+_WORDS_JOINED = re.compile(r"[A-Za-z]+(?:[-_.](?:[A-Za-z]+|\d+))+")
+"""Words (and numbers) joined by `-`, `_` or `.`: with one of them saying so, a placeholder's value."""
 _DOTTED_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+")
 _MEMBER_PART = re.compile(r"[A-Za-z_$]+[0-9]{0,2}|[a-z_$][a-z0-9_$]{0,15}")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_-]*")
@@ -217,6 +221,8 @@ def plausible_secret(value: str, quoted: bool, credential_file: bool, whole_fiel
         return False
     if _PLACEHOLDER.match(stripped) or _CODE.search(stripped) or _NOT_A_SECRET.fullmatch(stripped):
         return False
+    if _SAYS_PLACEHOLDER.search(stripped) and _WORDS_JOINED.fullmatch(stripped):
+        return False  # `test-only-secret-base-…`, `insecure-dev-key`: words that say they are no secret
     if stripped[0] in "$%@!*&{[(<" or stripped.startswith(("file:", "env:", "vault:", "secret:", "arn:", "op://")):
         return False
     if credential_file or whole_field:

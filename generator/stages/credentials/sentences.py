@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from .names import is_secret_name
-from .words import letter, phrase_end, word_end
+from .names import is_secret_name, words_of
+from .words import letter, names_a_secret_in_another_language, phrase_end, word_end
 from .net import machine_made, password_like, shape_known
 
 _REACH = 160
@@ -27,6 +27,24 @@ _STRIP = ".:!?…"
 _LINE_LEAD = re.compile(r"(?:[^\s:]+:)?\d+[:-]")
 _SYMBOL_INSIDE = re.compile(r"[!#%*@^&~+=]")
 _NAME_PART = re.compile(r"[A-Z]|[A-Z]?[a-z]+(?:[A-Z][a-z]+)*\d{0,3}|[A-Z]+\d{0,3}|\d+")
+
+
+_PROSE_SECRET_WORDS = frozenset({
+    "password", "passwords", "passwd", "passphrase", "passcode", "pwd", "pw", "token", "tokens", "secret", "secrets",
+    "credential", "credentials", "creds", "apikey", "key", "keys", "seed", "mnemonic",
+})
+"""The last words of a name that says "secret" in prose too; `pass`, `auth`, `pin`, `sig`, `cookie` are words of
+other meanings there (`Pass the cwd`, `pin the version`)."""
+
+
+def names_a_secret_column(name: str) -> bool:
+    """A name (a table's header, the words of a sentence) that names the secret itself: a secret-like name whose
+    last word is a secret noun (`Password`, `API token`, `contraseña`; not `Pass if…`, `Auth flow`)."""
+    if not is_secret_name(name):
+        return False
+    words = words_of(name)
+    return not words or not name.isascii() or words[-1] in _PROSE_SECRET_WORDS or words[-1].endswith(
+        ("password", "passwd", "token", "secret", "key")) or names_a_secret_in_another_language(name)
 
 
 def sentence_value(value: str) -> bool:
@@ -77,13 +95,13 @@ def sentence_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int
             name = text[position:phrase]
         elif text[word_ends:word_ends + 1] == " " and not is_secret_name(name):
             name = text[name_start:word_end(text, word_ends + 1)]  # a name of two words (`API key`, `access token`)
-        if not is_secret_name(name) and not is_secret_name(text[position:word_ends].strip("-.")):
+        if not names_a_secret_column(name) and not names_a_secret_column(text[position:word_ends].strip("-.")):
             continue
         start, end = _sentence(text, position)
         for found in _VALUE.finditer(text, start, end):
             if found.start() <= position < found.end() or found.start() == name_start:
                 continue  # the secret word itself
-            value, value_start = found.group().rstrip(_STRIP), found.start()
+            value, value_start = found.group().rstrip(_STRIP + "\\"), found.start()
             lead = _LINE_LEAD.match(value)
             if lead is not None:  # grep's `12:` before a line's first word
                 value, value_start = value[lead.end():], value_start + lead.end()

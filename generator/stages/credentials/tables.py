@@ -21,7 +21,7 @@ from typing import Iterable
 from .assignments import plausible_secret
 from .forms import lines_with_offsets
 from .names import is_secret_name
-from .sentences import sentence_value
+from .sentences import names_a_secret_column, sentence_value
 
 _LONGEST_TABLE = 2000
 """Rows read under one header, at most."""
@@ -108,7 +108,7 @@ def table_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int]]:
         secret_columns = [number for number, (start, end) in enumerate(columns)
                           if start <= position - offset - skip < end or is_secret_name(header[start:end])]
         secret_columns = [number for number in secret_columns
-                          if is_secret_name(header[columns[number][0]:columns[number][1]].strip("`*_ "))]
+                          if names_a_secret_column(header[columns[number][0]:columns[number][1]].strip("`*_ "))]
         if not secret_columns or len(columns) < 2:
             continue
         rows = 0
@@ -135,8 +135,8 @@ def table_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int]]:
             for number in secret_columns:
                 start, end = cells[number]
                 value = content[start:end]
-                if value and not value.startswith("[REDACTED") and (plausible_secret(value.strip("`"), False, False)
-                                                                     or sentence_value(value.strip("`"))):
+                if value and not value.startswith("[REDACTED") and value.count(" ") < 2 and (
+                        plausible_secret(value.strip("`"), False, False) or sentence_value(value.strip("`"))):
                     spans.append((row_offset + row_skip + start, row_offset + row_skip + end))
         done_until = offset + len(line)
     return spans
