@@ -25,6 +25,8 @@ from .sentences import names_a_secret_column, sentence_value
 
 _LONGEST_TABLE = 2000
 """Rows read under one header, at most."""
+_REACH_BEFORE, _REACH_AFTER = 4096, 256 << 10
+"""How much of the text around a header is cut into lines: the line above it, and the rows after it."""
 _DECORATION = re.compile(r"[ \t]*\d+(?:→|\t)|[^\s:|,]+:\d+[:-]|\d+[:-](?=[\S ])|[+\-> ](?=[ |+-])|\+(?=\w)")
 """What a tool puts before a line of a file: Read's and `cat -n`'s numbers, grep's `file:12:`, a diff's mark."""
 _SEPARATOR_LINE = re.compile(r"[ \t]*[|+]?[ \t]*:?-{2,}:?[ \t]*(?:[|+][ \t]*:?-{2,}:?[ \t]*)*[|+]?[ \t]*")
@@ -88,13 +90,14 @@ def _content(line: str) -> int:
 def table_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int]]:
     """The spans of the cells under a secret-named header, for each header at `positions` (secret words)."""
     spans: list[tuple[int, int]] = []
-    lines: list[tuple[int, str]] | None = None
     done_until = -1
     for position in positions:
         if position < done_until:
             continue
-        if lines is None:
-            lines = lines_with_offsets(text)
+        # Only the lines around the word are cut out: the one above it (a border), and the table's rows below.
+        window = max(0, position - _REACH_BEFORE)
+        lines = [(window + start, line) for start, line in
+                 lines_with_offsets(text[window:min(len(text), position + _REACH_AFTER)])]
         index = _line_at(lines, position)
         offset, line = lines[index]
         skip = _content(line)

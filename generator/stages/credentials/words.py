@@ -25,7 +25,7 @@ import threading
 import unicodedata
 from typing import Any
 
-from .prefilter import hyperscan
+from .prefilter import _database as kept_database, hyperscan
 
 SECRET_WORDS_BY_LANGUAGE: dict[str, tuple[str, ...]] = {
     "es": ("contraseña", "contraseñas", "contrasena", "frase de contraseña", "clave secreta", "clave privada",
@@ -139,10 +139,7 @@ class _ForeignScan:
         if hyperscan is not None:
             expressions = ["".join(f"\\x{byte:02x}" for byte in spelling.encode()).encode()
                            for spelling, _ in self.spellings]
-            database = hyperscan.Database()
-            database.compile(expressions=expressions, ids=list(range(len(expressions))),
-                             flags=[0] * len(expressions))
-            self._database = database
+            self._database = kept_database(expressions, [0] * len(expressions))  # compiled once, kept
             self._lock = threading.Lock()  # the database holds one scratch space: one scan at a time
         self._pattern = re.compile("|".join(re.escape(spelling) for spelling, _ in
                                             sorted(self.spellings, key=lambda item: -len(item[0]))))
