@@ -26,7 +26,8 @@ class LongTextRedaction:
 
     if TYPE_CHECKING:  # what it uses of the `Redactor`, which defines them
         counts: Counter[str]
-        record: Callable[[str, str], None] | None
+        record: Callable[[str, str, int], None] | None
+        _line: int
 
         @property
         def active(self) -> bool: ...
@@ -44,7 +45,12 @@ class LongTextRedaction:
         if isinstance(item, Entry):
             return self.entry(item)
         whole = item.whole
-        return replace(item, text=self.text(item.text),
+        self._line = item.line
+        try:
+            text = self.text(item.text)
+        finally:
+            self._line = 0
+        return replace(item, text=text,
                        whole=None if whole is None else lambda: self.text_in_pieces(whole(), json_text=True))
 
     def text_in_pieces(self, pieces: Iterable[str], json_text: bool = False) -> Iterator[str]:

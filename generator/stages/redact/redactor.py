@@ -74,8 +74,12 @@ class Redactor(LongTextRedaction, SummaryRedaction):
     are taken out of encoded folder names whole, even with a dot or a dash in them."""
     own: OwnRules = field(default_factory=OwnRules)
     """The user's own patterns and words (`--redact`, the config's `redact` and `redact_words`)."""
-    record: Callable[[str, str], None] | None = field(default=None, repr=False, compare=False)
-    """Told of every redaction, its kind and the text taken out (for `sessionsite audit`)."""
+    record: Callable[[str, str, int], None] | None = field(default=None, repr=False, compare=False)
+    """Told of every redaction: its kind, the text taken out, and the line of the log that held it (that of
+    the entry being redacted; 0 outside one), for `sessionsite audit`. Entries are redacted a batch at a
+    time, before the first of the batch is handed on: the line says which entry a redaction was in."""
+    _line: int = field(default=0, repr=False)
+    """The line of the entry (or unreadable line) being redacted."""
     _cwd: str = field(default="", repr=False)
     _needs: tuple[dict[int, Sighting], set[int], set[int] | None] | None = field(default=None, repr=False)
     """While an entry is redacted: what the prefilter saw in its strings (by id), the ids of those that need the
@@ -126,6 +130,8 @@ class Redactor(LongTextRedaction, SummaryRedaction):
         if own and self.own:
             for kind, pattern in self.own.compiled():
                 value = pattern.sub(functools.partial(self._own, kind), value)
+            if self.own.reviewed:  # last: the values were reviewed as the other rules left them
+                value = self.own.reviewed.redact(value, self._whole)
         return value
 
     def _taken(self, found: Found, secret: str) -> str:
@@ -137,7 +143,7 @@ class Redactor(LongTextRedaction, SummaryRedaction):
     def _whole(self, kind: str, secret: str) -> str:
         self.counts[kind] += 1
         if self.record is not None:
-            self.record(kind, secret)
+            self.record(kind, secret, self._line)
         return marker(kind)
 
     def _secret_field(self, value: str, credential_file: bool) -> str:
@@ -152,7 +158,7 @@ class Redactor(LongTextRedaction, SummaryRedaction):
     def _home(self, match: re.Match[str]) -> str:
         self.counts["home-directory"] += 1
         if self.record is not None:
-            self.record("home-directory", match.group())
+            self.record("home-directory", match.group(), self._line)
         return "~"
 
     def _needed(self, text: str, tokens: bool, context: bool) -> tuple[bool, bool, Sighting | None]:
@@ -251,6 +257,13 @@ class Redactor(LongTextRedaction, SummaryRedaction):
         return list(zip(looks, needs, strict=True))
 
     def _entry(self, entry: Entry, look: Look, needs: Needs) -> Entry:
+        self._line = entry.line
+        try:
+            return self._entry_at_its_line(entry, look, needs)
+        finally:
+            self._line = 0
+
+    def _entry_at_its_line(self, entry: Entry, look: Look, needs: Needs) -> Entry:
         # One look at all of an entry's text together says which rules any of it may need: most entries
         # need none, and are passed on as they are; the rest are searched only for what was seen.
         data = entry.data
