@@ -54,6 +54,8 @@ class Options:
     title: str | None = None
     repo_url: str = ""
     commit_range: str | None = None
+    yes: bool = False
+    """Publish the values nobody reviewed as they are (`commands.review`)."""
 
 
 def build_config_from(options: Options, output: Path | None = None, markdown_only: bool = False) -> BuildConfig:
@@ -123,7 +125,10 @@ def selection_of(options: Options) -> Selection:
 
 
 def own_rules_of(options: Options) -> OwnRules:
-    return own_rules(options.redact_patterns, options.redact_words)
+    """The user's own patterns and words, and the values they decided to redact on review."""
+    from .review import with_decisions
+
+    return with_decisions(own_rules(options.redact_patterns, options.redact_words))
 
 
 def own_rules(patterns: Sequence[str], words: Sequence[str]) -> OwnRules:
