@@ -343,6 +343,8 @@ def gh_deploy_command(remote: str, deploy_branch: str, message: str | None, no_p
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=lambda: os.cpu_count() or 1,
               show_default="the number of CPUs", help="Processes reading in parallel.")
 @click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks.")
+@vault_option
+@no_vault_option
 @_with_choice
 def audit_command(site: Path | None, everything: bool, **values: Any) -> None:
     """Before publishing, list what to look at: each redaction made (its kind, session and line, the

@@ -19,14 +19,14 @@ import shlex
 import sys
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import click
 
 from ..core.errors import SessionsiteError, UsageProblem
 from ..core.text import for_terminal
-from .options import Options, inputs_or_default, own_rules_of, selection_of, vault_of
+from .decided import with_decisions
+from .options import Options, files_to_read, inputs_or_default, own_rules_of, selection_of
 from .running import configure_logging, errors, stopped_by_signals
 
 if TYPE_CHECKING:
@@ -58,21 +58,6 @@ class Pending:
 def interactive() -> bool:
     """Whether a person can answer: the command reads from a terminal and writes to one."""
     return sys.stdin.isatty() and sys.stdout.isatty()
-
-
-def with_decisions(own: OwnRules, store: DecisionStore | None = None) -> OwnRules:
-    """The user's own rules, with the values they decided to redact."""
-    from ..output.decisions import DecisionStore
-
-    store = store or DecisionStore()
-    if not store.path.exists():  # nothing reviewed yet: nothing to load (and no key made)
-        return replace(own, reviewed=None)
-    from ..audit import high_entropy_values
-    from ..stages.redact import ReviewedSecrets
-
-    key, decisions = store.load()
-    redacted = frozenset(digest for digest, decided in decisions.items() if decided.decision == "redact")
-    return replace(own, reviewed=ReviewedSecrets(key, redacted, high_entropy_values) if redacted else None)
 
 
 def pending_in(report: AuditReport, store: DecisionStore, again: bool = False) -> list[Pending]:
@@ -264,7 +249,7 @@ def review_sessions(options: Options, again: bool) -> None:
         store = DecisionStore()
         own = replace(own_rules_of(options), reviewed=None) if again else own_rules_of(options)
         inputs = inputs_or_default(options.inputs)
-        files = _files_to_read(list(inputs), options, own, stack)
+        files = files_to_read(list(inputs), options, own, stack)
         report = audit(inputs, Redaction(True, options.redact_paths, own), selection_of(options), jobs=options.jobs,
                        files=files)
         pending = pending_in(report, store, again)
@@ -277,30 +262,6 @@ def review_sessions(options: Options, again: bool) -> None:
     left = len(pending) - counts["redact"] - counts["keep"]
     click.echo(f"{counts['redact']} to redact, {counts['keep']} to keep"
                + (f"; {left} not decided (run review again to go on)" if left else ""))
-
-
-def _files_to_read(inputs: list[Path], options: Options, own: OwnRules, stack: ExitStack) -> list[SessionFile]:
-    """The logs a build with these options reads: those under the inputs, and the vault's copies of those
-    that are gone (read back into a private folder until `stack` closes)."""
-    from ..config import arranged
-    from ..stages.discover import find
-
-    live = find(inputs)
-    vault_folder = vault_of(options.vault_dir, options.no_vault)
-    kept: list[SessionFile] = []
-    if vault_folder is not None and vault_folder.exists():
-        from ..output.vault import Vault, VaultError
-
-        vault = Vault(vault_folder)
-        try:
-            gone, _ = vault.gone_under(inputs, live)
-        except VaultError as error:
-            click.echo(f"{error}; the vault's logs are not reviewed", err=True)
-            gone = []
-        if gone:
-            work = stack.enter_context(vault.work_folder())
-            kept = [stored.session_file(vault.database, work) for stored in gone]
-    return arranged(live + kept, inputs, options.redact_paths, None, own)
 
 
 __all__ = ["NotReviewed", "Pending", "ask", "change_decisions", "describe", "interactive", "listing",

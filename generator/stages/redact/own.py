@@ -46,9 +46,20 @@ class OwnRules:
     def compiled(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
         return _compile_own_rules(self.patterns, self.words)
 
+    def apply(self, text: str, taken: Callable[[str, str], str]) -> str:
+        """`text` with what each rule matches replaced by what `taken(kind, match)` gives; the values decided
+        "redact" last, since they were reviewed as the other rules left them."""
+        for kind, pattern in self.compiled():
+            text = pattern.sub(functools.partial(_taken_match, taken, kind), text)
+        return self.reviewed.redact(text, taken) if self.reviewed else text
+
     def check(self) -> None:
         """Raises `OwnRuleError` naming the first pattern that cannot be used, and why."""
         self.compiled()
+
+
+def _taken_match(taken: Callable[[str, str], str], kind: str, match: re.Match[str]) -> str:
+    return taken(kind, match.group()) if match.group() else ""
 
 
 class OwnRuleError(ValueError):

@@ -75,11 +75,7 @@ class Redactor(LongTextRedaction, SummaryRedaction):
     own: OwnRules = field(default_factory=OwnRules)
     """The user's own patterns and words (`--redact`, the config's `redact` and `redact_words`)."""
     record: Callable[[str, str, int], None] | None = field(default=None, repr=False, compare=False)
-    """Told of every redaction: its kind, the text taken out, and the line of the log that held it (that of
-    the entry being redacted; 0 outside one), for `sessionsite audit`. Entries are redacted a batch at a
-    time, before the first of the batch is handed on: the line says which entry a redaction was in."""
-    _line: int = field(default=0, repr=False)
-    """The line of the entry (or unreadable line) being redacted."""
+    """Told of each redaction: kind, text taken out, and line of the entry holding it, for `sessionsite audit`."""
     _cwd: str = field(default="", repr=False)
     _needs: tuple[dict[int, Sighting], set[int], set[int] | None] | None = field(default=None, repr=False)
     """While an entry is redacted: what the prefilter saw in its strings (by id), the ids of those that need the
@@ -128,17 +124,11 @@ class Redactor(LongTextRedaction, SummaryRedaction):
             if "-home-" in value or "-Users-" in value:
                 value = encoded_homes(self.homes).sub(self._home, value)
         if own and self.own:
-            for kind, pattern in self.own.compiled():
-                value = pattern.sub(functools.partial(self._own, kind), value)
-            if self.own.reviewed:  # last: the values were reviewed as the other rules left them
-                value = self.own.reviewed.redact(value, self._whole)
+            value = self.own.apply(value, self._whole)
         return value
 
     def _taken(self, found: Found, secret: str) -> str:
         return self._whole(found.kind, secret)
-
-    def _own(self, kind: str, match: re.Match[str]) -> str:
-        return self._whole(kind, match.group()) if match.group() else ""
 
     def _whole(self, kind: str, secret: str) -> str:
         self.counts[kind] += 1
@@ -257,11 +247,8 @@ class Redactor(LongTextRedaction, SummaryRedaction):
         return list(zip(looks, needs, strict=True))
 
     def _entry(self, entry: Entry, look: Look, needs: Needs) -> Entry:
-        self._line = entry.line
-        try:
+        with self._at(entry.line):
             return self._entry_at_its_line(entry, look, needs)
-        finally:
-            self._line = 0
 
     def _entry_at_its_line(self, entry: Entry, look: Look, needs: Needs) -> Entry:
         # One look at all of an entry's text together says which rules any of it may need: most entries
