@@ -168,8 +168,8 @@ def test_a_decisions_file_changed_by_hand_or_garbled_is_refused_with_a_message(p
     assert f"{store.path}: was changed outside sessionsite" in tampered.output
     assert "Traceback" not in tampered.output
 
-    for garbage in (b"\x00\xffnot json", b"[]", b'{"format": "sessionsite-review-decisions", "version": 9, '
-                                                 b'"decisions": {}}'):
+    for garbage in (b"\x00\xffnot json", b"[]", (b'{"format": "sessionsite-review-decisions", "version": 9, '
+                                                  b'"decisions": {}}')):
         store.path.write_bytes(garbage)
         result = bundle(project, tmp_path / "pr.md", "--yes")  # not even --yes publishes past it
         assert result.exit_code == 1 and str(store.path) in result.output, result.output
