@@ -183,7 +183,9 @@ def review_before_publishing(yes: bool, how_to_review: str) -> Callable[[ReadOpt
 
 
 def how_to_review(options: Options) -> str:
-    """The review command for the sessions a command was given (its inputs and selection)."""
+    """The review command for the sessions a command was given (its inputs, up to a few, and selection)."""
+    if len(options.inputs) > 3:
+        return f"sessionsite review INPUT... (the {len(options.inputs)} inputs and the options given here)"
     words = ["sessionsite", "review", *(str(path) for path in options.inputs)]
     for option, values in (("--since", [options.since] if options.since else []),
                            ("--until", [options.until] if options.until else []), ("--project", options.projects),
