@@ -8,7 +8,10 @@ from __future__ import annotations
 import gzip
 import json
 import multiprocessing
+import os
+import select
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -116,6 +119,18 @@ def test_gh_deploy_stops_then_publishes_as_decided(project, tmp_path, monkeypatc
     assert git(work, "status", "--porcelain") == ""
 
 
+def holding(folder: Path) -> list[Path]:
+    """The files of an output that hold the value, in any case (the search index lowers it), compressed or not."""
+    found = []
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            data = path.read_bytes()
+            data = gzip.decompress(data) if path.suffix == ".gz" else data
+            if RANDOM.lower().encode() in data.lower():
+                found.append(path)
+    return found
+
+
 def published(remote: Path) -> dict[str, str]:
     names = git(remote, "ls-tree", "-r", "--name-only", "gh-pages").split()
     found = {}
@@ -135,7 +150,7 @@ def test_build_strict_stops_and_a_redact_decision_reaches_every_output(project, 
     assert invoke("json", str(project), "-o", str(exports), "--no-vault", "-j", "1").exit_code == 0
     for folder in (site, exports):
         files = [path for path in folder.rglob("*") if path.is_file()]
-        assert not [path for path in files if RANDOM.encode() in path.read_bytes()]
+        assert holding(folder) == []
         assert any(b"[REDACTED:reviewed]" in path.read_bytes() for path in files if path.suffix in (".md", ".json"))
     audited = invoke("audit", str(project), "--no-vault", "-j", "1")
     assert "reviewed: 1 place" in audited.output and "high-entropy" not in audited.output
@@ -237,3 +252,48 @@ def test_two_commands_deciding_at_once_both_keep_their_decisions(tmp_path):
         worker.join()
     assert len(DecisionStore(folder).load()[1]) == 30
 
+
+
+def test_a_redact_decision_reaches_a_site_built_before_it(project, tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    assert invoke("build", str(project), "-o", str(site), "--no-vault", "-j", "1").exit_code == 0
+    assert holding(site)
+    assert invoke("review", str(project), "--no-vault", "-j", "1", keys="r", monkeypatch=monkeypatch).exit_code == 0
+    rebuilt = invoke("build", str(project), "-o", str(site), "--no-vault", "-j", "1")
+    assert rebuilt.exit_code == 0 and "reviewed 1" in rebuilt.output
+    assert holding(site) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="a pseudo-terminal")
+def test_at_a_real_terminal_one_key_decides_and_the_transcript_cannot_drive_it(project, decisions):
+    """The review as a person sees it: sessionsite at a pseudo-terminal, its keys pressed there."""
+    import pty
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: sessionsite, at the terminal
+        os.execv(sys.executable, [sys.executable, "-m", "generator", "review", str(project), "--no-vault", "-j", "1"])
+    seen = b""
+    try:
+        while True:
+            ready, _, _ = select.select([fd], [], [], 1)
+            if ready:
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:  # the terminal closed: the command ended
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            # The key is pressed once the question is asked, and again if the terminal was not yet in raw mode
+            # when it came (setting it drops what was typed before).
+            if b"(q)uit ?" in seen and b"redact\r\n" not in seen and not ready:
+                os.write(fd, b"r")
+    finally:
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, seen
+    text = seen.decode("utf-8", "replace")
+    assert "1 to redact, 0 to keep" in text
+    assert "\x1b]0;owned" not in text and "\x1b[2J" not in text and "\x1b]8;;" not in text and "\u202e" not in text
+    assert "\\x1b]8;;\\x07" in text
+    key, found = DecisionStore().load()
+    assert [decided.decision for decided in found.values()] == ["redact"]

@@ -62,6 +62,8 @@ def interactive() -> bool:
 
 def pending_in(report: AuditReport, store: DecisionStore, again: bool = False) -> list[Pending]:
     """The values of the report that need a decision and have none (`again`: with those that have one)."""
+    if not report.needing_decision():
+        return []  # and no key made where nothing was ever reviewed
     key, decisions = store.load()
     found = []
     for value, finding in report.needing_decision():
