@@ -25,9 +25,11 @@ from typing import Any, Iterable, Iterator
 
 from .core import urls
 from .core.model import Archive, Entry
+from .core.text import for_terminal
 from .stages.credentials import net
-from .stages.credentials.entropy import entropy, randomness
+from .stages.credentials.entropy import randomness
 from .stages.redact import HOME_PATH, Redactor, is_identifier
+from .stages.discover import SessionFile
 from .stages.selection import Selection
 from .render.html.anchors import find_anchor_page
 from .pipeline.phase1 import collect, stream_entries
@@ -43,9 +45,6 @@ URL_HOST = re.compile(r"(?i)\b(?:ssh|git|ftp|sftp|wss?|postgres(?:ql)?|mysql|red
 SSH_HOST = re.compile(r"(?<![\w.-])[\w.-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+):")
 PRIVATE_HOST = re.compile(r"(?i)(?<![\w.-])(?:[a-z0-9-]+\.)+(?:internal|local|localdomain|corp|lan|intranet|"
                           r"home\.arpa|intra|priv)(?![\w-]|\.\w)")
-TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{24,}(?![A-Za-z0-9+/=_-])")
-# Ids this tool's own input is full of, which are not secrets: tool, message and request ids, uuids, hashes.
-NOT_A_TOKEN = re.compile(r"^(?:toolu_|msg_|req_|srvtoolu_|call_|agent_msg_)|^[0-9a-f-]+$|^[0-9A-Fa-f]+$|REDACTED")
 # Hosts everybody's sessions name: documentation, registries, forges.
 PUBLIC_HOSTS = (
     "github.com", "githubusercontent.com", "github.io", "gitlab.com", "bitbucket.org", "pypi.org",
@@ -57,10 +56,13 @@ PUBLIC_HOSTS = (
     "docker.io", "mkdocs.org", "sqlite.org", "git-scm.com", "opensource.org", "creativecommons.org",
 )
 PUBLIC_EMAILS = ("noreply@anthropic.com",)
-ENTROPY = 4.0
-"""Bits per character above which a long string of token characters looks like a key (base64 keys are
-around 5; English words joined by underscores, below 4)."""
 REVIEW_KINDS = ("e-mail", "ip-address", "host-name", "home-folder", "high-entropy", "web-host")
+NEEDS_DECISION = ("high-entropy",)
+"""The kinds nothing is published with until a person decided on each value (`sessionsite review`): values
+that may be a key of a format no rule knows. The others (addresses, host and folder names) are listed by
+the audit but are rarely secret and often many: `--redact-word` takes out those that are private."""
+CONTEXT = 48
+"""Characters of the text either side of a value to review that the review shows with it."""
 
 
 def masked(secret: str) -> str:
@@ -90,6 +92,8 @@ class Finding:
     places: list[Place] = field(default_factory=list)
     randomness: float = 0.0
     """For a high-entropy string: how random it looks (bits over its length), which ranks it."""
+    context: str = ""
+    """For a value to decide on: the text around its first place, the value masked in it."""
 
 
 @dataclass
@@ -104,11 +108,19 @@ class AuditReport:
     def anything(self) -> bool:
         return bool(self.redacted or self.to_review)
 
-    def add(self, found: dict[tuple[str, str], Finding], kind: str, value: str, shown: str, place: Place) -> None:
+    def needing_decision(self) -> list[tuple[str, Finding]]:
+        """The values nothing is published with until a person decides (`NEEDS_DECISION`), each with its
+        finding: the likeliest keys first."""
+        found = [(value, finding) for (kind, value), finding in self.to_review.items() if kind in NEEDS_DECISION]
+        return sorted(found, key=lambda item: (-item[1].randomness, -len(item[1].places), item[1].shown))
+
+    def add(self, found: dict[tuple[str, str], Finding], kind: str, value: str, shown: str, place: Place,
+            text: str = "") -> None:
         finding = found.get((kind, value))
         if finding is None:
-            finding = found[(kind, value)] = Finding(kind, shown,
-                                                     randomness=randomness(value) if kind == "high-entropy" else 0.0)
+            finding = found[(kind, value)] = Finding(
+                kind, shown, randomness=randomness(value) if kind == "high-entropy" else 0.0,
+                context=context_of(text, value, shown) if kind in NEEDS_DECISION else "")
         if not finding.places or finding.places[-1] != place:
             finding.places.append(place)
 
@@ -136,25 +148,29 @@ def private_looking(text: str) -> Iterator[tuple[str, str, str]]:
             yield ("host-name" if private else "web-host"), host, host
     for found in HOME_PATH.finditer(text):
         yield "home-folder", found.group(), found.group()
-    for token, _, _ in net.candidates(text):  # every value that looks machine-made or password-like
+    for token in high_entropy_values(text):
         yield "high-entropy", token, masked(token)
 
 
-def _looks_random(token: str) -> bool:
-    """A key of a format no rule knows, rather than a path, a name or an id: its longest part between
-    slashes is long, has digits and both cases, has a run of 16 characters or more between `-`, `_` and
-    `.`, and has the entropy of random text."""
-    if NOT_A_TOKEN.search(token) is not None:
-        return False
-    if "/" in token and "+" not in token and not token.endswith("="):  # a path, not base64
-        token = max(token.split("/"), key=len)
-    # Words and numbers joined (`Users-ob1-projects`, `2025-12-04-075120_DECISION`) have no long part;
-    # a name in CamelCase (`antennaeSelbyColombari`) has no digit in it.
-    longest = max(re.split(r"[-_.=]", token), key=len)
-    if len(token) < 24 or len(longest) < 16 or not (
-            re.search(r"\d", longest) and re.search(r"[a-z]", longest) and re.search(r"[A-Z]", longest)):
-        return False
-    return entropy(token) >= ENTROPY
+def high_entropy_values(text: str) -> Iterator[str]:
+    """The values of text (redacted already) that look machine-made or random: the net whose every value is
+    put to a person before it is published (`NEEDS_DECISION`), and that finds a value decided "redact" again
+    in every text of every later build (`stages.redact.ReviewedSecrets`)."""
+    for token, _, _ in net.candidates(text):
+        yield token
+
+
+def context_of(text: str, value: str, shown: str) -> str:
+    """The line of `text` around `value`, at most `CONTEXT` characters either side, with every copy of the
+    value in it masked (`shown`)."""
+    at = text.find(value)
+    if at < 0:
+        return ""
+    start = max(text.rfind("\n", 0, at) + 1, at - CONTEXT)
+    end = text.find("\n", at + len(value))
+    end = min(len(text) if end < 0 else end, at + len(value) + CONTEXT)
+    around = text[start:end].replace(value, f"«{shown.split(' (')[0]}»")
+    return ("…" if start > 0 and text[start - 1] != "\n" else "") + around + ("…" if end < len(text) and text[end] != "\n" else "")
 
 
 def _is_public(host: str) -> bool:
@@ -215,11 +231,12 @@ class _Linker:
 
 
 def audit(inputs: Iterable[Path], redaction: Redaction, selection: Selection = Selection(), site: Path | None = None,
-          jobs: int = 1) -> AuditReport:
+          jobs: int = 1, files: list[SessionFile] | None = None) -> AuditReport:
     """Read the sessions the inputs hold (those `selection` chooses) as a build would, and list what was
-    redacted and what looks private and was not."""
+    redacted and what looks private and was not. `files`: the inputs' files as a build found them (the
+    vault's copies of logs that are gone among them)."""
     redactor = redaction.redactor()
-    archive, _, plans = collect(list(inputs), redactor=redactor, jobs=jobs, selection=selection)
+    archive, _, plans = collect(list(inputs), redactor=redactor, jobs=jobs, selection=selection, files=files)
     report = AuditReport(sessions=sum(1 for session in archive.sessions.values() if session.is_listed))
     linker = _Linker(site)
     for plan in plans:
@@ -234,26 +251,28 @@ def _audit_file(plan: PlannedFile, archive: Archive, redaction: Redaction, repor
     if not keys:
         return
     key = keys[0]  # the file's own session; the runs its progress entries hold are shown on its page too
-    found: list[tuple[str, str]] = []
+    # Redactions by the line of the entry that held them: a batch of entries is redacted before its first
+    # is handed on, so what was taken out is matched to each entry by its line, not by when it was told.
+    found: defaultdict[int, list[tuple[str, str]]] = defaultdict(list)
     recording = Redactor(secrets=redaction.secrets, home=redaction.home, own=redaction.own,
-                         record=lambda kind, secret: found.append((kind, secret)))
+                         record=lambda kind, secret, line: found[line].append((kind, secret)))
     cwd_seen = False
     for item in stream_entries(plan.source, recording, []):
         texts = list(_texts(item.data)) if isinstance(item, Entry) else [item.text]  # a broken line is shown too
         if not cwd_seen and isinstance(item, Entry) and isinstance(item.data.get("cwd"), str):
             texts.append(item.data["cwd"])
             cwd_seen = True
-        seen = [found for text in texts for found in private_looking(text)]
-        if not (found or seen):
+        seen = [(found, text) for text in texts for found in private_looking(text)]
+        taken = found.pop(item.line, [])
+        if not (taken or seen):
             continue
         anchor = _anchor_of(item) if isinstance(item, Entry) else f"line-{item.line}"
         place = Place(str(plan.source.path), item.line, key, linker(key, anchor))
-        for kind, secret in found:
+        for kind, secret in taken:
             shown = masked(secret)
             report.add(report.redacted, kind, shown, shown, place)
-        found.clear()
-        for kind, value, shown in seen:
-            report.add(report.to_review, kind, value, shown, place)
+        for (kind, value, shown), text in seen:
+            report.add(report.to_review, kind, value, shown, place, text)
 
 
 def lines(report: AuditReport, everything: bool = False, most: int = 30, places: int = 3) -> Iterator[str]:
@@ -274,14 +293,17 @@ def lines(report: AuditReport, everything: bool = False, most: int = 30, places:
             yield f"  {kind}: {count} place{'s' if count != 1 else ''}, {len(findings)} different"
             shown = findings if everything else findings[:most]
             for finding in shown:
-                yield f"    {finding.shown}  ×{len(finding.places)}"
+                # What a transcript or a file's name holds is shown, never acted on by the terminal.
+                yield f"    {for_terminal(finding.shown)}  ×{len(finding.places)}"
                 for place in finding.places[:places]:
-                    where = f"{place.file}:{place.line}"
-                    yield f"      {place.link}  ({where})" if place.link else f"      {where}  ({place.session})"
+                    where = for_terminal(f"{place.file}:{place.line}")
+                    yield (f"      {for_terminal(place.link)}  ({where})" if place.link
+                           else f"      {where}  ({for_terminal(place.session)})")
                 if len(finding.places) > places:
                     yield f"      … and {len(finding.places) - places} more"
             if len(findings) > len(shown):
                 yield f"    … and {len(findings) - len(shown)} more (--all lists them)"
 
 
-__all__ = ["AuditReport", "Finding", "Place", "audit", "lines", "masked", "private_looking"]
+__all__ = ["NEEDS_DECISION", "AuditReport", "Finding", "Place", "audit", "context_of", "high_entropy_values", "lines",
+           "masked", "private_looking"]

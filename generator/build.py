@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable
 from . import __version__
 from .core.entries import Diagnostic
 from .stages.discover import SessionFile, find, path_in_project
-from .stages.redact import redact_project_dir
+from .stages.redact import OwnRules, redact_project_dir
 from .render.theme import Theme
 from .output.locks import MARKER
 from .output.manifest import MANIFEST, HashCache, Manifest, decode, load, path_key, settings_digest, site_digest, unchanged
@@ -31,15 +31,20 @@ if TYPE_CHECKING:
 log = logging.getLogger("sessionsite")
 
 
-def build(config: BuildConfig, progress: Progress | None = None) -> BuildReport:
+Review = Callable[[BuildConfig, "list[SessionFile]"], OwnRules]
+"""What a build that publishes asks once it knows its files: the user's own rules to build with, the values
+a person decided to redact among them (or it raises, and nothing is built: `commands.review`)."""
+
+
+def build(config: BuildConfig, progress: Progress | None = None, review: Review | None = None) -> BuildReport:
     """Build the site, reading and rendering only what changed since the build that wrote the output
     (its manifest says); when nothing did, the site is left as it is. An output named `*.zip` gets the
     site as a zip instead (built whole each time, in a folder beside it that is then removed).
 
     One build at a time writes an output: a second one stops at once (`job.Job`). Every build first
-    removes what builds that died left behind, for any output."""
+    removes what builds that died left behind, for any output. `review`: run before anything is written."""
     return write_output(config, progress, lambda job, folder_config, remembered_as: _build_folder(
-        job, folder_config, progress, remembered_as), leave_out=frozenset({MARKER, MANIFEST}))
+        job, folder_config, progress, remembered_as, review), leave_out=frozenset({MARKER, MANIFEST}))
 
 
 def write_output(config: BuildConfig, progress: Progress | None,
@@ -58,7 +63,8 @@ def write_output(config: BuildConfig, progress: Progress | None,
         return report
 
 
-def _build_folder(job: Job, config: BuildConfig, progress: Progress | None, remembered_as: Path) -> BuildReport:
+def _build_folder(job: Job, config: BuildConfig, progress: Progress | None, remembered_as: Path,
+                  review: Review | None = None) -> BuildReport:
     hashes = HashCache.for_output(remembered_as)
     # Files and folders that cannot be read are left out, each reported once, before anything is built.
     problems: list[Diagnostic] = []
@@ -66,6 +72,8 @@ def _build_folder(job: Job, config: BuildConfig, progress: Progress | None, reme
         # With --strict, a save that fails stops the build before it starts, as any other problem does.
         files, saving, pruned = gather(job, config, hashes, stack, progress, problems, beside=not config.strict)
         job.check(problems)
+        if review is not None:
+            config = replace(config, own_redaction=review(config, files))
         report = _build_files(job, config, progress, files, hashes, problems, saving)
     report.kept = sorted(f"{f.project_dir}/{path_in_project(f)}" for f in files if f.kept is not None)
     report.pruned, report.saved = pruned, saving.outcome()[0]
@@ -138,10 +146,12 @@ def saved_now(saving: VaultSave, hashes: HashCache, problems: list[Diagnostic]) 
 def _build_files(job: Job, config: BuildConfig, progress: Progress | None, files: list[SessionFile],
                  hashes: HashCache, problems: list[Diagnostic], saving: VaultSave) -> BuildReport:
     theme = None if config.markdown_only else Theme.load(config.theme)
+    reviewed = config.own_redaction.reviewed
     settings = settings_digest(__version__, [config.redact, config.redact_paths, config.show_hidden,
                                              config.markdown_only, config.strict, config.base_url, config.repo_url,
                                              config.title, config.selection.settings(),
-                                             list(config.own_redaction.patterns), list(config.own_redaction.words)],
+                                             list(config.own_redaction.patterns), list(config.own_redaction.words),
+                                             sorted(reviewed.digests) if reviewed else []],
                                theme.dirs if theme else (), hashes)
     previous = load(config.output) if is_sessionsite_output(config.output) else Manifest()
     if (previous.settings == settings and previous.report and _nothing_changed(previous, files, hashes)

@@ -90,6 +90,11 @@ own_redaction_options = [
 ]
 
 
+yes_option = click.option(
+    "--yes", is_flag=True, help="Publish the values that look like secrets and nobody reviewed as they are (said "
+                                "loudly; nothing is decided: `sessionsite review` decides).")
+
+
 def _with_choice(function: Command) -> Command:
     """The options every command that publishes shares: the config file, the selection, the own redaction."""
     for option in reversed([config_option, *selection_options, *own_redaction_options]):
@@ -153,15 +158,22 @@ repo_url_option = click.option(
                    "links, and a sitemap.xml is written.")
 @repo_url_option
 @click.option("--title", help="The site's title, on its home page and in every page's title [default: sessionsite].")
+@yes_option
 def build_command(**values: Any) -> None:
-    """Build the HTML archive (with its Markdown intermediates) into OUTPUT.
+    """Build the HTML archive (with its Markdown intermediates) into OUTPUT. With --strict, as for
+    gh-deploy: nothing is built while a value that looks like a secret waits for review.
 
     Example:
 
         sessionsite build ~/.claude/projects/-home-me-src-app -o site --report report.json
     """
     options = Options(**values)
-    run(build_config_from(options), options.report_file, options.verbose, options.quiet)
+    review = None
+    if options.strict:
+        from .commands.review import how_to_review, review_before_publishing
+
+        review = review_before_publishing(options.yes, how_to_review(options))
+    run(build_config_from(options), options.report_file, options.verbose, options.quiet, review=review)
 
 
 @main.command("markdown")
@@ -249,6 +261,7 @@ def serve_command(port: int, **values: Any) -> None:
 @_with_choice
 @click.option("--theme", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Theme folder whose templates/ and static/ override the default theme's (the HTML bundle's look).")
+@yes_option
 def bundle_command(**values: Any) -> None:
     """Write one file to attach to a pull request: the whole piece of work each SESSION belongs to (its
     plan chain, the sessions it continues or that continue it, every subagent transcript).
@@ -260,6 +273,9 @@ def bundle_command(**values: Any) -> None:
     alone (GitHub Enterprise Server takes .zip attachments, not .html). FILE.md is written for a
     reviewer: a summary, then the prompts, plans and Claude's final replies, with tool calls folded, shortened
     (saying what was left out) to fit GitHub's 65,536-character limit for a comment.
+
+    Nothing is written while a value that looks like a secret waits for review: at a terminal each is
+    asked about (see `sessionsite review`), elsewhere the command stops and says so.
 
     Example:
 
@@ -298,13 +314,15 @@ def bundle_command(**values: Any) -> None:
               show_default="the number of CPUs", help="Processes rendering pages in parallel.")
 @click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks.")
 @click.option("-q", "--quiet", is_flag=True, help="Say nothing but errors.")
+@yes_option
 @vault_option
 @no_vault_option
 @_with_choice
 def gh_deploy_command(remote: str, deploy_branch: str, message: str | None, no_push: bool, **values: Any) -> None:
     """Build the site (redacted) and commit it, and nothing else, to the gh-pages branch of the git
     repository of the current folder, then push it: GitHub Pages serves it from there. Your working tree,
-    index and current branch are not touched, and no session log is ever committed.
+    index and current branch are not touched, and no session log is ever committed. Nothing is published
+    while a value that looks like a secret waits for review (see `sessionsite review`).
 
     Example:
 
@@ -325,6 +343,8 @@ def gh_deploy_command(remote: str, deploy_branch: str, message: str | None, no_p
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=lambda: os.cpu_count() or 1,
               show_default="the number of CPUs", help="Processes reading in parallel.")
 @click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks.")
+@vault_option
+@no_vault_option
 @_with_choice
 def audit_command(site: Path | None, everything: bool, **values: Any) -> None:
     """Before publishing, list what to look at: each redaction made (its kind, session and line, the
@@ -339,6 +359,51 @@ def audit_command(site: Path | None, everything: bool, **values: Any) -> None:
     from .commands.audit import audit_and_list
 
     audit_and_list(Options(**values), site, everything)
+
+
+@main.command("review")
+@click.argument("inputs", nargs=-1, type=click.Path(exists=True, path_type=Path), metavar="[INPUT]...")
+@click.option("--list", "list_only", is_flag=True, help="List the decisions kept (no value is kept: its digest, "
+                                                        "kind, length and where it was first seen); review nothing.")
+@click.option("--forget", multiple=True, metavar="ID", help="Forget a decision (ID: the start of its digest, as "
+                                                            "--list shows it); the value is asked about again. "
+                                                            "Repeatable.")
+@click.option("--decide", multiple=True, metavar="ID=redact|keep", help="Change a decision. Repeatable.")
+@click.option("--again", is_flag=True, help="Also put the values decided already, to change their decisions.")
+@click.option("--redact-paths", is_flag=True, help="As the build will: replace home directories with ~.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=lambda: os.cpu_count() or 1,
+              show_default="the number of CPUs", help="Processes reading in parallel.")
+@click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks.")
+@vault_option
+@no_vault_option
+@_with_choice
+def review_command(list_only: bool, forget: tuple[str, ...], decide: tuple[str, ...], again: bool,
+                   **values: Any) -> None:
+    """Decide, for each value that looks like a secret no rule knows (long, random-looking), whether to
+    redact it in everything published or keep it: one key a value (r, k, s to skip, q to quit), shown
+    masked, counted, in its context. Decisions are kept by a keyed digest (never the value), so a value
+    is asked about once; gh-deploy, bundle and build --strict publish nothing while one waits.
+
+    Example:
+
+        sessionsite review ~/.claude/projects/-home-me-src-app --since 30d
+
+        sessionsite review --list
+    """
+    from .commands.review import change_decisions, listing, review_sessions
+    from .commands.running import errors
+    from .output.decisions import DecisionStore
+
+    options = Options(**values)
+    if list_only or forget or decide:
+        with errors(options.verbose):
+            if forget or decide:
+                change_decisions(forget, decide)
+            if list_only:
+                for line in listing(DecisionStore().load()[1]):
+                    click.echo(line)
+        return
+    review_sessions(options, again)
 
 
 # -- the vault -----------------------------------------------------------------------------------------------

@@ -54,7 +54,7 @@ def test_every_command_has_help_with_an_example(runner, command):
 
 def test_commands_are_the_documented_ones():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    assert COMMANDS == ["audit", "build", "bundle", "doctor", "gh-deploy", "hook", "json", "markdown", "restore", "save", "serve"]
+    assert COMMANDS == ["audit", "build", "bundle", "doctor", "gh-deploy", "hook", "json", "markdown", "restore", "review", "save", "serve"]
     assert all(f"sessionsite {name} " in readme for name in COMMANDS)
 
 
@@ -152,7 +152,8 @@ def test_rebuild_replaces_its_own_output(runner, tmp_path):
 
 
 def test_strict_fails_on_unreadable_lines(runner, tmp_path):
-    result = runner.invoke(main, ["build", str(EXAMPLES), "-o", str(tmp_path / "out"), "--strict"])
+    # --yes: past the review of the examples' two random-looking values, to the lines that cannot be read.
+    result = runner.invoke(main, ["build", str(EXAMPLES), "-o", str(tmp_path / "out"), "--strict", "--yes"])
     assert result.exit_code == 1
     assert "--strict" in result.output
     assert not (tmp_path / "out").exists()

@@ -336,7 +336,7 @@ REVIEWED = {
 @pytest.mark.slow
 def test_on_the_public_corpus_every_redaction_is_a_reviewed_one(public_corpus):
     made: Counter[tuple[str, str]] = Counter()
-    redactor = Redactor(record=lambda kind, secret: made.update([(kind, secret)]))
+    redactor = Redactor(record=lambda kind, secret, line: made.update([(kind, secret)]))
     for path in sorted(public_corpus.rglob("*.jsonl")):
         for item in stream_file(path, []):
             if isinstance(item, Entry):

@@ -22,15 +22,15 @@ import logging
 import subprocess
 import zipfile
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Sequence
 
 from ..core.errors import InputError, UsageProblem
 from ..core.files import write_atomically
 from ..core.model import Archive, Diagnostic
-from ..stages.discover import default_input
-from ..stages.redact import Redactor
+from ..stages.discover import SessionFile, default_input
+from ..stages.redact import OwnRules, Redactor
 from ..stages.selection import Ties, belonging_with
 from ..render.markdown import MarkdownOptions
 from ..render.theme import Theme
@@ -41,6 +41,7 @@ from .markdown import GITHUB_LIMIT, ReviewNotes, compose_markdown, github_length
 
 if TYPE_CHECKING:
     from ..output.write import Staging
+    from ..pipeline.plans import PlannedFile
     from ..pipeline.phase2 import PartWriter
 
 log = logging.getLogger("sessionsite")
@@ -198,10 +199,11 @@ def branch_sessions(archive: Archive, work: BranchWork) -> list[str]:
 # -- the bundle ------------------------------------------------------------------------------------------
 
 
-def bundle(config: BundleConfig) -> BundleReport:
-    """Write one file for the pieces of work the inputs belong to (or the current branch's)."""
-    from ..pipeline.phase1 import collect  # the pipeline, loaded when there is work
-    from ..pipeline.phase2 import render_parts
+def bundle(config: BundleConfig, review: Callable[[BundleConfig, list[SessionFile]], OwnRules] | None = None
+           ) -> BundleReport:
+    """Write one file for the pieces of work the inputs belong to (or the current branch's). `review`: run on
+    the files bundled before anything is written; it gives the own rules to bundle with."""
+    from ..pipeline.phase2 import render_parts  # the pipeline, loaded when there is work
     from ..pipeline.plans import Redaction
 
     kind = FORMATS.get(config.output.suffix.lower())
@@ -242,12 +244,13 @@ def bundle(config: BundleConfig) -> BundleReport:
                 problems.append(Diagnostic(str(job.vault.database), 0, f"{not_saved}; nothing saved to the vault"))
         report_problems(problems)
         job.check(problems)
-        redactor = Redactor(secrets=config.redact, home=config.redact_paths, own=config.own_redaction)
-        archive, _, plans = collect(folders, redactor=redactor, jobs=config.jobs, selection=config.selection)
-        given = _given_sessions(config, archive, folders, inputs, hashes, work)
-        selected = select_sessions(archive, given)
+        archive, plans, selected, files = _chosen(config, folders, inputs, hashes, work)
+        if review is not None:
+            own = review(config, files)
+            if own != config.own_redaction:  # a value decided "redact" now: the summaries are made again without it
+                config = replace(config, own_redaction=own)
+                archive, plans, selected, files = _chosen(config, folders, inputs, hashes, work)
         sources = {archive.sessions[key].source for key in selected}
-        files = [plan.source for plan in plans if str(plan.source.path) in sources]
         log.info("bundling %d session(s) from %d file(s)", len(selected), len(files))
         # The problems of the files bundled: the others of their project folders were read only to link.
         found = [d for plan in plans if str(plan.source.path) in sources and plan.result
@@ -278,6 +281,19 @@ def bundle(config: BundleConfig) -> BundleReport:
                         redactions=dict(written.redactions),
                         saved=saved, too_large=_too_large(config.output, kind, written.size),
                         branch=work.branch if work else "")
+
+
+def _chosen(config: BundleConfig, folders: Sequence[Path], inputs: Sequence[Path], hashes: list[str],
+            work: BranchWork | None) -> tuple[Archive, list[PlannedFile], list[str], list[SessionFile]]:
+    """Phase 1 over the project folders: the archive, the files planned, the sessions bundled and their files."""
+    from ..pipeline.phase1 import collect
+
+    redactor = Redactor(secrets=config.redact, home=config.redact_paths, own=config.own_redaction)
+    archive, _, plans = collect(folders, redactor=redactor, jobs=config.jobs, selection=config.selection)
+    given = _given_sessions(config, archive, folders, inputs, hashes, work)
+    selected = select_sessions(archive, given)
+    sources = {archive.sessions[key].source for key in selected}
+    return archive, plans, selected, [plan.source for plan in plans if str(plan.source.path) in sources]
 
 
 # -- the writers: each takes the parts of the sessions bundled, and writes the file --------------------------

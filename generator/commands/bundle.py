@@ -7,6 +7,7 @@ import logging
 import click
 
 from .options import Options, bundle_config_from
+from .review import how_to_review, review_before_publishing
 from .running import configure_logging, errors, say_redactions, say_vault, stopped_by_signals
 
 
@@ -19,7 +20,7 @@ def bundle_and_say(options: Options) -> None:
     configure_logging(verbose, quiet)
     config = bundle_config_from(options)
     with stopped_by_signals(), errors(verbose, output):
-        report = bundle(config)
+        report = bundle(config, review=review_before_publishing(options.yes, how_to_review(options)))
     if report.too_large:
         logging.getLogger("sessionsite").warning("%s", report.too_large)
     if quiet:

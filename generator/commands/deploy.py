@@ -9,6 +9,7 @@ import click
 
 from ..core.errors import UsageProblem
 from .options import Options, build_config_from, origin
+from .review import how_to_review, review_before_publishing
 from .running import errors, run, stopped_by_signals
 
 
@@ -27,7 +28,7 @@ def build_and_deploy(options: Options, remote: str, deploy_branch: str, message:
     with tempfile.TemporaryDirectory(prefix="sessionsite-gh-deploy-") as temporary:
         site = output or Path(temporary) / "site"
         config = build_config_from(options, output=site)
-        run(config, None, verbose, quiet)
+        run(config, None, verbose, quiet, review=review_before_publishing(options.yes, how_to_review(options)))
         with stopped_by_signals(), errors(verbose):
             done = deploy(site, Path.cwd(), remote, deploy_branch, message or DEFAULT_MESSAGE, push=push)
     if not quiet:

@@ -12,7 +12,10 @@ from ..core.errors import InputError, UsageProblem
 from ..stages.discover import default_input
 
 if TYPE_CHECKING:  # the build is loaded by the commands that build: `save`, run by a hook, stays light
+    from contextlib import ExitStack
+
     from ..bundle import BundleConfig
+    from ..stages.discover import SessionFile
     from ..config import BuildConfig
     from ..stages.redact import OwnRules
     from ..stages.selection import Selection
@@ -54,6 +57,8 @@ class Options:
     title: str | None = None
     repo_url: str = ""
     commit_range: str | None = None
+    yes: bool = False
+    """Publish the values nobody reviewed as they are (`commands.review`)."""
 
 
 def build_config_from(options: Options, output: Path | None = None, markdown_only: bool = False) -> BuildConfig:
@@ -123,7 +128,10 @@ def selection_of(options: Options) -> Selection:
 
 
 def own_rules_of(options: Options) -> OwnRules:
-    return own_rules(options.redact_patterns, options.redact_words)
+    """The user's own patterns and words, and the values they decided to redact on review."""
+    from .decided import with_decisions
+
+    return with_decisions(own_rules(options.redact_patterns, options.redact_words))
 
 
 def own_rules(patterns: Sequence[str], words: Sequence[str]) -> OwnRules:
@@ -137,3 +145,27 @@ def own_rules(patterns: Sequence[str], words: Sequence[str]) -> OwnRules:
             else origin("redact_words", "--redact-word", "redact_words")
         raise UsageProblem(f"{where}: {error}") from None
     return rules
+
+
+def files_to_read(inputs: list[Path], options: Options, own: OwnRules, stack: ExitStack) -> list[SessionFile]:
+    """The logs a build with these options reads: those under the inputs, and the vault's copies of those
+    that are gone (read back into a private folder until `stack` closes)."""
+    from ..config import arranged
+    from ..stages.discover import find
+
+    live = find(inputs)
+    vault_folder = vault_of(options.vault_dir, options.no_vault)
+    kept: list[SessionFile] = []
+    if vault_folder is not None and vault_folder.exists():
+        from ..output.vault import Vault, VaultError
+
+        vault = Vault(vault_folder)
+        try:
+            gone, _ = vault.gone_under(inputs, live)
+        except VaultError as error:
+            click.echo(f"{error}; the vault's logs are not read", err=True)
+            gone = []
+        if gone:
+            work = stack.enter_context(vault.work_folder())
+            kept = [stored.session_file(vault.database, work) for stored in gone]
+    return arranged(live + kept, inputs, options.redact_paths, None, own)

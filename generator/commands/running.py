@@ -20,6 +20,7 @@ from ..core.errors import UsageProblem, is_about, output_error
 from ..core.text import byte_size
 
 if TYPE_CHECKING:  # the build is loaded by the commands that build: `save`, run by a hook, stays light
+    from ..build import Review
     from ..config import BuildConfig, BuildReport
     from ..output.vault import SaveReport
 
@@ -120,16 +121,18 @@ def check_report_file(report_file: Path | None) -> None:
 
 
 def run(config: BuildConfig, report_file: Path | None, verbose: bool, quiet: bool = False,
-         writer: Callable[..., BuildReport] | None = None, unit: str = "page") -> BuildReport:
+         writer: Callable[..., BuildReport] | None = None, unit: str = "page", review: Review | None = None
+         ) -> BuildReport:
     """Run `writer` (the build, or another writer over the same pipeline), then say what it did; `unit`
-    names what the report's `pages` counts."""
+    names what the report's `pages` counts; `review`: the build's review before publishing."""
     from ..build import build
 
     configure_logging(verbose, quiet)
     check_report_file(report_file)
     with stopped_by_signals():
         with errors(verbose, config.output):
-            report = (writer or build)(config, progress=None if quiet else progress)
+            shown = None if quiet else progress
+            report = (writer or build)(config, progress=shown) if review is None else build(config, shown, review)
         if report_file is not None:
             with errors(verbose, report_file):
                 report_file.write_text(report.to_json(), encoding="utf-8")

@@ -49,3 +49,20 @@ def byte_size(count: int) -> str:
         if count >= limit:
             return f"{count / limit:.1f} {unit}"
     return f"{count} bytes"
+
+
+def for_terminal(text: str) -> str:
+    """Text from a transcript made safe to print on a terminal: every control character (escape sequences
+    that move the cursor, retitle the window, clear the screen or write a hyperlink), and every invisible
+    character that reorders or hides text (bidirectional overrides, zero-width ones), shown as its escape
+    (`\\x1b`, `\\u202e`) instead of acted on."""
+    return _UNPRINTABLE.sub(_escaped, text)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
+                          "\u3164\ufeff\ufff9-\ufffb\ud800-\udfff\U000e0000-\U000e007f]")

@@ -6,7 +6,7 @@ later stage and no output (pages, Markdown, search index, manifest, saved output
 - `entry_strings`: one walk over an entry, and what the prefilter saw in its strings; `wrapped_tokens`: a token
   a file read shows wrapped over two lines;
 - `homes`: home folders in paths and in Claude Code's encoded folder names (`--redact-paths`);
-- `own`: the user's own patterns and words.
+- `own`: the user's own patterns and words, and the values they decided to redact on review (by digest).
 
 What counts as a secret is in `stages.credentials`.
 """
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.redaction import IDENTIFIER, OURS, TEXT
 from .homes import HOME_PATH
-from .own import OwnRuleError, OwnRules, redact_project_dir
+from .own import REVIEWED, OwnRuleError, OwnRules, ReviewedSecrets, keyed_digest, redact_project_dir
 
 if TYPE_CHECKING:
     from ..credentials.names import is_secret_name
@@ -42,5 +42,5 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(_LOADED_WHEN_ASKED[name], __name__), name)
 
 
-__all__ = ["HOME_PATH", "IDENTIFIER", "OURS", "REDACTION_MARGIN", "REDACTION_WINDOW", "SHORTEST_SECRET", "TEXT", "UNTOUCHED_FIELDS", "OwnRuleError",
+__all__ = ["HOME_PATH", "IDENTIFIER", "OURS", "REVIEWED", "ReviewedSecrets", "keyed_digest", "REDACTION_MARGIN", "REDACTION_WINDOW", "SHORTEST_SECRET", "TEXT", "UNTOUCHED_FIELDS", "OwnRuleError",
            "OwnRules", "Redactor", "identifier", "is_identifier", "is_secret_name", "marker", "redact_project_dir"]

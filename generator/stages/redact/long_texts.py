@@ -4,6 +4,7 @@ whole would be redacted: a part of the `Redactor`."""
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
@@ -24,9 +25,20 @@ _JSON_BREAK = "\\\n"
 class LongTextRedaction:
     """The `Redactor`'s items and long texts, each redacted as `text` redacts a string."""
 
+    _line = 0
+    """The line of the entry (or unreadable line) being redacted, which `record` is told."""
+
+    @contextmanager
+    def _at(self, line: int) -> Iterator[None]:
+        self._line = line
+        try:
+            yield
+        finally:
+            self._line = 0
+
     if TYPE_CHECKING:  # what it uses of the `Redactor`, which defines them
         counts: Counter[str]
-        record: Callable[[str, str], None] | None
+        record: Callable[[str, str, int], None] | None
 
         @property
         def active(self) -> bool: ...
@@ -44,7 +56,9 @@ class LongTextRedaction:
         if isinstance(item, Entry):
             return self.entry(item)
         whole = item.whole
-        return replace(item, text=self.text(item.text),
+        with self._at(item.line):
+            text = self.text(item.text)
+        return replace(item, text=text,
                        whole=None if whole is None else lambda: self.text_in_pieces(whole(), json_text=True))
 
     def text_in_pieces(self, pieces: Iterable[str], json_text: bool = False) -> Iterator[str]:

@@ -1,10 +1,14 @@
-"""The user's own redaction: patterns and words (`--redact`, `--redact-word`, the config's keys)."""
+"""The user's own redaction: patterns and words (`--redact`, `--redact-word`, the config's keys), and the values
+they decided to redact when they reviewed them (`sessionsite review`), known only by their digests."""
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import hmac
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
 
 from .homes import encoded_form, encoded_homes, local_home
 
@@ -33,16 +37,29 @@ class OwnRules:
 
     patterns: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
+    reviewed: ReviewedSecrets | None = None
+    """The values a person decided to redact when reviewing them (`sessionsite review`)."""
 
     def __bool__(self) -> bool:
-        return bool(self.patterns or self.words)
+        return bool(self.patterns or self.words or self.reviewed)
 
     def compiled(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
         return _compile_own_rules(self.patterns, self.words)
 
+    def apply(self, text: str, taken: Callable[[str, str], str]) -> str:
+        """`text` with what each rule matches replaced by what `taken(kind, match)` gives; the values decided
+        "redact" last, since they were reviewed as the other rules left them."""
+        for kind, pattern in self.compiled():
+            text = pattern.sub(functools.partial(_taken_match, taken, kind), text)
+        return self.reviewed.redact(text, taken) if self.reviewed else text
+
     def check(self) -> None:
         """Raises `OwnRuleError` naming the first pattern that cannot be used, and why."""
         self.compiled()
+
+
+def _taken_match(taken: Callable[[str, str], str], kind: str, match: re.Match[str]) -> str:
+    return taken(kind, match.group()) if match.group() else ""
 
 
 class OwnRuleError(ValueError):
@@ -68,3 +85,33 @@ def _compile_own_rules(patterns: tuple[str, ...], words: tuple[str, ...]) -> tup
         alternatives = "|".join(re.escape(word) for word in sorted(set(cleaned), key=lambda w: (-len(w), w)))
         rules.append(("custom-word", re.compile(f"(?i:{alternatives})")))
     return tuple(rules)
+
+
+def keyed_digest(key: bytes, value: str) -> str:
+    """What a reviewed value is known by: HMAC-SHA256 under the user's own key, so that the digests alone (a
+    copy of the decisions' file) cannot be matched against guesses of a short password."""
+    return hmac.new(key, value.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+
+
+@dataclass(frozen=True)
+class ReviewedSecrets:
+    """The values decided "redact", by their keyed digests, and how to find them again: `candidates` is the
+    very finder whose values were put to review (`audit`'s), so each value it yields in a text is the one
+    reviewed, and only those are hashed (a handful a text, not every word)."""
+
+    key: bytes = field(repr=False)
+    digests: frozenset[str]
+    candidates: Callable[[str], Iterable[str]] = field(compare=False)
+
+    def __bool__(self) -> bool:
+        return bool(self.digests)
+
+    def redact(self, text: str, taken: Callable[[str, str], str]) -> str:
+        """`text` with every value decided "redact" replaced by what `taken(kind, value)` gives."""
+        for value in {found for found in self.candidates(text) if keyed_digest(self.key, found) in self.digests}:
+            text = text.replace(value, taken(REVIEWED, value))
+        return text
+
+
+REVIEWED = "reviewed"
+"""The kind of a redaction a person decided on: `[REDACTED:reviewed]`."""

@@ -75,8 +75,8 @@ class Redactor(HomeLearning, LongTextRedaction, SummaryRedaction):
     are taken out of encoded folder names whole, even with a dot or a dash in them."""
     own: OwnRules = field(default_factory=OwnRules)
     """The user's own patterns and words (`--redact`, the config's `redact` and `redact_words`)."""
-    record: Callable[[str, str], None] | None = field(default=None, repr=False, compare=False)
-    """Told of every redaction, its kind and the text taken out (for `sessionsite audit`)."""
+    record: Callable[[str, str, int], None] | None = field(default=None, repr=False, compare=False)
+    """Told of each redaction: kind, text taken out, and line of the entry holding it, for `sessionsite audit`."""
     _cwd: str = field(default="", repr=False)
     _needs: tuple[dict[int, Sighting], set[int], set[int] | None] | None = field(default=None, repr=False)
     """While an entry is redacted: what the prefilter saw in its strings (by id), the ids of those that need the
@@ -120,20 +120,16 @@ class Redactor(HomeLearning, LongTextRedaction, SummaryRedaction):
             if "-home-" in value or "-Users-" in value:
                 value = encoded_homes(self.homes).sub(self._home, value)
         if own and self.own:
-            for kind, pattern in self.own.compiled():
-                value = pattern.sub(functools.partial(self._own, kind), value)
+            value = self.own.apply(value, self._whole)
         return value
 
     def _taken(self, found: Found, secret: str) -> str:
         return self._whole(found.kind, secret)
 
-    def _own(self, kind: str, match: re.Match[str]) -> str:
-        return self._whole(kind, match.group()) if match.group() else ""
-
     def _whole(self, kind: str, secret: str) -> str:
         self.counts[kind] += 1
         if self.record is not None:
-            self.record(kind, secret)
+            self.record(kind, secret, self._line)
         return marker(kind)
 
     def _secret_field(self, value: str, credential_file: bool) -> str:
@@ -148,7 +144,7 @@ class Redactor(HomeLearning, LongTextRedaction, SummaryRedaction):
     def _home(self, match: re.Match[str]) -> str:
         self.counts["home-directory"] += 1
         if self.record is not None:
-            self.record("home-directory", match.group())
+            self.record("home-directory", match.group(), self._line)
         return "~"
 
     def _needed(self, text: str, tokens: bool, context: bool) -> tuple[bool, bool, Sighting | None]:
@@ -247,6 +243,10 @@ class Redactor(HomeLearning, LongTextRedaction, SummaryRedaction):
         return list(zip(looks, needs, strict=True))
 
     def _entry(self, entry: Entry, look: Look, needs: Needs) -> Entry:
+        with self._at(entry.line):
+            return self._entry_at_its_line(entry, look, needs)
+
+    def _entry_at_its_line(self, entry: Entry, look: Look, needs: Needs) -> Entry:
         # One look at all of an entry's text together says which rules any of it may need: most entries
         # need none, and are passed on as they are; the rest are searched only for what was seen.
         data = entry.data
