@@ -38,6 +38,11 @@ def build(config: BuildConfig, progress: Progress | None = None) -> BuildReport:
 
     One build at a time writes an output: a second one stops at once (`job.Job`). Every build first
     removes what builds that died left behind, for any output."""
+    if config.key is not None:
+        from .output.sealed_site import SEALED_RECORD
+
+        return write_output(config, progress, lambda job, folder_config, remembered_as: _build_sealed(
+            job, folder_config, progress, remembered_as), leave_out=frozenset({MARKER, SEALED_RECORD}))
     return write_output(config, progress, lambda job, folder_config, remembered_as: _build_folder(
         job, folder_config, progress, remembered_as), leave_out=frozenset({MARKER, MANIFEST}))
 
@@ -69,6 +74,21 @@ def _build_folder(job: Job, config: BuildConfig, progress: Progress | None, reme
         report = _build_files(job, config, progress, files, hashes, problems, saving)
     report.kept = sorted(f"{f.project_dir}/{path_in_project(f)}" for f in files if f.kept is not None)
     report.pruned, report.saved = pruned, saving.outcome()[0]
+    return report
+
+
+def _build_sealed(job: Job, config: BuildConfig, progress: Progress | None, remembered_as: Path) -> BuildReport:
+    """An encrypted archive (`output.sealed_site`): the site built as always into a private folder kept for the
+    next build, then sealed into the output, the files the previous archive holds unchanged kept as they are."""
+    from .output.sealed_site import SealedRecord, load_record, plain_folder, seal_site
+
+    assert config.key is not None
+    plain = plain_folder(remembered_as)
+    report = _build_folder(job, replace(config, output=plain, key=None), progress, remembered_as)
+    previous = load_record(config.output) if is_sessionsite_output(config.output) else SealedRecord()
+    with job.staging(config.output) as staging:
+        sealed = seal_site(plain, staging, config.key, Theme.load(config.theme), previous)
+    log.info("encrypted %d files, kept %d unchanged, in %.2f s", sealed.sealed, sealed.kept, sealed.seconds)
     return report
 
 
