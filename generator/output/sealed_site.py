@@ -33,12 +33,13 @@ from markupsafe import Markup
 from ..core import urls
 from ..core.errors import SessionsiteError
 from ..render.theme import Theme
+from . import deploy
 from .encrypt import FORMAT, Sealer, SiteKey
 from .locks import MARKER
 from .manifest import MANIFEST
 from .write import Staging
 
-SEALED_RECORD = ".sessionsite-sealed.json"
+SEALED_RECORD = deploy.SEALED_RECORD
 UNLOCK_FOLDER = "unlock"
 """Beside a theme's `static/`: what only an encrypted archive carries (its script and styles)."""
 UNLOCK_FILES = ("unlock.js", "unlock.css")
