@@ -299,6 +299,16 @@
         say("");
       }
     }
+    // The link pasted into the address bar of this very page changes only its fragment: no new page loads.
+    window.addEventListener("hashchange", function retry() {
+      var key = keyInLink();
+      if (!key || opener) return;
+      tryKey(fromBase64url(key)).then(function (outcome) {
+        if (told(outcome, "The key in this link does not open this archive.") === "open") {
+          window.removeEventListener("hashchange", retry);
+        }
+      });
+    });
     form.hidden = false;
     var input = form.querySelector("input");
     input.focus();
