@@ -29,10 +29,10 @@ def build_and_deploy(options: Options, remote: str, deploy_branch: str, message:
         # a file whose content is unchanged keeps its bytes, and the branch changes only where the site did.
         site = output or (_kept_site(deploy_branch) if options.encrypt else Path(temporary) / "site")
         config = build_config_from(options, output=site)
+        run(config, None, verbose, quiet)
         if config.key is not None and options.key_file is not None:
             with errors(verbose):
                 warn_if_committable(options.key_file, Path.cwd())
-        run(config, None, verbose, quiet)
         with stopped_by_signals(), errors(verbose):
             done = deploy(site, Path.cwd(), remote, deploy_branch, message or DEFAULT_MESSAGE, push=push)
     if not quiet:
