@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import click
 
@@ -17,7 +17,19 @@ from ..core.errors import UsageProblem
 
 if TYPE_CHECKING:
     from ..output.encrypt import SiteKey
-    from .options import Options
+
+
+class Options(Protocol):
+    """The encryption options of a command's `options.Options`."""
+
+    @property
+    def encrypt(self) -> bool: ...
+    @property
+    def key_file(self) -> Path | None: ...
+    @property
+    def passphrase_file(self) -> Path | None: ...
+    @property
+    def passphrase(self) -> bool: ...
 
 LIMITS = ("Encrypted: the host, crawlers and anyone without the link see locked pages only (how many there are, "
           "and their sizes); anyone with the link can read it all, and a link pasted in a chat stays in that "
