@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -260,4 +261,21 @@ def test_an_encrypted_bundle_opens_with_its_own_link(browser, tmp_path):
     assert "extremes" in reader.page.title()
     assert reader.page.locator(".view-box").first.is_visible()  # the bundle's own script ran
     assert not reader.errors, reader.errors
+    reader.close()
+
+
+def test_the_markdown_version_downloads_as_it_was_written(browser, sealed):
+    out, key = sealed
+    sealer = Sealer(key)
+    root = out.resolve().as_uri() + "/"
+    reader = Reader(browser, accept_downloads=True)
+    reader.open(f"{root}index.html#{key.fragment}")
+    reader.unlocked()
+    reader.page.goto(root + page_of(sealer, LONG_SESSION + ".html"))
+    reader.unlocked()
+    with reader.page.expect_download() as download:
+        reader.page.locator("a", has_text="Markdown version").click()
+    assert download.value.suggested_filename == LONG_SESSION.rsplit("/", 1)[1] + ".md"
+    text = Path(download.value.path()).read_text(encoding="utf-8")
+    assert text.startswith("---\n") and 'cwd: "/home/ada/src/tidewatch"' in text
     reader.close()
