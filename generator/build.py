@@ -80,14 +80,18 @@ def _build_folder(job: Job, config: BuildConfig, progress: Progress | None, reme
 def _build_sealed(job: Job, config: BuildConfig, progress: Progress | None, remembered_as: Path) -> BuildReport:
     """An encrypted archive (`output.sealed_site`): the site built as always into a private folder kept for the
     next build, then sealed into the output, the files the previous archive holds unchanged kept as they are."""
-    from .output.sealed_site import SealedRecord, load_record, plain_folder, seal_site
+    from .output.sealed_site import SealedRecord, load_record, plain_folder, seal_site, up_to_date
 
     assert config.key is not None
     plain = plain_folder(remembered_as)
     report = _build_folder(job, replace(config, output=plain, key=None), progress, remembered_as)
     previous = load_record(config.output) if is_sessionsite_output(config.output) else SealedRecord()
+    theme = Theme.load(config.theme)
+    if up_to_date(plain, config.output, config.key, theme, previous):
+        log.info("%s (encrypted) is up to date", config.output)
+        return report
     with job.staging(config.output) as staging:
-        sealed = seal_site(plain, staging, config.key, Theme.load(config.theme), previous)
+        sealed = seal_site(plain, staging, config.key, theme, previous)
     log.info("encrypted %d files, kept %d unchanged, in %.2f s", sealed.sealed, sealed.kept, sealed.seconds)
     return report
 

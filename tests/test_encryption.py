@@ -265,8 +265,17 @@ def test_a_rebuild_with_the_same_key_keeps_every_unchanged_file_and_seals_what_c
     out, key = tmp_path / "site", new_key()
     build(BuildConfig(inputs=(archive,), output=out, key=key, vault=None))
     first = output_files(out)
+    folder = out.stat().st_ino
     build(BuildConfig(inputs=(archive,), output=out, key=key, vault=None))
     assert output_files(out) == first  # nothing sealed again: the same bytes, nonces and all
+    assert out.stat().st_ino == folder  # nor written at all: the archive was up to date
+    gone = next(name for name in first if name.endswith(".js") and not name.startswith("assets/"))
+    (out / gone).unlink()  # changed by hand: built again, and the rest kept as it was
+    build(BuildConfig(inputs=(archive,), output=out, key=key, vault=None))
+    again = output_files(out)
+    assert set(again) == set(first) and again[gone] != first[gone]  # sealed again, with a fresh nonce
+    assert {name: data for name, data in again.items() if name != gone} == \
+        {name: data for name, data in first.items() if name != gone}
     session = archive / "-Users-grace-work-ledger-api" / "23ddcd5f-bf80-4fbe-8f29-272760883dab.jsonl"
     lines = session.read_text(encoding="utf-8").splitlines()
     session.write_text("\n".join(lines[:-2]) + "\n", encoding="utf-8")
