@@ -7,7 +7,10 @@ it cold twice, in child processes, plainly and with `--encrypt --key-file` (each
 and with a new cache folder, so that the encrypted build also makes its readable site from nothing), the order
 swapped every round so that other load on the machine falls on both alike. Reported: wall time and CPU time
 (user and system, `RUSAGE_CHILDREN`) of each, their medians, the share ((encrypted - plain) / plain) of the
-medians and the median of each round's, and the sizes of the two outputs. Then, into the last encrypted output
+medians and the median of each round's, and the sizes of the two outputs. On a shared machine the difference of
+two whole builds is mostly noise, so the sealing pass is also timed alone, in this process, five times over the
+readable site the last encrypted build made (its CPU against the plain builds' median). Then, into the last
+encrypted output
 with its key: a rebuild with nothing changed, and one after a reply is appended to the largest session, each
 with the files it sealed again and kept (from the build's own log line). The vault is off (`--no-vault`).
 """
@@ -61,6 +64,25 @@ def append_reply(archive: Path) -> None:
         handle.write(json.dumps(reply) + "\n")
 
 
+def seal_alone(plain: Path, out: Path) -> tuple[float, float]:
+    """Median wall and CPU seconds of sealing the readable site at `plain` into a new archive."""
+    sys.path.insert(0, str(REPOSITORY))
+    from generator.output.encrypt import new_key
+    from generator.output.sealed_site import SealedRecord, seal_site
+    from generator.output.write import Staging
+    from generator.render.theme import Theme
+
+    theme, walls, cpus = Theme.load(None), [], []
+    for _ in range(5):
+        staging = Staging(out)
+        started, cpu = time.perf_counter(), time.process_time()
+        seal_site(plain, staging, new_key(), theme, SealedRecord())
+        walls.append(time.perf_counter() - started)
+        cpus.append(time.process_time() - cpu)
+        staging.discard()
+    return statistics.median(walls), statistics.median(cpus)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("archive", type=Path)
@@ -100,6 +122,11 @@ def main() -> None:
                   f"encryption adds {(encrypted - plain) / plain:+.1%} (median of each round's: {each:+.1%})")
         print(f"site: plain {sizes['plain'] / 1e6:.1f} MB, encrypted {sizes['encrypted'] / 1e6:.1f} MB "
               f"({sizes['encrypted'] / sizes['plain']:.2f}×)")
+        sealing = seal_alone(next((scratch / f"cache-encrypted-{args.rounds - 1}").rglob("plain-*")) / "site",
+                             scratch / "sealed-alone")
+        plain_cpu, plain_wall = statistics.median(cpus["plain"]), statistics.median(walls["plain"])
+        print(f"sealing alone (median of 5): {sealing[0]:.2f} s wall, {sealing[1]:.2f} s CPU: "
+              f"{sealing[1] / plain_cpu:.1%} of the plain build's CPU, {sealing[0] / plain_wall:.1%} of its wall time")
         print()
         rebuild = [sys.executable, "-m", "generator", "build", str(archive), "-o", str(last_encrypted), "-j",
                    str(args.jobs), "--no-vault", "-v", "--encrypt", "--key-file", str(key_file)]
