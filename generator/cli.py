@@ -186,8 +186,10 @@ def build_command(**values: Any) -> None:
     config = build_config_from(options)
     run(config, options.report_file, options.verbose, options.quiet)
     if config.key is not None:
-        from .commands.encryption import say_link, site_address
+        from .commands.encryption import LIMITS, say_link, site_address
 
+        if not options.quiet:
+            click.echo(LIMITS, err=True)
         say_link(config.key, site_address(config.output, config.base_url), options,
                  zipped=config.output.suffix.lower() == ".zip")
 

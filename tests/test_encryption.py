@@ -299,3 +299,20 @@ def test_the_readable_site_behind_it_is_private(tmp_path):
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert (folder / "site" / "index.html").is_file() and not str(folder).startswith(str(tmp_path))
     assert os.environ["XDG_CACHE_HOME"] in str(folder)
+
+
+def test_a_passphrase_file_opens_the_same_archive_build_after_build(tmp_path):
+    out, passphrase = tmp_path / "site", tmp_path / "passphrase"
+    passphrase.write_text("four random words, or more\n", encoding="utf-8")
+    arguments = ["build", str(EXAMPLES / "-Users-grace-work-ledger-api"), "-o", str(out), "--encrypt",
+                 "--passphrase-file", str(passphrase), "--no-vault", "-j", "1"]
+    result = CliRunner().invoke(main, arguments)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == f"open {out.resolve().as_uri()}/index.html and type the passphrase"
+    record = load_record(out)
+    assert len(record.salt_bytes) == 16 and record.iterations == PBKDF2_ITERATIONS
+    expected = key_from_passphrase("four random words, or more", record.salt_bytes)
+    assert record.key_id == expected.key_id and "#key=" not in result.output
+    assert f'data-salt="{record.salt}"' in (out / "index.html").read_text(encoding="utf-8")
+    assert CliRunner().invoke(main, arguments).exit_code == 0
+    assert load_record(out).key_id == record.key_id  # the same salt, so the same key: nothing sealed again
