@@ -113,7 +113,11 @@
     secret = secret.trim();
     var inLink = /key=([A-Za-z0-9_-]{43})/.exec(secret);
     var key = inLink ? inLink[1] : (/^[A-Za-z0-9_-]{43}$/.test(secret) ? secret : null);
-    if (key) return told(await tryKey(fromBase64url(key)), "This key does not open this archive.");
+    if (key) {
+      var outcome = await tryKey(fromBase64url(key));
+      // A passphrase may look like a key (43 letters and digits): tried as one, then as what it is.
+      if (outcome !== "wrong" || !data.dataset.salt) return told(outcome, "This key does not open this archive.");
+    }
     if (!data.dataset.salt) {
       say("That is not a key: paste the link you were given, or the 43 characters after #key= in it.", true);
       return "wrong";
