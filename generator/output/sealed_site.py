@@ -183,7 +183,8 @@ def _archive_digest(root: Path) -> str:
 
 def up_to_date(plain: Path, out: Path, key: SiteKey, theme: Theme, previous: SealedRecord) -> bool:
     """Whether the archive at `out` is what sealing `plain` would make: sealed with this key and shell from the
-    same files, and not changed since. Then nothing is read or written."""
+    same files, and not changed since. Then nothing is read or written. (A new unlocking script is a change of
+    the theme's files, which renders the readable site again: its listing changes with it.)"""
     if not previous.sealed or previous.key_id != key.key_id or previous.shell != Shell(theme, key).digest:
         return False
     return previous.plain == _plain_listing(plain, Sealer(key)) and previous.sealed == _archive_digest(out)
