@@ -6,7 +6,8 @@ The pipeline runs one way, one folder per layer, each importing only from the la
     core/     the frozen model the stages pass along, errors, text helpers, and `urls` (where every file goes)
     stages/   discover -> read -> redact -> interpret (with summarize, commits) -> link: log files to linked sessions
     render/   markdown/ (the intermediate), then the writers over it: html/ (pages) and search (the index)
-    output/   write (atomic staging), locks, manifest (what the last build did), vault (logs kept)
+    output/   write (atomic staging), locks, manifest (what the last build did), vault (logs kept), encrypt and
+              sealed_site (--encrypt: the archive sealed from the built site)
     config, job (what every command that writes an output shares: checks, lock, vault, --strict, staging),
     pipeline/ (the two phases, and what they reuse of the last build), build: the application that runs them;
     audit, bundle (commit_range), claude, config_file (the user's sessionsite.toml), json_export, serve:

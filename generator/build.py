@@ -43,6 +43,11 @@ def build(config: BuildConfig, progress: Progress | None = None, review: Review 
 
     One build at a time writes an output: a second one stops at once (`job.Job`). Every build first
     removes what builds that died left behind, for any output. `review`: run before anything is written."""
+    if config.key is not None:
+        from .output.sealed_site import SEALED_RECORD
+
+        return write_output(config, progress, lambda job, folder_config, remembered_as: _build_sealed(
+            job, folder_config, progress, remembered_as, review), leave_out=frozenset({MARKER, SEALED_RECORD}))
     return write_output(config, progress, lambda job, folder_config, remembered_as: _build_folder(
         job, folder_config, progress, remembered_as, review), leave_out=frozenset({MARKER, MANIFEST}))
 
@@ -77,6 +82,26 @@ def _build_folder(job: Job, config: BuildConfig, progress: Progress | None, reme
         report = _build_files(job, config, progress, files, hashes, problems, saving)
     report.kept = sorted(f"{f.project_dir}/{path_in_project(f)}" for f in files if f.kept is not None)
     report.pruned, report.saved = pruned, saving.outcome()[0]
+    return report
+
+
+def _build_sealed(job: Job, config: BuildConfig, progress: Progress | None, remembered_as: Path,
+                  review: Review | None = None) -> BuildReport:
+    """An encrypted archive (`output.sealed_site`): the site built as always into a private folder kept for the
+    next build, then sealed into the output, the files the previous archive holds unchanged kept as they are."""
+    from .output.sealed_site import SealedRecord, load_record, plain_folder, seal_site, up_to_date
+
+    assert config.key is not None
+    plain = plain_folder(remembered_as)
+    report = _build_folder(job, replace(config, output=plain, key=None), progress, remembered_as, review)
+    previous = load_record(config.output) if is_sessionsite_output(config.output) else SealedRecord()
+    theme = Theme.load(config.theme)
+    if up_to_date(plain, config.output, config.key, theme, previous):
+        log.info("%s (encrypted) is up to date", config.output)
+        return report
+    with job.staging(config.output) as staging:
+        sealed = seal_site(plain, staging, config.key, theme, previous)
+    log.info("encrypted %d files, kept %d unchanged, in %.2f s", sealed.sealed, sealed.kept, sealed.seconds)
     return report
 
 

@@ -95,6 +95,27 @@ yes_option = click.option(
                                 "loudly; nothing is decided: `sessionsite review` decides).")
 
 
+encryption_options = [
+    click.option("--encrypt", is_flag=True,
+                 help="Encrypt everything (pages, search index, Markdown, file names) with a new random key, or "
+                      "--key-file's, or a passphrase's; print the link that opens it (the key in its #fragment, "
+                      "never sent to a server). The pages unlock in the browser (docs/security.md)."),
+    click.option("--key-file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+                 help="With --encrypt: the key is kept in FILE (made, readable by you alone, when it does not "
+                      "exist): later builds keep the same key, link and unchanged files."),
+    click.option("--passphrase-file", type=click.Path(exists=True, dir_okay=False, path_type=Path), metavar="FILE",
+                 help="With --encrypt: derive the key from the passphrase on FILE's first line (PBKDF2-SHA256, "
+                      "600,000 rounds, salted); readers type it to unlock."),
+    click.option("--passphrase", is_flag=True, help="With --encrypt: ask for the passphrase in the terminal."),
+]
+
+
+def _with_encryption(function: Command) -> Command:
+    for option in reversed(encryption_options):
+        function = option(function)
+    return function
+
+
 def _with_choice(function: Command) -> Command:
     """The options every command that publishes shares: the config file, the selection, the own redaction."""
     for option in reversed([config_option, *selection_options, *own_redaction_options]):
@@ -159,6 +180,7 @@ repo_url_option = click.option(
 @repo_url_option
 @click.option("--title", help="The site's title, on its home page and in every page's title [default: sessionsite].")
 @yes_option
+@_with_encryption
 def build_command(**values: Any) -> None:
     """Build the HTML archive (with its Markdown intermediates) into OUTPUT. With --strict, as for
     gh-deploy: nothing is built while a value that looks like a secret waits for review.
@@ -173,7 +195,15 @@ def build_command(**values: Any) -> None:
         from .commands.review import how_to_review, review_before_publishing
 
         review = review_before_publishing(options.yes, how_to_review(options))
-    run(build_config_from(options), options.report_file, options.verbose, options.quiet, review=review)
+    config = build_config_from(options)
+    run(config, options.report_file, options.verbose, options.quiet, review=review)
+    if config.key is not None:
+        from .commands.encryption import LIMITS, say_link, site_address
+
+        if not options.quiet:
+            click.echo(LIMITS, err=True)
+        say_link(config.key, site_address(config.output, config.base_url), options,
+                 zipped=config.output.suffix.lower() == ".zip")
 
 
 @main.command("markdown")
@@ -262,6 +292,7 @@ def serve_command(port: int, **values: Any) -> None:
 @click.option("--theme", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Theme folder whose templates/ and static/ override the default theme's (the HTML bundle's look).")
 @yes_option
+@_with_encryption
 def bundle_command(**values: Any) -> None:
     """Write one file to attach to a pull request: the whole piece of work each SESSION belongs to (its
     plan chain, the sessions it continues or that continue it, every subagent transcript).
@@ -318,6 +349,7 @@ def bundle_command(**values: Any) -> None:
 @vault_option
 @no_vault_option
 @_with_choice
+@_with_encryption
 def gh_deploy_command(remote: str, deploy_branch: str, message: str | None, no_push: bool, **values: Any) -> None:
     """Build the site (redacted) and commit it, and nothing else, to the gh-pages branch of the git
     repository of the current folder, then push it: GitHub Pages serves it from there. Your working tree,

@@ -10,13 +10,16 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Protocol, TypeVar
 
 from .core.errors import InputError
 from .core.entries import Diagnostic
 from .stages.discover import SessionFile, arrange, find, nothing_found
 from .stages.redact import OwnRules, redact_project_dir
 from .stages.selection import Selection
+
+if TYPE_CHECKING:  # cryptography is loaded only by an encrypted output
+    from .output.encrypt import SiteKey
 
 T = TypeVar("T")
 
@@ -60,6 +63,8 @@ class ReadOptions:
     """The user's own patterns and words to redact, on top of the built-in rules."""
     theme: Path | None = field(default=None, kw_only=True)
     """A theme folder overriding parts of the default theme."""
+    key: SiteKey | None = field(default=None, kw_only=True, repr=False)
+    """Encrypt the output with this key (`output.encrypt`); None: not encrypted."""
 
 
 @dataclass(frozen=True)

@@ -127,3 +127,51 @@ def test_a_remote_neither_configured_nor_a_url_is_a_usage_error_before_building(
     assert result.exit_code == 2
     assert "--remote 'nowhere': no remote of that name is configured, and it is not a URL" in result.output
     assert "session" not in result.output
+
+
+def every_object(repository: Path) -> bytes:
+    """The bytes of every object git holds, in any branch or none."""
+    import subprocess
+
+    return subprocess.run(["git", "-C", str(repository), "cat-file", "--batch-all-objects", "--batch"],
+                          capture_output=True, check=True).stdout
+
+
+def test_an_encrypted_deploy_publishes_ciphertext_and_the_shell_and_the_key_never_enters_git(checkout, tmp_path):
+    import re
+
+    from test_encryption import assert_no_transcript_word, output_files
+
+    key_file = checkout / "pages.key"  # where a user might well put it: in the repository, not ignored
+    plain = tmp_path / "plain"
+    assert gh_deploy(str(LEDGER), "--no-push", "--remote-branch", "plain-pages", "-o", str(plain)).exit_code == 0
+    result = gh_deploy(str(LEDGER), "--encrypt", "--key-file", str(key_file), "--base-url", "https://ada.github.io/app/")
+    assert result.exit_code == 0, result.output
+    secret = key_file.read_text(encoding="ascii").strip()
+    assert result.stdout.strip().endswith(f"https://ada.github.io/app/index.html#key={secret}")
+    assert "anyone with the link can read it all" in result.stderr
+    assert "not ignored by git" in result.stderr
+
+    remote = tmp_path / "github.git"
+    files = published(remote)
+    assert all(re.fullmatch(r"index\.html|[0-9a-f]{32}\.(html|js)|assets/[a-z]+\.(css|js)|\.nojekyll", name)
+               for name in files), files
+    assert len([name for name in files if name.endswith(".html")]) > 3
+    blobs = {name: git_bytes(remote, f"gh-pages:{name}") for name in files}
+    assert_no_transcript_word(sorted(LEDGER.rglob("*.jsonl")), blobs, output_files(plain))
+    for repository in (remote, checkout):
+        assert secret.encode() not in every_object(repository)
+    assert "pages.key" not in git(checkout, "ls-files")
+
+    # A second deploy with the same key changes nothing that did not change.
+    first = git(remote, "rev-parse", "gh-pages:").strip()
+    again = gh_deploy(str(LEDGER), "--encrypt", "--key-file", str(key_file), "--base-url", "https://ada.github.io/app/")
+    assert again.exit_code == 0, again.output
+    assert git(remote, "rev-parse", "gh-pages:").strip() == first
+
+
+def git_bytes(repository: Path, object_name: str) -> bytes:
+    import subprocess
+
+    return subprocess.run(["git", "-C", str(repository), "cat-file", "blob", object_name], capture_output=True,
+                          check=True).stdout

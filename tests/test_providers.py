@@ -27,6 +27,12 @@ from conftest import corpus_files
 # A sample is the token itself, or (text, the secret the rule takes from it) for the rules that find a
 # secret by what surrounds it. Keyed by the rule: its kind and its first anchor (or its look).
 SAMPLES: dict[tuple[str, str], list[str | tuple[str, str]]] = {
+    ('sessionsite-archive-key', '#key='): [
+        ('https://me.github.io/app/index.html#key=N0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-',
+         'N0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-'),
+        ('file:///home/ada/site/index.html#key=N0tAR3alT0kenN0tAR3alT0kenN0tAR3alT0kenN0tA',
+         'N0tAR3alT0kenN0tAR3alT0kenN0tAR3alT0kenN0tA'),
+    ],
     ('anthropic-key', 'sk-ant-'): [
         'sk-ant-N0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al',
         'sk-ant-api03-N0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAR3al_T0k-enN0tAA',

@@ -36,10 +36,11 @@ from ..render.markdown import MarkdownOptions
 from ..render.theme import Theme
 from ..config import ReadOptions
 from ..job import Job, report_problems
-from .html import HtmlSections, compose_html, page_builder, section_id
+from .html import HtmlSections, bundle_script_hash, compose_html, page_builder, section_id
 from .markdown import GITHUB_LIMIT, ReviewNotes, compose_markdown, github_length
 
 if TYPE_CHECKING:
+    from ..output.encrypt import SiteKey
     from ..output.write import Staging
     from ..pipeline.plans import PlannedFile
     from ..pipeline.phase2 import PartWriter
@@ -274,7 +275,8 @@ def bundle(config: BundleConfig, review: Callable[[BundleConfig, list[SessionFil
                 written = _write_review_notes(config.output, archive, selected, spool, render,
                                               work.branch if work else "")
             else:
-                written = _write_html(config.output, kind, archive, selected, staging, spool, render, theme)
+                written = _write_html(config.output, kind, archive, selected, staging, spool, render, theme,
+                                      config.key)
     present = written.present
     return BundleReport(sessions=present, subagent_runs=sum(archive.sessions[key].is_subagent for key in present),
                         size=written.size, shortened=written.shortened, diagnostics=len(problems),
@@ -320,13 +322,18 @@ def _write_review_notes(output: Path, archive: Archive, selected: list[str], spo
 
 
 def _write_html(output: Path, kind: str, archive: Archive, selected: list[str], staging: Staging, spool: Path,
-                render: Callable[[PartWriter], Counter[str]], theme: Theme) -> _Written:
+                render: Callable[[PartWriter], Counter[str]], theme: Theme, key: SiteKey | None = None) -> _Written:
     """The self-contained page (`kind` "html"), or a zip holding it alone ("zip"); its size in bytes."""
     sections = HtmlSections(archive, selected, staging.root, spool)
     redactions = render(sections)
     sections.keys = [key for key in selected if sections.spool_of(key).is_file()]
     # Written as it is composed, a session at a time: a bundle is as large as its sessions.
-    parts = compose_html(sections, page_builder(archive, theme), theme)
+    parts: Iterable[str] = compose_html(sections, page_builder(archive, theme), theme)
+    if key is not None:  # sealed whole: a bundle is at most an attachment's size
+        from ..output.sealed_site import seal_bundle
+
+        page = "".join(parts).encode("utf-8")
+        parts = [seal_bundle(page, key, theme, bundle_script_hash(theme)).decode("utf-8")]
     if kind == "zip":
         size = _write_zip(output, output.with_suffix(".html").name, parts)
     else:

@@ -221,6 +221,12 @@ def compose_html(sections: HtmlSections, builder: PageBuilder, theme: Theme) -> 
     yield page
 
 
+def bundle_script_hash(theme: Theme) -> str:
+    """The CSP hash of the script the bundle's page carries inline (what `compose_html` allows)."""
+    static = theme.static_files()
+    return _csp_hash(_inline_safe(static["app.js"].read_text(encoding="utf-8")) if "app.js" in static else "")
+
+
 def page_builder(archive: Archive, theme: Theme) -> PageBuilder:
     """The site's own template environment, with the filters its templates (and their macros) use."""
     return PageBuilder(archive, theme, __version__, lambda key, anchor: 1)
@@ -236,4 +242,4 @@ def _csp_hash(script: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
 
 
-__all__ = ["HtmlSections", "compose_html", "page_builder", "role_of", "section_id", "span_of"]
+__all__ = ["HtmlSections", "bundle_script_hash", "compose_html", "page_builder", "role_of", "section_id", "span_of"]

@@ -34,4 +34,11 @@ def bundle_and_say(options: Options) -> None:
     click.echo(f"{count} session{'s' if count != 1 else ''}{subagents}{of_branch} ({size}{shortened}) -> {output}",
                err=True)
     say_redactions(report.redactions, config.redact)
+    if config.key is not None:
+        from .encryption import LIMITS, say_link
+
+        click.echo(LIMITS, err=True)
+        zipped = output.suffix.lower() == ".zip"
+        say_link(config.key, output.with_suffix(".html").name if zipped else output.resolve().as_uri(), options,
+                 zipped=zipped)
     say_vault(config.vault, report.saved)

@@ -59,33 +59,44 @@ class Options:
     commit_range: str | None = None
     yes: bool = False
     """Publish the values nobody reviewed as they are (`commands.review`)."""
+    encrypt: bool = False
+    key_file: Path | None = None
+    passphrase_file: Path | None = None
+    passphrase: bool = False
 
 
 def build_config_from(options: Options, output: Path | None = None, markdown_only: bool = False) -> BuildConfig:
     """The build's config; `output` stands in for the options' own (gh-deploy's temporary folder, serve's)."""
     from ..config import BuildConfig
+    from .encryption import previous_salt, site_key_of
 
     folder = output if output is not None else options.output
     assert folder is not None, "a command that builds has an output"
+    key = site_key_of(options, folder, previous_salt(folder) if options.encrypt else b"")
     return BuildConfig(inputs=inputs_or_default(options.inputs), output=folder, theme=options.theme,
                        show_hidden=options.show_hidden, markdown_only=markdown_only, strict=options.strict,
                        jobs=options.jobs, redact=not options.no_redact, redact_paths=options.redact_paths,
                        base_url=options.base_url, vault=vault_of(options.vault_dir, options.no_vault),
                        prune=options.prune, title=options.title or "", repo_url=options.repo_url,
-                       selection=selection_of(options), own_redaction=own_rules_of(options))
+                       selection=selection_of(options), own_redaction=own_rules_of(options), key=key)
 
 
 def bundle_config_from(options: Options) -> BundleConfig:
     """The bundle's config: its inputs are the sessions given (none: the branch's), never the default folder."""
     from ..bundle import BundleConfig
+    from .encryption import site_key_of
 
     assert options.output is not None, "bundle has an output"
+    if options.encrypt and options.output.suffix.lower() in (".md", ".markdown"):
+        raise UsageProblem(f"-o {options.output}: a Markdown bundle cannot be encrypted (GitHub shows it as text); "
+                           "write .html or .zip")
     branch = options.branches[0] if options.branches and not options.inputs and not options.commit_range else ""
     return BundleConfig(inputs=tuple(options.inputs), output=options.output, show_hidden=options.show_hidden,
                         strict=options.strict, redact=not options.no_redact, redact_paths=options.redact_paths,
                         jobs=options.jobs, vault=vault_of(options.vault_dir, options.no_vault),
                         commits=options.commit_range or "", repo_url=options.repo_url, branch=branch,
-                        selection=selection_of(options), own_redaction=own_rules_of(options), theme=options.theme)
+                        selection=selection_of(options), own_redaction=own_rules_of(options), theme=options.theme,
+                        key=site_key_of(options, options.output))
 
 
 def inputs_or_default(given: tuple[Path, ...]) -> tuple[Path, ...]:

@@ -27,8 +27,11 @@ from ..core.errors import SessionsiteError, UsageProblem
 from .manifest import MANIFEST
 from .locks import MARKER
 
+SEALED_RECORD = ".sessionsite-sealed.json"
+"""An encrypted archive's record for its next build (`sealed_site.SEALED_RECORD`, named here so that a plain deploy
+does not load the cryptography)."""
 # The build's bookkeeping, which a published site does not need (a zip leaves them out too).
-LEFT_OUT = (MARKER, MANIFEST)
+LEFT_OUT = (MARKER, MANIFEST, SEALED_RECORD)
 # Never published, whatever a site folder holds: session logs and what a vault keeps.
 REFUSED = ("*.jsonl", "*.jsonl.*", "*.sqlite", "*.sqlite3", "*.db")
 DEFAULT_MESSAGE = "Deployed {sha} with sessionsite {version}"

@@ -383,6 +383,9 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     TokenRule("typeform-token", "Typeform", ("tfp_",), _token("tfp_", "[A-Za-z0-9_=-]{40,59}", "A-Za-z0-9_=-")),
     TokenRule("age-secret-key", "age", ("AGE-SECRET-KEY-1",),
               _token("AGE-SECRET-KEY-1", "[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}")),
+    # sessionsite's own: the key of an encrypted archive, in the link a build prints (`--encrypt`), which a
+    # session that ran the build, or was given the link, holds in its transcript.
+    TokenRule("sessionsite-archive-key", "sessionsite", ("#key=",), r"#key=(?P<secret>[A-Za-z0-9_-]{43})" + _END),
     # Mapbox secret, public and temporary tokens: base64 JSON of the user, a dot, 22 or more.
     TokenRule("mapbox-token", "Mapbox", ("sk.eyJ", "pk.eyJ", "tk.eyJ"),
               _token(r"[spt]k\.eyJ", r"[A-Za-z0-9_-]{20,300}\.[A-Za-z0-9_-]{20,30}")),

@@ -1,3 +1,15 @@
+// Loads one of the site's data scripts (the search index, an anchor map). In an encrypted archive they are
+// sealed, and the unlocking script (unlock/unlock.js) opens them and hands their data over as they would.
+function sessionsiteLoadScript(src, onload, onerror) {
+  "use strict";
+  if (window.sessionsiteUnlocked) { window.sessionsiteUnlocked.load(src, onload, onerror); return; }
+  var script = document.createElement("script");
+  script.src = src;
+  script.onload = onload;
+  script.onerror = onerror;
+  document.head.appendChild(script);
+}
+
 // Progressive enhancement only: every page works without this file.
 // Loaded without `defer` so a saved theme applies before the first paint.
 (function () {
@@ -65,13 +77,10 @@
       var map = document.querySelector("[data-anchor-map]");
       if (id && !node && map) {
         // A permalink to a later page of this session: ask the session's anchor map where it lives.
-        var script = document.createElement("script");
-        script.src = map.getAttribute("data-anchor-map");
-        script.onload = function () {
+        sessionsiteLoadScript(map.getAttribute("data-anchor-map"), function () {
           var page = window.sessionsiteAnchorPages && window.sessionsiteAnchorPages[id];
           if (page) location.replace(page + "#" + encodeURIComponent(id));
-        };
-        document.head.appendChild(script);
+        }, function () {});
         return;
       }
       var target = node;
@@ -119,14 +128,11 @@
     if (waiting[key] === "failed") { callback(false); return; }
     if (waiting[key]) { waiting[key].push(callback); return; }
     waiting[key] = [callback];
-    var script = document.createElement("script");
-    script.src = base + "search/" + key + ".js";
-    script.onerror = function () {
+    sessionsiteLoadScript(base + "search/" + key + ".js", function () {}, function () {
       var callbacks = waiting[key];
       waiting[key] = "failed";
       callbacks.forEach(function (cb) { cb(false); });
-    };
-    document.head.appendChild(script);
+    });
   }
 
   function needAll(keys, callback) {
