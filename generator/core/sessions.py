@@ -135,8 +135,7 @@ class Session:
     models: tuple[str, ...] = field(default=(), metadata=redacted_as(TEXT))
     """Models that replied, in order of first use."""
     versions: tuple[str, ...] = field(default=(), metadata=redacted_as(TEXT))
-    """Versions of the agent seen, in order of first use (Claude Code's as it writes them, `2.1.332`; another
-    agent's with its name, `Codex CLI 0.171.0`)."""
+    """Versions of the agent that wrote it (`agent`) seen, in order of first use."""
     agent: str = field(default="claude-code", metadata=redacted_as(OURS))
     """The coding agent that wrote it (`stages.agents`: claude-code, codex): its label, and nothing more."""
     started: str = field(default="", metadata=redacted_as(IDENTIFIER))

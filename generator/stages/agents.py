@@ -28,6 +28,8 @@ CLAUDE_CODE = "claude-code"
 CODEX = "codex"
 AGENT_NAMES = {CLAUDE_CODE: "Claude Code", CODEX: "Codex CLI"}
 """Each agent read, by the name a session is labelled with, and the name a reader sees."""
+ASSISTANT_NAMES = {CLAUDE_CODE: "Claude", CODEX: "Codex"}
+"""Who speaks in each agent's replies."""
 
 FIRST_RECORD_LIMIT = 64 << 10
 """Bytes of a file's first line read to tell who wrote it."""

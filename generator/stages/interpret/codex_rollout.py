@@ -158,7 +158,7 @@ class CodexSession(ToolCalls):
             metadata.git_branch = git["branch"]
         version = payload.get("cli_version")
         if isinstance(version, str):
-            metadata.versions.setdefault(f"Codex CLI {version}", None)
+            metadata.versions.setdefault(version, None)
         if isinstance(payload.get("timestamp"), str) and _plausible_time(payload["timestamp"]):
             metadata.note({"timestamp": payload["timestamp"]})
 
@@ -177,11 +177,11 @@ class CodexSession(ToolCalls):
         facts = [("model", self.model), ("reasoning effort", effort), ("reasoning summaries", payload.get("summary")),
                  ("approvals", payload.get("approval_policy")), ("sandbox", sandbox_mode)]
         details = tuple((name, str(value)) for name, value in facts if isinstance(value, str) and value)
-        settings = " · ".join(f"{name} {value}" if name != "model" else value for name, value in details)
+        settings = " · ".join(f"{name} {value}" for name, value in details)
         if settings and settings != self.settings:
             self.settings = settings
-            self.events.append(Notice(self._next_anchor(anchor_id), timestamp, NoticeKind.MODEL_SETTINGS, settings,
-                                      details=details))
+            self.events.append(Notice(self._next_anchor(anchor_id), timestamp, NoticeKind.MODEL_SETTINGS,
+                                      "Model and settings:", details=details))
 
     @handles(RECORDS, "compacted")
     def _compacted(self, payload: Mapping[str, Any], anchor_id: str, timestamp: str) -> None:
@@ -286,9 +286,9 @@ class CodexSession(ToolCalls):
             if not is_harness(words) and self._once("prompt", words, "completed"):
                 self.events.append(Prompt(self._next_anchor(anchor_id), timestamp, words.strip("\n")))
         elif kind == "Reasoning":
-            for text in item.get("summary_text") or []:
+            for index, text in enumerate(item.get("summary_text") or []):
                 if isinstance(text, str) and text.strip() and self._once("thinking", text, "completed"):
-                    self.events.append(Thinking(self._next_anchor(anchor_id), timestamp, text))
+                    self.events.append(Thinking(self._next_anchor(f"{anchor_id}-{index}"), timestamp, text))
 
     @handles(ITEMS, "reasoning")
     def _reasoning(self, payload: Mapping[str, Any], anchor_id: str, timestamp: str) -> None:
