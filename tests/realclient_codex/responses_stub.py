@@ -144,7 +144,7 @@ class ScriptedResponses:
         items = []
         for item in reply.items:
             item = dict(item)
-            if item["type"] in ("function_call", "custom_tool_call"):
+            if item["type"] in ("function_call", "custom_tool_call", "tool_search_call"):
                 item.setdefault("call_id", self._next("call"))
             item.setdefault("id", self._next({"message": "msg", "reasoning": "rs"}.get(item["type"], "fc")))
             if item["type"] == "message":

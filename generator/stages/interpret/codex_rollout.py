@@ -185,10 +185,13 @@ class CodexSession(ToolCalls):
 
     @handles(RECORDS, "compacted")
     def _compacted(self, payload: Mapping[str, Any], anchor_id: str, timestamp: str) -> None:
+        """The history replaced by a summary: said, and the summary the session went on from, folded."""
         message = payload.get("message")
         text = message.strip() if isinstance(message, str) else ""
         self.events.append(Notice(self._next_anchor(anchor_id), timestamp, NoticeKind.COMPACTION,
-                                  "Conversation compacted" + (f": {text}" if text else "")))
+                                  "Conversation compacted: the history was replaced by a summary"))
+        if text:
+            self.events.append(Notice(self._next_anchor(f"{anchor_id}-summary"), timestamp, NoticeKind.CONTINUATION, text))
 
     @handles(RECORDS, "response_item")
     def _response_item(self, payload: Mapping[str, Any], anchor_id: str, timestamp: str) -> None:
@@ -318,9 +321,14 @@ class CodexSession(ToolCalls):
 
     @handles(ITEMS, "function_call")
     def _function_call(self, payload: Mapping[str, Any], anchor_id: str, timestamp: str) -> None:
+        """A call of one of Codex's tools, or of an MCP server's (0.1xx names its server as the namespace,
+        `mcp__<server>`; earlier versions as the start of its name)."""
         name = payload.get("name")
-        self._call(payload.get("call_id") or payload.get("id"), name if isinstance(name, str) else "(unnamed tool)",
-                   arguments_of(payload.get("arguments")), timestamp)
+        name = name if isinstance(name, str) else "(unnamed tool)"
+        namespace = payload.get("namespace")
+        if isinstance(namespace, str) and namespace:
+            name = f"{namespace}__{name}"
+        self._call(payload.get("call_id") or payload.get("id"), name, arguments_of(payload.get("arguments")), timestamp)
 
     @handles(ITEMS, "custom_tool_call")
     def _custom_tool_call(self, payload: Mapping[str, Any], anchor_id: str, timestamp: str) -> None:
@@ -341,6 +349,12 @@ class CodexSession(ToolCalls):
              "tool_search_output", "mcp_tool_call_output")
     def _call_output(self, payload: Mapping[str, Any], anchor_id: str, timestamp: str) -> None:
         call_id = str(payload.get("call_id") or "")
+        found_tools = payload.get("tools")
+        if isinstance(found_tools, list) and "output" not in payload:  # a tool search: the tools it loaded
+            found_tools = tools_found(found_tools)
+            self._pair_result({"tool_use_id": call_id, "content": "Tools found: " + ", ".join(found_tools) if found_tools
+                               else "No tool found", "is_error": False}, timestamp, None)
+            return
         text, facts, images = output_of(payload.get("output", payload.get("content", "")))
         if "exit_code" not in facts and call_id in self.exit_codes:
             facts["exit_code"] = self.exit_codes.pop(call_id)
@@ -472,6 +486,20 @@ class CodexSession(ToolCalls):
         text = "Asked for approval" + (f": {target}" if target else "") + (
             f" ({reason})" if isinstance(reason, str) and reason else "")
         self.events.append(Notice(self._next_anchor(anchor_id), timestamp, "approval-request", text))
+
+
+def tools_found(tools: list[Any]) -> list[str]:
+    """The names of the tools a tool search loaded (a namespace's tools as `<namespace>__<tool>`)."""
+    names: list[str] = []
+    for tool in tools:
+        if not isinstance(tool, dict):
+            continue
+        inner = tool.get("tools")
+        if isinstance(inner, list):
+            names.extend(f"{tool.get('name', '')}__{name}" for name in tools_found(inner))
+        elif isinstance(tool.get("name"), str):
+            names.append(tool["name"])
+    return names
 
 
 def is_harness(text: str) -> bool:
