@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import replace
-from typing import Any, Callable, Collection, Iterable
+from typing import Callable, Collection, Iterable
 
 from ...core.model import BrokenLine, Diagnostic, Entry, Event, Interpreted, Unreadable
 from ..discover import SessionFile

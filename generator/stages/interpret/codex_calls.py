@@ -44,9 +44,9 @@ def command_line(argv: Any) -> str:
     if not isinstance(argv, list) or not all(isinstance(word, str) for word in argv):
         return json.dumps(argv, ensure_ascii=False) if argv is not None else ""
     if len(argv) == 3 and argv[0] in _SHELL_WRAPPERS and argv[1] in ("-lc", "-c", "-l -c"):
-        return argv[2]
+        return str(argv[2])
     if len(argv) >= 2 and argv[0].lower() in _POWERSHELL and argv[-2].lower() in ("-command", "-c"):
-        return argv[-1]
+        return str(argv[-1])
     return shlex.join(argv)
 
 
