@@ -22,9 +22,10 @@ ITEMS: dict[str, Handler] = {}
 EVENTS: dict[str, Handler] = {}
 """By an event's `type` (`event_msg` records)."""
 
-# Text Codex sends as the user's but nobody typed: a whole message that is one tagged block
-# (`<environment_context>…</environment_context>`, `<user_instructions>`, `<turn_aborted>`, …), and AGENTS.md.
-_HARNESS_BLOCK = re.compile(r"^\s*<([A-Za-z_][\w-]*)(?:\s[^>]*)?>.*</\1>\s*$", re.S)
+# Text Codex sends as the user's but nobody typed: a whole message that is one block tagged in Codex's way, a
+# name with an underscore (`<environment_context>…</environment_context>`, `<user_instructions>`, `<turn_aborted>`,
+# `<subagent_notification>`, …), and AGENTS.md. A person's own `<b>…</b>` or `<details>` is a prompt.
+_HARNESS_BLOCK = re.compile(r"^\s*<([A-Za-z]\w*_\w*)(?:\s[^>]*)?>.*</\1>\s*$", re.S)
 _HARNESS_PREFIXES = ("# AGENTS.md instructions", "<user_instructions>", "<environment_context>",
                      "<permissions instructions>", "<skills_instructions>", "<collaboration_mode>")
 DATA_URL = re.compile(r"^data:([\w.+-]+/[\w.+-]+);base64,(.*)$", re.S)
