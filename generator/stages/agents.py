@@ -45,6 +45,9 @@ CODEX_ITEM_TYPES = frozenset({"message", "reasoning", "function_call", "function
 _CODEX_TYPE_IN_PREFIX = re.compile(rb'^\{\s*(?:"(?:timestamp|ordinal)"\s*:\s*(?:"[^"\\]*"|\d+)\s*,\s*)*'
                                    rb'"type"\s*:\s*"(session_meta|turn_context|response_item|event_msg|compacted)"')
 _CWD_IN_PREFIX = re.compile(rb'"cwd"\s*:\s*("(?:[^"\\]|\\.)*")')
+CODEX_ROLLOUT_NAME = re.compile(r"^rollout-(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})T[\d-]+-"
+                                r"(?P<id>[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})\.jsonl$")
+"""How Codex CLI names a rollout: the day and time it started, then the session's id."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,3 +148,18 @@ def codex_session_folders() -> list[Path]:
     """Codex CLI's folders of sessions that exist: `sessions/` and `archived_sessions/`."""
     home = codex_folder()
     return [folder for folder in (home / "sessions", home / "archived_sessions") if folder.is_dir()]
+
+
+def codex_session_id(name: str) -> str:
+    """The session id in a Codex rollout's file name (`rollout-<time>-<id>.jsonl`); "" for another name."""
+    found = CODEX_ROLLOUT_NAME.match(name)
+    return found["id"] if found else ""
+
+
+def codex_place(name: str) -> Path | None:
+    """Where Codex CLI keeps the rollout named `name`: `sessions/YYYY/MM/DD/` under its folder (None for a name
+    that is not a rollout's)."""
+    found = CODEX_ROLLOUT_NAME.match(name)
+    if found is None:
+        return None
+    return codex_folder() / "sessions" / found["year"] / found["month"] / found["day"] / name
