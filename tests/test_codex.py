@@ -179,6 +179,11 @@ def test_a_compaction_is_said_and_its_summary_folded(built):
     soup = BeautifulSoup(next(site.glob("projects/*/rollout-*.html")).read_text(encoding="utf-8"), "html.parser")
     assert "Conversation compacted" in soup.get_text()
     assert "And the ferry?" in soup.get_text()
+    # The summary the model wrote when asked for one is the compaction's, not a reply.
+    replies = " ".join(message.get_text(" ") for message in soup.select(".msg:not(.user)"))
+    assert "Summary: the user asked" not in replies
+    summary = next(fold for fold in soup.select("details") if "Continued from an earlier conversation" in fold.get_text())
+    assert "Summary: the user asked about tides and the ferry" in summary.get_text()
 
 
 # -- one archive ------------------------------------------------------------------------------------------

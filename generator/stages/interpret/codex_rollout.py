@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ...core.model import BrokenLine, Diagnostic, Entry, Notice, NoticeKind, Unreadable
+from ...core.model import AssistantText, BrokenLine, Diagnostic, Entry, Notice, NoticeKind, Unreadable
 from ..agents import CODEX_ITEM_TYPES
 from .codex_events import CodexEvents
 from .codex_messages import CodexCalls, CodexMessages
@@ -129,8 +129,13 @@ class CodexSession(CodexMessages, CodexCalls, CodexEvents):
         """The history replaced by a summary: said, and the summary the session went on from, folded."""
         message = payload.get("message")
         text = message.strip() if isinstance(message, str) else ""
-        self.events.append(Notice(self._next_anchor(anchor_id), timestamp, NoticeKind.COMPACTION,
-                                  "Conversation compacted: the history was replaced by a summary"))
+        notice = Notice(self._next_anchor(anchor_id), timestamp, NoticeKind.COMPACTION,
+                        "Conversation compacted: the history was replaced by a summary")
+        last = self.events[-1] if self.events else None
+        if isinstance(last, AssistantText) and last.text.strip() and last.text.strip() in text:
+            self.events[-1] = notice  # the summary the model wrote when asked for one: shown folded, below
+        else:
+            self.events.append(notice)
         if text:
             self.events.append(Notice(self._next_anchor(f"{anchor_id}-summary"), timestamp, NoticeKind.CONTINUATION, text))
 
