@@ -180,7 +180,8 @@ def test_a_compaction_is_said_and_its_summary_folded(built):
     assert "Conversation compacted" in soup.get_text()
     assert "And the ferry?" in soup.get_text()
     # The summary the model wrote when asked for one is the compaction's, not a reply.
-    replies = " ".join(message.get_text(" ") for message in soup.select(".msg:not(.user)"))
+    replies = " ".join(message.get_text(" ") for message in soup.select(".msg.assistant"))
+    assert "The ferry leaves at 09:30." in replies
     assert "Summary: the user asked" not in replies
     summary = next(fold for fold in soup.select("details") if "Continued from an earlier conversation" in fold.get_text())
     assert "Summary: the user asked about tides and the ferry" in summary.get_text()
