@@ -222,3 +222,15 @@ def test_search_finds_words_from_both_agents(mixed):
     content = claude_prompt["message"]["content"]
     word = max(re.findall(r"[a-z]{6,}", (content if isinstance(content, str) else json.dumps(content)).lower()), key=len)
     assert word in index.lower()
+
+
+def test_approved_and_refused_commands_and_an_interrupt(built):
+    """On Codex's interactive screen: a command the person approved ran, one they refused (Esc) did not and
+    stopped the turn, and a turn they interrupted is said."""
+    site, _ = built["approvals_and_interrupt"]
+    soup = BeautifulSoup(next(site.glob("projects/*/rollout-*.html")).read_text(encoding="utf-8"), "html.parser")
+    tools = {tool.select_one("summary code").get_text(): tool for tool in soup.select("details.tool")}
+    assert tools["rm -rf build"].select_one(".status").get_text() == "ok"
+    assert "Remove the old build" in tools["rm -rf build"].get_text()  # why Codex asked for approval
+    assert tools["rm -rf .cache"].select_one(".status").get_text() == "denied"
+    assert len([n for n in soup.select(".notice") if "Interrupted by the user" in n.get_text()]) == 2

@@ -217,3 +217,26 @@ def test_a_person_typing_a_tag_is_a_prompt_and_codex_blocks_are_not(tmp_path):
                item(4, user("# AGENTS.md instructions for /home/ada/tidewatch\n\nrules"))]
     _, result = interpreted(write(tmp_path / "r.jsonl", records))
     assert [e.text for e in result.session.events if isinstance(e, Prompt)] == ["<details>my own words</details>"]
+
+
+def test_secrets_in_a_codex_session_are_redacted(tmp_path):
+    """A key a command printed, one pasted into a prompt, one in a patch: redacted on every page, as in Claude
+    Code's logs (redaction reads every string of every record, whatever agent wrote it)."""
+    github = "ghp_" + "R8x2Lq9ZtV4mK7pW3sN6yB1cD5fH0jG2aE8u"
+    aws = "AKIA" + "Q3EGRZ7T6H2XK4WM"
+    records = [SEPTEMBER_2025[0],
+               item(1, user(f"Use the token {github} to push")),
+               item(2, shell("call_env", "bash", "-lc", "cat .env")),
+               item(3, {"type": "function_call_output", "call_id": "call_env",
+                        "output": envelope(f"AWS_ACCESS_KEY_ID={aws}\nAWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY\n", 0)}),
+               item(4, {"type": "custom_tool_call", "call_id": "call_patch", "name": "apply_patch",
+                        "input": f"*** Begin Patch\n*** Add File: .env\n+GITHUB_TOKEN={github}\n*** End Patch"}),
+               item(5, {"type": "custom_tool_call_output", "call_id": "call_patch", "output": "Success."})]
+    log = write(tmp_path / "in" / "rollout-2025-09-10T10-00-00-5973b6c0.jsonl", records)
+    site = tmp_path / "site"
+    report = build(BuildConfig(inputs=(log.parent,), output=site, vault=None))
+    everything = "".join(p.read_text(encoding="utf-8", errors="replace") for p in site.rglob("*") if p.is_file())
+    for secret in (github, aws, "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY"):
+        assert secret not in everything
+    assert sum(report.redactions.values()) >= 3
+    assert "Use the token" in everything and "cat .env" in everything

@@ -2,7 +2,8 @@
 each run a prompt and the replies the scripted Responses API gives it (`responses_stub.Reply`), one per request
 Codex makes. Together they make Codex write every kind of record its rollouts hold: messages, reasoning
 summaries, shell commands that pass and fail, patches that add, change and delete files, a plan, a web search,
-a tool search and an MCP tool's call, a pasted image, a git commit, a resumed session and a compacted one."""
+a tool search and an MCP tool's call, a pasted image, a git commit, a resumed session and a compacted one; and,
+on its interactive screen under tmux (`Screen`), commands the person approves and refuses, and an interrupt."""
 
 from __future__ import annotations
 
@@ -23,6 +24,16 @@ class Run:
 
 
 @dataclass(frozen=True)
+class Screen:
+    """An interactive session under tmux: the replies its requests get, and the person's steps, each
+    ("type", words) typed and sent, ("wait", words) until the screen shows them, ("key", a tmux key name)
+    pressed, or ("sleep", seconds)."""
+
+    replies: tuple[Reply, ...]
+    steps: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class Scenario:
     name: str
     runs: tuple[Run, ...]
@@ -33,6 +44,8 @@ class Scenario:
     git: bool = False
     """The work folder is a git repository (its branch is in the session's metadata)."""
     setup: Callable[..., None] | None = None
+    screen: Screen | None = None
+    """Run on Codex's interactive screen instead of `codex exec` (then `runs` is empty)."""
 
 
 APP = "def tide(hour):\n    return 'low'\n"
@@ -105,4 +118,27 @@ COMPACTION = Scenario(
     ),
 )
 
-SCENARIOS: tuple[Scenario, ...] = (SHELL_AND_PATCH, PLAN_SEARCH_IMAGE, MCP, RESUME, COMPACTION)
+APPROVALS_AND_INTERRUPT = Scenario(
+    "approvals_and_interrupt",
+    # The screen offers a newer model once; a migration seen is noted so (Codex's own record of it).
+    config='approval_policy = "on-request"\n\n[notice.model_migrations]\n"gpt-5.5" = "gpt-6-sol"\n',
+    runs=(),
+    screen=Screen(
+        replies=(
+            Reply.of(call("exec_command", cmd="rm -rf build", workdir="{work}", sandbox_permissions="require_escalated",
+                          justification="Remove the old build")),
+            Reply.of(say("The build folder is gone.")),
+            Reply.of(call("exec_command", cmd="rm -rf .cache", workdir="{work}", sandbox_permissions="require_escalated",
+                          justification="Remove the cache")),
+            Reply.of(say("One, two, three..."), delay=25),
+        ),
+        steps=(("type", "Clean the build folder"), ("wait", "$ rm -rf build"), ("key", "y"),
+               ("wait", "build folder is gone"),
+               ("type", "Now remove the cache too"), ("wait", "$ rm -rf .cache"), ("key", "Escape"),
+               ("wait", "interrupted"),
+               ("type", "Count slowly"), ("sleep", "4"), ("key", "Escape"), ("sleep", "3"),
+               ("type", "/quit"), ("sleep", "3")),
+    ),
+)
+
+SCENARIOS: tuple[Scenario, ...] = (SHELL_AND_PATCH, PLAN_SEARCH_IMAGE, MCP, RESUME, COMPACTION, APPROVALS_AND_INTERRUPT)

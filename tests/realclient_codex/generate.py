@@ -21,6 +21,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import zlib
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ FIXTURES = HERE.parent / "fixtures" / "codex"
 DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "sessionsite-realclient"
 FAKE_HOME = "/home/ada"
 RUN_TIMEOUT = 180
+SCREEN_TIMEOUT = 60
 API_KEY = "sk-scripted-not-a-key"
 
 
@@ -62,11 +64,57 @@ def reported_version(executable: Path) -> str:
     return result.stdout.strip().rsplit(" ", 1)[-1]
 
 
-def config(api: ScriptedResponses, scenario: Scenario) -> str:
+def config(api: ScriptedResponses, scenario: Scenario, work: Path) -> str:
     extra = scenario.config.replace("{here}", str(HERE)).replace("{python}", sys.executable)
     return (f'model = "{MODEL}"\nmodel_provider = "scripted"\n{extra}\n'
+            f'[projects."{work}"]\ntrust_level = "trusted"\n\n'
             f'[model_providers.scripted]\nname = "Scripted"\nbase_url = "{api.url}"\nwire_api = "responses"\n'
             'env_key = "SCRIPTED_API_KEY"\nrequest_max_retries = 0\nstream_max_retries = 0\n')
+
+
+def run_screen(executable: Path, scenario: Scenario, work: Path, env: dict[str, str]) -> None:
+    """Codex's interactive screen under tmux (`--no-daemon`: no app server left behind), driven by the
+    scenario's steps; a dialog offering another model is answered "use the existing one"."""
+    assert scenario.screen is not None
+    session = f"codex-{scenario.name}-{os.getpid()}"
+    variables = [f"{name}={value}" for name, value in {**env, "TERM": "xterm-256color"}.items()]
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50", "-c", str(work),
+                    "env", *variables, str(executable), "--no-daemon"], check=True)
+
+    def screen() -> str:
+        shown = subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True)
+        return shown.stdout
+
+    def press(*keys: str, literal: bool = False) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", session, *(["-l"] if literal else []), *keys], check=True)
+        time.sleep(1.5)
+
+    def wait_for(words: str, seconds: float = SCREEN_TIMEOUT) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            shown = screen()
+            if "Use existing model" in shown:
+                press("2")
+                press("Enter")
+            if words in shown:
+                return
+            time.sleep(0.5)
+        sys.exit(f"{scenario.name}: the screen never showed {words!r}:\n{screen()}")
+
+    try:
+        wait_for("Ask Codex")
+        for action, value in scenario.screen.steps:
+            if action == "type":
+                press(value, literal=True)
+                press("Enter")
+            elif action == "wait":
+                wait_for(value)
+            elif action == "key":
+                press(value)
+            else:
+                time.sleep(float(value))
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
 
 
 def environment(home: Path) -> dict[str, str]:
@@ -111,7 +159,10 @@ def run_scenario(executable: Path, scenario: Scenario, root: Path) -> tuple[list
         for command in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"], ["git", "commit", "-q", "-m", "Start"]):
             subprocess.run(command, cwd=work, env=env, check=True)
     with ScriptedResponses(model=MODEL) as api:
-        (home / ".codex" / "config.toml").write_text(config(api, scenario), encoding="utf-8")
+        (home / ".codex" / "config.toml").write_text(config(api, scenario, work), encoding="utf-8")
+        if scenario.screen is not None:
+            api.queue(with_work_folder(reply, work) for reply in scenario.screen.replies)
+            run_screen(executable, scenario, work, env)
         for run in scenario.runs:
             api.queue(with_work_folder(reply, work) for reply in run.replies)
             command = [str(executable), "exec", "--skip-git-repo-check", "--json",

@@ -70,6 +70,9 @@ class ScriptedResponses:
     """The stub server; use as a context manager. `queue` takes more replies between CLI runs."""
 
     model: str = DEFAULT_MODEL
+    title: str = "Tide table session"
+    """The answer to a side request (the interactive CLI asks the model to title its thread, offering it at most
+    one tool): side requests do not take the scenario's replies."""
     received: list[dict[str, Any]] = field(default_factory=list)
     _replies: deque[Reply] = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -134,7 +137,9 @@ class ScriptedResponses:
             return self._replies.popleft() if self._replies else Reply.of(say("Done."))
 
     def _answer(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
-        reply = self._take()
+        tools = body.get("tools")
+        side_request = isinstance(tools, list) and len(tools) <= 1
+        reply = Reply.of(say(self.title)) if side_request else self._take()
         if reply.delay:
             time.sleep(reply.delay)
         if reply.status != 200:

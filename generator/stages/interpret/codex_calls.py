@@ -159,11 +159,12 @@ def output_of(raw: Any) -> tuple[str, dict[str, Any], list[Mapping[str, Any]]]:
     header = 0
     while header < len(lines) and _OUTPUT_HEADER.match(lines[header]):
         header += 1
-    if header and header < len(lines) and lines[header] == "Output:":
+    # The facts end at "Output:", or at the first line that is none (a refusal: "aborted by user").
+    if header and header < len(lines):
         for found in _EXIT_CODE.finditer("\n".join(lines[:header])):
             facts["exit_code"] = int(found.group(1))
         facts["header"] = "\n".join(lines[:header])
-        text = "\n".join(lines[header + 1:])
+        text = "\n".join(lines[header + 1:] if lines[header] == "Output:" else lines[header:])
     return text, facts, images
 
 
