@@ -13,7 +13,8 @@ from generator.commit_range import encoded_project_name
 from test_commits import committing_session, git, repository  # noqa: F401 - the fixture
 
 
-def codex_committing_session(repository: Path, codex_home: Path, subject: str, prompt: str, branch: str = "main") -> Path:
+def codex_committing_session(repository: Path, codex_home: Path, subject: str, prompt: str,  # noqa: F811
+                             branch: str = "main") -> Path:
     """A Codex rollout whose `git commit` printed the hash the repository gave that commit."""
     sha = git(repository, "log", "--format=%h", "-1", f"--grep={subject}")
     session_id = "01a233fe-0000-7000-8000-0000000000" + sha[:2].rjust(2, "0")

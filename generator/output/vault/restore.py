@@ -77,9 +77,9 @@ def restore(vault: VaultReader, session_id: str, output: Path | None, projects: 
         except Damaged as error:
             result.damaged.append(f"{stored.name}: the vault's copy is damaged ({error.reason})")
     if restored or same or not result.damaged:
-        where = plan[0][2].parent if plan and output is None and codex_place(Path(main.place.relpath).name) else target_folder
+        into = plan[0][2].parent if plan and output is None and codex_place(Path(main.place.relpath).name) else target_folder
         result.lines.append(f"restored {main.place.session_id}: {restored} log{'s' if restored != 1 else ''} "
-                            f"({written:,} bytes) into {where}"
+                            f"({written:,} bytes) into {into}"
                             + (f"; {same} already there, the same" if same else ""))
     others = sum(len(versions) - 1 for _, versions in chosen)
     if others and number is None:
