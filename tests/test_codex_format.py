@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from bs4 import BeautifulSoup
 
 from generator.build import BuildConfig, build
 from generator.core.model import AssistantText, BashMode, Notice, NoticeKind, Prompt, Thinking, ToolCall, Unknown
+from generator.render.stats import price_table
 from generator.stages.discover import discover
 from generator.stages.interpret import interpret
 from generator.stages.read import read_file
@@ -171,6 +173,8 @@ def test_a_2025_rollout_reads_into_the_one_model(tmp_path):
     assert ran.command == "make test" and ran.stdout == "all passed"
     # Usage counted once, however often the running total is repeated; cached input apart from fresh input.
     assert (session.usage.input_tokens, session.usage.cache_read_tokens, session.usage.output_tokens) == (4000, 1000, 300)
+    # Priced at OpenAI's published prices for gpt-5-codex: $1.25 input, $0.125 cached input, $10 output per million.
+    assert price_table().cost("gpt-5-codex", session.usage) == pytest.approx((4000 * 1.25 + 1000 * 0.125 + 300 * 10) / 1e6)
     assert dict(result.unknown) == {"codex-event:some_future_event": 1, "codex-record:future_record": 1,
                                     "shape:session_meta": 1}
     unknown = [e for e in events if isinstance(e, Unknown)]
