@@ -73,7 +73,7 @@ def test_every_prompt_reply_and_call_is_shown_once(built, name):
     soup = BeautifulSoup(next(site.glob("projects/*/rollout-*.html")).read_text(encoding="utf-8"), "html.parser")
     shown_prompts = [spaced(prompt.get_text(" ")) for prompt in soup.select(".msg.user")]
     text = spaced(soup.get_text(" "))
-    prompts, replies, calls = [], [], []
+    prompts, replies, calls, searches = [], [], [], []
     for log in rollouts(FIXTURES / name):
         for record in records(log):
             payload = record.get("payload", {})
@@ -86,8 +86,10 @@ def test_every_prompt_reply_and_call_is_shown_once(built, name):
                     prompts.append(words)
             elif payload.get("type") == "message" and payload.get("role") == "assistant":
                 replies.extend(part["text"] for part in payload["content"] if part.get("type") == "output_text")
-            elif payload.get("type") in ("function_call", "custom_tool_call", "web_search_call", "tool_search_call"):
+            elif payload.get("type") in ("function_call", "custom_tool_call", "tool_search_call"):
                 calls.append(payload.get("call_id") or payload.get("id"))
+            elif payload.get("type") == "web_search_call":  # anchored by its line: the query shows it
+                searches.append(payload["action"]["query"])
     assert prompts and replies
     for prompt in prompts:
         # Markdown's marks (`code`, **bold**) are shown as what they mark.
@@ -98,6 +100,8 @@ def test_every_prompt_reply_and_call_is_shown_once(built, name):
     html = every_file_text(site / "projects")
     for call_id in calls:
         assert f'id="e-{call_id}"' in html, call_id
+    for query in searches:
+        assert query in text, query
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
@@ -166,6 +170,10 @@ def test_mcp_calls_name_their_server_and_tool(built):
     text = spaced(page_text(site))
     assert "notes · lookup" in text and "The Ouessant ferry leaves at 09:30." in text
     assert "Tools found: mcp__notes__lookup" in text
+    soup = BeautifulSoup(next(site.glob("projects/*/rollout-*.html")).read_text(encoding="utf-8"), "html.parser")
+    statuses = {tool.select_one("summary code").get_text(): tool.select_one(".status").get_text()
+                for tool in soup.select("details.tool") if "lookup" in tool.select_one(".tool-name").get_text()}
+    assert statuses == {"ferry": "ok", "weather": "error"}  # the MCP server's isError
 
 
 def test_a_resumed_session_is_one_page_with_both_prompts(built):

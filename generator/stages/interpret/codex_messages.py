@@ -24,8 +24,8 @@ class CodexMessages(CodexState):
         content = payload.get("content")
         parts = content if isinstance(content, list) else [{"type": "input_text", "text": content}]
         texts = [part["text"] for part in parts if isinstance(part, dict) and isinstance(part.get("text"), str)]
-        item_id = payload.get("id")
-        anchor = item_id if isinstance(item_id, str) else anchor_id
+        # Anchored by its line, which no other record shares (a message's own id may repeat in a hostile log).
+        anchor = anchor_id
         if role == "assistant":
             text = "\n\n".join(texts)
             if text.strip() and self._once("reply", text, "item"):
@@ -72,6 +72,11 @@ class CodexMessages(CodexState):
             words = "\n".join(texts)
             if not is_harness(words) and self._once("prompt", words, "completed"):
                 self.events.append(Prompt(self._next_anchor(anchor_id), timestamp, words.strip("\n")))
+        elif kind == "McpToolCall" and isinstance(item.get("id"), str):
+            result = item.get("result")
+            failed = item.get("status") == "failed" or (isinstance(result, dict) and result.get("isError") is True)
+            if failed and len(self.failed_calls) < DEDUPE_WINDOW:  # a log of failures with no outputs stays small
+                self.failed_calls.add(item["id"])
         elif kind == "Reasoning":
             for index, text in enumerate(item.get("summary_text") or []):
                 if isinstance(text, str) and text.strip() and self._once("thinking", text, "completed"):
@@ -82,7 +87,7 @@ class CodexMessages(CodexState):
         """The reasoning summaries the model gave (its raw reasoning, when Codex kept it); the encrypted part is
         the model's alone."""
         parts = [*(payload.get("summary") or []), *(payload.get("content") or [])]
-        anchor = payload.get("id") if isinstance(payload.get("id"), str) else anchor_id
+        anchor = anchor_id
         for index, part in enumerate(parts):
             text = part.get("text") if isinstance(part, dict) else None
             if isinstance(text, str) and text.strip() and self._once("thinking", text, "item"):
@@ -98,11 +103,20 @@ class CodexMessages(CodexState):
 class CodexCalls(CodexState):
     """Tool calls and their outputs, paired by call id."""
 
-    def _call(self, call_id: Any, name: str, arguments: Mapping[str, Any], timestamp: str) -> None:
+    def _call(self, call_id: Any, name: str, arguments: Mapping[str, Any], timestamp: str, anchor_id: str) -> None:
+        """A call, paired with its output by its id; an id this session used before (a hostile or broken log)
+        gets its line too, so that no two calls share an anchor."""
+        call_id = str(call_id) if call_id else ""
+        if call_id:
+            digest = hash(call_id)
+            if digest in self.call_digests:
+                call_id = f"{call_id}-{anchor_id}"
+            else:
+                self.call_digests.add(digest)
         if self.summarising:
             self.metadata.note_model(self.model)
         shown_name, tool_input = call_of(name, arguments)
-        self._tool_use({"id": str(call_id) if call_id else "", "name": shown_name, "input": tool_input}, "", timestamp,
+        self._tool_use({"id": call_id, "name": shown_name, "input": tool_input}, "", timestamp,
                        self.model)
 
     @handles(ITEMS, "function_call")
@@ -114,14 +128,15 @@ class CodexCalls(CodexState):
         namespace = payload.get("namespace")
         if isinstance(namespace, str) and namespace:
             name = f"{namespace}__{name}"
-        self._call(payload.get("call_id") or payload.get("id"), name, arguments_of(payload.get("arguments")), timestamp)
+        self._call(payload.get("call_id") or payload.get("id"), name, arguments_of(payload.get("arguments")), timestamp,
+                   anchor_id)
 
     @handles(ITEMS, "custom_tool_call")
     def _custom_tool_call(self, payload: Mapping[str, Any], anchor_id: str, timestamp: str) -> None:
         """A freeform tool (apply_patch since 0.3x): its whole input is the text the model wrote."""
         name = payload.get("name")
         self._call(payload.get("call_id") or payload.get("id"), name if isinstance(name, str) else "(unnamed tool)",
-                   {"input": payload.get("input", "")}, timestamp)
+                   {"input": payload.get("input", "")}, timestamp, anchor_id)
 
     @handles(ITEMS, "local_shell_call")
     def _local_shell_call(self, payload: Mapping[str, Any], anchor_id: str, timestamp: str) -> None:
@@ -129,7 +144,7 @@ class CodexCalls(CodexState):
         action = action if isinstance(action, dict) else {}
         arguments = {"command": command_line(action.get("command")), **{
             key: value for key, value in action.items() if key in ("working_directory", "timeout_ms")}}
-        self._call(payload.get("call_id") or payload.get("id"), "local_shell", arguments, timestamp)
+        self._call(payload.get("call_id") or payload.get("id"), "local_shell", arguments, timestamp, anchor_id)
 
     @handles(ITEMS, "function_call_output", "custom_tool_call_output", "local_shell_call_output",
              "tool_search_output", "mcp_tool_call_output")
@@ -144,6 +159,9 @@ class CodexCalls(CodexState):
         text, facts, images = output_of(payload.get("output", payload.get("content", "")))
         if "exit_code" not in facts and call_id in self.exit_codes:
             facts["exit_code"] = self.exit_codes.pop(call_id)
+        if call_id in self.failed_calls:
+            self.failed_calls.discard(call_id)
+            facts["success"] = False
         failed, how = is_failure(text, facts)
         if how:
             facts["status"] = how
@@ -158,7 +176,7 @@ class CodexCalls(CodexState):
     @handles(ITEMS, "tool_search_call")
     def _tool_search_call(self, payload: Mapping[str, Any], anchor_id: str, timestamp: str) -> None:
         arguments = payload.get("arguments", payload.get("action"))
-        self._call(payload.get("call_id") or payload.get("id"), "tool_search", arguments_of(arguments), timestamp)
+        self._call(payload.get("call_id") or payload.get("id"), "tool_search", arguments_of(arguments), timestamp, anchor_id)
 
     @handles(ITEMS, "web_search_call")
     def _web_search_call(self, payload: Mapping[str, Any], anchor_id: str, timestamp: str) -> None:
@@ -167,8 +185,7 @@ class CodexCalls(CodexState):
         action = action if isinstance(action, dict) else {}
         query = action.get("query") or action.get("url") or action.get("pattern") or ""
         status = payload.get("status") if isinstance(payload.get("status"), str) else ""
-        item_id = payload.get("id")
-        call_id = item_id if isinstance(item_id, str) else anchor_id
+        call_id = anchor_id  # the search's own id, when it has one, is the API's and may repeat
         if self.summarising:
             self.metadata.note_model(self.model)
         verb = {"open_page": "Opened", "find_in_page": "Searched in"}.get(str(action.get("type")), "Searched")

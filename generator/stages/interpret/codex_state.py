@@ -45,6 +45,10 @@ class CodexState(ToolCalls):
         self.settings = ""
         self.seen: OrderedDict[tuple[str, str], set[str]] = OrderedDict()
         self.exit_codes: dict[str, int] = {}
+        self.call_digests: set[int] = set()
+        """Hashes of the call ids seen (small, whatever the ids' length)."""
+        self.failed_calls: set[str] = set()
+        """Calls the CLI said failed before their output came (an MCP tool's `isError`)."""
         self.counted_total: dict[str, int] = {}
         self.usage_number = 0
         self.meta_seen = False
