@@ -242,3 +242,9 @@ def test_approved_and_refused_commands_and_an_interrupt(built):
     assert "Remove the old build" in tools["rm -rf build"].get_text()  # why Codex asked for approval
     assert tools["rm -rf .cache"].select_one(".status").get_text() == "denied"
     assert len([n for n in soup.select(".notice") if "Interrupted by the user" in n.get_text()]) == 2
+
+
+def test_the_index_names_the_agents_of_a_project(mixed):
+    site, _ = mixed
+    soup = BeautifulSoup((site / "index.html").read_text(encoding="utf-8"), "html.parser")
+    assert [card.get_text() for card in soup.select(".card .agents")] == ["Claude Code · Codex CLI"]

@@ -182,6 +182,9 @@ class PageBuilder:
                 "files_url": urls.relative(page, urls.project_files(project.dir_name)),
                 "commits_url": urls.relative(page, urls.project_commits(project.dir_name)),
                 "commits": sum(len(s.commits) for s in self._project_sessions(project)),
+                # Which agents' sessions it holds, named when any is not Claude Code's.
+                "agents": [AGENT_NAMES.get(agent, agent) for agent in
+                           sorted({s.agent for s in self._project_sessions(project)})],
             })
         total = sum(len(p.session_keys) for p in self.archive.projects)
         # The archive's figures count subagent runs too: their tokens were spent like any others.
