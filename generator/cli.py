@@ -132,10 +132,11 @@ def _with_common(function: Command) -> Command:
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="sessionsite")
 def main() -> None:
-    """Turn Claude Code session logs into a static website.
+    """Turn Claude Code session logs (and Codex CLI's) into a static website.
 
-    INPUT is a session .jsonl file, a project folder, or a folder of project folders; with none,
-    ~/.claude/projects is read.
+    INPUT is a session .jsonl file, a project folder, or a folder of project folders (or of Codex CLI's
+    sessions); with none, ~/.claude/projects and Codex CLI's ~/.codex/sessions and archived_sessions
+    ($CODEX_HOME) are read.
 
     Example:
 

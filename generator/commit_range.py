@@ -17,6 +17,7 @@ from typing import Iterable, Mapping
 
 from .core.errors import InputError, UsageProblem
 from .core.model import Session
+from .stages.agents import codex_session_folders
 
 log = logging.getLogger("sessionsite")
 
@@ -59,15 +60,18 @@ def encoded_project_name(path: Path) -> str:
 
 def project_folders(repository: Path, projects: Path) -> list[Path]:
     """The project folders of a repository's sessions: its own, and those of sessions run in a folder
-    inside it (`-home-me-src-app-docs`; a sibling such as `app-old` is read too, and matches no commit)."""
+    inside it (`-home-me-src-app-docs`; a sibling such as `app-old` is read too, and matches no commit);
+    and Codex CLI's folders of sessions, which it keeps by day, not by project (the commits choose)."""
     name = encoded_project_name(repository.resolve())
-    if not projects.is_dir():
+    codex = codex_session_folders()
+    if not projects.is_dir() and not codex:
         raise InputError(f"no project folders in {projects}: give the folder of the repository's sessions")
-    found = sorted(p for p in projects.iterdir() if p.is_dir() and (p.name == name or p.name.startswith(name + "-")))
-    if not found:
+    found = sorted(p for p in projects.iterdir() if p.is_dir() and (p.name == name or p.name.startswith(name + "-"))
+                   ) if projects.is_dir() else []
+    if not found and not codex:
         raise InputError(f"no sessions of {repository} in {projects} (looked for {name}); "
                          "give the folder of the repository's sessions")
-    return found
+    return found + codex
 
 
 def sessions_that_made(sessions: Mapping[str, Session], hashes: Iterable[str]) -> list[str]:

@@ -127,6 +127,7 @@ def private_home(tmp_path_factory):
     os.environ["XDG_DATA_HOME"] = str(home / ".local" / "share")
     os.environ["SESSIONSITE_VAULT"] = str(tmp_path_factory.mktemp("vault") / "vault")
     os.environ.pop("CLAUDE_CONFIG_DIR", None)
+    os.environ.pop("CODEX_HOME", None)
 
 
 @pytest.fixture

@@ -129,7 +129,7 @@ def test_a_folder_with_no_sessions_is_a_build_error(runner, tmp_path):
     (tmp_path / "empty").mkdir()
     result = runner.invoke(main, ["build", str(tmp_path / "empty"), "-o", str(tmp_path / "out")])
     assert result.exit_code == 1
-    assert "no Claude Code session files" in result.output
+    assert "no session logs of Claude Code or Codex CLI" in result.output
 
 
 def test_refuses_to_replace_a_folder_it_did_not_write(runner, tmp_path):

@@ -40,7 +40,7 @@ def test_backups_further_down_are_named_and_the_named_folders_build(tmp_path: Pa
     code, message = build(given, tmp_path / "site")
     assert code == 1
     assert "\n" not in message.strip(), "one line"
-    assert "no Claude Code session files" in message
+    assert "no session logs of Claude Code or Codex CLI" in message
     folders = suggested(message)
     assert folders == [str(given / "dotfiles" / "dot-claude" / "projects"), str(given / "old laptop" / "projects.bak")]
     code, output = build(Path(folders[0]), tmp_path / "site", folders[1])
@@ -82,7 +82,7 @@ def test_the_search_goes_six_levels_down_and_no_further(tmp_path: Path) -> None:
     farther = tmp_path / "deeper"
     a_session(farther / "a" / "b" / "c" / "d" / "e" / "projects" / PROJECT / f"{SESSION_ID}.jsonl")
     _, message = build(farther, tmp_path / "site")
-    assert "sessionsite build" not in message and "no Claude Code session files" in message
+    assert "sessionsite build" not in message and "no session logs of Claude Code or Codex CLI" in message
 
 
 def test_many_places_are_counted_not_all_listed(tmp_path: Path) -> None:
@@ -118,4 +118,5 @@ def test_a_folder_with_nothing_anywhere_keeps_the_plain_message(tmp_path: Path) 
     (given / "a" / "notes.json").write_text("{}", encoding="utf-8")
     code, message = build(given, tmp_path / "site")
     assert code == 1
-    assert message.strip() == f"Error: no Claude Code session files (*.jsonl) found in {given}"
+    assert message.strip().startswith(f"Error: no session logs of Claude Code or Codex CLI (*.jsonl) found in {given}; "
+                                      "Claude Code keeps its logs in ")

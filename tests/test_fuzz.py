@@ -743,7 +743,7 @@ def test_cli_a_folder_with_no_sessions(runner: CliRunner, tmp_path: Path) -> Non
     assert result.exit_code == 1
     message = result.output.strip()
     assert "\n" not in message, "one line"
-    assert "no Claude Code session files" in message and str(folder) in message
+    assert "no session logs of Claude Code or Codex CLI" in message and str(folder) in message
     assert not (tmp_path / "out").exists()
 
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Sequence
 from ..core.errors import InputError, UsageProblem
 from ..core.files import write_atomically
 from ..core.model import Archive, Diagnostic
+from ..stages.agents import codex_session_folders
 from ..stages.discover import SessionFile, default_input
 from ..stages.redact import OwnRules, Redactor
 from ..stages.selection import Ties, belonging_with
@@ -184,7 +185,8 @@ def branch_work(repository: Path | None, branch: str, projects: Path | None) -> 
     prefix = encoded_project(top)
     folders = tuple(sorted(p for p in (projects.iterdir() if projects.is_dir() else ())
                            if p.is_dir() and (p.name == prefix or p.name.startswith(prefix + "-"))))
-    return BranchWork(top, branch, folders)
+    # Codex CLI keeps its sessions by day: its folders are read, and the branch and folder choose.
+    return BranchWork(top, branch, folders + tuple(codex_session_folders()))
 
 
 def in_repository(cwd: str, top: str) -> bool:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Sequence
 import click
 
 from ..core.errors import InputError, UsageProblem
-from ..stages.discover import default_input
+from ..stages.discover import default_input, default_inputs
 
 if TYPE_CHECKING:  # the build is loaded by the commands that build: `save`, run by a hook, stays light
     from contextlib import ExitStack
@@ -102,12 +102,14 @@ def bundle_config_from(options: Options) -> BundleConfig:
 def inputs_or_default(given: tuple[Path, ...]) -> tuple[Path, ...]:
     if given:
         return given
-    default = default_input()
-    if not default.is_dir():
+    # Every agent's own folder: Claude Code's projects, Codex CLI's sessions and archived sessions.
+    defaults = default_inputs()
+    if not defaults:
         context = click.get_current_context(silent=True)
         example = EXAMPLE_COMMANDS.get(context.info_name or "", EXAMPLE_COMMAND) if context else EXAMPLE_COMMAND
-        raise InputError(f"no INPUT given and {default} does not exist; to try it on the examples: {example}")
-    return (default,)
+        raise InputError(f"no INPUT given and {default_input()} does not exist (nor Codex CLI's sessions); "
+                         f"to try it on the examples: {example}")
+    return tuple(defaults)
 
 
 def vault_of(vault_dir: Path | None, no_vault: bool) -> Path | None:

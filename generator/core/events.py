@@ -48,6 +48,8 @@ class NoticeKind(Named):
     REDACTED_THINKING = "redacted-thinking"
     TASK_NOTIFICATION = "task-notification"
     BASH_NOTIFICATION = "bash-notification"
+    MODEL_SETTINGS = "model-settings"
+    """The model and its settings (reasoning effort, approvals, sandbox), when an agent's log says them."""
 
 
 def notice_kind(name: str) -> NoticeKind | str:

@@ -122,7 +122,8 @@ class Session:
     source: str = field(metadata=redacted_as(OURS))
     """Path of the JSONL file."""
     project_dir: str = field(metadata=redacted_as(OURS))
-    """Name of the project folder it was found in."""
+    """Name of the project folder it was found in (for an agent that keeps no such folder, Codex CLI, the one
+    Claude Code would keep for the folder it ran in)."""
     cwd: str = field(metadata=redacted_as(TEXT))
     """Working directory the session ran in."""
     title: str = field(metadata=redacted_as(TEXT))
@@ -134,7 +135,9 @@ class Session:
     models: tuple[str, ...] = field(default=(), metadata=redacted_as(TEXT))
     """Models that replied, in order of first use."""
     versions: tuple[str, ...] = field(default=(), metadata=redacted_as(TEXT))
-    """Claude Code versions seen, in order of first use."""
+    """Versions of the agent that wrote it (`agent`) seen, in order of first use."""
+    agent: str = field(default="claude-code", metadata=redacted_as(OURS))
+    """The coding agent that wrote it (`stages.agents`: claude-code, codex): its label, and nothing more."""
     started: str = field(default="", metadata=redacted_as(IDENTIFIER))
     """Timestamp of the first entry."""
     ended: str = field(default="", metadata=redacted_as(IDENTIFIER))

@@ -161,6 +161,7 @@ def session_head(session: Session, archive: Archive, repo_url: str = "") -> dict
         "file": document_path(session.key),
         "id": session.session_id,
         "agent_id": session.agent_id or None,
+        "written_by": session.agent,
         "is_subagent": session.is_subagent,
         "title": session.title,
         "custom_title": session.custom_title or None,

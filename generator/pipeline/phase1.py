@@ -22,6 +22,7 @@ from ..core.model import Archive, BrokenLine, Diagnostic, Entry, Event, Interpre
 from ..output.manifest import NO_HASH_CACHE, HashCache, Manifest, digest, new_content_hasher
 from ..output.write import Staging
 from ..render.html.anchors import AnchorMapWriter
+from ..stages.agents import CLAUDE_CODE
 from ..stages.discover import SessionFile, project_folder_of, readable
 from ..stages.interpret import interpret_stream, without_repeated_result
 from ..stages.link import find_continuations, link, linked_event
@@ -195,7 +196,8 @@ def _summarise_continuing_sessions(plans: list[PlannedFile], continues: Mapping[
 def _select(archive: Archive, plans: list[PlannedFile], continues: Mapping[str, str], selection: Selection
             ) -> tuple[Archive, list[PlannedFile]]:
     """The archive of the sessions chosen, linked again among themselves, and the files that show them."""
-    folder_names = {str(p.source.path): project_folder_of(p.source).name for p in plans}
+    # (An agent that keeps its logs by day names no project by its folder: its sessions by their own.)
+    folder_names = {str(p.source.path): project_folder_of(p.source).name for p in plans if p.source.agent == CLAUDE_CODE}
     chosen = selection.chosen(archive, folder_names)
     if not chosen:
         hints = "".join(f"; {hint}" for hint in selection.why_none(archive, folder_names))

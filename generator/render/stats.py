@@ -32,6 +32,8 @@ class PriceTable:
     source_url: str
     as_of: str
     notes: str
+    also: tuple[tuple[str, str], ...] = ()
+    """Further sources, each (what it is, its address): another maker's models."""
 
     def price_of(self, model: str) -> Mapping[str, float] | None:
         """`claude-sonnet-4-5-20250929` and `claude-opus-4-6[1m]` are priced as their family's id."""
@@ -55,7 +57,8 @@ class PriceTable:
 def price_table() -> PriceTable:
     data = json.loads(PRICES.read_text(encoding="utf-8"))
     return PriceTable(models=data["models"], source=data["source"], source_url=data["source_url"],
-                      as_of=data["as_of"], notes=data["notes"])
+                      as_of=data["as_of"], notes=data["notes"],
+                      also=tuple((str(name), str(url)) for name, url in data.get("also", ())))
 
 
 def total_tokens(usage: Usage) -> int:
@@ -207,4 +210,5 @@ def money(dollars: float) -> str:
 
 def price_note() -> dict[str, Any]:
     table = price_table()
-    return {"source": table.source, "url": table.source_url, "as_of": table.as_of, "notes": table.notes}
+    return {"source": table.source, "url": table.source_url, "as_of": table.as_of, "notes": table.notes,
+            "also": table.also}

@@ -2,7 +2,11 @@
 
 Claude Code lays logs out as `~/.claude/projects/<encoded-project-path>/<session-uuid>.jsonl`, with subagent
 logs in `<session-uuid>/subagents/agent-*.jsonl` (2.x) or beside the session as `agent-*.jsonl` (1.x).
-An INPUT may be one file, one project folder, or a folder of project folders.
+Codex CLI keeps them by day (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`, `~/.codex/archived_sessions/`):
+which agent wrote a file is told by its first record (`agents.writer_of`), and a Codex session belongs to
+the project of the folder it ran in, beside that folder's Claude Code sessions.
+An INPUT may be one file, one project folder, a folder of project folders, or a folder with Codex's
+sessions somewhere below it.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Iterable, Protocol
 from ..core import urls
 from ..core.errors import InputError
 from ..core.entries import Diagnostic
+from .agents import CLAUDE_CODE, CODEX, NOT_A_LOG, codex_folder, codex_session_folders, project_name, writer_of
 
 AGENT_FILE = re.compile(r"^agent-(?P<agent>.+)\.jsonl$")
 
@@ -61,6 +66,8 @@ class SessionFile:
     case, and the two would share one output file on macOS or Windows (see `_distinct_session_names`)."""
     kept: KeptCopy | None = None
     """For a log that is gone from where it was (`path`) and is read from the vault instead."""
+    agent: str = CLAUDE_CODE
+    """The coding agent that wrote it (`agents.CLAUDE_CODE`, `agents.CODEX`), told by its first record."""
 
     @property
     def is_subagent(self) -> bool:
@@ -85,6 +92,13 @@ def claude_folder() -> Path:
 
 def default_input() -> Path:
     return claude_folder() / "projects"
+
+
+def default_inputs() -> list[Path]:
+    """Every agent's folder of sessions that exists: Claude Code's projects, Codex CLI's sessions and archived
+    sessions."""
+    claude = default_input()
+    return [*([claude] if claude.is_dir() else []), *codex_session_folders()]
 
 
 def discover(inputs: list[Path], problems: list[Diagnostic] | None = None) -> list[SessionFile]:
@@ -145,6 +159,8 @@ def _distinct_project_names(files: list[SessionFile], problems: list[Diagnostic]
 
     folders_by_name: dict[str, list[Path]] = {}
     for session_file in files:
+        if session_file.agent != CLAUDE_CODE:
+            continue  # named by the folder it ran in, which its project shares with Claude Code's sessions there
         folder = folder_of(session_file)
         # Compared as output folders: `-home-x` and `home-x` would land in the same one, and so would
         # `-home-X` and `-home-x` on a file system that ignores case (macOS, Windows).
@@ -170,7 +186,8 @@ def _distinct_project_names(files: list[SessionFile], problems: list[Diagnostic]
                                            f"macOS and Windows take for the same name: named {candidate} in the site"))
             unique_names[folder] = candidate
     return [
-        replace(f, project_dir=unique_names[folder]) if (folder := folder_of(f)) in unique_names else f
+        replace(f, project_dir=unique_names[folder])
+        if f.agent == CLAUDE_CODE and (folder := folder_of(f)) in unique_names else f
         for f in files
     ]
 
@@ -222,12 +239,13 @@ def _distinct_session_names(files: list[SessionFile], problems: list[Diagnostic]
 
 def _discover_one(given: Path, problems: list[Diagnostic]) -> list[SessionFile]:
     if given.is_file():
-        return [_single_file(given)]
+        return _single_file(given, problems)
     if not given.is_dir():
         _is_readable_file(given, problems)  # says what it is
         return []
     # A project folder holds session files (or only `<session>/subagents/` folders); anything else is a
-    # folder of project folders. What its scan found wrong counts only if it is a project folder.
+    # folder of project folders, or of folders that hold Codex's sessions further down (by year, month, day).
+    # What its scan found wrong counts only if it is a project folder.
     own_problems: list[Diagnostic] = []
     files, is_project = _project_files(given, own_problems)
     if is_project:
@@ -236,19 +254,53 @@ def _discover_one(given: Path, problems: list[Diagnostic]) -> list[SessionFile]:
     files = []
     for child in _folder_listing(given, problems):
         if _is_folder(child):
-            files.extend(_project_files(child, problems)[0])
+            found, child_is_project = _project_files(child, problems)
+            files.extend(found if child_is_project else _codex_files_under(child, problems))
     return files
 
 
-def _single_file(path: Path) -> SessionFile:
-    """A file named on the command line: a session, a subagent log, or a JSON array export (.json)."""
+CODEX_DEPTH = 4
+"""How far below a folder that is no project folder Codex's sessions are looked for: `sessions/YYYY/MM/DD/`."""
+
+
+def _codex_files_under(folder: Path, problems: list[Diagnostic], depth: int = 1) -> list[SessionFile]:
+    """The logs Codex wrote in the folders below `folder` (Codex keeps them by year, month and day)."""
+    files: list[SessionFile] = []
+    for child in _folder_listing(folder, problems):
+        if child.name in NOT_LOOKED_INTO:
+            continue
+        if fnmatch.fnmatchcase(child.name, "*.jsonl"):
+            if _is_readable_file(child, problems):
+                writer = writer_of(child)
+                if writer.agent == CODEX:
+                    files.append(SessionFile(child, project_name(writer.cwd), agent=CODEX))
+        elif depth < CODEX_DEPTH and _is_folder(child):
+            files.extend(_codex_files_under(child, problems, depth + 1))
+    return files
+
+
+NOT_A_LOG_REASON = "its first line is no record of Claude Code or Codex CLI"
+LOG_SUFFIXES = (".jsonl", ".json")
+"""What a log's name ends with. A file named on the command line with another ending is read only if its
+first line is a log's."""
+
+
+def _single_file(path: Path, problems: list[Diagnostic]) -> list[SessionFile]:
+    """A file named on the command line: a session, a subagent log, or a JSON array export (.json); a file
+    that is no log (a README) is skipped, saying so."""
+    writer = writer_of(path) if path.suffix != ".json" else None
+    if writer is not None and writer.agent == CODEX:
+        return [SessionFile(path, project_name(writer.cwd), agent=CODEX)]
+    if writer is NOT_A_LOG and path.suffix not in LOG_SUFFIXES:
+        problems.append(Diagnostic(str(path), 0, f"not a session log ({NOT_A_LOG_REASON}): skipped"))
+        return []
     match = AGENT_FILE.match(path.name)
     if not match:
-        return SessionFile(path=path, project_dir=path.parent.name)
+        return [SessionFile(path=path, project_dir=path.parent.name)]
     if path.parent.name == "subagents":
         session_dir = path.parent.parent
-        return SessionFile(path, session_dir.parent.name, match["agent"], session_dir.name)
-    return SessionFile(path, path.parent.name, match["agent"])
+        return [SessionFile(path, session_dir.parent.name, match["agent"], session_dir.name)]
+    return [SessionFile(path, path.parent.name, match["agent"])]
 
 
 def _project_files(folder: Path, problems: list[Diagnostic]) -> tuple[list[SessionFile], bool]:
@@ -259,9 +311,18 @@ def _project_files(folder: Path, problems: list[Diagnostic]) -> tuple[list[Sessi
     listing = _folder_listing(folder, problems)
     for path in listing:
         if fnmatch.fnmatchcase(path.name, "*.jsonl"):
+            if not _is_readable_file(path, problems):
+                is_project = True
+                continue
+            match = AGENT_FILE.match(path.name)
+            writer = writer_of(path) if not match else None
+            if writer is NOT_A_LOG:  # another program's JSON lines (Codex's history.jsonl, a data set)
+                problems.append(Diagnostic(str(path), 0, f"not a session log ({NOT_A_LOG_REASON}): skipped"))
+                continue
             is_project = True
-            if _is_readable_file(path, problems):
-                match = AGENT_FILE.match(path.name)
+            if writer is not None and writer.agent == CODEX:  # archived_sessions/, or a day's folder
+                files.append(SessionFile(path, project_name(writer.cwd), agent=CODEX))
+            else:
                 files.append(SessionFile(path, folder.name, match["agent"] if match else ""))
     for session_dir in listing:
         subagents = session_dir / "subagents"
@@ -336,14 +397,20 @@ def nothing_found(inputs: Iterable[Path]) -> str:
     under them, if any do (a backup of ~/.claude in a repository, a home folder): as a command line that reads
     the folders holding their project folders, quoted for a shell, no character of a name written raw."""
     inputs = list(inputs)
-    message = "no Claude Code session files (*.jsonl) found in " + ", ".join(map(str, inputs))
+    message = "no session logs of Claude Code or Codex CLI (*.jsonl) found in " + ", ".join(map(str, inputs))
     deeper = sorted({folder for given in inputs if _is_folder(given) for folder in _folders_of_projects_under(given)})
     if not deeper:
-        return message
+        return (f"{message}; Claude Code keeps its logs in {default_input()}, Codex CLI in "
+                f"{codex_session_folders_named()}")
     named = " ".join(_quoted(folder) for folder in deeper[:MOST_FOLDERS_NAMED])
     rest = (f": the first {MOST_FOLDERS_NAMED} of {len(deeper)} folders holding them "
             f"({len(deeper) - MOST_FOLDERS_NAMED} more not shown)" if len(deeper) > MOST_FOLDERS_NAMED else "")
     return f"{message}, but some lie further down; sessionsite build {named} -o SITE reads them{rest}"
+
+
+def codex_session_folders_named() -> str:
+    home = codex_folder()
+    return f"{home / 'sessions'} and {home / 'archived_sessions'}"
 
 
 def _folders_of_projects_under(given: Path) -> set[Path]:

@@ -42,7 +42,8 @@ from ..core.text import head, plain, shorten
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 # The tools that change files, and the input naming the file each changes.
 FILE_CHANGING_TOOLS = {"Edit": "file_path", "MultiEdit": "file_path", "Write": "file_path",
-                       "NotebookEdit": "notebook_path"}
+                       "NotebookEdit": "notebook_path", "apply_patch": "files"}
+"""An input naming a list (`files`) names each file the call changed (a patch may change several)."""
 # A summary stays small whatever the session: a few links per file, a bounded number of files and of
 # distinct tool names (a hostile log could invent millions of either).
 PLACES_PER_FILE = 5
@@ -292,10 +293,14 @@ class Summary:
         failed = call.result is not None and call.result.is_error
         self._count_tool_name(call.name, failed)
         path_field = FILE_CHANGING_TOOLS.get(call.name)
-        path = call.input.get(path_field) if path_field else None
-        if failed or not isinstance(path, str) or not path.strip():
+        named = call.input.get(path_field) if path_field else None
+        if failed:
             return  # a refused edit changed nothing
-        path = path[:PATH_LIMIT]
+        for path in named if isinstance(named, (list, tuple)) else (named,):
+            if isinstance(path, str) and path.strip():
+                self._touch(path[:PATH_LIMIT], anchor, page)
+
+    def _touch(self, path: str, anchor: str, page: int) -> None:
         if path in self.files:
             changes, places = self.files[path]
             if len(places) < PLACES_PER_FILE:

@@ -58,16 +58,26 @@ function sessionsiteLoadScript(src, onload, onerror) {
     if (filter) {
       filter.hidden = false;
       var empty = document.querySelector(".filter-empty");
+      var agentFilter = document.querySelector(".agent-filter");
       var rows = Array.prototype.slice.call(document.querySelectorAll("table.sessions tbody tr"));
-      filter.addEventListener("input", function () {
+      var refilterSessions = function () {
         var needle = filter.value.trim().toLowerCase();
+        var agent = agentFilter ? agentFilter.value : "";
         var shown = 0;
         rows.forEach(function (row) {
-          row.hidden = !!needle && row.textContent.toLowerCase().indexOf(needle) < 0;
-          if (!row.hidden) shown += 1;
+          // A chain's heading row names no agent: it stays while any of its sessions does.
+          var rowAgent = row.getAttribute("data-agent");
+          row.hidden = (!!needle && row.textContent.toLowerCase().indexOf(needle) < 0)
+            || (!!agent && rowAgent !== null && rowAgent !== agent);
+          if (!row.hidden && rowAgent !== null) shown += 1;
         });
         if (empty) empty.hidden = shown > 0;
-      });
+      };
+      filter.addEventListener("input", refilterSessions);
+      if (agentFilter) {
+        agentFilter.hidden = false;
+        agentFilter.addEventListener("change", refilterSessions);
+      }
     }
     // Opening a link to a folded tool call unfolds it.
     function openTarget() {

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from ...core.errors import InputError
 from ...core.files import write_atomically
-from ...stages.discover import SessionFile, project_folder_of
+from ...stages.agents import codex_session_id
+from ...stages.discover import CODEX_DEPTH, SessionFile, project_folder_of
 from .save import Place
 from .store import (WORK, Current, Damaged, VaultError, VaultFiles, chunk_data, chunks_of, connect, explain,
                     latest_rows, place_problem, printable, private_files, version_problem, write_version)
@@ -130,11 +131,15 @@ def listing(connection: sqlite3.Connection) -> tuple[list[Stored], list[Unusable
 def under(origin: str, project_path: str, roots: Sequence[Path], project_folders: set[str]) -> bool:
     """Whether discover would have found the log under one of the INPUTs, had it still been there: the
     INPUT was the log itself, its project folder, or the folder of project folders holding that."""
+    rollout = bool(codex_session_id(Path(origin).name))
     for root in roots:
         text = str(root)
         if origin == text or project_path == text:
             return True
         if project_path and str(Path(project_path).parent) == text and text not in project_folders:
+            return True
+        # A Codex rollout: discover looks for them by day, some levels below a folder that holds them.
+        if rollout and Path(origin).is_relative_to(root) and len(Path(origin).relative_to(root).parts) <= CODEX_DEPTH + 2:
             return True
     return False
 

@@ -8,6 +8,7 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...stages.agents import codex_place
 from .readback import Stored, VaultReader, Version
 from .save import first_value
 from .store import Damaged, VaultError
@@ -57,7 +58,9 @@ def restore(vault: VaultReader, session_id: str, output: Path | None, projects: 
         found = next((v for v in versions if v.number == wanted), None)
         if found is None:
             raise VaultError(f"the vault keeps versions 1 to {stored.number} of {stored.name}, not {wanted}")
-        plan.append((stored, found, target_folder / stored.place.relpath))
+        # A Codex rollout goes back where Codex keeps it (`~/.codex/sessions/YYYY/MM/DD/`), unless told where.
+        codex_target = codex_place(Path(stored.place.relpath).name) if output is None else None
+        plan.append((stored, found, codex_target or target_folder / stored.place.relpath))
     in_the_way = [target for _, version, target in plan
                   if (target.exists() or target.is_symlink()) and not (target.is_file() and file_hash(target) == version.sha1)]
     if in_the_way:
@@ -74,8 +77,9 @@ def restore(vault: VaultReader, session_id: str, output: Path | None, projects: 
         except Damaged as error:
             result.damaged.append(f"{stored.name}: the vault's copy is damaged ({error.reason})")
     if restored or same or not result.damaged:
+        into = plan[0][2].parent if plan and output is None and codex_place(Path(main.place.relpath).name) else target_folder
         result.lines.append(f"restored {main.place.session_id}: {restored} log{'s' if restored != 1 else ''} "
-                            f"({written:,} bytes) into {target_folder}"
+                            f"({written:,} bytes) into {into}"
                             + (f"; {same} already there, the same" if same else ""))
     others = sum(len(versions) - 1 for _, versions in chosen)
     if others and number is None:
@@ -83,8 +87,10 @@ def restore(vault: VaultReader, session_id: str, output: Path | None, projects: 
                             f"{main.place.session_id} --list`")
     if len(by_folder) > 1:
         result.lines.append("also kept from: " + ", ".join(sorted(set(by_folder) - {folder})))
-    main_target = target_folder / main.place.relpath
-    if output is None and main.place.relpath.endswith(".jsonl") and main_target.exists():
+    main_target = plan[0][2] if plan else target_folder / main.place.relpath
+    if output is None and codex_place(Path(main.place.relpath).name) and main_target.exists():
+        result.lines.append(f"resume it with: codex resume {main.place.session_id}")
+    elif output is None and main.place.relpath.endswith(".jsonl") and main_target.exists():
         cwd = first_value(main_target, "cwd")
         where = f"cd {shlex.quote(cwd)} && " if cwd else ""
         result.lines.append(f"resume it with: {where}claude --resume {main.place.session_id}")

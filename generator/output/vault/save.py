@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
+from ...stages.agents import CODEX, codex_session_id
 from ...stages.discover import SessionFile, path_in_project, project_folder_of
 from .store import (BATCH, CHUNK, HELD, IN_FLIGHT, LONG_LINE_CHUNK, Current, VaultFiles, chunk_digest, compress_chunk,
                     chunk_is_sound, chunk_problem, content_hasher, current_of, damaged_origins, now, today, transaction, with_chunks)
@@ -56,6 +57,8 @@ class Place:
         path = session_file.path
         # A 1.x agent log names its session only inside: `write` reads it there.
         session_id = session_file.parent_session_id or ("" if session_file.agent_id else path.stem)
+        if session_file.agent == CODEX:  # named by the time it started, then its id
+            session_id = codex_session_id(path.name) or path.stem
         return cls(origin, str(project_folder_of(session_file).resolve()), session_file.project_dir,
                    path_in_project(session_file), session_id, session_file.agent_id, session_file.parent_session_id)
 

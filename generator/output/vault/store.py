@@ -27,6 +27,7 @@ from typing import Any, Iterator
 import zstandard
 
 from ...core.errors import SessionsiteError
+from ...stages.agents import codex_session_id
 
 DATABASE = "vault.sqlite3"
 HOOK_LOG = "hook.log"
@@ -327,7 +328,9 @@ def place_problem(origin: object, project_path: object, project_dir: object, rel
         expected = f"{parent_session_id}/subagents/agent-{agent_id}.jsonl"
     else:
         expected = f"agent-{agent_id}.jsonl" if agent_id else f"{session_id}{relative.suffix}"
-    if relpath != expected or (parent_session_id and session_id != parent_session_id):
+    # A Codex rollout is named by when it started, then its session's id.
+    rollout_of_its_session = not (agent_id or parent_session_id) and codex_session_id(str(relpath)) == session_id != ""
+    if (relpath != expected and not rollout_of_its_session) or (parent_session_id and session_id != parent_session_id):
         return f"{_shown(relpath)}, which is not the place its ids say"
     return ""
 

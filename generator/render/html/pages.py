@@ -20,6 +20,7 @@ from markupsafe import Markup, escape
 from ...core import urls
 from ...core.model import Archive, Project, Session, Usage
 from ...core.text import plain, shorten
+from ...stages.agents import AGENT_NAMES, ASSISTANT_NAMES
 from ...stages.commits import commit_url
 from ..markdown import MarkdownPart, commit_stat, time_of
 from ..stats import total_tokens, totals
@@ -82,6 +83,8 @@ def session_facts(session: Session) -> dict[str, Any]:
         "tool_calls": session.tool_call_count,
         "models": session.models,
         "versions": session.versions,
+        "agent_name": AGENT_NAMES.get(session.agent, session.agent),
+        "assistant_name": ASSISTANT_NAMES.get(session.agent, "Claude"),
         "branch": session.git_branch,
         "cwd": session.cwd,
         "tokens_in": tokens_in(session.usage),
@@ -144,6 +147,8 @@ class PageBuilder:
             "is_subagent": session.is_subagent,
             "agent_id": session.agent_id,
             "models": [short_model(m) for m in session.models],
+            "agent": session.agent,
+            "agent_name": AGENT_NAMES.get(session.agent, session.agent),
             "branch": session.git_branch,
             "role": session.role,
             "plan_status": session.first_plan_status,
@@ -177,6 +182,9 @@ class PageBuilder:
                 "files_url": urls.relative(page, urls.project_files(project.dir_name)),
                 "commits_url": urls.relative(page, urls.project_commits(project.dir_name)),
                 "commits": sum(len(s.commits) for s in self._project_sessions(project)),
+                # Which agents' sessions it holds, named when any is not Claude Code's.
+                "agents": [AGENT_NAMES.get(agent, agent) for agent in
+                           sorted({s.agent for s in self._project_sessions(project)})],
             })
         total = sum(len(p.session_keys) for p in self.archive.projects)
         # The archive's figures count subagent runs too: their tokens were spent like any others.
@@ -200,7 +208,9 @@ class PageBuilder:
                 groups.append({"chain": {"slug": chain.slug, "length": len(members)}, "sessions": members})
         sessions = [s for group in groups for s in group["sessions"]]
         overview = figures.overview(self._project_sessions(project), "project")
-        return self._render("project.html", page, project=project, sessions=sessions, groups=groups,
+        # Which agents' sessions the project holds, each named once: a reader can pick one when there are two.
+        agents = sorted({(s["agent"], s["agent_name"]) for s in sessions})
+        return self._render("project.html", page, project=project, sessions=sessions, groups=groups, agents=agents,
                             overview=overview, files_url=urls.relative(page, urls.project_files(project.dir_name)),
                             commits_url=urls.relative(page, urls.project_commits(project.dir_name)),
                             commit_total=sum(len(s.commits) for s in self._project_sessions(project)))

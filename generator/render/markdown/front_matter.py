@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from ...core import urls
+from ...stages.agents import CLAUDE_CODE
 from ...core.model import Archive, Commit, Session
 from ...stages.commits import commit_url
 
@@ -17,6 +18,7 @@ def front_matter(session: Session, archive: Archive, repo_url: str = "") -> str:
     fields: dict[str, Any] = {
         "id": session.session_id,
         "agent": session.agent_id or None,
+        "written_by": session.agent if session.agent != CLAUDE_CODE else None,
         "title": session.title,
         "slug": session.slug or None,
         "project": session.project_dir,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...core.model import AssistantText, Event, Notice, NoticeKind, Plan, PlanDecision, Thinking, ToolCall
+from ...stages.agents import ASSISTANT_NAMES
 from .gfm import summary, summary_text
 from .blocks import Block, Fold, Group, Prose, Structure, blocks_of
 from .document_base import DocumentBase
@@ -60,12 +61,13 @@ class ReplyWriter(DocumentBase):
             # The wrapper gets its own id: the first event inside it keeps the anchor it is linked by.
             wrapper_id = f"m{first.anchor[1:]}"
             timestamp = getattr(first, "timestamp", "")
-            opening, closing = self.markup.event_wrapper("message", {"anchor": wrapper_id}, who="Claude",
+            who = ASSISTANT_NAMES.get(self.session.agent, "Claude")
+            opening, closing = self.markup.event_wrapper("message", {"anchor": wrapper_id}, who=who,
                                                          model=self.run_model)
             self.blocks.append(Group(
                 "message", opening,
-                (self._meta_line("Claude", timestamp, self.run_model, anchor=wrapper_id), *self.assistant_run),
-                closing, wrapper_id, (("who", "Claude"), ("time", timestamp), ("model", self.run_model)),
+                (self._meta_line(who, timestamp, self.run_model, anchor=wrapper_id), *self.assistant_run),
+                closing, wrapper_id, (("who", who), ("time", timestamp), ("model", self.run_model)),
             ))
         self.assistant_run = []
         self.run_first = None

@@ -11,6 +11,7 @@ from ...core.model import (BashMode, Event, EventBase, Media, Notice, NoticeKind
                            Unreadable, as_unknown)
 from ...core.registry import Registry
 from ...core.text import strip_ansi
+from ...stages.agents import AGENT_NAMES
 from .gfm import emphasis, facts, link, summary_text
 from .blocks import Block, Code, Fold, Group, Prose, Structure, typed_blocks
 from .document_base import DocumentBase
@@ -195,8 +196,10 @@ class SingleEventWriter(DocumentBase):
         system_message = bool(notice.details or notice.related)
         html = self.markup.element(self.markup.rule("events", f"notice-{notice.kind}", "notice"), notice=notice,
                                    kind=notice.kind, anchor=notice.anchor, hidden=hidden, text=text, facts=shown_facts,
-                                   related=notice.related, system_message=system_message)
-        markdown = facts("**Claude Code**" if system_message else "", emphasis(text),
+                                   related=notice.related, system_message=system_message,
+                                   agent=AGENT_NAMES.get(self.session.agent, "Claude Code"))
+        agent = AGENT_NAMES.get(self.session.agent, "Claude Code")
+        markdown = facts(f"**{agent}**" if system_message else "", emphasis(text),
                          *(f"{literal(name)} {inline_code(value)}".rstrip() for name, value in shown_facts),
                          link("the call that started it", "#" + notice.related) if notice.related else "")
         return Structure(html, "notice", markdown)

@@ -20,8 +20,19 @@ def bash(call: ToolCall, context: ToolContext) -> ToolView:
     blocks.append(Code(command, "powershell" if call.name == "PowerShell" else "bash", kind="command"))
     blocks.extend(output_block(call, context))
     structured = call.result.structured if call.result else None
-    status = "interrupted" if isinstance(structured, dict) and structured.get("interrupted") else ""
-    return ToolView(call.name, first_line(command), tuple(blocks), status=status)
+    return ToolView(call.name, first_line(command), tuple(blocks), status=_command_status(structured))
+
+
+def _command_status(structured: object) -> str:
+    """Interrupted, refused by the person, or the exit code a failed command gave, when its result says."""
+    if not isinstance(structured, dict):
+        return ""
+    if structured.get("interrupted"):
+        return "interrupted"
+    if structured.get("status") == "denied":
+        return "denied"
+    exit_code = structured.get("exit_code")
+    return f"exit {exit_code}" if type(exit_code) is int and exit_code != 0 else ""
 
 
 @renders("TaskOutput", "BashOutput")

@@ -1,5 +1,5 @@
 """How the calls that read, change and find files read: Read, Edit, MultiEdit, Write, NotebookEdit,
-Glob, Grep, LS."""
+apply_patch, Glob, Grep, LS."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from ...core.model import ToolCall
 from ...core.text import strip_ansi
 from .blocks import Block, Code
 from .escape import inline_code
-from .tool_views import ToolContext, ToolView, display_path, language_for, output_block, renders, result_text, text_of
+from .tool_views import (ToolContext, ToolView, display_path, label, language_for, output_block, renders, result_text,
+                         text_of)
 
 
 READ_LINE = re.compile(r"^ *(\d+)(?:→|\t)(.*)$")
@@ -80,6 +81,31 @@ def _diff_view(call: ToolCall, context: ToolContext, edits: list[tuple[str, str]
     blocks: list[Block | str] = [Code(strip_ansi("\n".join(lines)), "diff", kind="diff")] if lines else []
     blocks.extend(output_block(call, context))
     return ToolView(call.name, display_path(path, context.cwd), tuple(blocks), target_is_path=True)
+
+
+_PATCH_KINDS = {"add": "added", "update": "changed", "delete": "deleted"}
+
+
+@renders("apply_patch")
+def apply_patch(call: ToolCall, context: ToolContext) -> ToolView:
+    """A patch of several files (Codex CLI): each file named with what became of it, then its diff. A patch
+    whose files could not be told apart is shown as it was written."""
+    changes = [change for change in call.input.get("changes") or () if isinstance(change, dict)]
+    blocks: list[Block | str] = []
+    for change in changes:
+        path = display_path(text_of(change.get("path")), context.cwd)
+        what = _PATCH_KINDS.get(text_of(change.get("kind")), text_of(change.get("kind")))
+        moved = text_of(change.get("move_to"))
+        blocks.append(label(f"{path} ({what}" + (f", moved to {display_path(moved, context.cwd)})" if moved else ")")))
+        diff = text_of(change.get("diff"))
+        if diff.strip():
+            blocks.append(Code(strip_ansi(diff), "diff", kind="diff"))
+    if not changes:
+        blocks.append(Code(text_of(call.input.get("patch")), "diff", kind="diff"))
+    blocks.extend(output_block(call, context))
+    paths = [text_of(change.get("path")) for change in changes]
+    target = display_path(paths[0], context.cwd) if len(paths) == 1 else f"{len(paths)} files" if paths else ""
+    return ToolView("Patch", target, tuple(blocks), target_is_path=len(paths) == 1)
 
 
 @renders("Edit")

@@ -10,8 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import replace
-from datetime import date, datetime
-from typing import Any, Callable, Collection, Iterable
+from typing import Callable, Collection, Iterable
 
 from ...core.model import BrokenLine, Diagnostic, Entry, Event, Interpreted, Unreadable
 from ..discover import SessionFile
@@ -19,17 +18,15 @@ from ..read import ReadResult
 from ..duplicates import DuplicateEntries, Seen
 from .assistant_entries import AssistantEntries
 from .attachments import AttachmentEntries
+from ..agents import CLAUDE_CODE, CODEX, codex_record
 from .bookkeeping import BookkeepingEntries
+from .codex_rollout import CodexSession
 from .dispatch import dispatch_entry
-from .session_state import EventSink
+from .session_state import EventSink, _plausible_time
 from .system_entries import SystemEntries
 from .tool_calls import ToolCalls
 from .user_entries import UserEntries
 
-# Times outside this window are a wrong clock or a broken log, not when a session ran (Claude Code came out
-# in 2025): they are reported and left out, so that they stretch no chart or duration. A fixed window,
-# never the build's own clock, so that two builds of the same input stay byte-identical.
-PLAUSIBLE_TIMES = (date(2023, 1, 1), date(2100, 1, 1))
 
 # Whose uuid an entry shares, as its diagnostic says.
 _SHARED_UUID = {Seen.UUID_IN_THIS_FILE: "an earlier entry of this file",
@@ -68,11 +65,39 @@ def interpret_stream(source: SessionFile, items: Iterable[Entry | BrokenLine], *
     the sessions and says nothing of what is in them, and a run for which `sink_for` gives no sink is not
     interpreted at all. Without a sink, a session's events are made only as far as its summary reads
     them (`SessionState.whole_events`)."""
-    router = _SessionRouter(source, skip, sink_for or (lambda key: None), anchors_for or (lambda key: None),
-                            summarise)
+    items = iter(items)
+    # Which agent's adapter reads the file: as discover told it, or (a log read back from the vault) as its
+    # first entry tells.
+    first: list[Entry | BrokenLine] = []
+    for item in items:
+        first.append(item)
+        if isinstance(item, Entry):
+            break
+    codex = source.agent == CODEX or (source.agent == CLAUDE_CODE and source.kept is not None and bool(first)
+                                      and isinstance(first[-1], Entry) and codex_record(first[-1].data))
+    router: _SessionRouter | _CodexRouter = (_CodexRouter if codex else _SessionRouter)(
+        source, skip, sink_for or (lambda key: None), anchors_for or (lambda key: None), summarise)
+    for item in first:
+        router.feed(item)
     for item in items:
         router.feed(item)
     return router.finish()
+
+
+class _CodexRouter:
+    """A Codex rollout holds one session (a subagent's is a file of its own)."""
+
+    def __init__(self, source: SessionFile, skip: Collection[bytes], sink_for: Callable[[str], EventSink | None],
+                 anchors_for: Callable[[str], Callable[[str, int], None] | None], summarise: bool = True):
+        self.problems: list[Diagnostic] = []
+        self.main = CodexSession(source, problems=self.problems)
+        self.main.start(sink_for(self.main.key), summarising=summarise)
+        self.main.summary.on_later_page = anchors_for(self.main.key)
+        self.feed = self.main.feed
+
+    def finish(self) -> Interpreted:
+        return Interpreted(session=self.main.build(), diagnostics=tuple(self.problems), unknown=Counter(self.main.unknown),
+                           has_conversation=self.main.has_conversation, sidechains=())
 
 
 class _SessionRouter:
@@ -146,19 +171,6 @@ class _SessionRouter:
             has_conversation=self.main.has_conversation or bool(sidechains),
             sidechains=tuple(sidechains),
         )
-
-def _plausible_time(value: Any) -> bool:
-    """An ISO 8601 time within `PLAUSIBLE_TIMES` (or no time at all: null or empty)."""
-    if value is None or value == "":
-        return True
-    if not isinstance(value, str):
-        return False
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return False
-    return PLAUSIBLE_TIMES[0] <= moment.date() < PLAUSIBLE_TIMES[1]
-
 
 class _SessionBuilder(UserEntries, AssistantEntries, ToolCalls, SystemEntries, AttachmentEntries,
                       BookkeepingEntries):

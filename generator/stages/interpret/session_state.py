@@ -9,7 +9,8 @@ import re
 from collections import Counter
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from datetime import date, datetime
+from typing import Any, Callable, ClassVar, Mapping
 
 from ...core.model import (
     Diagnostic,
@@ -23,12 +24,18 @@ from ...core.model import (
     ToolCall,
     Unknown,
 )
+from ..agents import CLAUDE_CODE
 from ..discover import SessionFile
 from ..redact import identifier
 from ..summarize import Summary
 from ..duplicates import DuplicateEntries
 from ..tracking import (PLAN_TOOLS, BackgroundTasks, CallPairing, PlanApproval, SessionMetadata, TaskTracker,
                         UsageCounter, plan_of)
+
+# Times outside this window are a wrong clock or a broken log, not when a session ran (Claude Code came out
+# in 2025): they are reported and left out, so that they stretch no chart or duration. A fixed window,
+# never the build's own clock, so that two builds of the same input stay byte-identical.
+PLAUSIBLE_TIMES = (date(2023, 1, 1), date(2100, 1, 1))
 
 EventSink = Callable[[Event], None]
 _NOT_IN_ANCHOR = re.compile(r"[^A-Za-z0-9_-]")
@@ -84,6 +91,8 @@ class SessionState:
     links from a background task's notification to the call that started it."""
     plans: PlanApproval = field(default_factory=PlanApproval)
     background: BackgroundTasks = field(default_factory=BackgroundTasks)
+    agent: ClassVar[str] = CLAUDE_CODE
+    """The coding agent whose logs the builder reads (each agent's adapter is a subclass)."""
 
     def __post_init__(self) -> None:
         self.agent_id = self.agent_id or self.source.agent_id
@@ -167,7 +176,7 @@ class SessionState:
         self.events.release(everything=True)
         if not self.summarising:  # the session as it is named; nothing was counted
             return Session(key=self.key, session_id=self.source.path.stem, source=str(self.source.path),
-                           project_dir=self.source.project_dir, cwd="", title="",
+                           project_dir=self.source.project_dir, agent=self.agent, cwd="", title="",
                            agent_id=self.agent_id if (self.source.is_subagent or parent_key) else "",
                            parent_key=parent_key)
         usage, usage_by_model, tokens_by_day = self.usage.finish()
@@ -177,6 +186,7 @@ class SessionState:
             session_id=metadata.session_id or self.source.path.stem,
             source=str(self.source.path),
             project_dir=self.source.project_dir,
+            agent=self.agent,
             cwd=metadata.cwd,
             title=metadata.title,
             slug=metadata.slug,
@@ -257,3 +267,16 @@ def _is_content(event: Event) -> bool:
     if getattr(event, "hidden", False):
         return False
     return not (isinstance(event, Notice) and event.kind in NOT_CONTENT_NOTICES)
+
+
+def _plausible_time(value: Any) -> bool:
+    """An ISO 8601 time within `PLAUSIBLE_TIMES` (or no time at all: null or empty)."""
+    if value is None or value == "":
+        return True
+    if not isinstance(value, str):
+        return False
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return PLAUSIBLE_TIMES[0] <= moment.date() < PLAUSIBLE_TIMES[1]
