@@ -68,6 +68,22 @@ class PermissionMode(Named):
     AUTO = "auto"
 
 
+class Ending(Named):
+    """How a tool call ended when it did not run to its result (`ToolResult.ending`), and who ended it."""
+
+    NONE = ""
+    INTERRUPTED = "interrupted"
+    """The user pressed Escape while it waited or ran."""
+    REJECTED = "rejected"
+    """The user answered No at Claude Code's permission prompt (perhaps saying what to do instead)."""
+    REFUSED = "refused"
+    """Claude Code refused it: its permission settings (or rules, or auto mode) did not allow it."""
+    BLOCKED = "blocked"
+    """A hook of the user's (PreToolUse) blocked it."""
+    CANCELLED = "cancelled"
+    """Claude Code cancelled it before it ran (another call of the same message failed, say)."""
+
+
 class PromptLabel(Named):
     """Why a prompt is hidden or special (shown after "You ·" with --show-hidden)."""
 
@@ -185,6 +201,16 @@ class ToolResult:
     """The entry's `toolUseResult`: a per-tool object, or sometimes a plain string."""
     images: tuple[Media, ...] = ()
     """Images in the result."""
+    ending: Ending = Ending.NONE
+    """How the call ended when not by running: interrupted, rejected, refused, blocked by a hook."""
+    feedback: str = ""
+    """What the user typed when rejecting the call (untrusted)."""
+    instruction: str = ""
+    """Claude Code's instruction to the model in place of a result ("STOP what you are doing…"): not the story,
+    shown folded and labelled as such (untrusted)."""
+    harness: str = ""
+    """Notes Claude Code appended to the result for the model (ids, temporary paths, schema hints, a hand-back
+    frame), taken out of `text`: shown only with --show-hidden (untrusted)."""
 
 
 @quick_init

@@ -6,6 +6,7 @@ from ...core.model import AssistantText, Event, Notice, NoticeKind, Plan, PlanDe
 from .gfm import summary, summary_text
 from .blocks import Block, Fold, Group, Prose, Structure, blocks_of
 from .document_base import DocumentBase
+from .endings import ending_blocks, status_of, to_model_blocks
 from .escape import prose
 from .tools import ToolContext, render_tool
 
@@ -84,11 +85,15 @@ class ReplyWriter(DocumentBase):
             return []
         if view.status:
             status = view.status
+        elif status_of(call):
+            status = status_of(call)
         elif call.result is None:
             status = "no result"
         else:
             status = "error" if call.result.is_error else "ok"
         body = blocks_of(view.body) if view.body else [Prose("*No input or output.*", "sessionsite")]
+        body[:0] = ending_blocks(call, self.markup)
+        body += to_model_blocks(call, self.markup, self.options.show_hidden)
         media = self._media(call.result.images if call.result else ())
         if media:
             body.append(Prose(media, "sessionsite"))
