@@ -330,7 +330,10 @@ class Notice(EventBase):
     milliseconds: int = 0
     """For a turn-duration notice: how long the turn took."""
     details: tuple[tuple[str, str], ...] = ()
-    """Named facts a system message carried (a background task's status, its output file), untrusted."""
+    """Named facts a system message carried (a background task's status, its usage), untrusted."""
+    harness: tuple[tuple[str, str], ...] = ()
+    """Facts it carried for the model only (ids, a temporary output file, a note to the model): shown only with
+    --show-hidden, untrusted."""
     related: str = ""
     """Anchor of the event this notice is about (the call that started a background task), if known."""
     mode: PermissionMode | str = ""

@@ -473,20 +473,24 @@ SCENARIOS: tuple[Scenario, ...] = (
         "escape",
         "interactive: Escape during a long command, bash mode (!), a write refused at the permission prompt, "
         "then the user says what to do instead",
-        (Run(("--permission-mode", "default", "--allowedTools", "Bash(sleep:*),Read"), (
+        (Run(("--permission-mode", "default", "--allowedTools", "Bash(python3:*),Read"), (
             Reply.of(text("I'll wait for the gauge first."),
-                     tool("Bash", command="sleep 45", description="Wait for the gauge")),
-            Reply.of(tool("Write", file_path="@PROJECT@/HIGH.txt", content="high water 06:12\n")),
-            Reply.of(text("Understood: I'll only read NOTES.txt. High water is at 06:12.")),
+                     tool("Bash", command="python3 -c 'import time; time.sleep(45)'", description="Wait for the gauge")),
+            Reply.of(text("The notes say high water is at 06:12.")),
+            Reply.of(tool("Bash", command="touch HIGH.txt", description="Make the high water file")),
+            Reply.of(text("Understood: nothing written. High water is at 06:12, as NOTES.txt says.")),
         ), screen=(
             say("Wait for the gauge, then note high water", wait_for="for shortcuts"),
             Step("esc to interrupt", keys=("Escape",)),
-            say("!cat NOTES.txt", wait_for="Rejected write"),
-            Step("low water 12:25"),
-            say("Don't write files, just tell me"),
-            Step("High water is at 06:12."),
+            say("!cat NOTES.txt", wait_for="Interrupted"),
+            Step("The notes say high water"),
+            say("Note high water in HIGH.txt"),
+            Step("Do you want to proceed?", keys=("Escape",)),
+            say("Don't write files, just tell me", wait_for="Rejected"),
+            Step("as NOTES.txt says."),
         )),),
         files=TIDEWATCH,
-        shown_prompts=("Wait for the gauge, then note high water", "Don't write files, just tell me"),
+        shown_prompts=("Wait for the gauge, then note high water", "Note high water in HIGH.txt",
+                       "Don't write files, just tell me"),
     ),
 )

@@ -190,7 +190,8 @@ class SingleEventWriter(DocumentBase):
         """A one-line notice, or a message Claude Code wrote into the conversation (a background task
         ended): what it says, its facts, and a link to the call it is about."""
         # The outcome first: it is what a reader looks for.
-        details = sorted(notice.details, key=lambda item: item[0] != "status")
+        shown = notice.details + (notice.harness if self.options.show_hidden else ())
+        details = sorted(shown, key=lambda item: item[0] != "status")
         shown_facts = [(name.replace("-", " ").capitalize(), " ".join(value.split())) for name, value in details]
         system_message = bool(notice.details or notice.related)
         html = self.markup.element(self.markup.rule("events", f"notice-{notice.kind}", "notice"), notice=notice,

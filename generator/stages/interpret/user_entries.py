@@ -50,9 +50,16 @@ PERMISSION_MODES: dict[str, str] = {
     PermissionMode.BYPASS_PERMISSIONS: "Bypass mode: every action is approved automatically",
     PermissionMode.AUTO: "Auto mode",
 }
+# The fields of a system message that are for the model alone: ids (the link to the call says which call),
+# where its output was kept (a temporary file), and notes addressed to the model.
+HARNESS_FIELD = re.compile(r"(?:\A|-)(?:id|ids|file|path|note|notes|hint|instructions?)\Z")
 PLAN_STARTED_SESSION = "accepted with a fresh context: this session carries it out"
-INTERRUPT_FOR_TOOL = "[Request interrupted by user for tool use]"
 INTERRUPT = "[Request interrupted by user"
+
+
+def for_model(field_name: str) -> bool:
+    """Whether a system message's field is for the model alone (`HARNESS_FIELD`)."""
+    return HARNESS_FIELD.search(field_name) is not None
 
 
 class UserEntries(SessionState):
@@ -161,9 +168,6 @@ class UserEntries(SessionState):
         if system_message is not None:
             self.events.append(self._system_message(anchor, timestamp, *system_message.groups()))
             return
-        if stripped == INTERRUPT_FOR_TOOL:
-            self.events.append(Notice(anchor, timestamp, NoticeKind.INTERRUPT, stripped, hidden=True))
-            return
         if stripped.startswith(INTERRUPT) and stripped.endswith("]") and "\n" not in stripped:
             self.events.append(Notice(anchor, timestamp, NoticeKind.INTERRUPT, stripped))
             return
@@ -195,11 +199,10 @@ class UserEntries(SessionState):
         text = " ".join(part for part in (summary, rest, after.strip()) if part)
         started_by = fields.get("tool-use-id") or fields.get("task-id") or fields.get("shell-id") or ""
         related = self.background.call_for(started_by)
-        # The call's id is said by the link to the call, when the call is known here.
-        left_out = ("summary", "tool-use-id") if related else ("summary",)
-        shown = tuple((name, value) for name, value in details if name not in left_out)
+        shown = tuple((name, value) for name, value in details if name != "summary" and not for_model(name))
+        harness = tuple((name, value) for name, value in details if for_model(name))
         return Notice(anchor, timestamp, notice_kind(tag), text or (SYSTEM_MESSAGE_KINDS.get(tag) or tag), details=shown,
-                      related=related)
+                      related=related, harness=harness)
 
     @handles(SYSTEM_HANDLERS, "local_command")
     def _local_command(self, entry: Entry, anchor: str, timestamp: str, text: str) -> None:
