@@ -223,6 +223,11 @@ class Session:
     """Set by `link`: the session this one resumes or continues (it replays that one's entries)."""
     replayed: int = field(default=0, metadata=redacted_as(OURS))
     """Set by `link`: events left out here because the continued session shows them."""
+    forked: bool = field(default=False, metadata=redacted_as(OURS))
+    """Set by `link`: this session is a fork of the one it continues (`--fork-session`: a copy of its history
+    under the same name, then a branch of its own), not its continuation."""
+    fork_keys: tuple[str, ...] = field(default=(), metadata=redacted_as(OURS))
+    """Set by `link`: the sessions forked from this one."""
     parent_anchor: str = field(default="", metadata=redacted_as(OURS))
     """Set by `link`: for a subagent transcript, the anchor of the call that started it."""
     parent_anchor_page: int = field(default=1, metadata=redacted_as(OURS))
