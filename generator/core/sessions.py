@@ -144,6 +144,8 @@ class Session:
     phase 2 streams the events again from the file."""
     prompt_count: int = field(default=0, metadata=redacted_as(OURS))
     """Number of real (visible) prompts."""
+    task_count: int = field(default=0, metadata=redacted_as(OURS))
+    """For a subagent run: the tasks the agent that started it gave it (its prompts, which no person typed)."""
     first_prompt: str = field(default="", metadata=redacted_as(TEXT))
     """Text of the first real prompt."""
     first_action: str = field(default="", metadata=redacted_as(TEXT))

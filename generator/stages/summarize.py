@@ -52,6 +52,9 @@ PATH_LIMIT = 1000
 PLAN_PREAMBLE = "Implement the following plan:"
 # The name a result whose call is in no file read stands under: not a call made in this session.
 UNKNOWN_TOOL = "(unknown tool)"
+QUIET_TOOLS = frozenset({"TaskList", "TaskGet"})
+"""Claude reading back its own task list: nothing new for a reader, so no card (but with --show-hidden), and
+not counted with the calls a page shows."""
 # "…read the full transcript at: /home/me/.claude/projects/-home-me-app/<session id>.jsonl"
 TRANSCRIPT_PATH = re.compile(r"transcript at:\s*\S*?([^/\\\s]+)\.jsonl")
 # Kept of the first prompt: enough for a title, the index and the quoted "original ask" of a chain.
@@ -189,6 +192,7 @@ class Summary:
     """Events by their class (named as the report counts them in `fields`: a name for each event would cost
     a call)."""
     prompt_count: int = 0
+    task_count: int = 0
     first_prompt: str = ""
     first_action: str = ""
     outline: list[OutlineItem] = field(default_factory=list)
@@ -228,6 +232,8 @@ class Summary:
                 # A subagent's task was written by the agent that started it: not a prompt of the person.
                 if not event.by_agent:
                     self.prompt_count += 1
+                else:
+                    self.task_count += 1
                 asked = _what_was_asked(event)
                 if not self.first_prompt:
                     self.first_prompt = asked[:FIRST_PROMPT_LIMIT]
@@ -245,7 +251,9 @@ class Summary:
                 self.first_prompt = typed[:FIRST_PROMPT_LIMIT]
             self.outline.append(OutlineItem(anchor, shorten(plain(head(typed, 2000)), 70), timestamp, page))
         elif isinstance(event, ToolCall):
-            if event.name != UNKNOWN_TOOL:
+            # A call that only reads back what the page shows has no card (but with --show-hidden): the
+            # figures count the cards a reader finds.
+            if event.name != UNKNOWN_TOOL and event.name not in QUIET_TOOLS:
                 self.tool_call_count += 1
                 self._count_tool(event, anchor, page)
                 self.commit_log.add(event, page)
@@ -318,6 +326,7 @@ class Summary:
         return {
             "event_counts": self._event_counts(),
             "prompt_count": self.prompt_count,
+            "task_count": self.task_count,
             "first_prompt": self.first_prompt,
             "first_action": self.first_action,
             "outline": tuple(self.outline),

@@ -486,7 +486,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             Step("The notes say high water"),
             say("Note high water in HIGH.txt"),
             Step("Do you want to proceed?", keys=("Escape",)),
-            say("Don't write files, just tell me", wait_for="Rejected"),
+            say("Don't write files, just tell me", wait_for="Did not run"),
             Step("as NOTES.txt says."),
         )),),
         files=TIDEWATCH,

@@ -79,6 +79,7 @@ def session_facts(session: Session) -> dict[str, Any]:
         "ended": session.ended,
         "duration": duration(session.started, session.ended),
         "prompts": session.prompt_count,
+        "tasks": session.task_count,
         "tool_calls": session.tool_call_count,
         "models": session.models,
         "versions": session.versions,

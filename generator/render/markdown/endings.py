@@ -10,15 +10,15 @@ from .escape import literal, typed
 from .gfm import summary_text
 from .markup import TranscriptMarkup
 
-ENDING_STATUS: dict[str, str] = {Ending.INTERRUPTED: "interrupted", Ending.REJECTED: "rejected by you",
+ENDING_STATUS: dict[str, str] = {Ending.INTERRUPTED: "interrupted", Ending.REJECTED: "rejected",
                                  Ending.REFUSED: "refused", Ending.BLOCKED: "blocked by a hook",
                                  Ending.CANCELLED: "cancelled"}
 """The status a card's head shows, in place of "error"."""
 
 ENDING_SENTENCE: dict[str, str] = {
-    Ending.INTERRUPTED: "Interrupted by the user (Escape): the call was stopped, and Claude waited to be told what "
-                        "to do instead.",
-    Ending.REJECTED: "Rejected by the user at Claude Code's permission prompt: the call did not run.",
+    Ending.INTERRUPTED: "Interrupted by the user (Escape) while it ran: Claude stopped and waited to be told what to "
+                        "do instead.",
+    Ending.REJECTED: "Rejected by the user at Claude Code's permission prompt (No, or Escape): the call did not run.",
     Ending.REFUSED: "Refused by Claude Code: its permission settings do not allow this call, so it did not run.",
     Ending.BLOCKED: "Blocked by a hook in the user's settings: the call did not run.",
     Ending.CANCELLED: "Cancelled by Claude Code before it ran.",

@@ -60,7 +60,10 @@ def read_result(text: str, entry: Mapping[str, Any]) -> Reading:
         said = stripped.split(REJECTED_SAID.strip(), 1)
         feedback = said[1].strip() if len(said) == 2 else ""
         instruction = stripped if not feedback else said[0] + REJECTED_SAID.strip()
-        return Reading("", Ending.REJECTED, feedback, instruction)
+        # Escape while the call ran is written as a rejection; one at the permission prompt (Escape or No)
+        # is marked as before the run (2.1.3xx; older logs say neither).
+        while_running = kind == "user-rejected" and entry.get("toolDenialBeforeRun") is not True and not feedback
+        return Reading("", Ending.INTERRUPTED if while_running else Ending.REJECTED, feedback, instruction)
     if stripped in (INTERRUPTED, INTERRUPTED_FOR_TOOL) or kind == "interrupted":
         return Reading("", Ending.INTERRUPTED, instruction=stripped)
     if kind == "cancelled":
