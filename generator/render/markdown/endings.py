@@ -16,10 +16,10 @@ ENDING_STATUS: dict[str, str] = {Ending.INTERRUPTED: "interrupted", Ending.REJEC
 """The status a card's head shows, in place of "error"."""
 
 ENDING_SENTENCE: dict[str, str] = {
-    Ending.INTERRUPTED: "Interrupted by the user (Escape) while it ran: Claude stopped and waited to be told what to "
-                        "do instead.",
+    Ending.INTERRUPTED: "Interrupted by the user (Escape): Claude stopped and waited to be told what to do instead.",
     Ending.REJECTED: "Rejected by the user at Claude Code's permission prompt (No, or Escape): the call did not run.",
-    Ending.REFUSED: "Refused by Claude Code: its permission settings do not allow this call, so it did not run.",
+    Ending.REFUSED: "Refused by Claude Code: its permission settings (or auto mode) do not allow this call, so it did "
+                    "not run.",
     Ending.BLOCKED: "Blocked by a hook in the user's settings: the call did not run.",
     Ending.CANCELLED: "Cancelled by Claude Code before it ran.",
 }
