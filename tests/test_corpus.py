@@ -89,6 +89,9 @@ WRAPPER_TAG = re.compile(r"<(?:task-notification|bash-notification|command-name|
                          r"shell-id|output-file|user-prompt-submit-hook)>")
 # `!` commands typed by the user: the tags around the command and its output.
 BASH_MODE_TAG = re.compile(r"<(bash-[a-z]+)>(.*?)</\1>", re.S)
+# What Claude Code appends to a subagent's report for the model (hidden by design, see the docstring): the
+# agent's id with how to message it, and its usage.
+NOTES_TO_THE_MODEL = re.compile(r"^agentId: \S+ \((?:internal ID|use SendMessage)[^\n]*$|<usage>.*?</usage>", re.M | re.S)
 # Claude Code numbers the empty "line" after a file's last newline; a page may leave that out.
 READ_EMPTY_LAST_LINES = re.compile(r"(?:\n *\d+(?:→|\t)[ \t]*)+\s*\Z")
 
@@ -399,6 +402,7 @@ def result_expectations(line: int, name: str, part: dict, structured: Any) -> li
     text = TOOL_USE_ERROR_TAG.sub("", ANSI_ESCAPE.sub("", INJECTED_REMINDER.sub("", text)))
     if name == "Read":
         text = READ_EMPTY_LAST_LINES.sub("", text)
+    text = NOTES_TO_THE_MODEL.sub("", text)
     text = text.strip()
     what = f"{name} result"
     if not text or name in QUIET_TOOLS or text == INTERRUPTED_FOR_TOOL:

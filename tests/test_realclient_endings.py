@@ -201,3 +201,9 @@ def test_a_project_subagent_s_page_counts_the_task_it_was_given(sites):
     [agent] = [soup for path, soup in soups(sites[("project-agent", False)]).items() if "/agent-" in path]
     assert _fact(agent, "Task from the calling agent") == "1" and _fact(agent, "Prompts") == ""
     assert "Read NOTES.txt and say whether high water comes before low water." in visible_text(str(agent))
+
+
+def test_calls_stopped_by_the_user_or_claude_code_are_not_counted_as_errors(sites):
+    for name, errors in (("escape", ""), ("refusals", "1 tool")):  # the MCP server's error is one
+        [soup] = [soup for path, soup in soups(sites[(name, False)]).items() if "/agent-" not in path]
+        assert _fact(soup, "Errors") == errors, name
