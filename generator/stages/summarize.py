@@ -298,7 +298,7 @@ class Summary:
     def _count_tool(self, call: ToolCall, anchor: str, page: int) -> None:
         failed = call.result is not None and call.result.is_error
         # A call the user or Claude Code stopped is shown as what it was (interrupted, refused…), not as an error.
-        self._count_tool_name(call.name, failed and not call.result.ending)
+        self._count_tool_name(call.name, failed and not (call.result is not None and call.result.ending))
         path_field = FILE_CHANGING_TOOLS.get(call.name)
         path = call.input.get(path_field) if path_field else None
         if failed or not isinstance(path, str) or not path.strip():

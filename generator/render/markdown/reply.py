@@ -91,8 +91,8 @@ class ReplyWriter(DocumentBase):
             status = "no result"
         else:
             status = "error" if call.result.is_error else "ok"
-        body = blocks_of(view.body) if view.body else [Prose("*No input or output.*", "sessionsite")]
-        body[:0] = ending_blocks(call, self.markup)
+        body: list[Block] = [*ending_blocks(call, self.markup),
+                             *(blocks_of(view.body) if view.body else [Prose("*No input or output.*", "sessionsite")])]
         # A call that did not run is open: who stopped it is the story, as Claude Code's screen shows it.
         opened = view.open_by_default or open_checklist or bool(status_of(call))
         body += to_model_blocks(call, self.markup, self.options.show_hidden)

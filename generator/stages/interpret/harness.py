@@ -50,13 +50,19 @@ class Reading:
     """Notes to the model appended to the result."""
 
 
-def read_result(text: str, entry: Mapping[str, Any]) -> Reading:
-    """`text` (a result's, tags and reminders already taken out) and its entry's fields, read apart."""
+def read_result(text: str, entry: Mapping[str, Any], is_error: bool, tool: str) -> Reading:
+    """`text` (a result's, tags and reminders already taken out), whether it is an error, its entry's fields
+    and the name of the call it answers ("" when not known yet), read apart. Claude Code says how a call ended
+    in the entry (`toolDenialKind`, 2.1.3xx); without that (older logs), only an error result whose text is
+    one of Claude Code's own sentences is read as an ending: a command's output that quotes one is output."""
     kind = entry.get("toolDenialKind")
     decision = entry.get("permissionDecision")
     source = decision.get("source") if isinstance(decision, dict) else None
     stripped = text.strip()
-    if stripped.startswith(REJECTED_SHORT):
+    said_by_claude_code = is_error or kind is not None
+    if said_by_claude_code and stripped.startswith(REJECTED_SHORT) and (
+            kind is not None or stripped in (REJECTED_SHORT, REJECTED, REJECTED + REJECTED_STOP)
+            or stripped.startswith(REJECTED + REJECTED_SAID.rstrip("\n"))):
         said = stripped.split(REJECTED_SAID.strip(), 1)
         feedback = said[1].strip() if len(said) == 2 else ""
         instruction = stripped if not feedback else said[0] + REJECTED_SAID.strip()
@@ -64,25 +70,26 @@ def read_result(text: str, entry: Mapping[str, Any]) -> Reading:
         # is marked as before the run (2.1.3xx; older logs say neither).
         while_running = kind == "user-rejected" and entry.get("toolDenialBeforeRun") is not True and not feedback
         return Reading("", Ending.INTERRUPTED if while_running else Ending.REJECTED, feedback, instruction)
-    if stripped in (INTERRUPTED, INTERRUPTED_FOR_TOOL) or kind == "interrupted":
+    if kind == "interrupted" or (said_by_claude_code and stripped in (INTERRUPTED, INTERRUPTED_FOR_TOOL)):
         return Reading("", Ending.INTERRUPTED, instruction=stripped)
     if kind == "cancelled":
         return Reading(text, Ending.CANCELLED)
-    if source == "hook" or (kind in ("permission-rule", None) and HOOK_BLOCKED.match(stripped)):
-        hook = HOOK_BLOCKED.match(stripped)
+    hook = HOOK_BLOCKED.match(stripped) if said_by_claude_code else None
+    if source == "hook" or (kind in ("permission-rule", None) and hook is not None):
         if hook is not None:
-            return Reading(hook["said"].strip(), Ending.BLOCKED, instruction="",
+            return Reading(hook["said"].strip(), Ending.BLOCKED,
                            harness=f"{hook['event']}{':' + hook['matcher'] if hook['matcher'] else ''} hook: "
                                    f"{hook['command']}")
         if kind is not None:
             return Reading(text, Ending.BLOCKED)
-    if kind in DENIAL_KINDS:
+    if isinstance(kind, str) and kind in DENIAL_KINDS:
         return Reading(text, DENIAL_KINDS[kind])
-    if kind in ("user-rejected", "permission-rule") or NOT_GRANTED.match(stripped):
+    not_granted = said_by_claude_code and NOT_GRANTED.match(stripped) is not None
+    if kind in ("user-rejected", "permission-rule") or not_granted:
         # Answered by Claude Code's settings (`source` config), not by a person at a prompt.
-        by_person = source == "user" or (kind == "user-rejected" and source is None and not NOT_GRANTED.match(stripped))
+        by_person = source == "user" or (kind == "user-rejected" and source is None and not not_granted)
         return Reading(text, Ending.REJECTED if by_person else Ending.REFUSED)
-    shown, notes = without_notes_to_model(text)
+    shown, notes = without_notes_to_model(text, is_error, tool)
     return Reading(shown, harness=notes)
 
 
@@ -97,13 +104,18 @@ NOTE_LINES = re.compile(
     r"|\s*<tools-used-before-summary>.*?</tools-used-before-summary>)\n?", re.M | re.S)
 HAND_BACK = re.compile(r"^\[Subagent hand-back\][^\n]*\n", re.M)
 REPORT_INDENT = "  "
+AGENT_TOOLS = frozenset({"Agent", "Task"})
+NOTE_MARKERS = ("input schema", "internal metadata", "agentId: ", "output_file: ", "Do NOT Read", "<usage>",
+                "tools-used-before", "[Subagent hand-back]")
 
 
-def without_notes_to_model(text: str) -> tuple[str, str]:
-    """`text` without the notes Claude Code added for the model, and those notes. Looked for by their words
+def without_notes_to_model(text: str, is_error: bool, tool: str) -> tuple[str, str]:
+    """`text` without the notes Claude Code added for the model, and those notes: the schema hint after an
+    error, and the frame, ids and usage around an agent's report or launch. Only where Claude Code writes them:
+    a file a tool read, or a command's output, that quotes one is shown whole. Looked for by their words
     first: almost no result holds any."""
-    if not any(marker in text for marker in ("input schema", "internal metadata", "agentId: ", "output_file: ",
-                                             "Do NOT Read", "<usage>", "tools-used-before", "[Subagent hand-back]")):
+    agent = tool in AGENT_TOOLS
+    if not (is_error or agent) or not any(marker in text for marker in NOTE_MARKERS):
         return text, ""
     notes: list[str] = []
 
@@ -111,6 +123,10 @@ def without_notes_to_model(text: str) -> tuple[str, str]:
         notes.append(found.group(0).strip())
         return ""
 
+    if is_error:
+        text = SCHEMA_HINT.sub(note, text)
+    if not agent:
+        return text.strip("\n"), "\n\n".join(notes)
     frame = HAND_BACK.search(text)
     if frame is not None:
         # The report follows the frame, every line indented by two spaces; a line at column zero ends it.
@@ -122,7 +138,6 @@ def without_notes_to_model(text: str) -> tuple[str, str]:
         notes.append(before.strip())
         notes.append(frame.group(0).strip())
         text = "\n".join(report).strip("\n") + ("\n" + "\n".join(rest) if rest else "")
-    text = SCHEMA_HINT.sub(note, text)
     text = INTERNAL_METADATA.sub(note, text)
     text = NOTE_LINES.sub(note, text)
     return text.strip("\n"), "\n\n".join(n for n in notes if n)

@@ -77,11 +77,16 @@ class ToolCalls(SessionState):
         text = strip_system_reminders(self._result_text(content))
         # The tag is looked for first: most results hold none, and the pattern would be tried over each twice.
         marked = "<tool_use_error>" in text and TOOL_USE_ERROR.search(text) is not None
-        reading = read_result(TOOL_USE_ERROR.sub(r"\1", text) if marked else text, entry)
+        is_error = part.get("is_error") is True or marked
+        index = self.calls.result_came(tool_use_id)
+        replayed = self.calls.replayed_call(tool_use_id) if index is None else None
+        answered = self.events[index] if index is not None else None
+        name = answered.name if isinstance(answered, ToolCall) else replayed[0] if replayed is not None else ""
+        reading = read_result(TOOL_USE_ERROR.sub(r"\1", text) if marked else text, entry, is_error, name)
         result = ToolResult(
             timestamp=timestamp,
             text=reading.text,
-            is_error=part.get("is_error") is True or marked,
+            is_error=is_error,
             structured=structured,
             images=images,
             ending=reading.ending,
@@ -89,13 +94,11 @@ class ToolCalls(SessionState):
             instruction=reading.instruction,
             harness=reading.harness,
         )
-        index = self.calls.result_came(tool_use_id)
         if index is not None:
             call = self.events[index]
             assert isinstance(call, ToolCall)
             self._complete_call(index, call, result)
             return
-        replayed = self.calls.replayed_call(tool_use_id)
         if replayed is not None:
             # Its call was replayed from the session this one continues (shown there, waiting): the
             # result is shown here, with the call it answers.

@@ -169,7 +169,10 @@ class UserEntries(SessionState):
             self.events.append(self._system_message(anchor, timestamp, *system_message.groups()))
             return
         if stripped.startswith(INTERRUPT) and stripped.endswith("]") and "\n" not in stripped:
-            self.events.append(Notice(anchor, timestamp, NoticeKind.INTERRUPT, stripped))
+            # After a plan the interrupt is how its answer was given (rejected, or accepted with a fresh
+            # context in the old format): the plan's card says which.
+            after_plan = bool(self.events) and isinstance(self.events[-1], Plan)
+            self.events.append(Notice(anchor, timestamp, NoticeKind.INTERRUPT, stripped, hidden=after_plan))
             return
         if meta:
             self.events.append(Prompt(anchor, timestamp, text, images, hidden=True, label=PromptLabel.META))
