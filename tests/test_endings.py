@@ -83,3 +83,35 @@ def test_a_hook_s_words_and_command_are_text(tmp_path):
     card = soup.select_one("details.tool")
     assert card.select_one("script") is None and "<script>alert(2)</script>" in card.get_text()
     assert card.select_one("summary .status").get_text() == "blocked by a hook"
+
+
+# -- going back: a rewind, or an earlier prompt edited ---------------------------------------------------------
+
+def test_a_prompt_written_after_the_same_entry_as_an_earlier_one_is_shown_as_a_branch(tmp_path):
+    from helpers import text
+
+    first = user("Tide at noon?")
+    reply = assistant(text("About 3.1 m."), parentUuid=first["uuid"])
+    left = user("And at 6pm in feet?", parentUuid=reply["uuid"])
+    left_reply = assistant(text("About 14 ft."), parentUuid=left["uuid"])
+    edited = user("And at 6pm?", parentUuid=reply["uuid"])
+    entries = [first, reply, left, left_reply, edited, assistant(text("About 4.2 m."), parentUuid=edited["uuid"])]
+    _, soup = site_for(tmp_path, entries)
+    notice = soup.select_one(".notice-rewind")
+    assert notice.get_text(" ", strip=True).startswith("The user went back to an earlier point")
+    # Linked both ways: the notice to the branch left, the branch's first prompt to where it went on.
+    left_prompt = soup.find(id=notice.select_one("a")["href"][1:])
+    assert "And at 6pm in feet?" in left_prompt.get_text()
+    went_on = left_prompt.select_one(".left-branch a")["href"][1:]
+    assert soup.find(id=went_on) is notice
+    # Every prompt is there, once, in the order written.
+    article = soup.select_one("article").get_text(" ")
+    assert article.index("And at 6pm in feet?") < article.index("went back to an earlier point") < article.index("About 4.2 m.")
+
+
+def test_prompts_after_different_entries_are_no_branch(tmp_path):
+    from helpers import text
+
+    entries = chain(user("one"), assistant(text("1")), user("two"), assistant(text("2")), user("three"))
+    _, soup = site_for(tmp_path, entries)
+    assert soup.select_one(".notice-rewind") is None and soup.select_one(".left-branch") is None

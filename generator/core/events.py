@@ -48,6 +48,8 @@ class NoticeKind(Named):
     REDACTED_THINKING = "redacted-thinking"
     TASK_NOTIFICATION = "task-notification"
     BASH_NOTIFICATION = "bash-notification"
+    REWIND = "rewind"
+    """The user went back to an earlier point (a rewind, or an earlier prompt edited) and went on from there."""
 
 
 def notice_kind(name: str) -> NoticeKind | str:

@@ -144,6 +144,9 @@ class Session:
     phase 2 streams the events again from the file."""
     prompt_count: int = field(default=0, metadata=redacted_as(OURS))
     """Number of real (visible) prompts."""
+    rewound: Mapping[str, str] = field(default_factory=dict, metadata=redacted_as(OURS))
+    """Prompts the user later went back before (a rewind, or the prompt edited), by anchor: the anchor of the
+    notice where the conversation went on instead."""
     task_count: int = field(default=0, metadata=redacted_as(OURS))
     """For a subagent run: the tasks the agent that started it gave it (its prompts, which no person typed)."""
     first_prompt: str = field(default="", metadata=redacted_as(TEXT))

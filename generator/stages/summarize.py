@@ -82,6 +82,8 @@ BUILT_IN_COMMANDS = frozenset(
 # The members `Summary` compares notices and prompts with, held here: a member looked up on its enum costs a
 # Python call, and the summary sees every event.
 _TURN_DURATION, _API_ERROR, _PLAN_MODE = NoticeKind.TURN_DURATION, NoticeKind.API_ERROR, PermissionMode.PLAN
+_REWIND = NoticeKind.REWIND
+REWINDS_PER_SESSION = 1000
 _PLAN_PREAMBLE_LABEL = PromptLabel.PLAN_PREAMBLE
 
 
@@ -193,6 +195,7 @@ class Summary:
     a call)."""
     prompt_count: int = 0
     task_count: int = 0
+    rewound: dict[str, str] = field(default_factory=dict)
     first_prompt: str = ""
     first_action: str = ""
     outline: list[OutlineItem] = field(default_factory=list)
@@ -286,6 +289,8 @@ class Summary:
                 self.active_ms += event.milliseconds
             elif event.kind == _API_ERROR:
                 self.api_errors += 1
+            elif event.kind == _REWIND and event.related and len(self.rewound) < REWINDS_PER_SESSION:
+                self.rewound.setdefault(event.related, anchor)
             elif event.mode == _PLAN_MODE and self.role != "implementation":
                 self.role = "planning"
 
@@ -331,6 +336,7 @@ class Summary:
             "first_prompt": self.first_prompt,
             "first_action": self.first_action,
             "outline": tuple(self.outline),
+            "rewound": dict(self.rewound),
             "tool_call_count": self.tool_call_count,
             "active_ms": self.active_ms,
             "first_plan_status": self.first_plan[0],

@@ -84,6 +84,9 @@ class SessionState:
     links from a background task's notification to the call that started it."""
     plans: PlanApproval = field(default_factory=PlanApproval)
     background: BackgroundTasks = field(default_factory=BackgroundTasks)
+    prompt_after: dict[str, str] = field(default_factory=dict)
+    """The anchor of the first prompt written after each entry, by that entry's uuid (the prompt's
+    `parentUuid`): a second prompt after the same entry is the user going back to it."""
 
     def __post_init__(self) -> None:
         self.agent_id = self.agent_id or self.source.agent_id

@@ -53,6 +53,8 @@ PERMISSION_MODES: dict[str, str] = {
 # The fields of a system message that are for the model alone: ids (the link to the call says which call),
 # where its output was kept (a temporary file), and notes addressed to the model.
 HARNESS_FIELD = re.compile(r"(?:\A|-)(?:id|ids|file|path|note|notes|hint|instructions?)\Z")
+PROMPTS_REMEMBERED = 100_000
+"""Prompts whose place is remembered to find where the user went back to (a session has far fewer)."""
 PLAN_STARTED_SESSION = "accepted with a fresh context: this session carries it out"
 INTERRUPT = "[Request interrupted by user"
 
@@ -89,8 +91,9 @@ class UserEntries(SessionState):
             self.events.append(Notice(self._next_anchor(uuid), timestamp, NoticeKind.CONTINUATION,
                                       strip_system_reminders(_text_of(content))))
             return
+        parent = data["parentUuid"] if isinstance(data.get("parentUuid"), str) else ""
         if isinstance(content, str):
-            self._user_text(uuid, timestamp, content, (), meta=bool(data.get("isMeta")))
+            self._user_text(uuid, timestamp, content, (), meta=bool(data.get("isMeta")), parent=parent)
             return
         if not isinstance(content, list):
             self._malformed(entry, "user message content is neither text nor a list of parts")
@@ -112,7 +115,7 @@ class UserEntries(SessionState):
                     self.events.append(Unknown(self._next_anchor(None), timestamp, name, part))
         if gathered.texts or gathered.images:
             self._user_text(uuid, timestamp, "\n\n".join(gathered.texts), tuple(gathered.images),
-                            meta=bool(data.get("isMeta")))
+                            meta=bool(data.get("isMeta")), parent=parent)
 
     @handles(USER_PART_HANDLERS, "text")
     def _user_text_part(self, data: Mapping[str, Any], part: Mapping[str, Any], timestamp: str,
@@ -127,7 +130,8 @@ class UserEntries(SessionState):
         if media is not None:
             gathered.images.append(media)
 
-    def _user_text(self, uuid: Any, timestamp: str, text: str, images: tuple[Media, ...], meta: bool) -> None:
+    def _user_text(self, uuid: Any, timestamp: str, text: str, images: tuple[Media, ...], meta: bool,
+                   parent: str = "") -> None:
         anchor = self._next_anchor(uuid)
         stripped = text.strip()
         if stripped.startswith(("<command-name>", "<command-message>")) and "<command-name>" in stripped:
@@ -183,7 +187,21 @@ class UserEntries(SessionState):
         # In a subagent's transcript, the "user" is the agent that started the run: its task is Markdown
         # written by Claude, not something a person typed.
         by_agent = self.source.is_subagent or bool(self.run_name)
+        if parent and not by_agent:
+            self._went_back(parent, anchor, uuid, timestamp)
         self.events.append(Prompt(anchor, timestamp, visible.strip("\n"), images, by_agent=by_agent))
+
+    def _went_back(self, parent: str, anchor: str, uuid: Any, timestamp: str) -> None:
+        """A prompt written after the same entry as an earlier one: the user went back to that point (a
+        rewind, or an earlier prompt edited) and goes on from here. Said where it happened, linked to the
+        branch left; the branch's first prompt says it was left (`Session.rewound`)."""
+        left = self.prompt_after.get(parent)
+        if left is None:
+            if len(self.prompt_after) < PROMPTS_REMEMBERED:
+                self.prompt_after[parent] = anchor
+            return
+        self.events.append(Notice(self._next_anchor(f"{uuid}-rewind"), timestamp, NoticeKind.REWIND,
+                                  "The user went back to an earlier point and went on from here", related=left))
 
     def _system_message(self, anchor: str, timestamp: str, tag: str, inner: str, after: str) -> Notice:
         """A message Claude Code wrote as if the user had (see SYSTEM_MESSAGE): its fields become
