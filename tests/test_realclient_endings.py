@@ -16,7 +16,8 @@ from generator.build import BuildConfig, build
 
 from test_realclient import FIXTURES, session_pages, visible_text
 
-SCENARIOS = ("refusals", "escape", "fork", "project-agent", "subagent", "background-agent", "structured-output")
+SCENARIOS = ("refusals", "escape", "fork", "rewind", "project-agent", "subagent", "background-agent",
+             "structured-output")
 # Claude Code's instructions to the model: never the story, found only inside a fold labelled as the model's.
 TO_MODEL = ("STOP what you are doing", "The user doesn't want to proceed")
 # What Claude Code adds for the model alone: never on a page but with --show-hidden.
@@ -179,6 +180,17 @@ def test_a_forked_session_is_named_as_a_fork_and_linked_both_ways(sites):
     assert "What does tides.py compute?" in visible_text(str(pages[original]))
     assert "What does tides.py compute?" not in visible_text(str(pages[fork].select_one("article")))
     assert "And in feet?" in visible_text(str(pages[fork]))
+
+
+def test_a_rewind_shows_the_branch_left_and_where_the_conversation_went_on(sites):
+    [soup] = soups(sites[("rewind", False)]).values()
+    notice = soup.select_one(".notice-rewind")
+    left = soup.find(id=notice.select_one("a")["href"][1:])
+    assert "And at 6pm in feet?" in left.get_text()
+    assert soup.find(id=left.select_one(".left-branch a")["href"][1:]) is notice
+    article = " ".join(soup.select_one("article").get_text(" ").split())
+    assert (article.index("About 14 ft at 6pm.") < article.index("went back to an earlier point")
+            < article.index("About 4.2 m at 6pm."))
 
 
 # -- 4. counts from what is shown -------------------------------------------------------------------------------

@@ -493,4 +493,24 @@ SCENARIOS: tuple[Scenario, ...] = (
         shown_prompts=("Wait for the gauge, then note high water", "Note high water in HIGH.txt",
                        "Don't write files, just tell me"),
     ),
+    Scenario(
+        "rewind",
+        "interactive: the user rewinds to before their second prompt (Escape twice) and asks it otherwise",
+        (Run(("--permission-mode", "default"), (
+            Reply.of(text("About 3.1 m at noon.")),
+            Reply.of(text("About 14 ft at 6pm.")),
+            Reply.of(text("About 4.2 m at 6pm.")),
+        ), screen=(
+            say("Tide at noon?", wait_for="for shortcuts"),
+            say("And at 6pm in feet?", wait_for="About 3.1 m at noon."),
+            Step("About 14 ft at 6pm.", keys=("Escape", "Escape")),
+            Step("Enter to continue", keys=("Up", "Enter")),
+            Step("Restore conversation", keys=("Enter",)),
+            # The prompt comes back in the box to edit: " in feet?" is taken off, and it is sent again.
+            Step("manual mode on", keys=("BSpace",) * len(" in feet?") + ("Enter",)),
+            Step("About 4.2 m at 6pm."),
+        )),),
+        files=TIDEWATCH,
+        shown_prompts=("Tide at noon?", "And at 6pm in feet?", "And at 6pm"),
+    ),
 )
