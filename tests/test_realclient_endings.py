@@ -191,6 +191,11 @@ def test_a_rewind_shows_the_branch_left_and_where_the_conversation_went_on(sites
     article = " ".join(soup.select_one("article").get_text(" ").split())
     assert (article.index("About 14 ft at 6pm.") < article.index("went back to an earlier point")
             < article.index("About 4.2 m at 6pm."))
+    # The branch left is folded; the path the conversation took is open.
+    fold = soup.select_one("details.left-branch-fold")
+    assert fold is not None and not fold.has_attr("open") and left in fold.descendants
+    assert "About 14 ft at 6pm." in fold.get_text() and "About 4.2 m at 6pm." not in fold.get_text()
+    assert notice not in fold.descendants
 
 
 # -- 4. counts from what is shown -------------------------------------------------------------------------------
