@@ -353,3 +353,25 @@ def test_urls_and_emails_are_left_working():
 
     text = "See https://medium.com/@octocat/post, <https://x.example/@a>, [b](https://y.example/@b) and ada@example.com."
     assert inert_on_github(text) == text
+
+
+def test_shortened_to_its_last_resort_a_session_keeps_its_first_prompt_plan_and_final_reply(tmp_path):
+    """Prompts alone past the limit: turns from the middle go, but not the first prompt, the plan proposed in
+    the middle, or the final reply, even when a later turn (a prompt left unanswered) comes after it."""
+    fields = {"cwd": "/home/ada/src/tidewatch", "gitBranch": "main", "sessionId": "11111111-2222-4333-8444-555555555555"}
+    entries = []
+    for number in range(900):
+        entries.append(user(f"Prompt {number}: station {number} " + "check the harmonic constants again " * 4, **fields))
+        if number == 450:
+            entries += [assistant(tool_use("ExitPlanMode", {"plan": PLAN}, "toolu_plan"), **fields),
+                        tool_result("toolu_plan", "User has approved your plan.", **fields)]
+        if number == 898:
+            entries.append(assistant(text("FINAL OUTCOME: every station's table is fixed."), **fields))
+    path = write_jsonl(tmp_path / "-home-ada-src-tidewatch" / f"{fields['sessionId']}.jsonl", chain(*entries))
+    markdown = make(tmp_path, path, name="pr.md")
+    assert github_length(markdown) <= GITHUB_LIMIT
+    assert "turns from the middle of the sessions left out" in markdown
+    assert "Prompt 0: station 0" in markdown
+    assert "Find the turning points." in markdown
+    assert "FINAL OUTCOME: every station's table is fixed." in markdown
+    assert "Prompt 899: station 899" in markdown

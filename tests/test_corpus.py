@@ -19,7 +19,12 @@ Left out by design, and so left out here too (each is shown with --show-hidden):
   approved your plan", "Todos have been modified successfully"…), which a page may say as a plan status,
   marked answers or a checklist: what they mean is checked instead (the plan, what the user said when
   rejecting it, the questions and answers, the todo items, the tasks);
-- TaskList and TaskGet calls: Claude reading back its own task list tells the reader nothing new.
+- TaskList and TaskGet calls: Claude reading back its own task list tells the reader nothing new;
+- what Claude Code writes to the model alone in a system message (a background task's ids, its temporary
+  output file, a note to the model) and appended to a tool's result (an MCP tool's schema hint, the frame
+  around a subagent's report, the agent's id and usage, "internal metadata" notices, a hook's command line).
+Claude Code's instruction in place of a result the user rejected or interrupted ("STOP what you are
+doing…") is shown folded, labelled as Claude Code's words to the model: it is checked.
 Continuation summaries (isCompactSummary) are folded on the page, but there: they are checked.
 """
 
@@ -77,11 +82,16 @@ TOOL_USE_ERROR_TAG = re.compile(r"</?tool_use_error>")
 # tagged fields inside it; and the tags that must never reach a reader as tags.
 SYSTEM_MESSAGE = re.compile(r"\A<([a-z][a-z0-9]*(?:-[a-z0-9]+)+)>(.*)</\1>(.*)\Z", re.S)
 SYSTEM_MESSAGE_FIELD = re.compile(r"<([a-z][a-z0-9_-]*)>(.*?)</\1>", re.S)
+# Its fields for the model alone: ids, where its output was kept, notes addressed to the model.
+FOR_THE_MODEL_FIELD = re.compile(r"(?:\A|[-_])(?:id|ids|file|path|note|notes|hint|instructions?)\Z")
 WRAPPER_TAG = re.compile(r"<(?:task-notification|bash-notification|command-name|command-message|command-args|"
                          r"local-command-[a-z]+|bash-(?:input|stdout|stderr)|system-reminder|tool-use-id|task-id|"
                          r"shell-id|output-file|user-prompt-submit-hook)>")
 # `!` commands typed by the user: the tags around the command and its output.
 BASH_MODE_TAG = re.compile(r"<(bash-[a-z]+)>(.*?)</\1>", re.S)
+# What Claude Code appends to a subagent's report for the model (hidden by design, see the docstring): the
+# agent's id with how to message it, and its usage.
+NOTES_TO_THE_MODEL = re.compile(r"^agentId: \S+ \((?:internal ID|use SendMessage)[^\n]*$|<usage>.*?</usage>", re.M | re.S)
 # Claude Code numbers the empty "line" after a file's last newline; a page may leave that out.
 READ_EMPTY_LAST_LINES = re.compile(r"(?:\n *\d+(?:→|\t)[ \t]*)+\s*\Z")
 
@@ -191,8 +201,10 @@ def said_in(entry: dict) -> list[str]:
                 continue
             wrapped = SYSTEM_MESSAGE.match(text)
             if wrapped:  # Claude Code's own message: what its fields say, and what follows them
-                # The id of the call that started a background task is shown as a link to that call.
-                texts += [value for name, value in SYSTEM_MESSAGE_FIELD.findall(wrapped.group(2)) if name != "tool-use-id"]
+                # Its ids, temporary files and notes are for the model (shown with --show-hidden); the call
+                # that started a background task is linked.
+                texts += [value for name, value in SYSTEM_MESSAGE_FIELD.findall(wrapped.group(2))
+                          if not FOR_THE_MODEL_FIELD.search(name)]
                 texts += [rest for rest in (SYSTEM_MESSAGE_FIELD.sub("", wrapped.group(2)), wrapped.group(3))
                           if rest.strip()]
                 continue
@@ -390,6 +402,7 @@ def result_expectations(line: int, name: str, part: dict, structured: Any) -> li
     text = TOOL_USE_ERROR_TAG.sub("", ANSI_ESCAPE.sub("", INJECTED_REMINDER.sub("", text)))
     if name == "Read":
         text = READ_EMPTY_LAST_LINES.sub("", text)
+    text = NOTES_TO_THE_MODEL.sub("", text)
     text = text.strip()
     what = f"{name} result"
     if not text or name in QUIET_TOOLS or text == INTERRUPTED_FOR_TOOL:

@@ -323,3 +323,25 @@ def test_entries_on_one_line_that_share_a_uuid_get_ids_of_their_own(tmp_path):
     ids = element_ids(html)
     assert len(ids) == len(set(ids))
     assert "Twin A." in html and "Twin B." in html
+
+
+def test_a_spread_message_with_keys_beside_it_and_split_characters_is_recovered_whole(tmp_path):
+    """The family of spread messages: the string is the message's JSON (a tool call in it), other keys of the
+    message sit beside the positions, and a character outside the BMP comes as two UTF-16 halves, as
+    JavaScript spreads it."""
+    message = json.dumps({"role": "assistant", "content": [
+        {"type": "text", "text": "Tide checked 🌊 at Penzance."},
+        {"type": "tool_use", "id": "toolu_spread1", "name": "Bash", "input": {"command": "echo tide"}}]},
+        ensure_ascii=False)
+    halves = message.encode("utf-16-le", "surrogatepass")
+    units = [halves[i:i + 2].decode("utf-16-le", "surrogatepass") for i in range(0, len(halves), 2)]
+    spread = assistant(text("placeholder"), version=NEW_VERSION)
+    spread["message"] = {**{str(index): unit for index, unit in enumerate(units)}, "model": "claude-opus-4-6",
+                         "id": "msg_spread"}
+    # As Claude Code writes it: each half escaped on its own (\\ud83c\\udf0a), which UTF-8 cannot hold raw.
+    entries = [json.dumps(entry) for entry in chain(user("check the tide"), spread, tool_result("toolu_spread1", "tide"))]
+    interpreted = interpret_entries(tmp_path, entries)
+    assert any("not an object" in d.message and d.line == 2 for d in interpreted.diagnostics)
+    out = build_project(tmp_path / "site", {f"{SESSION_ID}.jsonl": entries})
+    page = _page(out).get_text()
+    assert "Tide checked 🌊 at Penzance." in page and "echo tide" in page

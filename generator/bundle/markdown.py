@@ -114,7 +114,9 @@ def compose_markdown(archive: Archive, keys: Sequence[str], spools: ReviewNotes,
         # sessions are left out, each session's first turns and its last one kept.
         left = LeftOut()
         body = _Body(GITHUB_LIMIT - github_length(head) - 700)
-        _render_sessions(main_sessions, headings, spools, ladder[-1], left, body, final_turns, keep_going=True)
+        # Plans are kept here, cut short as everything else (the ladder's last step leaves them out).
+        shortest = ladder[-2] if len(ladder) > 1 else ladder[-1]
+        _render_sessions(main_sessions, headings, spools, shortest, left, body, final_turns, keep_going=True)
     note = left.sentence(counts)
     text = head
     if note:
@@ -127,50 +129,52 @@ def compose_markdown(archive: Archive, keys: Sequence[str], spools: ReviewNotes,
 def _render_sessions(sessions: Sequence[Session], headings: dict[str, str], spools: ReviewNotes, caps: Caps,
                      left: LeftOut, body: _Body, final_turns: dict[str, int], keep_going: bool = False) -> bool:
     """Every session's turns into `body`; False as soon as one does not fit. With `keep_going`, a session's
-    turns that do not fit are left out (and counted), but not its last: room is kept for the last turn of
-    each session."""
+    turns that do not fit are left out (and counted), but not those that say what the work was and how it
+    ended: room is kept first for each session's first prompt, its plans, its final reply and its last turn."""
     shown_plans: dict[str, str] = {}
-    reserved: dict[str, int] = {}
-    last_turns: dict[str, int] = {}
+    reserved: dict[tuple[str, int], int] = {}
     if keep_going:
         for position, session in enumerate(sessions, start=1):
-            count, prompts, last = _last_turn(spools.spool_of(session.key))
-            if last is not None:
-                last_turns[session.key] = count - 1
-                text = render_turn(prompts, last, caps, LeftOut(), {}, f"session {position}",
-                                   final=count - 1 == final_turns.get(session.key))
-                reserved[session.key] = github_length(inert_on_github(text)) + 4
+            for number, prompts, turn in _kept_turns(spools.spool_of(session.key), final_turns.get(session.key)):
+                text = render_turn(prompts, turn, caps, LeftOut(), {}, f"session {position}",
+                                   final=number == final_turns.get(session.key))
+                reserved[(session.key, number)] = github_length(inert_on_github(text)) + 4
         body.limit -= sum(reserved.values())
     for position, session in enumerate(sessions, start=1):
         if not body.add(headings[session.key]) and not keep_going:
             return False
         prompts = 0
-        full = False
         for number, turn in enumerate(turns(spools.spool_of(session.key))):
             prompts += bool(turn["prompt"])
-            is_last = number == last_turns.get(session.key)
-            if full and not is_last:
-                left.turns += 1
-                continue
+            kept = reserved.get((session.key, number))
+            if kept is not None:
+                body.limit += kept  # its room, kept above
             text = inert_on_github(render_turn(prompts, turn, caps, left, shown_plans, f"session {position}",
                                                final=number == final_turns.get(session.key)))
-            if is_last:
-                body.limit += reserved[session.key]  # its room, kept above
             if text and not body.add(text):
                 if not keep_going:
                     return False
-                full = True
                 left.turns += 1
     return True
 
 
-def _last_turn(spool: Path) -> tuple[int, int, dict[str, Any] | None]:
-    """How many turns a session's spool holds, how many prompts, and its last turn (read a line at a time)."""
-    count, prompts, last = 0, 0, None
-    for last in turns(spool):
-        count += 1
-        prompts += bool(last["prompt"])
-    return count, prompts, last
+def _kept_turns(spool: Path, final_turn: int | None) -> list[tuple[int, int, dict[str, Any]]]:
+    """The turns a shortened session keeps whatever else is left out, with each one's number and how many
+    prompts came up to it: its first turn with a prompt, the turns with its plans, the one with its final
+    reply, and its last (read a line at a time)."""
+    kept: list[tuple[int, int, dict[str, Any]]] = []
+    prompts, first_prompt, last = 0, None, None
+    for number, turn in enumerate(turns(spool)):
+        prompts += bool(turn["prompt"])
+        wanted = ((first_prompt is None and bool(turn["prompt"])) or bool(turn["plans"]) or number == final_turn)
+        if first_prompt is None and turn["prompt"]:
+            first_prompt = number
+        if wanted:
+            kept.append((number, prompts, turn))
+        last = (number, prompts, turn)
+    if last is not None and (not kept or kept[-1][0] != last[0]):
+        kept.append(last)
+    return kept
 
 
 __all__ = ["GITHUB_LIMIT", "ReviewNotes", "compose_markdown", "cut", "demoted", "github_length", "inert_on_github"]

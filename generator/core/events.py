@@ -50,6 +50,8 @@ class NoticeKind(Named):
     BASH_NOTIFICATION = "bash-notification"
     MODEL_SETTINGS = "model-settings"
     """The model and its settings (reasoning effort, approvals, sandbox), when an agent's log says them."""
+    REWIND = "rewind"
+    """The user went back to an earlier point (a rewind, or an earlier prompt edited) and went on from there."""
 
 
 def notice_kind(name: str) -> NoticeKind | str:
@@ -68,6 +70,22 @@ class PermissionMode(Named):
     ACCEPT_EDITS = "acceptEdits"
     BYPASS_PERMISSIONS = "bypassPermissions"
     AUTO = "auto"
+
+
+class Ending(Named):
+    """How a tool call ended when it did not run to its result (`ToolResult.ending`), and who ended it."""
+
+    NONE = ""
+    INTERRUPTED = "interrupted"
+    """The user pressed Escape while it waited or ran."""
+    REJECTED = "rejected"
+    """The user answered No at Claude Code's permission prompt (perhaps saying what to do instead)."""
+    REFUSED = "refused"
+    """Claude Code refused it: its permission settings (or rules, or auto mode) did not allow it."""
+    BLOCKED = "blocked"
+    """A hook of the user's (PreToolUse) blocked it."""
+    CANCELLED = "cancelled"
+    """Claude Code cancelled it before it ran (another call of the same message failed, say)."""
 
 
 class PromptLabel(Named):
@@ -187,6 +205,16 @@ class ToolResult:
     """The entry's `toolUseResult`: a per-tool object, or sometimes a plain string."""
     images: tuple[Media, ...] = ()
     """Images in the result."""
+    ending: Ending = Ending.NONE
+    """How the call ended when not by running: interrupted, rejected, refused, blocked by a hook."""
+    feedback: str = ""
+    """What the user typed when rejecting the call (untrusted)."""
+    instruction: str = ""
+    """Claude Code's instruction to the model in place of a result ("STOP what you are doing…"): not the story,
+    shown folded and labelled as such (untrusted)."""
+    harness: str = ""
+    """Notes Claude Code appended to the result for the model (ids, temporary paths, schema hints, a hand-back
+    frame), taken out of `text`: shown only with --show-hidden (untrusted)."""
 
 
 @quick_init
@@ -306,7 +334,10 @@ class Notice(EventBase):
     milliseconds: int = 0
     """For a turn-duration notice: how long the turn took."""
     details: tuple[tuple[str, str], ...] = ()
-    """Named facts a system message carried (a background task's status, its output file), untrusted."""
+    """Named facts a system message carried (a background task's status, its usage), untrusted."""
+    harness: tuple[tuple[str, str], ...] = ()
+    """Facts it carried for the model only (ids, a temporary output file, a note to the model): shown only with
+    --show-hidden, untrusted."""
     related: str = ""
     """Anchor of the event this notice is about (the call that started a background task), if known."""
     mode: PermissionMode | str = ""

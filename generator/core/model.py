@@ -12,6 +12,7 @@ from __future__ import annotations
 from .entries import BrokenLine, Diagnostic, Entry, WholeLine
 from .events import (
     EMPTY,
+    Ending,
     AssistantText,
     BashMode,
     Event,
@@ -39,7 +40,8 @@ from .events import (
 from .sessions import Archive, Chain, Commit, FileTouch, Interpreted, OutlineItem, Project, Session, SubagentCall, Usage
 
 __all__ = [
-    "EMPTY", "Archive", "AssistantText", "BashMode", "BrokenLine", "Chain", "Commit", "Diagnostic", "Entry", "Event",
+    "EMPTY", "Archive", "AssistantText", "BashMode", "BrokenLine", "Chain", "Commit", "Diagnostic", "Ending", "Entry",
+    "Event",
     "EventBase", "FileTouch", "Interpreted", "Media", "Named", "Notice", "NoticeKind", "OutlineItem", "PermissionMode",
     "Plan", "PlanDecision", "PlanStatus", "Project", "Prompt", "PromptLabel", "Session", "SlashCommand",
     "SubagentCall", "TaskItem", "Thinking", "ToolCall", "ToolResult", "Unknown", "Unreadable", "Usage", "WholeLine",

@@ -147,6 +147,11 @@ class Session:
     phase 2 streams the events again from the file."""
     prompt_count: int = field(default=0, metadata=redacted_as(OURS))
     """Number of real (visible) prompts."""
+    rewound: Mapping[str, str] = field(default_factory=dict, metadata=redacted_as(OURS))
+    """Prompts the user later went back before (a rewind, or the prompt edited), by anchor: the anchor of the
+    notice where the conversation went on instead."""
+    task_count: int = field(default=0, metadata=redacted_as(OURS))
+    """For a subagent run: the tasks the agent that started it gave it (its prompts, which no person typed)."""
     first_prompt: str = field(default="", metadata=redacted_as(TEXT))
     """Text of the first real prompt."""
     first_action: str = field(default="", metadata=redacted_as(TEXT))
@@ -226,6 +231,11 @@ class Session:
     """Set by `link`: the session this one resumes or continues (it replays that one's entries)."""
     replayed: int = field(default=0, metadata=redacted_as(OURS))
     """Set by `link`: events left out here because the continued session shows them."""
+    forked: bool = field(default=False, metadata=redacted_as(OURS))
+    """Set by `link`: this session is a fork of the one it continues (`--fork-session`: a copy of its history
+    under the same name, then a branch of its own), not its continuation."""
+    fork_keys: tuple[str, ...] = field(default=(), metadata=redacted_as(OURS))
+    """Set by `link`: the sessions forked from this one."""
     parent_anchor: str = field(default="", metadata=redacted_as(OURS))
     """Set by `link`: for a subagent transcript, the anchor of the call that started it."""
     parent_anchor_page: int = field(default=1, metadata=redacted_as(OURS))

@@ -122,7 +122,7 @@ class Digests:
             chain = self.archive.chains.get(session.chain_key)
             related = sorted({*(chain.session_keys if chain else ()), session.parent_key, session.continues_key,
                               session.plan_source_key, session.previous_key, session.next_key,
-                              *session.subagent_keys} - {"", key})
+                              *session.subagent_keys, *session.fork_keys} - {"", key})
             project = next((p.path for p in self.archive.projects if p.dir_name == session.project_dir), "")
             context.append([self._summary_digest(key), project, list(chain.session_keys if chain else ()),
                             [[k, self._shown_digest(k)] for k in related if k in sessions],

@@ -51,15 +51,32 @@ def link(interpreted: Iterable[Interpreted], continues: Mapping[str, str] | None
             else:
                 sessions[side.key] = side
 
+    forks: dict[str, list[str]] = defaultdict(list)
     for key, earlier in (continues or {}).items():
         if key in sessions and earlier in sessions:
-            sessions[key] = replace(sessions[key], continues_key=earlier, replayed=sessions[key].skipped_entries)
+            forked = is_fork(sessions[key], sessions[earlier])
+            sessions[key] = replace(sessions[key], continues_key=earlier, replayed=sessions[key].skipped_entries,
+                                    forked=forked)
+            if forked:
+                forks[earlier].append(key)
+    for earlier, keys in forks.items():
+        sessions[earlier] = replace(sessions[earlier], fork_keys=tuple(sorted(keys)))
     latest_summary = _latest_summaries(sessions, summaries)
     sessions = {key: replace(s, title=_title(s, latest_summary.get(key, ""))) for key, s in sessions.items()}
     sessions = _link_subagents(sessions)
     sessions, chains = _link_chains(sessions)
     return Archive(projects=_projects(sessions), sessions=MappingProxyType(dict(sorted(sessions.items()))),
                    chains=MappingProxyType(dict(sorted(chains.items()))))
+
+
+def is_fork(session: Session, earlier: Session) -> bool:
+    """Whether `session`, which replays `earlier`'s entries, is a fork of it. `--resume` goes on in the same
+    file (since 2.1.x); `--fork-session` writes a new one with a copy of the history, the name included (the
+    name is copied before any entry, so a session that was renamed later is told apart)."""
+    return bool(session.custom_title) and session.custom_title == earlier.custom_title
+
+
+FORK_SUFFIX = " (fork)"
 
 
 def _digests(session: Session) -> Iterator[bytes]:
@@ -117,7 +134,7 @@ def find_continuations(interpreted: Iterable[Interpreted]) -> dict[str, str]:
 
 def _title(session: Session, latest_summary: str) -> str:
     if session.custom_title:
-        return session.custom_title
+        return session.custom_title + (FORK_SUFFIX if session.forked else "")
     if latest_summary:
         return latest_summary
     if session.title:  # ai-title, set by interpret

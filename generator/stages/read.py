@@ -487,9 +487,19 @@ _LONE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 def _without_lone_surrogates(value: object) -> object:
+    """`value` with each lone half of a UTF-16 pair as U+FFFD. A string spread into an object by UTF-16 code
+    unit ({"0": "\\ud83c", "1": "\\udf0a"}, JavaScript's `{...text}`) has its halves paired first: one
+    character per position, the character whole."""
     if isinstance(value, str):
-        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
     if isinstance(value, dict):
+        length = 0
+        while isinstance(value.get(str(length)), str) and len(value[str(length)]) == 1:
+            length += 1
+        if length:
+            whole = str(_without_lone_surrogates("".join(value[str(index)] for index in range(length))))
+            rest = {key: item for key, item in value.items() if key not in {str(i) for i in range(length)}}
+            value = {**{str(index): character for index, character in enumerate(whole)}, **rest}
         return {_without_lone_surrogates(k): _without_lone_surrogates(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_without_lone_surrogates(v) for v in value]

@@ -54,6 +54,9 @@ PATH_LIMIT = 1000
 PLAN_PREAMBLE = "Implement the following plan:"
 # The name a result whose call is in no file read stands under: not a call made in this session.
 UNKNOWN_TOOL = "(unknown tool)"
+QUIET_TOOLS = frozenset({"TaskList", "TaskGet"})
+"""Claude reading back its own task list: nothing new for a reader, so no card (but with --show-hidden), and
+not counted with the calls a page shows."""
 # "…read the full transcript at: /home/me/.claude/projects/-home-me-app/<session id>.jsonl"
 TRANSCRIPT_PATH = re.compile(r"transcript at:\s*\S*?([^/\\\s]+)\.jsonl")
 # Kept of the first prompt: enough for a title, the index and the quoted "original ask" of a chain.
@@ -81,6 +84,8 @@ BUILT_IN_COMMANDS = frozenset(
 # The members `Summary` compares notices and prompts with, held here: a member looked up on its enum costs a
 # Python call, and the summary sees every event.
 _TURN_DURATION, _API_ERROR, _PLAN_MODE = NoticeKind.TURN_DURATION, NoticeKind.API_ERROR, PermissionMode.PLAN
+_REWIND = NoticeKind.REWIND
+REWINDS_PER_SESSION = 1000
 _PLAN_PREAMBLE_LABEL = PromptLabel.PLAN_PREAMBLE
 
 
@@ -191,6 +196,8 @@ class Summary:
     """Events by their class (named as the report counts them in `fields`: a name for each event would cost
     a call)."""
     prompt_count: int = 0
+    task_count: int = 0
+    rewound: dict[str, str] = field(default_factory=dict)
     first_prompt: str = ""
     first_action: str = ""
     outline: list[OutlineItem] = field(default_factory=list)
@@ -230,6 +237,8 @@ class Summary:
                 # A subagent's task was written by the agent that started it: not a prompt of the person.
                 if not event.by_agent:
                     self.prompt_count += 1
+                else:
+                    self.task_count += 1
                 asked = _what_was_asked(event)
                 if not self.first_prompt:
                     self.first_prompt = asked[:FIRST_PROMPT_LIMIT]
@@ -247,7 +256,9 @@ class Summary:
                 self.first_prompt = typed[:FIRST_PROMPT_LIMIT]
             self.outline.append(OutlineItem(anchor, cut_short_of_secrets(shorten(plain(head(typed, 2000)), 70)), timestamp, page))
         elif isinstance(event, ToolCall):
-            if event.name != UNKNOWN_TOOL:
+            # A call that only reads back what the page shows has no card (but with --show-hidden): the
+            # figures count the cards a reader finds.
+            if event.name != UNKNOWN_TOOL and event.name not in QUIET_TOOLS:
                 self.tool_call_count += 1
                 self._count_tool(event, anchor, page)
                 self.commit_log.add(event, page)
@@ -280,6 +291,8 @@ class Summary:
                 self.active_ms += event.milliseconds
             elif event.kind == _API_ERROR:
                 self.api_errors += 1
+            elif event.kind == _REWIND and event.related and len(self.rewound) < REWINDS_PER_SESSION:
+                self.rewound.setdefault(event.related, anchor)
             elif event.mode == _PLAN_MODE and self.role != "implementation":
                 self.role = "planning"
 
@@ -291,7 +304,8 @@ class Summary:
 
     def _count_tool(self, call: ToolCall, anchor: str, page: int) -> None:
         failed = call.result is not None and call.result.is_error
-        self._count_tool_name(call.name, failed)
+        # A call the user or Claude Code stopped is shown as what it was (interrupted, refused…), not as an error.
+        self._count_tool_name(call.name, failed and not (call.result is not None and call.result.ending))
         path_field = FILE_CHANGING_TOOLS.get(call.name)
         named = call.input.get(path_field) if path_field else None
         if failed:
@@ -324,9 +338,11 @@ class Summary:
         return {
             "event_counts": self._event_counts(),
             "prompt_count": self.prompt_count,
+            "task_count": self.task_count,
             "first_prompt": self.first_prompt,
             "first_action": self.first_action,
             "outline": tuple(self.outline),
+            "rewound": dict(self.rewound),
             "tool_call_count": self.tool_call_count,
             "active_ms": self.active_ms,
             "first_plan_status": self.first_plan[0],

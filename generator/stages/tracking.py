@@ -16,6 +16,7 @@ from typing import Any, Mapping
 from ..core.text import head
 from ..core.model import (
     AssistantText,
+    Ending,
     Event,
     Plan,
     PlanDecision,
@@ -192,10 +193,14 @@ def plan_of(call: ToolCall) -> Plan:
                 plan_text = edited
             elif edited_heading is not None and result[edited_heading.end():].strip():
                 plan_text = result[edited_heading.end():]
+    elif call.result.ending == Ending.REJECTED:
+        status, how, feedback = PlanStatus.REJECTED, "by the user", call.result.feedback
     elif PLAN_REJECTED.search(result):
         status, how = PlanStatus.REJECTED, "by the user"
         said = result.split(PLAN_FEEDBACK, 1)
         feedback = said[1].strip() if len(said) == 2 else ""
+    elif call.result.ending == Ending.INTERRUPTED:
+        status, how = PlanStatus.REJECTED, "interrupted by the user (Escape)"
     else:
         how = "answered: " + head(" ".join(result.split()), 200)
     return Plan(call.anchor, call.timestamp, plan_text, status, decision, how, feedback, tool=call.name)

@@ -93,7 +93,7 @@ def run_scenario(scenario: Scenario, executable: Path, version: str, out: Path) 
         project.mkdir(parents=True)
         for name, words in scenario.files.items():
             (project / name).parent.mkdir(parents=True, exist_ok=True)
-            (project / name).write_text(words, encoding="utf-8")
+            (project / name).write_text(words.replace("@PROJECT@", str(project)), encoding="utf-8")
         with ScriptedAPI(title=scenario.title) as api:
             env = environment(home, api, {name: value.replace("@PROJECT@", str(project))
                                           for name, value in scenario.env.items()})
@@ -102,7 +102,8 @@ def run_scenario(scenario: Scenario, executable: Path, version: str, out: Path) 
             subprocess.run(["git", "-C", str(project), "commit", "-q", "-m", "Start tidewatch"], check=True, env=env)
             for run in scenario.runs:
                 api.queue(_placed(reply, project) for reply in run.replies)
-                args = [_first_session(home) if arg == "@SESSION@" else arg for arg in run.args]
+                args = [_first_session(home) if arg == "@SESSION@" else arg.replace("@PROJECT@", str(project))
+                        for arg in run.args]
                 if run.screen:
                     said = run_on_screen(run, [str(executable), *args], project, home, env)
                 else:

@@ -92,6 +92,32 @@ TIDEWATCH = {
     "NOTES.txt": "high water 06:12\nlow water 12:25\n",
 }
 
+# A stdio MCP server (JSON-RPC lines on stdin and stdout) with one tool: high water at a port it knows, an
+# error (isError) for one it does not.
+TIDE_MCP_SERVER = """import json, sys
+HIGH = {"Penzance": "06:12"}
+for line in sys.stdin:
+    request = json.loads(line)
+    method, ident = request.get("method"), request.get("id")
+    if ident is None:
+        continue
+    if method == "initialize":
+        result = {"protocolVersion": request["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "tide", "version": "1.0"}}
+    elif method == "tools/list":
+        result = {"tools": [{"name": "high_water", "description": "High water time at a port",
+                             "inputSchema": {"type": "object", "properties": {"port": {"type": "string"}},
+                                             "required": ["port"]}}]}
+    elif method == "tools/call":
+        port = request["params"]["arguments"].get("port", "")
+        known = port in HIGH
+        result = {"content": [{"type": "text", "text": f"High water at {port}: {HIGH[port]}" if known
+                               else f"No tide table for {port}"}], "isError": not known}
+    else:
+        result = {}
+    print(json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}), flush=True)
+"""
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "tools",
@@ -373,5 +399,118 @@ SCENARIOS: tuple[Scenario, ...] = (
         )),),
         files=TIDEWATCH,
         shown_prompts=("Make a tide table",),
+    ),
+    Scenario(
+        "refusals",
+        "calls Claude Code refuses: a Write and a Bash without permission (-p grants none), a Bash a PreToolUse hook "
+        "blocks, and a stdio MCP server's tool answering once and failing once",
+        (Run(("-p", "Note the high water time in HIGH.txt, check the gauge, and ask the tide server",
+              "--allowedTools", "Read,mcp__tide", "--mcp-config", "@PROJECT@/mcp.json", "--strict-mcp-config"), (
+            Reply.of(tool("Write", file_path="@PROJECT@/HIGH.txt", content="high water 06:12\n")),
+            Reply.of(tool("Bash", command="cat /var/log/gauge.log", description="Read the gauge log")),
+            Reply.of(tool("mcp__tide__high_water", port="Penzance")),
+            Reply.of(tool("mcp__tide__high_water", port="Atlantis")),
+            Reply.of(text("I could not write HIGH.txt or read the gauge without permission; the tide server says "
+                          "high water at Penzance is 06:12 and knows no Atlantis.")),
+        )),
+         Run(("-p", "Run the gauge check", "--allowedTools", "Bash", "--continue"), (
+             Reply.of(tool("Bash", command="rm -rf gauge-cache", description="Clear the gauge cache")),
+             Reply.of(text("The hook blocked clearing the gauge cache, so I left it.")),
+         ))),
+        files={**TIDEWATCH, "mcp.json": json.dumps({"mcpServers": {"tide": {
+            "type": "stdio", "command": "python3", "args": ["@PROJECT@/tide_mcp.py"]}}}),
+               "tide_mcp.py": TIDE_MCP_SERVER,
+               ".claude/settings.json": json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{
+                   "type": "command",
+                   "command": "grep -q 'rm -rf' && { echo 'Harbour rule: nothing is deleted' >&2; exit 2; }; exit 0"}]}]}})},
+        shown_prompts=("Note the high water time in HIGH.txt, check the gauge, and ask the tide server",
+                       "Run the gauge check"),
+    ),
+    Scenario(
+        "project-agent",
+        "a project subagent defined in .claude/agents/, and tasks carried across turns (--continue)",
+        (prompt("Have the tide checker look at NOTES.txt, and start a task list",
+                Reply.of(tool("ToolSearch", query="select:TaskCreate,TaskUpdate,TaskList", max_results=3)),
+                Reply.of(tool("TaskCreate", subject="Check NOTES.txt", description="Have the tide checker read it")),
+                Reply.of(tool("Agent", subagent_type="tide-checker", description="Check the notes",
+                              prompt="Read NOTES.txt and say whether high water comes before low water.")),
+                Reply.of(tool("Read", file_path="@PROJECT@/NOTES.txt"), to="high water comes before low water"),
+                Reply.of(text("Yes: high water at 06:12 comes before low water at 12:25."),
+                         to="high water comes before low water"),
+                Reply.of(text("The tide checker confirms high water comes first.")),
+                ),
+         prompt("Mark the task done",
+                Reply.of(tool("ToolSearch", query="select:TaskUpdate,TaskList", max_results=2)),
+                Reply.of(tool("TaskUpdate", taskId="1", status="completed")),
+                Reply.of(tool("TaskList")),
+                Reply.of(text("The task is done.")), extra=("--continue",))),
+        files={**TIDEWATCH, ".claude/agents/tide-checker.md": (
+            "---\nname: tide-checker\ndescription: Checks tide notes for mistakes\ntools: Read, Glob\n---\n"
+            "You check tide notes. Read the file you are given and answer in one sentence.\n")},
+    ),
+    Scenario(
+        "fork",
+        "a named session resumed with --fork-session: a second session with a copy of the history",
+        (prompt("What does tides.py compute?",
+                Reply.of(text("It computes the tide height in metres for a given hour."))),
+         Run(("-p", "/rename Tide questions", "--continue")),
+         prompt("And in feet?", Reply.of(text("Multiply by 3.28: about 7.9 feet at high water.")),
+                extra=("--resume", "@SESSION@", "--fork-session"))),
+        files=TIDEWATCH,
+        shown_prompts=("What does tides.py compute?", "And in feet?"),
+    ),
+    Scenario(
+        "structured-output",
+        "-p with --json-schema: Claude answers through the StructuredOutput tool",
+        (Run(("-p", "When is high water?", "--output-format", "json", "--json-schema",
+              json.dumps({"type": "object", "properties": {"high_water": {"type": "string"}},
+                          "required": ["high_water"]})), (
+            Reply.of(text("High water is at 06:12."), tool("StructuredOutput", high_water="06:12")),
+        )),),
+        files=TIDEWATCH,
+    ),
+    Scenario(
+        "escape",
+        "interactive: Escape during a long command, bash mode (!), a write refused at the permission prompt, "
+        "then the user says what to do instead",
+        (Run(("--permission-mode", "default", "--allowedTools", "Bash(python3:*),Read"), (
+            Reply.of(text("I'll wait for the gauge first."),
+                     tool("Bash", command="python3 -c 'import time; time.sleep(45)'", description="Wait for the gauge")),
+            Reply.of(text("The notes say high water is at 06:12.")),
+            Reply.of(tool("Bash", command="touch HIGH.txt", description="Make the high water file")),
+            Reply.of(text("Understood: nothing written. High water is at 06:12, as NOTES.txt says.")),
+        ), screen=(
+            say("Wait for the gauge, then note high water", wait_for="for shortcuts"),
+            Step("esc to interrupt", keys=("Escape",)),
+            say("!cat NOTES.txt", wait_for="Interrupted"),
+            Step("The notes say high water"),
+            say("Note high water in HIGH.txt"),
+            Step("Do you want to proceed?", keys=("Escape",)),
+            say("Don't write files, just tell me", wait_for="Did not run"),
+            Step("as NOTES.txt says."),
+        )),),
+        files=TIDEWATCH,
+        shown_prompts=("Wait for the gauge, then note high water", "Note high water in HIGH.txt",
+                       "Don't write files, just tell me"),
+    ),
+    Scenario(
+        "rewind",
+        "interactive: the user rewinds to before their second prompt (Escape twice) and asks it otherwise",
+        (Run(("--permission-mode", "default"), (
+            Reply.of(text("About 3.1 m at noon.")),
+            Reply.of(text("About 14 ft at 6pm.")),
+            Reply.of(text("About 4.2 m at 6pm.")),
+        ), screen=(
+            say("Tide at noon?", wait_for="for shortcuts"),
+            say("And at 6pm in feet?", wait_for="About 3.1 m at noon."),
+            Step("About 14 ft at 6pm.", keys=("Escape", "Escape")),
+            Step("Enter to continue", keys=("Up", "Enter")),
+            Step("Restore conversation", keys=("Enter",)),
+            # The prompt comes back in the box to edit: " in feet?" is taken off, and it is sent again.
+            Step("manual mode on", keys=("BSpace",) * len(" in feet?") + ("Enter",)),
+            Step("About 4.2 m at 6pm."),
+        )),),
+        files=TIDEWATCH,
+        shown_prompts=("Tide at noon?", "And at 6pm in feet?", "And at 6pm"),
     ),
 )

@@ -80,6 +80,7 @@ def session_facts(session: Session) -> dict[str, Any]:
         "ended": session.ended,
         "duration": duration(session.started, session.ended),
         "prompts": session.prompt_count,
+        "tasks": session.task_count,
         "tool_calls": session.tool_call_count,
         "models": session.models,
         "versions": session.versions,
@@ -335,8 +336,10 @@ class PageBuilder:
             {"url": place_url(item.anchor, number), "text": item.text, "time": item.timestamp, "number": index}
             for index, item in enumerate(session.outline, start=1) if total == 1 or item.page == number
         ]
+        forks = [self.related_summary(sessions[key], page) for key in session.fork_keys if key in sessions]
         return {
             "session": session,
+            "forks": forks,
             "facts": session_facts(session),
             "figures": figures.session_figures(session, place_url, project.path),
             "related": related,

@@ -17,17 +17,21 @@ from __future__ import annotations
 from typing import Callable
 
 from ...core import urls
-from ...core.model import Archive, Event, Session, ToolCall
+from ...core.model import Archive, Event, Prompt, Session, ToolCall
 from ...stages.link import linked_event
-from .blocks import Block, markdown_of
+from .blocks import Block, Fold, Group, markdown_of
 from .commits_made import COMMITS_IN_HEADER, commit_stat, commits_list
 from .contract import MarkdownOptions, MarkdownPart, Output
 from .front_matter import front_matter
+from .gfm import summary_text
 from .header import HeaderWriter
 from .markup import TranscriptMarkup, default_markup
 from .reply import ReplyWriter, in_reply
 from .single_events import SINGLE_EVENTS, SingleEventWriter, readable_words
 from .times import time_of
+
+
+LEFT_BRANCH_FOLD = "A branch the user left: they went back to before it and went on below"
 
 
 class SessionDocument(HeaderWriter, ReplyWriter, SingleEventWriter):
@@ -57,6 +61,10 @@ class SessionDocument(HeaderWriter, ReplyWriter, SingleEventWriter):
         self.run_first: Event | None = None
         self.run_model = ""
         self.waiting_checklist: ToolCall | None = None
+        self.branch_start: int | None = None
+        """Where, in `blocks`, a branch the user left starts (while one is being written)."""
+        self.branch_until = ""
+        """The anchor of the notice where the conversation went on instead: the branch ends before it."""
         # Written with the first page's text: each append opens the file, and most sessions are one page.
         self.unwritten = front_matter(session, archive, options.repo_url) + "\n"
 
@@ -69,6 +77,13 @@ class SessionDocument(HeaderWriter, ReplyWriter, SingleEventWriter):
         event = linked_event(self.session, event)
         if not self._visible(event):
             return
+        if self.branch_start is not None and event.anchor == self.branch_until:
+            self._end_run()
+            self._fold_branch()
+            self.branch_start = None
+        elif self.branch_start is None and isinstance(event, Prompt) and event.anchor in self.session.rewound:
+            self._end_run()
+            self.branch_start, self.branch_until = len(self.blocks), self.session.rewound[event.anchor]
         if in_reply(event):
             self._reply_event(event)
             return
@@ -78,8 +93,21 @@ class SessionDocument(HeaderWriter, ReplyWriter, SingleEventWriter):
     def finish(self) -> None:
         self._end_page(last=True)
 
+    def _fold_branch(self) -> None:
+        """The blocks of a branch the user left, from `branch_start`, folded: read on demand, not in the way of
+        the path the conversation took."""
+        assert self.branch_start is not None
+        inside = tuple(self.blocks[self.branch_start:])
+        if inside:
+            opening, closing = self.markup.event_wrapper("left-branch-fold", {"summary": LEFT_BRANCH_FOLD})
+            self.blocks[self.branch_start:] = [Group("left-branch", opening, inside, closing,
+                                                     fold=Fold(summary_text(LEFT_BRANCH_FOLD)))]
+
     def _end_page(self, last: bool = False) -> None:
         self._end_run()
+        if self.branch_start is not None:  # a branch left across pages: each page folds its part
+            self._fold_branch()
+            self.branch_start = 0
         text = markdown_of(self.blocks) + "\n"
         self.output.append(self.path, self.unwritten + (text if last else text + "\n"))
         self.unwritten = ""

@@ -28,9 +28,18 @@ class HeaderWriter(DocumentBase):
         if session.continues_key in sessions:
             earlier = sessions[session.continues_key]
             replayed = f" ({session.replayed} earlier entries are shown there)" if session.replayed else ""
+            kind, verb = ("forked", "Forked from") if session.forked else ("continues", "Continues")
+            replayed = f" (the {session.replayed} entries before the fork are shown there)" if (
+                session.replayed and session.forked) else replayed
             blocks.append(Structure(self._header_element("events/context-line.html", {"earlier": self._link(earlier)},
-                                                         kind="continues", replayed=session.replayed), "context",
-                                    f"Continues {self._markdown_link(earlier)}{replayed}."))
+                                                         kind=kind, replayed=session.replayed), "context",
+                                    f"{verb} {self._markdown_link(earlier)}{replayed}."))
+        forks = [sessions[key] for key in session.fork_keys if key in sessions]
+        if forks:
+            # Our links, each made safe already, joined by a comma.
+            joined = {"forks": ", ".join(self._link(fork) for fork in forks)}
+            blocks.append(Structure(self._header_element("events/context-line.html", joined, kind="forks"), "context",
+                                    "Forked into " + ", ".join(self._markdown_link(fork) for fork in forks) + "."))
         if session.plan_source_key in sessions or session.role == "implementation" and session.previous_key:
             planning = sessions[session.plan_source_key or session.previous_key]
             if planning.first_prompt:

@@ -7,6 +7,7 @@ from ...stages.agents import ASSISTANT_NAMES
 from .gfm import summary, summary_text
 from .blocks import Block, Fold, Group, Prose, Structure, blocks_of
 from .document_base import DocumentBase
+from .endings import ending_blocks, status_of, to_model_blocks
 from .escape import prose
 from .tools import ToolContext, render_tool
 
@@ -86,11 +87,17 @@ class ReplyWriter(DocumentBase):
             return []
         if view.status:
             status = view.status
+        elif status_of(call):
+            status = status_of(call)
         elif call.result is None:
             status = "no result"
         else:
             status = "error" if call.result.is_error else "ok"
-        body = blocks_of(view.body) if view.body else [Prose("*No input or output.*", "sessionsite")]
+        body: list[Block] = [*ending_blocks(call, self.markup),
+                             *(blocks_of(view.body) if view.body else [Prose("*No input or output.*", "sessionsite")])]
+        # A call that did not run is open: who stopped it is the story, as Claude Code's screen shows it.
+        opened = view.open_by_default or open_checklist or bool(status_of(call))
+        body += to_model_blocks(call, self.markup, self.options.show_hidden)
         media = self._media(call.result.images if call.result else ())
         if media:
             body.append(Prose(media, "sessionsite"))
@@ -99,12 +106,11 @@ class ReplyWriter(DocumentBase):
             self.markup.rule("tools", call.name, "_default"), {"anchor": call.anchor, "target": view.target},
             {"call": call}, label=view.label, status=status,
             status_class={"ok": "ok", "error": "error"}.get(status, "other"), classes=" ".join(("tool", *view.classes)),
-            open=view.open_by_default or open_checklist, hidden=view.quiet)
+            open=opened, hidden=view.quiet)
         return [Group("tool", opening, tuple(body), closing, call.anchor,
                       (("label", view.label), ("target", view.target), ("status", status),
                        ("target-is", "path" if view.target_is_path else "")),
-                      Fold(summary(view.label, view.target, status), view.open_by_default or open_checklist,
-                           call.anchor))]
+                      Fold(summary(view.label, view.target, status), opened, call.anchor))]
 
     def _reply_text(self, reply: AssistantText) -> list[Block]:
         """Claude's text, as Markdown; a very long one shows its start and links the whole."""

@@ -22,6 +22,10 @@ from .tools import INLINE_OUTPUT_LIMIT, json_block
 
 # Notices whose raw text is Claude Code's own bookkeeping, said for a reader instead.
 NOTICE_WORDING: dict[str, str] = {NoticeKind.INTERRUPT: "Interrupted by the user"}
+RELATED_WORDING: dict[str, str] = {NoticeKind.REWIND: "the branch left, above"}
+"""What a notice's link to the event it is about says, by kind (otherwise: the call that started it)."""
+RELATED_DEFAULT = "the call that started it"
+LEFT_BRANCH = "A branch the user left: they went back to before this prompt later, and went on"
 TEXT_DOCUMENT = "text/plain"
 """The media type of a text file attached to a prompt, which `interpret` keeps as its text."""
 
@@ -54,6 +58,10 @@ class SingleEventWriter(DocumentBase):
         else:
             label = "You" + (f" · {event.label}" if event.label else "")
             parts = [self._meta_line(label, event.timestamp, anchor=event.anchor)]
+            went_on = self.session.rewound.get(event.anchor)
+            if went_on:
+                parts.append(Structure(self.markup.event("left-branch", {"text": LEFT_BRANCH, "went_on": went_on}),
+                                       "label", facts(emphasis(LEFT_BRANCH), link("here", "#" + went_on))))
         if event.text.strip():
             parts.extend(self._prompt_text(event))
         documents = [media for media in event.images if media.media_type == TEXT_DOCUMENT]
@@ -191,17 +199,20 @@ class SingleEventWriter(DocumentBase):
         """A one-line notice, or a message Claude Code wrote into the conversation (a background task
         ended): what it says, its facts, and a link to the call it is about."""
         # The outcome first: it is what a reader looks for.
-        details = sorted(notice.details, key=lambda item: item[0] != "status")
+        shown = notice.details + (notice.harness if self.options.show_hidden else ())
+        details = sorted(shown, key=lambda item: item[0] != "status")
         shown_facts = [(name.replace("-", " ").capitalize(), " ".join(value.split())) for name, value in details]
         system_message = bool(notice.details or notice.related)
+        related_words = RELATED_WORDING.get(notice.kind, RELATED_DEFAULT)
+        system_message = system_message and notice.kind != NoticeKind.REWIND
         html = self.markup.element(self.markup.rule("events", f"notice-{notice.kind}", "notice"), notice=notice,
                                    kind=notice.kind, anchor=notice.anchor, hidden=hidden, text=text, facts=shown_facts,
-                                   related=notice.related, system_message=system_message,
+                                   related=notice.related, related_words=related_words, system_message=system_message,
                                    agent=AGENT_NAMES.get(self.session.agent, "Claude Code"))
         agent = AGENT_NAMES.get(self.session.agent, "Claude Code")
         markdown = facts(f"**{agent}**" if system_message else "", emphasis(text),
                          *(f"{literal(name)} {inline_code(value)}".rstrip() for name, value in shown_facts),
-                         link("the call that started it", "#" + notice.related) if notice.related else "")
+                         link(related_words, "#" + notice.related) if notice.related else "")
         return Structure(html, "notice", markdown)
 
 

@@ -4,6 +4,7 @@ TaskList and TaskGet (re-reading it) only with --show-hidden."""
 from __future__ import annotations
 
 from ...core.model import TaskItem, ToolCall
+from ...stages.summarize import QUIET_TOOLS
 from .blocks import Block, Prose
 from .escape import one_line, prose
 from .tool_views import ToolContext, ToolView, label, output_block, renders, text_of
@@ -57,7 +58,7 @@ def task_change(call: ToolCall, context: ToolContext) -> ToolView:
     return ToolView(label_text, target, tuple(blocks), classes=("todo", "checklist"))
 
 
-@renders("TaskList", "TaskGet")
+@renders(*sorted(QUIET_TOOLS))
 def task_lookup(call: ToolCall, context: ToolContext) -> ToolView:
     """Claude reading back its own task list: nothing new for the reader (shown with --show-hidden)."""
     task_id = text_of(call.input.get("taskId"))

@@ -15,7 +15,7 @@ from typing import Any, Callable
 from pygments.lexers import find_lexer_class
 from pygments.lexers._mapping import LEXERS
 
-from ...core.model import ToolCall
+from ...core.model import Ending, ToolCall
 from ...core.registry import Registry
 from ...core.text import strip_ansi
 from .blocks import Block, Code, Prose, Structure
@@ -138,13 +138,18 @@ def result_text(call: ToolCall) -> str:
     return strip_ansi(call.result.text) if call.result else ""
 
 
+REASON_LABEL: dict[str, str] = {Ending.REFUSED: "Why", Ending.BLOCKED: "The hook said"}
+"""The label over the text a refusal or a hook's block gave (in place of "Error")."""
+
+
 def output_block(call: ToolCall, context: ToolContext, language: str = "text") -> tuple[Block | str, ...]:
     """The result as a fenced block, or nothing when it is empty. A very long output shows its start,
     and the whole of it goes to a text file beside the page, linked: no page gets heavy, nothing is cut."""
     text = result_text(call)
     if not text.strip():
         return ()
-    heading = label("Error") if call.result and call.result.is_error else label("Output")
+    reason = REASON_LABEL.get(call.result.ending) if call.result else None
+    heading = label(reason or ("Error" if call.result and call.result.is_error else "Output"))
     if len(text) <= INLINE_OUTPUT_LIMIT or context.attach is None:
         return (heading, Code(text, language, kind="output"))
     preview, note = previewed(text, context.attach, f"{call.anchor}-output.txt", "Full output")

@@ -86,21 +86,42 @@ class AssistantEntries(SessionState):
 
 
 def _spread_string(message: Mapping[str, Any]) -> bool:
-    """Whether an object is a string spread by character position: {"0": "H", "1": "i"}."""
+    """Whether an object holds a string spread by character position: {"0": "H", "1": "i"}, perhaps with keys
+    of a message beside them (JavaScript's `{...text, model}` on a string)."""
     if "0" not in message:  # every reply's message: it has no key "0", and a spread string always has
         return False
-    return all(isinstance(v, str) and len(v) == 1 for v in message.values()) and \
-        set(message) == {str(index) for index in range(len(message))}
+    length = _spread_length(message)
+    return length > 0 and all(isinstance(message[str(index)], str) and len(message[str(index)]) == 1
+                              for index in range(length))
+
+
+def _spread_length(message: Mapping[str, Any]) -> int:
+    """How many of the object's keys are character positions, counted from 0 without a gap."""
+    length = 0
+    while str(length) in message:
+        length += 1
+    return length
+
+
+def _unspread(message: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The spread string, and the object's other keys. JavaScript spreads a string by UTF-16 code unit: a
+    character outside the Basic Multilingual Plane comes as two halves, put back together here."""
+    length = _spread_length(message)
+    characters = "".join(message[str(index)] for index in range(length))
+    whole = characters.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return whole, {key: value for key, value in message.items() if key not in {str(i) for i in range(length)}}
 
 
 def _message_object(message: Any) -> Mapping[str, Any] | None:
     """An assistant entry's message as an object. Damaged files hold it as a string, or as a string spread
-    into an object keyed by character position ({"0": "H", "1": "i"}): the string is the message's JSON
-    when it reads as an object, else the reply's text. None when it is none of these."""
+    into an object keyed by character position ({"0": "H", "1": "i"}), perhaps with other keys of the message
+    beside it: the string is the message's JSON when it reads as an object (the keys beside it added), else
+    the reply's text. None when it is none of these."""
+    beside: dict[str, Any] = {}
     if isinstance(message, dict):
         if not _spread_string(message):
             return message
-        message = "".join(message[str(index)] for index in range(len(message)))
+        message, beside = _unspread(message)
     if not isinstance(message, str):
         return None
     try:
@@ -108,5 +129,5 @@ def _message_object(message: Any) -> Mapping[str, Any] | None:
     except (ValueError, RecursionError):
         parsed = None
     if isinstance(parsed, dict) and "content" in parsed:
-        return parsed
-    return {"role": "assistant", "content": [{"type": "text", "text": message}]}
+        return {**parsed, **{key: value for key, value in beside.items() if key not in parsed}}
+    return {"role": "assistant", **beside, "content": [{"type": "text", "text": message}]}

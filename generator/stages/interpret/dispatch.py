@@ -40,7 +40,11 @@ KNOWN_FIELDS = frozenset(
      "thinkingDurationMs", "toolInputStreamMs", "sentAtMs", "rowSource", "rendered", "renderedRole",
      "renderedBesideToolResult", "microcompactMetadata", "turnCompanion",
      "queueSkipAttachments", "renderedInHumanTurn", "commandRun", "session_id", "serverClassifierRequest",
-     "toolDenialKind", "toolDenialBeforeRun"}
+     "toolDenialKind", "toolDenialBeforeRun",
+     # Who ended a call or a turn early (read by interpret.harness), and which message an interrupt stopped.
+     "toolDenialAfterRun", "toolDenialFromHost", "interruptedMessageId", "mcpCallNotReadOnly",
+     # Which MCP server and tool made a result; a call (StructuredOutput) that ends the turn.
+     "attributionMcpServer", "attributionMcpTool", "toolEndsTurn"}
 )
 # The entry types whose fields are checked against KNOWN_FIELDS, with every type that has no handler; the
 # fields of a known bookkeeping entry are its own business.

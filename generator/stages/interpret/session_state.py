@@ -93,6 +93,9 @@ class SessionState:
     background: BackgroundTasks = field(default_factory=BackgroundTasks)
     agent: ClassVar[str] = CLAUDE_CODE
     """The coding agent whose logs the builder reads (each agent's adapter is a subclass)."""
+    prompt_after: dict[str, str] = field(default_factory=dict)
+    """The anchor of the first prompt written after each entry, by that entry's uuid (the prompt's
+    `parentUuid`): a second prompt after the same entry is the user going back to it."""
 
     def __post_init__(self) -> None:
         self.agent_id = self.agent_id or self.source.agent_id

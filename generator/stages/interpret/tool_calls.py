@@ -11,9 +11,10 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from ...core.model import BrokenLine, Entry, ToolCall, ToolResult
+from ...core.model import EMPTY, BrokenLine, Entry, ToolCall, ToolResult
 from ..summarize import UNKNOWN_TOOL
 from ..tracking import PLAN_TOOLS, TASK_TOOLS, plan_of
+from .harness import read_result
 from .dispatch import ASSISTANT_PART_HANDLERS, USER_PART_HANDLERS, handles
 from .message_content import _media, _text_of, _UserParts, strip_system_reminders
 from .session_state import SessionState, _anchor
@@ -51,7 +52,7 @@ class ToolCalls(SessionState):
     @handles(USER_PART_HANDLERS, "tool_result")
     def _tool_result(self, data: Mapping[str, Any], part: Mapping[str, Any], timestamp: str,
                      gathered: _UserParts) -> None:
-        self._pair_result(part, self._time(data), data.get("toolUseResult"))
+        self._pair_result(part, self._time(data), data.get("toolUseResult"), data)
 
     @handles(ASSISTANT_PART_HANDLERS, *SERVER_TOOL_RESULTS)
     def _assistant_tool_result(self, part: Mapping[str, Any], part_id: str, timestamp: str, model: str) -> None:
@@ -61,9 +62,10 @@ class ToolCalls(SessionState):
             content = part.get("content")
             is_error = isinstance(content, dict) and str(content.get("type", "")).endswith("_error")
             part = {**part, "content": _server_result_text(content), "is_error": is_error}
-        self._pair_result(part, timestamp, None)
+        self._pair_result(part, timestamp, None, EMPTY)
 
-    def _pair_result(self, part: Mapping[str, Any], timestamp: str, structured: Any) -> None:
+    def _pair_result(self, part: Mapping[str, Any], timestamp: str, structured: Any,
+                     entry: Mapping[str, Any]) -> None:
         """A tool's result, given to the call it answers (or waiting for it)."""
         tool_use_id = str(part.get("tool_use_id", ""))
         content = part.get("content")
@@ -75,20 +77,28 @@ class ToolCalls(SessionState):
         text = strip_system_reminders(self._result_text(content))
         # The tag is looked for first: most results hold none, and the pattern would be tried over each twice.
         marked = "<tool_use_error>" in text and TOOL_USE_ERROR.search(text) is not None
+        is_error = part.get("is_error") is True or marked
+        index = self.calls.result_came(tool_use_id)
+        replayed = self.calls.replayed_call(tool_use_id) if index is None else None
+        answered = self.events[index] if index is not None else None
+        name = answered.name if isinstance(answered, ToolCall) else replayed[0] if replayed is not None else ""
+        reading = read_result(TOOL_USE_ERROR.sub(r"\1", text) if marked else text, entry, is_error, name)
         result = ToolResult(
             timestamp=timestamp,
-            text=TOOL_USE_ERROR.sub(r"\1", text) if marked else text,
-            is_error=part.get("is_error") is True or marked,
+            text=reading.text,
+            is_error=is_error,
             structured=structured,
             images=images,
+            ending=reading.ending,
+            feedback=reading.feedback,
+            instruction=reading.instruction,
+            harness=reading.harness,
         )
-        index = self.calls.result_came(tool_use_id)
         if index is not None:
             call = self.events[index]
             assert isinstance(call, ToolCall)
             self._complete_call(index, call, result)
             return
-        replayed = self.calls.replayed_call(tool_use_id)
         if replayed is not None:
             # Its call was replayed from the session this one continues (shown there, waiting): the
             # result is shown here, with the call it answers.

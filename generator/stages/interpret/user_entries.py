@@ -50,9 +50,18 @@ PERMISSION_MODES: dict[str, str] = {
     PermissionMode.BYPASS_PERMISSIONS: "Bypass mode: every action is approved automatically",
     PermissionMode.AUTO: "Auto mode",
 }
+# The fields of a system message that are for the model alone: ids (the link to the call says which call),
+# where its output was kept (a temporary file), and notes addressed to the model.
+HARNESS_FIELD = re.compile(r"(?:\A|-)(?:id|ids|file|path|note|notes|hint|instructions?)\Z")
+PROMPTS_REMEMBERED = 100_000
+"""Prompts whose place is remembered to find where the user went back to (a session has far fewer)."""
 PLAN_STARTED_SESSION = "accepted with a fresh context: this session carries it out"
-INTERRUPT_FOR_TOOL = "[Request interrupted by user for tool use]"
 INTERRUPT = "[Request interrupted by user"
+
+
+def for_model(field_name: str) -> bool:
+    """Whether a system message's field is for the model alone (`HARNESS_FIELD`)."""
+    return HARNESS_FIELD.search(field_name) is not None
 
 
 class UserEntries(SessionState):
@@ -82,8 +91,9 @@ class UserEntries(SessionState):
             self.events.append(Notice(self._next_anchor(uuid), timestamp, NoticeKind.CONTINUATION,
                                       strip_system_reminders(_text_of(content))))
             return
+        parent = data["parentUuid"] if isinstance(data.get("parentUuid"), str) else ""
         if isinstance(content, str):
-            self._user_text(uuid, timestamp, content, (), meta=bool(data.get("isMeta")))
+            self._user_text(uuid, timestamp, content, (), meta=bool(data.get("isMeta")), parent=parent)
             return
         if not isinstance(content, list):
             self._malformed(entry, "user message content is neither text nor a list of parts")
@@ -105,7 +115,7 @@ class UserEntries(SessionState):
                     self.events.append(Unknown(self._next_anchor(None), timestamp, name, part))
         if gathered.texts or gathered.images:
             self._user_text(uuid, timestamp, "\n\n".join(gathered.texts), tuple(gathered.images),
-                            meta=bool(data.get("isMeta")))
+                            meta=bool(data.get("isMeta")), parent=parent)
 
     @handles(USER_PART_HANDLERS, "text")
     def _user_text_part(self, data: Mapping[str, Any], part: Mapping[str, Any], timestamp: str,
@@ -120,7 +130,8 @@ class UserEntries(SessionState):
         if media is not None:
             gathered.images.append(media)
 
-    def _user_text(self, uuid: Any, timestamp: str, text: str, images: tuple[Media, ...], meta: bool) -> None:
+    def _user_text(self, uuid: Any, timestamp: str, text: str, images: tuple[Media, ...], meta: bool,
+                   parent: str = "") -> None:
         anchor = self._next_anchor(uuid)
         stripped = text.strip()
         if stripped.startswith(("<command-name>", "<command-message>")) and "<command-name>" in stripped:
@@ -161,11 +172,11 @@ class UserEntries(SessionState):
         if system_message is not None:
             self.events.append(self._system_message(anchor, timestamp, *system_message.groups()))
             return
-        if stripped == INTERRUPT_FOR_TOOL:
-            self.events.append(Notice(anchor, timestamp, NoticeKind.INTERRUPT, stripped, hidden=True))
-            return
         if stripped.startswith(INTERRUPT) and stripped.endswith("]") and "\n" not in stripped:
-            self.events.append(Notice(anchor, timestamp, NoticeKind.INTERRUPT, stripped))
+            # After a plan the interrupt is how its answer was given (rejected, or accepted with a fresh
+            # context in the old format): the plan's card says which.
+            after_plan = bool(self.events) and isinstance(self.events[-1], Plan)
+            self.events.append(Notice(anchor, timestamp, NoticeKind.INTERRUPT, stripped, hidden=after_plan))
             return
         if meta:
             self.events.append(Prompt(anchor, timestamp, text, images, hidden=True, label=PromptLabel.META))
@@ -176,7 +187,21 @@ class UserEntries(SessionState):
         # In a subagent's transcript, the "user" is the agent that started the run: its task is Markdown
         # written by Claude, not something a person typed.
         by_agent = self.source.is_subagent or bool(self.run_name)
+        if parent and not by_agent:
+            self._went_back(parent, anchor, uuid, timestamp)
         self.events.append(Prompt(anchor, timestamp, visible.strip("\n"), images, by_agent=by_agent))
+
+    def _went_back(self, parent: str, anchor: str, uuid: Any, timestamp: str) -> None:
+        """A prompt written after the same entry as an earlier one: the user went back to that point (a
+        rewind, or an earlier prompt edited) and goes on from here. Said where it happened, linked to the
+        branch left; the branch's first prompt says it was left (`Session.rewound`)."""
+        left = self.prompt_after.get(parent)
+        if left is None:
+            if len(self.prompt_after) < PROMPTS_REMEMBERED:
+                self.prompt_after[parent] = anchor
+            return
+        self.events.append(Notice(self._next_anchor(f"{uuid}-rewind"), timestamp, NoticeKind.REWIND,
+                                  "The user went back to an earlier point and went on from here", related=left))
 
     def _system_message(self, anchor: str, timestamp: str, tag: str, inner: str, after: str) -> Notice:
         """A message Claude Code wrote as if the user had (see SYSTEM_MESSAGE): its fields become
@@ -195,11 +220,10 @@ class UserEntries(SessionState):
         text = " ".join(part for part in (summary, rest, after.strip()) if part)
         started_by = fields.get("tool-use-id") or fields.get("task-id") or fields.get("shell-id") or ""
         related = self.background.call_for(started_by)
-        # The call's id is said by the link to the call, when the call is known here.
-        left_out = ("summary", "tool-use-id") if related else ("summary",)
-        shown = tuple((name, value) for name, value in details if name not in left_out)
+        shown = tuple((name, value) for name, value in details if name != "summary" and not for_model(name))
+        harness = tuple((name, value) for name, value in details if for_model(name))
         return Notice(anchor, timestamp, notice_kind(tag), text or (SYSTEM_MESSAGE_KINDS.get(tag) or tag), details=shown,
-                      related=related)
+                      related=related, harness=harness)
 
     @handles(SYSTEM_HANDLERS, "local_command")
     def _local_command(self, entry: Entry, anchor: str, timestamp: str, text: str) -> None:
