@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import click
 
-from . import __version__
+from . import CLAUDE_CODE_VERSIONS, __version__
 from .commands.options import Options, build_config_from
 from .commands.running import run
 
@@ -104,7 +104,8 @@ def _with_common(function: Command) -> Command:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="sessionsite")
+@click.version_option(__version__, prog_name="sessionsite",
+                      message=f"%(prog)s, version %(version)s (reads Claude Code {CLAUDE_CODE_VERSIONS})")
 def main() -> None:
     """Turn Claude Code session logs into a static website.
 

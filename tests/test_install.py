@@ -35,8 +35,8 @@ CONSTRAINTS = REPO / "constraints.txt"
 
 
 def readme_commands(heading: str) -> str:
-    """The first ```sh block of the README's section `heading`, as a reader would copy it."""
-    section = README.split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0]
+    """The first ```sh block of the README's section `heading` (## or ###), as a reader would copy it."""
+    section = README.split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
     block = re.search(r"```sh\n(.*?)```", section, re.S)
     assert block, f"no sh block under {heading!r}"
     return block.group(1).strip()
@@ -46,13 +46,19 @@ def readme_commands(heading: str) -> str:
 
 
 def pinned() -> dict[str, str]:
+    """The pins that hold for this Python on this platform: the file is one resolution for every supported
+    Python and platform (`--universal`), a pin whose marker names another left out."""
     pins = {}
     for line in CONSTRAINTS.read_text(encoding="utf-8").splitlines():
         line = line.split("#", 1)[0].strip()
         if line:
-            name, _, version = line.partition("==")
-            assert version, f"constraints.txt: {line!r} is not pinned with =="
-            pins[canonicalize_name(name)] = version.strip()
+            requirement = Requirement(line)
+            [specifier] = requirement.specifier
+            assert specifier.operator == "==", f"constraints.txt: {line!r} is not pinned with =="
+            if requirement.marker is None or requirement.marker.evaluate():
+                name = canonicalize_name(requirement.name)
+                assert name not in pins, f"constraints.txt: two pins of {name} hold at once"
+                pins[name] = specifier.version
     return pins
 
 
@@ -204,7 +210,7 @@ def test_ci_fills_the_wheelhouse_the_install_test_reads_as_the_readme_says():
 def test_the_readme_install_and_try_commands_work_as_written(tmp_path):
     if not any(WHEELHOUSE.glob("*.whl")):
         skip_unless_in_ci(f"no wheels in {WHEELHOUSE} to install from without the network: run `{FILL_THE_WHEELHOUSE}`")
-    commands = readme_commands("## Install and try it")
+    commands = readme_commands("### From a clone")
     clone = copy_of_the_repository(tmp_path / "sessionsite")
     env = fresh_machine_env(tmp_path)
     env["PIP_NO_INDEX"] = "1"  # the wheelhouse or nothing: a package missing from it fails the test
