@@ -41,6 +41,13 @@ def last_part(path: str) -> str:
     return posixpath.basename(path.rstrip("/"))
 
 
+def program_name(path: str) -> str:
+    """The name a program is known by, from its path on either platform: `C:\\...\\sessionsite.exe` and
+    `/home/ada/.local/bin/sessionsite` are both `sessionsite`."""
+    name = last_part(path) if is_windows_path(path) or "\\" in path else posixpath.basename(path)
+    return name[:-4] if name.lower().endswith(".exe") else name
+
+
 def _comparable(path: str) -> tuple[str, str]:
     """A path and its separator, in a form two spellings of one path share: on Windows, `/` is `\\` and
     case does not matter (`d:/Work/App` is `D:\\work\\app`)."""
@@ -68,4 +75,4 @@ def relative_to(path: str, root: str) -> str:
 
 
 __all__ = ["decoded_project_folder", "encoded_project_folder", "is_inside", "is_windows_path", "last_part",
-           "relative_to"]
+           "program_name", "relative_to"]
