@@ -41,7 +41,8 @@ common_options = [
 vault_option = click.option(
     "--vault", "vault_dir", type=click.Path(file_okay=False, path_type=Path), envvar="SESSIONSITE_VAULT",
     show_envvar=True, help="The vault: where every log read is saved, and logs that are gone are read from "
-                           "[default: $XDG_DATA_HOME/sessionsite/vault].")
+                           "[default: sessionsite/vault in the platform's data folder: $XDG_DATA_HOME or "
+                           "~/.local/share, ~/Library/Application Support, %LOCALAPPDATA%].")
 no_vault_option = click.option("--no-vault", is_flag=True,
                                help="Neither save the logs read into the vault nor read the logs it keeps.")
 

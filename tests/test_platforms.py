@@ -315,3 +315,13 @@ def built_with_jobs(out: Path, jobs: int) -> dict[str, bytes]:
                                        "-j", str(jobs), "-q"])
     assert result.exit_code == 0, result.output
     return {path.relative_to(out).as_posix(): path.read_bytes() for path in sorted(out.rglob("*")) if path.is_file()}
+
+
+def test_a_command_sets_its_signal_handlers_where_there_is_no_sighup(monkeypatch):
+    """Windows has SIGTERM and no SIGHUP: a command still stops on SIGTERM the way Ctrl-C stops it."""
+    from generator.commands.running import stopped_by_signals
+
+    monkeypatch.delattr(signal, "SIGHUP")
+    with pytest.raises(SystemExit) as stopped, stopped_by_signals():
+        os.kill(os.getpid(), signal.SIGTERM)
+    assert stopped.value.code == 128 + signal.SIGTERM
