@@ -19,6 +19,7 @@ import importlib.metadata
 import os
 import re
 import shutil
+from shlex import quote as shlex_quote
 import subprocess
 import sys
 from pathlib import Path
@@ -276,3 +277,41 @@ def test_the_pages_workflow_refuses_a_folder_holding_a_log(tmp_path):
     uploaded, said = _run_pages_workflow(tmp_path, leave_a_log=True)
     assert uploaded is None
     assert "holds session logs" in said and ".jsonl" in said
+
+
+# -- the release's wheel, installed as pipx or uv tool would --------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_built_wheel_installs_into_a_fresh_environment_offline_and_works(tmp_path):
+    """What `pipx install sessionsite` does, from the wheel a release publishes: a virtual environment of its
+    own, then `pip install sessionsite` finding the wheel and every dependency in folders (the wheelhouse),
+    with no index. Then `sessionsite --version` and the README's build of the examples."""
+    if not any(WHEELHOUSE.glob("*.whl")):
+        skip_unless_in_ci(f"no wheels in {WHEELHOUSE} to install from without the network: run `{FILL_THE_WHEELHOUSE}`")
+    from generator import CLAUDE_CODE_VERSIONS, __version__
+
+    dist = tmp_path / "dist"
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                            str(dist), str(REPO)], capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr
+    env = fresh_machine_env(tmp_path)
+    env["PIP_NO_INDEX"] = "1"
+    env["PIP_FIND_LINKS"] = f"{dist} {WHEELHOUSE}"
+    script = ("python3 -m venv tool && tool/bin/pip install -q sessionsite && tool/bin/sessionsite --version"
+              f" && tool/bin/sessionsite build {shlex_quote(str(EXAMPLES))} -o demo --no-vault -j 1")
+    done = run_shell(script, tmp_path, env)
+    assert done.returncode == 0, f"{script}\n{done.stdout}\n{done.stderr}"
+    assert f"sessionsite, version {__version__} (reads Claude Code {CLAUDE_CODE_VERSIONS})" in done.stdout
+    assert (tmp_path / "demo" / "index.html").is_file() and "5 input problem(s)" in done.stderr
+    # The installed copy is the wheel's, not this checkout's.
+    assert not list((tmp_path / "tool").rglob("__editable__*"))
+
+
+def test_the_readme_puts_the_install_from_pypi_first_and_the_clone_after():
+    section = README.split("\n## Install and try it\n", 1)[1].split("\n## ", 1)[0]
+    first = readme_commands("## Install and try it")
+    for command in ("pipx install sessionsite", "uv tool install sessionsite", "uvx sessionsite build"):
+        assert command in first, command
+    assert section.index("pipx install sessionsite") < section.index("### From a clone")
+    assert "git+https://" not in README
