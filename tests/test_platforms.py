@@ -325,3 +325,19 @@ def test_a_command_sets_its_signal_handlers_where_there_is_no_sighup(monkeypatch
     with pytest.raises(SystemExit) as stopped, stopped_by_signals():
         os.kill(os.getpid(), signal.SIGTERM)
     assert stopped.value.code == 128 + signal.SIGTERM
+
+
+def test_where_folders_cannot_be_swapped_in_one_step_a_rebuild_replaces_the_site_whole(tmp_path, monkeypatch):
+    """renameat2 is Linux's: on macOS and Windows the new site goes in by two renames, the old one beside
+    until the new one is in place, and nothing of either is left over."""
+    from generator.output import write
+
+    assert write._exchange(tmp_path / "a", tmp_path / "b", platform="win32") is False
+    assert write._exchange(tmp_path / "a", tmp_path / "b", platform="darwin") is False
+    first = built(LEDGER.parent / LEDGER.name, tmp_path / "site")
+    monkeypatch.setattr(write, "_exchange", lambda first, second: False)
+    (tmp_path / "site" / "stale.txt").write_text("from before", encoding="utf-8")
+    again = built(EXAMPLES, tmp_path / "site")
+    assert "stale.txt" not in again and "projects/-home-ada-src-tidewatch/index.html" in again
+    assert "projects/-home-ada-src-tidewatch/index.html" not in first
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["site"]
