@@ -338,6 +338,6 @@ def test_where_folders_cannot_be_swapped_in_one_step_a_rebuild_replaces_the_site
     monkeypatch.setattr(write, "_exchange", lambda first, second: False)
     (tmp_path / "site" / "stale.txt").write_text("from before", encoding="utf-8")
     again = built(EXAMPLES, tmp_path / "site")
-    assert "stale.txt" not in again and "projects/-home-ada-src-tidewatch/index.html" in again
-    assert "projects/-home-ada-src-tidewatch/index.html" not in first
+    assert "stale.txt" not in again and "projects/home-ada-src-tidewatch/index.html" in again
+    assert "projects/home-ada-src-tidewatch/index.html" not in first
     assert sorted(path.name for path in tmp_path.iterdir()) == ["site"]
