@@ -341,3 +341,26 @@ def test_where_folders_cannot_be_swapped_in_one_step_a_rebuild_replaces_the_site
     assert "stale.txt" not in again and "projects/home-ada-src-tidewatch/index.html" in again
     assert "projects/home-ada-src-tidewatch/index.html" not in first
     assert sorted(path.name for path in tmp_path.iterdir()) == ["site"]
+
+
+def test_a_build_of_the_previous_version_running_beside_takes_nothing_of_this_one_s_for_dead(tmp_path, monkeypatch):
+    """sessionsite 0.1 took every `running/*.json` it could lock for a dead build's register and removed the
+    folders it lists: a register of this version has no such file, whatever it holds."""
+    import fcntl
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    out = tmp_path / "site"
+    staging = tmp_path / ".site.building-live"
+    staging.mkdir()
+    with locks.OutputLock(out):
+        locks.claim(staging)
+        try:
+            running = tmp_path / "cache" / "sessionsite" / "running"
+            assert sorted(path.suffix for path in running.iterdir()) == [".list", ".lock"]
+            for path in running.glob("*.json"):  # what 0.1 did with each
+                with path.open("rb") as opened:
+                    with pytest.raises(BlockingIOError):
+                        fcntl.flock(opened, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        finally:
+            locks.release(staging)
+    assert not list(running.iterdir())

@@ -7,7 +7,7 @@
 - Every folder a build makes beside an output (its staging folder, a zip's work folder, a bundle's) is
   claimed (`claim`): an exclusive lock on a file beside it (`<folder>.lock`), held until the build removes
   the folder, and the folder listed in this process's register of running builds, in the cache folder
-  (`running/` in the platform's cache folder, `core.places.cache_home`: a `.lock` file held the same way, and the `.json` list beside it).
+  (`running/` in the platform's cache folder, `core.places.cache_home`: a `.lock` file held the same way, and the `.list` beside it).
 - The system drops a process's locks when it dies, however it dies (SIGKILL, power cut). So a folder or a
   register whose lock can be taken has no live owner: `remove_abandoned`, run at the start of every
   command that writes, removes the folders listed by every register no process holds (whatever output they
@@ -46,6 +46,10 @@ LEFTOVER_KINDS = (".building-", ".old-", ".site-")
 `.<out>.old-…` (the previous site, while it is swapped out) and `.<out>.site-…` (a zip's work folder)."""
 BUNDLE_PREFIX = "sessionsite-bundle-"
 LOCK_SUFFIX = ".lock"
+LIST_SUFFIX = ".list"
+"""A register's list of folders. Not `.json`: sessionsite 0.1's registers were `.json` files locked
+themselves, and a 0.1 build running beside this one would take an unlocked `.json` list for a dead
+build's and remove the folders of a live one."""
 HOLDER_WIDTH = 24
 """The holder's process number is written padded to this width, so that it replaces the last one's
 whole without truncating a file that is locked."""
@@ -134,7 +138,7 @@ def _cache_root() -> Path:
 
 class _Register:
     """This process's claimed folders and output locks, and the files in the cache folder that list them:
-    `<pid>-<random>.lock`, held while this process lives, and `<pid>-<random>.json`, the list."""
+    `<pid>-<random>.lock`, held while this process lives, and `<pid>-<random>.list`, the list."""
 
     def __init__(self) -> None:
         self.folders: dict[Path, int] = {}
@@ -151,12 +155,12 @@ class _Register:
             if listed and self.fd is None:
                 self._create()
             if self.fd is not None and self.path is not None and listed:
-                listing = self.path.with_suffix(".json")
+                listing = self.path.with_suffix(LIST_SUFFIX)
                 part = listing.with_name(f".{listing.name}.part")
                 part.write_text(json.dumps(listed), encoding="utf-8")
                 os.replace(part, listing)
             elif self.fd is not None and self.path is not None:
-                self.path.with_suffix(".json").unlink(missing_ok=True)
+                self.path.with_suffix(LIST_SUFFIX).unlink(missing_ok=True)
                 os.close(self.fd)
                 _remove_closed(self.path)
                 self.fd = self.path = None
@@ -217,7 +221,7 @@ def remove_abandoned(out: Path | None = None) -> None:
         try:
             if not _try_lock(fd):
                 continue  # a running build's
-            listing = path.with_suffix(".json")
+            listing = path.with_suffix(LIST_SUFFIX)
             try:
                 folders = [Path(name) for name in json.loads(listing.read_bytes() or b"[]")]
             except (OSError, ValueError):
