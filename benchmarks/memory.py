@@ -1,8 +1,10 @@
 """Is memory bounded by the page, whatever the input? Prints the peak RSS of `build` and of the vault's
-`save` (each in a process of its own, `-j 1`) on two generated sessions:
+`save` (each in a process of its own, `-j 1`), and of `sessionsite build` as a user runs it (the vault
+saved beside the build, workers on every core: the largest of its processes), on two generated sessions,
+written into a temporary folder:
 
 - one line of valid JSON of a gigabyte (a tool output of a pasted build log: numbered rows of random hex,
-  which zlib takes to about half), among three ordinary lines; target: at most 500 MB each;
+  which zlib takes to about half), among three ordinary lines; target: at most 300 MB each;
 - a session of 500,000 entries (short turns: a prompt, a reply, a shell call, its result, a reply);
   target: at most 300 MB.
 
@@ -34,6 +36,14 @@ from generator.build import BuildConfig, build
 report = build(BuildConfig(inputs=(Path(sys.argv[1]),), output=Path(sys.argv[2]), jobs=1))
 print(f"{report.pages} pages, {len(report.diagnostics)} problems")
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+"""
+
+CLI = """
+import resource, subprocess, sys
+done = subprocess.run([sys.executable, "-m", "generator", "build", *sys.argv[1:], "-q"])
+assert done.returncode == 0
+print("ok")
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)  # the largest process it waited for
 """
 
 SAVE = """
@@ -84,11 +94,12 @@ def main() -> None:
     options = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="sessionsite-memory-"))
     try:
-        print("| input | size | build: peak RSS | wall | save: peak RSS | wall | target |")
-        print("|---|---|---|---|---|---|---|")
+        print("| input | size | build: peak RSS | wall | save: peak RSS | wall | `sessionsite build`: largest process "
+              "| wall | target |")
+        print("|---|---|---|---|---|---|---|---|---|")
         cases = []
         if options.line_mb:
-            cases.append((f"one line of {options.line_mb:,} MB", 500,
+            cases.append((f"one line of {options.line_mb:,} MB", 300,
                           lambda path: write_one_long_line(path, options.line_mb)[0]))
         if options.entries:
             cases.append((f"{options.entries:,} entries", 300, lambda path: write_many_entries(path, options.entries)))
@@ -97,9 +108,11 @@ def main() -> None:
             size = write(inputs / PROJECT_DIR / f"{SESSION_NAME}.jsonl")
             build_peak, built, build_wall = peak_of(BUILD, inputs, folder / f"site-{number}")
             save_peak, saved, save_wall = peak_of(SAVE, inputs, folder / f"vault-{number}")
+            cli_peak, _, cli_wall = peak_of(CLI, inputs, Path("-o"), folder / f"cli-site-{number}", Path("--vault"),
+                                            folder / f"cli-vault-{number}")
             print(f"| {name} ({built}; {saved}) | {size / MEGABYTE:,.0f} MB | {build_peak / MEGABYTE:.0f} MB "
-                  f"| {build_wall:.0f} s | {save_peak / MEGABYTE:.0f} MB | {save_wall:.0f} s | ≤ {target} MB |",
-                  flush=True)
+                  f"| {build_wall:.0f} s | {save_peak / MEGABYTE:.0f} MB | {save_wall:.0f} s "
+                  f"| {cli_peak / MEGABYTE:.0f} MB | {cli_wall:.0f} s | ≤ {target} MB |", flush=True)
             shutil.rmtree(inputs, ignore_errors=True)  # a gigabyte less on the disk for the next case
     finally:
         if options.keep:

@@ -16,6 +16,15 @@ The pipeline runs one way, one folder per layer, each importing only from the la
 """
 
 __version__ = "0.1.0"
+"""sessionsite's version, the one place it is written: pyproject.toml reads it from here (hatchling's dynamic
+version), and `sessionsite --version` says it."""
+
+CLAUDE_CODE_OLDEST = "1.0.x"
+"""The oldest Claude Code whose logs sessionsite reads (examples/ and the corpus hold them)."""
+CLAUDE_CODE_NEWEST = "2.1.332"
+"""The newest Claude Code whose logs sessionsite is tested with: the real CLI that wrote
+tests/fixtures/realclient/ (tests/realclient/generate.py pins it from here)."""
+CLAUDE_CODE_VERSIONS = f"{CLAUDE_CODE_OLDEST} to {CLAUDE_CODE_NEWEST}"
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundations", ("generator.__init__", "generator.core")),

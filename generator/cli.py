@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import click
 
-from . import __version__
+from . import CLAUDE_CODE_VERSIONS, __version__
 from .commands.options import Options, build_config_from
 from .commands.running import run
 
@@ -41,7 +41,8 @@ common_options = [
 vault_option = click.option(
     "--vault", "vault_dir", type=click.Path(file_okay=False, path_type=Path), envvar="SESSIONSITE_VAULT",
     show_envvar=True, help="The vault: where every log read is saved, and logs that are gone are read from "
-                           "[default: $XDG_DATA_HOME/sessionsite/vault].")
+                           "[default: sessionsite/vault in the platform's data folder: $XDG_DATA_HOME or "
+                           "~/.local/share, ~/Library/Application Support, %LOCALAPPDATA%].")
 no_vault_option = click.option("--no-vault", is_flag=True,
                                help="Neither save the logs read into the vault nor read the logs it keeps.")
 
@@ -130,7 +131,8 @@ def _with_common(function: Command) -> Command:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="sessionsite")
+@click.version_option(__version__, prog_name="sessionsite",
+                      message=f"%(prog)s, version %(version)s (reads Claude Code {CLAUDE_CODE_VERSIONS})")
 def main() -> None:
     """Turn Claude Code session logs (and Codex CLI's) into a static website.
 

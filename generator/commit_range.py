@@ -10,12 +10,12 @@ letter or digit made `-`), or in the folders given.
 from __future__ import annotations
 
 import logging
-import re
 import subprocess
 from pathlib import Path
 from typing import Iterable, Mapping
 
 from .core.errors import InputError, UsageProblem
+from .core.paths import encoded_project_folder
 from .core.model import Session
 from .stages.agents import codex_session_folders
 
@@ -55,7 +55,7 @@ def repository_root(folder: Path) -> Path:
 
 def encoded_project_name(path: Path) -> str:
     """Claude Code's folder name for a working directory: `/home/me/src/app` -> `-home-me-src-app`."""
-    return re.sub(r"[^A-Za-z0-9]", "-", str(path))
+    return encoded_project_folder(str(path))
 
 
 def project_folders(repository: Path, projects: Path) -> list[Path]:

@@ -44,10 +44,24 @@
     });
   }
 
-  var events = new EventSource("/__sessionsite/events");
-  events.onmessage = function (event) {
-    if (event.data === seen) return;
-    seen = event.data;
-    update();
-  };
+  // The server keeps a few streams open per browser and closes the oldest for a new one (a browser opens
+  // only six connections to a host, and pages need some): a closed stream is opened again when this tab is
+  // looked at, and says at once whether a build came in the meantime.
+  var events = null;
+  function listen() {
+    events = new EventSource("/__sessionsite/events");
+    events.onmessage = function (event) {
+      if (event.data === seen) return;
+      seen = event.data;
+      update();
+    };
+    events.addEventListener("closed", function () {
+      events.close();
+      events = null;
+    });
+  }
+  document.addEventListener("visibilitychange", function () {
+    if (!document.hidden && events === null) listen();
+  });
+  listen();
 })();

@@ -39,6 +39,15 @@ LIVE_PREFIX = "/__sessionsite/"
 LIVE_SCRIPT = Path(__file__).with_name("live.js")
 # A comment line on an idle event stream: how a closed page is noticed, and its thread let go.
 KEEPALIVE_SECONDS = 15
+STREAMS_PER_CLIENT = 4
+"""Live-update streams one client address may hold open. A browser opens at most six connections to one
+host, across all its tabs: with a stream in each of six tabs, a seventh tab's page would wait for ever. At
+four, two stay free for pages; the tab whose stream was closed opens it again when it is looked at."""
+STREAMS_IN_ALL = 32
+"""Live-update streams open at once, whoever holds them: each holds a thread."""
+REQUEST_SECONDS = 30
+"""How long a connection may take to send its request (and a stream, to take a keep-alive line): a
+connection that sends nothing is let go instead of holding its thread."""
 
 log = logging.getLogger("sessionsite")
 
@@ -55,10 +64,64 @@ class Generation:
             self.number += 1
             self.changed.notify_all()
 
-    def wait_past(self, seen: int, timeout: float) -> int:
+    def wait_past(self, seen: int, timeout: float, stream: Stream | None = None) -> int:
+        """The number once it is past `seen`, or after `timeout`, or once `stream` is closed."""
         with self.changed:
-            self.changed.wait_for(lambda: self.number != seen, timeout)
+            self.changed.wait_for(lambda: self.number != seen or (stream is not None and stream.closed), timeout)
             return self.number
+
+    def wake(self) -> None:
+        with self.changed:
+            self.changed.notify_all()
+
+
+class Stream:
+    """One open live-update stream: who holds it, and whether the server has closed it."""
+
+    __slots__ = ("client", "closed")
+
+    def __init__(self, client: str) -> None:
+        self.client = client
+        self.closed = False
+
+
+class Streams:
+    """The open live-update streams, oldest first, bounded per client and in all: a new stream past a bound
+    closes the oldest one in its way (each stream is idle but for a line a build's end sends), so that the
+    threads and, in a browser, the connections that pages need stay free."""
+
+    def __init__(self, generation: Generation, per_client: int = STREAMS_PER_CLIENT,
+                 in_all: int = STREAMS_IN_ALL) -> None:
+        self.generation = generation
+        self.per_client = per_client
+        self.in_all = in_all
+        self._open: list[Stream] = []
+        self._lock = threading.Lock()
+
+    def open(self, client: str) -> Stream:
+        stream = Stream(client)
+        with self._lock:
+            while sum(other.client == client for other in self._open) >= self.per_client:
+                self._close(next(other for other in self._open if other.client == client))
+            while len(self._open) >= self.in_all:
+                self._close(self._open[0])
+            self._open.append(stream)
+        self.generation.wake()
+        return stream
+
+    def end(self, stream: Stream) -> None:
+        """`stream`'s connection is over (closed by either side)."""
+        with self._lock:
+            if stream in self._open:
+                self._open.remove(stream)
+
+    def count(self) -> int:
+        with self._lock:
+            return len(self._open)
+
+    def _close(self, stream: Stream) -> None:
+        stream.closed = True
+        self._open.remove(stream)
 
 
 class _SiteHandler(SimpleHTTPRequestHandler):
@@ -70,6 +133,8 @@ class _SiteHandler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".md": "text/markdown; charset=utf-8",  # noqa: RUF012
                       ".js": "text/javascript; charset=utf-8", ".txt": "text/plain; charset=utf-8"}
     generation: Generation | None = None  # set on live servers only
+    streams: Streams | None = None  # the live server's event streams
+    timeout = REQUEST_SECONDS  # the socket's: a connection silent for this long is let go
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         pass  # a request log line per file would bury the one line that says where the site is
@@ -138,23 +203,33 @@ class _SiteHandler(SimpleHTTPRequestHandler):
         self.wfile.write(body)
 
     def _events(self) -> None:
-        """Server-sent events: the build's number now, then each new one (EventSource reconnects itself)."""
-        assert self.generation is not None
+        """Server-sent events: the build's number now, then each new one (EventSource reconnects itself).
+        A stream the server closes for a newer one (`Streams`) ends with a `closed` event: the page opens it
+        again when it is looked at, rather than reconnecting at once and closing another."""
+        assert self.generation is not None and self.streams is not None
         self.send_response(HTTPStatus.OK)
         self.send_header("Content-Type", "text/event-stream")
         self.end_headers()
         seen = self.generation.number
+        stream = self.streams.open(self.client_address[0])
         try:
             self.wfile.write(f"retry: 500\ndata: {seen}\n\n".encode())
             self.wfile.flush()
             while not getattr(self.server, "closing", False):
-                number = self.generation.wait_past(seen, KEEPALIVE_SECONDS)
+                number = self.generation.wait_past(seen, KEEPALIVE_SECONDS, stream)
+                if stream.closed:
+                    self.wfile.write(b"event: closed\ndata: too many streams\n\n")
+                    self.wfile.flush()
+                    break
                 message = f"data: {number}\n\n" if number != seen else ": still here\n\n"
                 seen = number
                 self.wfile.write(message.encode())
                 self.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the page was closed or reloaded
+        except OSError:  # the page was closed or reloaded (a reset, a broken pipe), or stopped taking lines
+            pass
+        finally:
+            self.streams.end(stream)
+            self.close_connection = True
 
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
@@ -207,6 +282,9 @@ def _with_live_script(page: bytes, generation: int) -> bytes:
 class SiteServer(ThreadingHTTPServer):
     daemon_threads = True
     closing = False
+    # Connections waiting to be accepted: many pages opened at once (a browser restoring its tabs) would
+    # overflow the default of 5, and each connection past it waits a second for the client to try again.
+    request_queue_size = 128
 
     @property
     def bound(self) -> tuple[str, int]:
@@ -229,7 +307,8 @@ def serve(site: Path, port: int = 8000, generation: Generation | None = None) ->
     """A server for `site`, listening but not yet serving: call `serve_forever()` (or run it in a thread),
     and close it (it is a context manager). With a `generation`, HTML pages get the live script and
     follow its builds. OSError when the port is taken."""
-    handler_class = type("LiveHandler", (_SiteHandler,), {"generation": generation}) if generation else _SiteHandler
+    handler_class = (type("LiveHandler", (_SiteHandler,), {"generation": generation, "streams": Streams(generation)})
+                     if generation else _SiteHandler)
     handler = functools.partial(handler_class, directory=str(site.resolve()))
     return SiteServer((LOOPBACK, port), handler)
 

@@ -45,7 +45,8 @@ def _worker_started(parent: int) -> None:
     # Inherited from the build's process, whose SIGTERM and SIGHUP handlers stop the build by raising: a
     # worker just ends.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    if hasattr(signal, "SIGHUP"):  # not on Windows
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if sys.platform.startswith("linux"):
         try:

@@ -217,3 +217,55 @@ def test_doctor_runs_no_program_but_sessionsite_or_python_from_a_settings_file(t
     assert result.exit_code == 1
     line = hook_lines(result.output)[0]
     assert line.startswith("warn") and f"{other} is neither sessionsite nor Python, so it was not run" in line
+
+
+# -- installed by pipx, by uv tool, or run by uvx ----------------------------------------------------------------
+
+
+def uv_cache_run(root: Path) -> Path:
+    """Where `uvx sessionsite` runs sessionsite from: an environment in uv's cache (marked CACHEDIR.TAG)."""
+    root.mkdir(parents=True)
+    (root / "CACHEDIR.TAG").write_text("Signature: 8a477f597d28d172789f06886806bc55\n", encoding="utf-8")
+    return program(root / "archive-v0" / "Xb2c9" / "bin" / "sessionsite", str(root / "archive-v0" / "Xb2c9" / "bin" / "python"))
+
+
+def test_a_sessionsite_run_by_uvx_installs_a_hook_that_runs_uvx_again(tmp_path, monkeypatch):
+    """uvx's sessionsite lives in uv's cache, which `uv cache clean` (or its pruning) empties: the hook runs
+    uvx by its full path instead, which brings sessionsite back, and says how to install one that stays."""
+    ephemeral = uv_cache_run(tmp_path / "cache" / "uv")
+    uvx = program(tmp_path / "bin" / "uvx", "/bin/sh")
+    monkeypatch.setattr(sys, "argv", [str(ephemeral), "hook", "install"])
+    monkeypatch.setenv("PATH", os.pathsep.join([str(ephemeral.parent), str(uvx.parent)]))
+    settings = tmp_path / "settings.json"
+    result = CliRunner().invoke(main, ["hook", "install", "--settings", str(settings)])
+    assert result.exit_code == 0, result.output
+    assert "uv tool install sessionsite" in result.output
+    commands = hooks_in(settings)
+    assert commands and all(shlex.split(command)[:4] == [str(uvx), "sessionsite", "save", "--hook"] for command in commands)
+
+
+def test_an_installed_sessionsite_is_preferred_to_uvx_s(tmp_path, monkeypatch):
+    ephemeral = uv_cache_run(tmp_path / "cache" / "uv")
+    uvx = program(tmp_path / "bin" / "uvx", "/bin/sh")
+    stays = program(tmp_path / "home" / ".local" / "bin" / "sessionsite")
+    monkeypatch.setattr(sys, "argv", [str(ephemeral), "hook", "install"])
+    monkeypatch.setenv("PATH", os.pathsep.join([str(ephemeral.parent), str(uvx.parent), str(stays.parent)]))
+    settings = tmp_path / "settings.json"
+    result = CliRunner().invoke(main, ["hook", "install", "--settings", str(settings)])
+    assert result.exit_code == 0 and "warning" not in result.output, result.output
+    assert {shlex.split(command)[0] for command in hooks_in(settings)} == {str(stays)}
+
+
+@pytest.mark.parametrize("command, ours", [
+    ("'C:\\Users\\ada\\.local\\bin\\sessionsite.exe' save --hook", True),  # as shlex.join writes it on Windows
+    ("/home/ada/.local/bin/uvx sessionsite save --hook", True),
+    ("/home/ada/.local/bin/uvx other-tool save --hook", False),
+    ("'C:\\Users\\ada\\bin\\not-sessionsite.exe' save --hook", False),
+])
+def test_hook_commands_of_every_platform_and_installer_are_known_as_ours(command, ours):
+    assert is_ours(command) is ours
+
+
+def test_doctor_runs_uvx_only_to_start_sessionsite(tmp_path):
+    said = trial_run.try_hook(shlex.join([str(tmp_path / "uvx"), "other-tool", "save", "--hook"]))
+    assert said is not None and "neither sessionsite nor Python" in said

@@ -19,6 +19,7 @@ import importlib.metadata
 import os
 import re
 import shutil
+from shlex import quote as shlex_quote
 import subprocess
 import sys
 from pathlib import Path
@@ -35,8 +36,8 @@ CONSTRAINTS = REPO / "constraints.txt"
 
 
 def readme_commands(heading: str) -> str:
-    """The first ```sh block of the README's section `heading`, as a reader would copy it."""
-    section = README.split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0]
+    """The first ```sh block of the README's section `heading` (## or ###), as a reader would copy it."""
+    section = README.split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
     block = re.search(r"```sh\n(.*?)```", section, re.S)
     assert block, f"no sh block under {heading!r}"
     return block.group(1).strip()
@@ -46,13 +47,19 @@ def readme_commands(heading: str) -> str:
 
 
 def pinned() -> dict[str, str]:
+    """The pins that hold for this Python on this platform: the file is one resolution for every supported
+    Python and platform (`--universal`), a pin whose marker names another left out."""
     pins = {}
     for line in CONSTRAINTS.read_text(encoding="utf-8").splitlines():
         line = line.split("#", 1)[0].strip()
         if line:
-            name, _, version = line.partition("==")
-            assert version, f"constraints.txt: {line!r} is not pinned with =="
-            pins[canonicalize_name(name)] = version.strip()
+            requirement = Requirement(line)
+            [specifier] = requirement.specifier
+            assert specifier.operator == "==", f"constraints.txt: {line!r} is not pinned with =="
+            if requirement.marker is None or requirement.marker.evaluate():
+                name = canonicalize_name(requirement.name)
+                assert name not in pins, f"constraints.txt: two pins of {name} hold at once"
+                pins[name] = specifier.version
     return pins
 
 
@@ -204,7 +211,7 @@ def test_ci_fills_the_wheelhouse_the_install_test_reads_as_the_readme_says():
 def test_the_readme_install_and_try_commands_work_as_written(tmp_path):
     if not any(WHEELHOUSE.glob("*.whl")):
         skip_unless_in_ci(f"no wheels in {WHEELHOUSE} to install from without the network: run `{FILL_THE_WHEELHOUSE}`")
-    commands = readme_commands("## Install and try it")
+    commands = readme_commands("### From a clone")
     clone = copy_of_the_repository(tmp_path / "sessionsite")
     env = fresh_machine_env(tmp_path)
     env["PIP_NO_INDEX"] = "1"  # the wheelhouse or nothing: a package missing from it fails the test
@@ -270,3 +277,41 @@ def test_the_pages_workflow_refuses_a_folder_holding_a_log(tmp_path):
     uploaded, said = _run_pages_workflow(tmp_path, leave_a_log=True)
     assert uploaded is None
     assert "holds session logs" in said and ".jsonl" in said
+
+
+# -- the release's wheel, installed as pipx or uv tool would --------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_built_wheel_installs_into_a_fresh_environment_offline_and_works(tmp_path):
+    """What `pipx install sessionsite` does, from the wheel a release publishes: a virtual environment of its
+    own, then `pip install sessionsite` finding the wheel and every dependency in folders (the wheelhouse),
+    with no index. Then `sessionsite --version` and the README's build of the examples."""
+    if not any(WHEELHOUSE.glob("*.whl")):
+        skip_unless_in_ci(f"no wheels in {WHEELHOUSE} to install from without the network: run `{FILL_THE_WHEELHOUSE}`")
+    from generator import CLAUDE_CODE_VERSIONS, __version__
+
+    dist = tmp_path / "dist"
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                            str(dist), str(REPO)], capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr
+    env = fresh_machine_env(tmp_path)
+    env["PIP_NO_INDEX"] = "1"
+    env["PIP_FIND_LINKS"] = f"{dist} {WHEELHOUSE}"
+    script = ("python3 -m venv tool && tool/bin/pip install -q sessionsite && tool/bin/sessionsite --version"
+              f" && tool/bin/sessionsite build {shlex_quote(str(EXAMPLES))} -o demo --no-vault -j 1")
+    done = run_shell(script, tmp_path, env)
+    assert done.returncode == 0, f"{script}\n{done.stdout}\n{done.stderr}"
+    assert f"sessionsite, version {__version__} (reads Claude Code {CLAUDE_CODE_VERSIONS})" in done.stdout
+    assert (tmp_path / "demo" / "index.html").is_file() and "5 input problem(s)" in done.stderr
+    # The installed copy is the wheel's, not this checkout's.
+    assert not list((tmp_path / "tool").rglob("__editable__*"))
+
+
+def test_the_readme_puts_the_install_from_pypi_first_and_the_clone_after():
+    section = README.split("\n## Install and try it\n", 1)[1].split("\n## ", 1)[0]
+    first = readme_commands("## Install and try it")
+    for command in ("pipx install sessionsite", "uv tool install sessionsite", "uvx sessionsite build"):
+        assert command in first, command
+    assert section.index("pipx install sessionsite") < section.index("### From a clone")
+    assert "git+https://" not in README

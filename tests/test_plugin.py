@@ -683,3 +683,14 @@ def test_doctor_says_one_of_the_plugin_and_the_settings_hook_is_enough(tmp_path,
     code, said = doctor(machine, monkeypatch)
     assert "ok    the sessionsite plugin sessionsite@sessionsite saves each session" in said
     assert f"the hook in {settings} saves each session too; one is enough: `sessionsite hook uninstall`" in said
+
+
+def test_the_runner_runs_sessionsite_through_uvx_when_none_is_installed(tmp_path):
+    machine = Machine(tmp_path, sessionsite_on_path=False)
+    uvx = machine.bin / "uvx"
+    uvx.write_text(f"#!{sys.executable}\nimport json, sys\nprint(json.dumps(sys.argv[1:]))\n", encoding="utf-8")
+    uvx.chmod(0o755)
+    result = subprocess.run([str(RUNNER), "save", "--hook"], capture_output=True, text=True, env=machine.env(),
+                            cwd=machine.work, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == ["sessionsite", "save", "--hook"]

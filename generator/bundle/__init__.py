@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Sequence
 
 from ..core.errors import InputError, UsageProblem
 from ..core.files import write_atomically
+from ..core.paths import encoded_project_folder, is_inside
 from ..core.model import Archive, Diagnostic
 from ..stages.agents import codex_session_folders
 from ..stages.discover import SessionFile, default_input
@@ -158,7 +159,7 @@ def _git(folder: Path, *args: str) -> str:
 def encoded_project(path: str) -> str:
     """A project folder's name as Claude Code makes it from the path: every other character than a
     letter, a digit or `-` becomes `-` (so the name is lossy: the sessions' own cwd says which it is)."""
-    return "".join(c if c.isascii() and (c.isalnum() or c == "-") else "-" for c in path)
+    return encoded_project_folder(path)
 
 
 @dataclass(frozen=True)
@@ -190,7 +191,7 @@ def branch_work(repository: Path | None, branch: str, projects: Path | None) -> 
 
 
 def in_repository(cwd: str, top: str) -> bool:
-    return cwd == top or cwd.startswith(top.rstrip("/") + "/")
+    return is_inside(cwd, top)
 
 
 def branch_sessions(archive: Archive, work: BranchWork) -> list[str]:

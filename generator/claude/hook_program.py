@@ -10,6 +10,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.paths import program_name
+
 
 @dataclass(frozen=True)
 class HookProgram:
@@ -22,6 +24,10 @@ class HookProgram:
     it lives outside any."""
 
     def warning(self) -> str | None:
+        if program_name(self.words[0]) == "uvx":
+            return ("the hook runs sessionsite through uvx, as you did: uvx keeps it in uv's cache, and fetches it "
+                    "again (over the network) when that cache is cleaned. `uv tool install sessionsite`, then "
+                    "`sessionsite hook install` again, puts it where it stays")
         if self.checkout is None:
             return None
         return (f"the hook runs {self.words[0]}, which is inside the git checkout {self.checkout}: if that folder "
@@ -32,19 +38,25 @@ class HookProgram:
 
 def hook_program() -> HookProgram:
     """The sessionsite the hook should run: the first of this very one and those on PATH that lives outside
-    every git checkout (pipx's, uv tool's, a system one); when there is none, this one, saying where it is."""
+    every git checkout and every cache (pipx's, uv tool's, a system one); when this one runs from uv's
+    cache (`uvx sessionsite`) and there is none, uvx again, by its full path; else this one, saying where
+    it is."""
     candidates = []
     running = Path(sys.argv[0])
-    if running.name == "sessionsite" and running.is_file():
+    if program_name(running.name) == "sessionsite" and running.is_file():
         candidates.append(running.absolute())
     for folder in os.environ.get("PATH", "").split(os.pathsep):
         found = shutil.which("sessionsite", path=folder) if folder else None
         if found and Path(found).absolute() not in candidates:
             candidates.append(Path(found).absolute())
-    placed = [(program, _checkout_of_program(program)) for program in candidates]
+    cached = [program for program in candidates if in_a_cache(program)]
+    placed = [(program, _checkout_of_program(program)) for program in candidates if program not in cached]
     for program, checkout in placed:
         if checkout is None:
             return HookProgram((str(program),))
+    uvx = shutil.which("uvx")
+    if cached and uvx and Path(uvx).is_absolute():
+        return HookProgram((str(Path(uvx).absolute()), "sessionsite"))
     if placed:
         return HookProgram((str(placed[0][0]),), placed[0][1])
     python = Path(sys.executable).absolute()
@@ -59,6 +71,13 @@ def hook_command(vault: Path | None, program: HookProgram | None = None) -> str:
     if vault is not None:
         words += ["--vault", str(vault.expanduser().absolute())]
     return shlex.join(words)
+
+
+def in_a_cache(program: Path) -> bool:
+    """Whether `program` lives in a cache folder, which may be emptied at any time: one marked as such
+    (the Cache Directory Tagging Specification's CACHEDIR.TAG, which uv and pip write), as `uvx` keeps the
+    sessionsite it runs."""
+    return any((folder / "CACHEDIR.TAG").is_file() for folder in program.absolute().parents)
 
 
 def _checkout_of_program(program: Path) -> Path | None:

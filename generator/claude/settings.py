@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import SessionsiteError
+from ..core.paths import program_name
 from ..stages.discover import claude_folder
 from ..core.files import write_atomically
 
@@ -35,7 +36,17 @@ def is_ours(command: Any) -> bool:
         return False
     if "save" not in words or "--hook" not in words:
         return False
-    return Path(words[0]).name == "sessionsite" or words[1:3] == ["-m", "generator"]
+    return runs_sessionsite(words)
+
+
+def runs_sessionsite(words: list[str]) -> bool:
+    """Whether a command's words start sessionsite: by its path on either platform (`sessionsite.exe` on
+    Windows), through uvx (`uvx sessionsite`, which `hook install` writes when sessionsite ran from uvx), or
+    as Python's `-m generator`."""
+    if not words:
+        return False
+    name = program_name(words[0])
+    return name == "sessionsite" or (name == "uvx" and words[1:2] == ["sessionsite"]) or words[1:3] == ["-m", "generator"]
 
 
 def load_settings(path: Path) -> dict[str, Any]:

@@ -11,6 +11,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from ..core.paths import program_name
+
 HOOK_TRIAL_SECONDS = 30.0
 """How long `doctor` lets the hook's command run on a session that wrote nothing: it imports and returns."""
 
@@ -22,7 +24,9 @@ def try_hook(command: str, timeout: float | None = None) -> str | None:
     sessionsite or Python."""
     words = shlex.split(command)
     program = os.path.expanduser(words[0])
-    if Path(program).name != "sessionsite" and not Path(program).name.startswith(("python", "pypy")):
+    name = program_name(program)
+    if not (name == "sessionsite" or (name == "uvx" and words[1:2] == ["sessionsite"])
+            or name.startswith(("python", "pypy"))):
         # `is_ours` takes any program before `-m generator`: only Python is run with it.
         return f"{program} is neither sessionsite nor Python, so it was not run"
     return trial([program, *words[1:]], timeout)
@@ -49,7 +53,10 @@ def trial(words: list[str], timeout: float | None = None, env: dict[str, str] | 
                 _, said = process.communicate(given.encode("utf-8"), timeout=limit)
             except subprocess.TimeoutExpired:
                 # The whole group: a wrapper script's child would otherwise keep the pipes open.
-                os.killpg(process.pid, signal.SIGKILL)
+                if hasattr(os, "killpg"):
+                    os.killpg(process.pid, signal.SIGKILL)
+                else:  # Windows: no process groups of this kind
+                    process.kill()
                 process.communicate()
                 return f"it ran for over {limit:g} s on a session that wrote nothing, and was stopped"
     if process.returncode != 0:

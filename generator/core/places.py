@@ -7,21 +7,43 @@ import stat
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Mapping
 
 from .errors import SessionsiteError
 
 
+def cache_home(platform: str = sys.platform, environ: Mapping[str, str] = os.environ, home: Path | None = None) -> Path:
+    """The platform's folder for caches (what is kept there can always be made again): `$XDG_CACHE_HOME`
+    where it is set, on any platform (whoever sets it means it), else `~/Library/Caches` on macOS,
+    `%LOCALAPPDATA%` on Windows and `~/.cache` elsewhere."""
+    home = home or Path.home()
+    if environ.get("XDG_CACHE_HOME"):
+        return Path(environ["XDG_CACHE_HOME"])
+    if platform == "darwin":
+        return home / "Library" / "Caches"
+    if platform == "win32":
+        return Path(environ.get("LOCALAPPDATA") or home / "AppData" / "Local")
+    return home / ".cache"
+
+
+def data_home(platform: str = sys.platform, environ: Mapping[str, str] = os.environ, home: Path | None = None) -> Path:
+    """The platform's folder for a user's data (what cannot be made again: the vault): `$XDG_DATA_HOME`
+    where it is set, on any platform, else `~/Library/Application Support` on macOS, `%LOCALAPPDATA%` on
+    Windows (not the roaming `%APPDATA%`, which a domain copies at every sign-in: a vault is large) and
+    `~/.local/share` elsewhere."""
+    home = home or Path.home()
+    if environ.get("XDG_DATA_HOME"):
+        return Path(environ["XDG_DATA_HOME"])
+    if platform == "darwin":
+        return home / "Library" / "Application Support"
+    if platform == "win32":
+        return Path(environ.get("LOCALAPPDATA") or home / "AppData" / "Local")
+    return home / ".local" / "share"
+
+
 def user_cache_folder() -> Path:
-    """The platform's folder for caches (what is kept there can always be made again), sessionsite's own
-    part of it."""
-    if sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
-    elif os.name == "nt":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "sessionsite"
+    """sessionsite's own part of the platform's folder for caches."""
+    return cache_home() / "sessionsite"
 
 
 def private_cache_folder(*parts: str) -> Path:

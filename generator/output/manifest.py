@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import orjson
 
+from ..core.places import user_cache_folder
 from ..core.files import write_atomically
 from ..core.entries import Diagnostic
 
@@ -295,8 +296,7 @@ class HashCache:
 
     @classmethod
     def for_output(cls, out: Path) -> HashCache:
-        root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sessionsite"
-        return cls(root / f"hashes-{digest(str(out.resolve()))[:24]}.json")
+        return cls(user_cache_folder() / f"hashes-{digest(str(out.resolve()))[:24]}.json")
 
     def content_hash(self, path: Path) -> str:
         stat = path.stat()

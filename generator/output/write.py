@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import os
 import shutil
+import sys
 import stat
 import tempfile
 import zipfile
@@ -171,7 +172,11 @@ def _swap_in(staging: Path, out: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def _exchange(first: Path, second: Path) -> bool:
+def _exchange(first: Path, second: Path, platform: str = sys.platform) -> bool:
+    """The two folders swapped in one step, where Linux can (renameat2); False elsewhere, having done nothing
+    (macOS and Windows: Windows loads no C library by no name at all)."""
+    if not platform.startswith("linux"):
+        return False
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         renameat2 = libc.renameat2

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Iterable, Iterator, Mapping
 
 from ..core.model import Archive, Chain, Event, Interpreted, Plan, PlanStatus, Project, Session, SubagentCall, ToolCall
+from ..core.paths import decoded_project_folder
 from ..core.text import plain, shorten
 from .summarize import PLAN_PREAMBLE, text_digest, uuid_digest
 
@@ -30,7 +31,7 @@ INTERNAL_AGENTS = {
 
 def decode_project_dir(dir_name: str) -> str:
     """Best guess at a path from Claude Code's lossy folder name, used only when no session has a cwd."""
-    return dir_name.replace("-", "/") if dir_name.startswith("-") else dir_name
+    return decoded_project_folder(dir_name)
 
 
 def link(interpreted: Iterable[Interpreted], continues: Mapping[str, str] | None = None) -> Archive:

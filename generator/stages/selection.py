@@ -25,6 +25,7 @@ from datetime import date, datetime, time, timedelta, timezone
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from ..core.errors import UsageProblem
+from ..core.paths import decoded_project_folder, last_part
 
 if TYPE_CHECKING:  # a build that finds nothing changed loads no model
     from ..core.model import Archive, Session
@@ -191,11 +192,11 @@ def _project_names(archive: Archive, folder_names: Mapping[str, str]) -> Callabl
     def names(session: Session) -> list[str]:
         project = project_of.get(session.project_dir)
         path = project.path if project else ""
-        found = [session.project_dir, path, path.rstrip("/").rsplit("/", 1)[-1] if path else ""]
+        found = [session.project_dir, path, last_part(path) if path else ""]
         original = folder_names.get(session.source, "")
         if original and original != session.project_dir:
-            decoded = original.replace("-", "/") if original.startswith("-") else original
-            found += [original, decoded, decoded.rsplit("/", 1)[-1]]
+            decoded = decoded_project_folder(original)
+            found += [original, decoded, last_part(decoded)]
         return [name for name in found if name]
 
     return names
@@ -204,7 +205,7 @@ def _project_names(archive: Archive, folder_names: Mapping[str, str]) -> Callabl
 def _project_title(archive: Archive, session: Session) -> str:
     """The shortest name `--project` takes for a session's project: the last part of its path."""
     path = next((project.path for project in archive.projects if project.dir_name == session.project_dir), "")
-    return path.rstrip("/").rsplit("/", 1)[-1] if path.strip("/") else session.project_dir
+    return last_part(path) or session.project_dir
 
 
 def _is_session(session: Session, wanted: str) -> bool:

@@ -31,7 +31,10 @@ sys.path.insert(0, str(HERE))
 from api_stub import Reply, ScriptedAPI  # noqa: E402
 from scenarios import SCENARIOS, Run, Scenario  # noqa: E402
 
-PINNED_VERSION = "2.1.332"
+sys.path.insert(0, str(HERE.parents[1]))
+from generator import CLAUDE_CODE_NEWEST  # noqa: E402
+
+PINNED_VERSION = CLAUDE_CODE_NEWEST
 FIXTURES = HERE.parent / "fixtures" / "realclient"
 DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "sessionsite-realclient"
 FAKE_HOME = "/home/ada"

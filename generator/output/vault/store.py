@@ -17,16 +17,18 @@ import re
 import reprlib
 import sqlite3
 import stat
+import sys
 import threading
 import zlib
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 import zstandard
 
 from ...core.errors import SessionsiteError
+from ...core.places import data_home
 from ...stages.agents import codex_session_id
 
 DATABASE = "vault.sqlite3"
@@ -109,9 +111,16 @@ class Damaged(VaultError):
         self.reason = reason
 
 
-def default_location() -> Path:
-    """The platform's user-data folder: `$XDG_DATA_HOME/sessionsite/vault` (~/.local/share/... on Linux)."""
-    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "sessionsite" / "vault"
+def default_location(platform: str = sys.platform, environ: Mapping[str, str] = os.environ,
+                     home: Path | None = None) -> Path:
+    """`sessionsite/vault` in the platform's user-data folder (`core.places.data_home`). On macOS and
+    Windows, a vault already kept where every platform kept it before (`~/.local/share`) stays in use:
+    a vault may hold the only copy of a log, and a new one elsewhere would leave it unread."""
+    found = data_home(platform, environ, home) / "sessionsite" / "vault"
+    former = (home or Path.home()) / ".local" / "share" / "sessionsite" / "vault"
+    if platform in ("darwin", "win32") and not environ.get("XDG_DATA_HOME") and not found.exists() and former.is_dir():
+        return former
+    return found
 
 
 def today() -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
+from ...core import paths
 from ...core.model import Session
 from ..stats import Totals, files_changed, money, price_note, total_tokens, totals
 from . import charts
@@ -86,10 +87,7 @@ def session_figures(session: Session, place_url: Callable[[str, int], str], proj
 
 def relative_to(path: str, root: str) -> str:
     """A changed file's path as the project knows it: relative to the project's folder when inside it."""
-    root = root.rstrip("/\\")
-    if root and (path.startswith(root + "/") or path.startswith(root + "\\")):
-        return path[len(root) + 1:]
-    return path
+    return paths.relative_to(path, root)
 
 
 def overview(sessions: Iterable[Session], chart_prefix: str) -> dict[str, Any]:
