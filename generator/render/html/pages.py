@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 from urllib.parse import quote, unquote, urlsplit
 
 from markupsafe import Markup, escape
@@ -100,6 +100,12 @@ def _linker(page: str) -> Callable[[str], str]:
     return lambda target: urls.relative(page, target)
 
 
+def agents_named(sessions: Iterable[Session]) -> list[str]:
+    """Which agents' sessions a project holds, each named once (the index names them when any is not Claude
+    Code's)."""
+    return [AGENT_NAMES.get(agent, agent) for agent in sorted({session.agent for session in sessions})]
+
+
 class PageBuilder:
     def __init__(self, archive: Archive, theme: Theme, version: str, anchor_page: Callable[[str, str], int],
                  base_url: str = "", title: str = "", repo_url: str = ""):
@@ -183,9 +189,7 @@ class PageBuilder:
                 "files_url": urls.relative(page, urls.project_files(project.dir_name)),
                 "commits_url": urls.relative(page, urls.project_commits(project.dir_name)),
                 "commits": sum(len(s.commits) for s in self._project_sessions(project)),
-                # Which agents' sessions it holds, named when any is not Claude Code's.
-                "agents": [AGENT_NAMES.get(agent, agent) for agent in
-                           sorted({s.agent for s in self._project_sessions(project)})],
+                "agents": agents_named(self._project_sessions(project)),
             })
         total = sum(len(p.session_keys) for p in self.archive.projects)
         # The archive's figures count subagent runs too: their tokens were spent like any others.

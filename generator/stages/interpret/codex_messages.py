@@ -12,6 +12,8 @@ from .codex_state import DATA_URL, DEDUPE_WINDOW, EVENTS, ITEMS, CodexState, is_
 from .dispatch import handles
 
 # The tags 0.1xx wraps a pasted image in, around the image itself.
+# A rollout has no Claude Code entry around a call's output: nothing in it says how a call ended but the output.
+NO_ENTRY: Mapping[str, Any] = {}
 _IMAGE_TAG = re.compile(r"^\s*(?:<image\b[^>]*>|</image>)\s*$")
 
 
@@ -154,7 +156,7 @@ class CodexCalls(CodexState):
         if isinstance(found_tools, list) and "output" not in payload:  # a tool search: the tools it loaded
             found_tools = tools_found(found_tools)
             self._pair_result({"tool_use_id": call_id, "content": "Tools found: " + ", ".join(found_tools) if found_tools
-                               else "No tool found", "is_error": False}, timestamp, None)
+                               else "No tool found", "is_error": False}, timestamp, None, NO_ENTRY)
             return
         text, facts, images = output_of(payload.get("output", payload.get("content", "")))
         if "exit_code" not in facts and call_id in self.exit_codes:
@@ -171,7 +173,8 @@ class CodexCalls(CodexState):
                        *({"type": "image", "source": {"type": "base64", "media_type": found.group(1),
                                                       "data": found.group(2)}}
                          for image in images if (found := DATA_URL.match(str(image.get("image_url", "")))))]
-        self._pair_result({"tool_use_id": call_id, "content": content, "is_error": failed}, timestamp, facts or None)
+        self._pair_result({"tool_use_id": call_id, "content": content, "is_error": failed}, timestamp, facts or None,
+                          NO_ENTRY)
 
     @handles(ITEMS, "tool_search_call")
     def _tool_search_call(self, payload: Mapping[str, Any], anchor_id: str, timestamp: str) -> None:
