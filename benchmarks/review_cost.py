@@ -1,7 +1,7 @@
 """What the review costs: a cold build with no decision kept, the same with a value decided "redact" (every text of
 every entry is then searched by the net, and what it finds hashed), and the audit a publishing command runs first.
 
-    python3 benchmarks/review_cost.py ARCHIVE [--rounds 3] [--jobs 1]
+    python3 benchmarks/review_cost.py ARCHIVE... [--rounds 3] [--jobs 1]
 
 ARCHIVE is a folder of logs (the public corpus, or the scaled one: `../shared/tools/scale_corpus.py`). Each run is a
 child process (its CPU, user and system, from `resource.getrusage(RUSAGE_CHILDREN)`), the order turned every round
@@ -31,7 +31,7 @@ def cpu_of(command: list[str], environment: dict[str, str]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("archive", type=Path)
+    parser.add_argument("archives", type=Path, nargs="+")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args()
@@ -52,8 +52,8 @@ def main() -> None:
                 shutil.rmtree(out, ignore_errors=True)
                 environment = {**os.environ, "SESSIONSITE_REVIEW": str(decided if "one redact" in kind else none)}
                 base = [sys.executable, "-m", "generator"]
-                command = base + (["audit", str(args.archive)] if kind.startswith("audit")
-                                  else ["build", str(args.archive), "-o", str(out), "-q"])
+                inputs = [str(archive) for archive in args.archives]
+                command = base + (["audit", *inputs] if kind.startswith("audit") else ["build", *inputs, "-o", str(out), "-q"])
                 found[kind].append(cpu_of(command + ["-j", str(args.jobs), "--no-vault"], environment))
             print(f"round {number + 1}: " + ", ".join(f"{kind} {found[kind][-1]:.2f} s" for kind in kinds)
                   + f"; load {os.getloadavg()[0]:.1f}")
