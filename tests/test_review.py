@@ -312,3 +312,15 @@ def test_review_without_a_terminal_says_what_to_do_instead(project):
     assert result.exit_code == 2 and "review --list" in result.output and "--decide" in result.output
     assert invoke("review", "--list").output == "no decisions kept yet\n"
     assert not DecisionStore().folder.exists()  # listing nothing makes nothing
+
+
+def test_again_puts_a_decided_value_and_changes_its_decision(project, monkeypatch):
+    assert invoke("review", str(project), "--no-vault", "-j", "1", keys="k", monkeypatch=monkeypatch).exit_code == 0
+    nothing = invoke("review", str(project), "--no-vault", "-j", "1", keys="", monkeypatch=monkeypatch)
+    assert "nothing waits for a decision" in nothing.output
+    again = invoke("review", str(project), "--no-vault", "-j", "1", "--again", keys="r", monkeypatch=monkeypatch)
+    assert again.exit_code == 0 and "(decided: keep)" in again.output and "1 to redact, 0 to keep" in again.output
+    assert [decided.decision for decided in DecisionStore().load()[1].values()] == ["redact"]
+    forgotten = invoke("review", "--forget", invoke("review", "--list").output.split()[0])
+    assert forgotten.exit_code == 0 and "forgotten" in forgotten.output
+    assert invoke("review", "--list").output == "no decisions kept yet\n"
