@@ -435,7 +435,8 @@ def review_command(list_only: bool, forget: tuple[str, ...], decide: tuple[str, 
             if forget or decide:
                 change_decisions(forget, decide)
             if list_only:
-                for line in listing(DecisionStore().load()[1]):
+                store = DecisionStore()
+                for line in listing(store.load()[1] if store.path.exists() else {}):
                     click.echo(line)
         return
     review_sessions(options, again)

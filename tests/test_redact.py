@@ -556,8 +556,8 @@ def test_redacting_a_batch_of_entries_redacts_each_as_alone(tmp_path, public_cor
     files = [*corpus.session_files, *sorted(public_corpus.rglob("*.jsonl"))]
     alone_taken: list = []
     together_taken: list = []
-    alone = Redactor(home=True, record=lambda kind, text, line: alone_taken.append((kind, text)))
-    together = Redactor(home=True, record=lambda kind, text, line: together_taken.append((kind, text)))
+    alone = Redactor(home=True, record=lambda kind, text, line: alone_taken.append((kind, text, line)))
+    together = Redactor(home=True, record=lambda kind, text, line: together_taken.append((kind, text, line)))
     changed = 0
     for path in files:
         one_by_one = [alone.item(without_repeated_result(item)) for item in stream_file(path, [])]

@@ -297,3 +297,30 @@ def test_at_a_real_terminal_one_key_decides_and_the_transcript_cannot_drive_it(p
     assert "\\x1b]8;;\\x07" in text
     key, found = DecisionStore().load()
     assert [decided.decision for decided in found.values()] == ["redact"]
+
+
+def test_a_decisions_folder_others_may_write_in_is_refused(project, tmp_path, decisions):
+    decisions.mkdir()
+    decisions.chmod(0o777)  # another local user could put their own key and decisions there
+    result = bundle(project, tmp_path / "pr.html", "--yes")
+    assert result.exit_code == 1 and not (tmp_path / "pr.html").exists()
+    assert f"{decisions}: others may write in it" in result.output
+
+
+def test_review_without_a_terminal_says_what_to_do_instead(project):
+    result = invoke("review", str(project), "--no-vault", "-j", "1")
+    assert result.exit_code == 2 and "review --list" in result.output and "--decide" in result.output
+    assert invoke("review", "--list").output == "no decisions kept yet\n"
+    assert not DecisionStore().folder.exists()  # listing nothing makes nothing
+
+
+def test_again_puts_a_decided_value_and_changes_its_decision(project, monkeypatch):
+    assert invoke("review", str(project), "--no-vault", "-j", "1", keys="k", monkeypatch=monkeypatch).exit_code == 0
+    nothing = invoke("review", str(project), "--no-vault", "-j", "1", keys="", monkeypatch=monkeypatch)
+    assert "nothing waits for a decision" in nothing.output
+    again = invoke("review", str(project), "--no-vault", "-j", "1", "--again", keys="r", monkeypatch=monkeypatch)
+    assert again.exit_code == 0 and "(decided: keep)" in again.output and "1 to redact, 0 to keep" in again.output
+    assert [decided.decision for decided in DecisionStore().load()[1].values()] == ["redact"]
+    forgotten = invoke("review", "--forget", invoke("review", "--list").output.split()[0])
+    assert forgotten.exit_code == 0 and "forgotten" in forgotten.output
+    assert invoke("review", "--list").output == "no decisions kept yet\n"

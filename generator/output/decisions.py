@@ -162,10 +162,17 @@ class DecisionStore:
         """The folder made private, and its lock held (waiting for another command's change to end)."""
         try:
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            folder = self.folder.stat()
             fd = os.open(self.folder / ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError as error:
             raise DecisionsError(f"{self.folder}: cannot keep the review's decisions there "
                                  f"({error.strerror or error})") from None
+        if sys.platform != "win32" and (folder.st_uid != os.getuid() or folder.st_mode & 0o022):
+            os.close(fd)
+            # Another local user who may write here could replace the files (and the key with them).
+            raise DecisionsError(f"{self.folder}: {'is not yours' if folder.st_uid != os.getuid() else 'others may write in it'}; "
+                                 "the review's decisions are kept only in a folder no one else may change "
+                                 f"(chmod go-w {self.folder})")
         try:
             if sys.platform != "win32":
                 fcntl.flock(fd, fcntl.LOCK_EX)

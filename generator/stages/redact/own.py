@@ -46,6 +46,12 @@ class OwnRules:
     def compiled(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
         return _compile_own_rules(self.patterns, self.words)
 
+    def needed_for(self, texts: Iterable[str]) -> bool:
+        """Whether the rules may change one of an entry's texts: a pattern or a word may match any string,
+        however short; the values decided "redact" are looked for first, and most entries hold none."""
+        reviewed = self.reviewed
+        return bool(self.patterns or self.words) or reviewed is not None and any(map(reviewed.found_in, texts))
+
     def apply(self, text: str, taken: Callable[[str, str], str]) -> str:
         """`text` with what each rule matches replaced by what `taken(kind, match)` gives; the values decided
         "redact" last, since they were reviewed as the other rules left them."""
@@ -106,9 +112,13 @@ class ReviewedSecrets:
     def __bool__(self) -> bool:
         return bool(self.digests)
 
+    def found_in(self, text: str) -> set[str]:
+        """The values decided "redact" that `text` holds."""
+        return {found for found in self.candidates(text) if keyed_digest(self.key, found) in self.digests}
+
     def redact(self, text: str, taken: Callable[[str, str], str]) -> str:
         """`text` with every value decided "redact" replaced by what `taken(kind, value)` gives."""
-        for value in {found for found in self.candidates(text) if keyed_digest(self.key, found) in self.digests}:
+        for value in self.found_in(text):
             text = text.replace(value, taken(REVIEWED, value))
         return text
 

@@ -267,8 +267,8 @@ class Redactor(HomeLearning, LongTextRedaction, SummaryRedaction):
         tokens = bool(look.keys & TOKEN_KEY or needs.token_ids)
         context = self.secrets and bool(look.keys & SECRET_KEY or credential_file or needs.context_ids)
         home = self.home and (bool(look.keys & HOME_KEY) or holds_home("\n".join(look.texts)))
-        # The user's own rules may match any string, however short: every entry is searched for them.
-        own = bool(self.own)
+        # The user's own patterns and words may match any string, however short: every entry is searched for them.
+        own = self.own.needed_for(look.texts)
         if not (tokens or context or home or own or printed is not None):
             return entry
         self._needs = (needs.sightings, needs.token_ids, None if credential_file else needs.context_ids)
