@@ -254,8 +254,14 @@ def _discover_one(given: Path, problems: list[Diagnostic]) -> list[SessionFile]:
     files = []
     for child in _folder_listing(given, problems):
         if _is_folder(child):
-            found, child_is_project = _project_files(child, problems)
-            files.extend(found if child_is_project else _codex_files_under(child, problems))
+            child_problems: list[Diagnostic] = []
+            found, child_is_project = _project_files(child, child_problems)
+            problems.extend(child_problems)
+            unreadable = any(problem.file == str(child) for problem in child_problems)  # said once is enough
+            if child_is_project or unreadable:
+                files.extend(found)
+            else:
+                files.extend(_codex_files_under(child, problems))
     return files
 
 

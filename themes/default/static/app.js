@@ -33,7 +33,8 @@ function sessionsiteLoadScript(src, onload, onerror) {
     // A code block or output that scrolls takes the focus, so that it can be scrolled with the keyboard
     // too. Only blocks that scroll: a tab stop on every block would make the page long to tab through.
     function focusableScrollers(scope) {
-      scope.querySelectorAll("pre").forEach(function (pre) {
+      // Code, and a chart wider than a phone's screen: what scrolls can be scrolled from the keyboard.
+      scope.querySelectorAll("pre, .chart-pair > div").forEach(function (pre) {
         if (pre.scrollWidth > pre.clientWidth || pre.scrollHeight > pre.clientHeight) pre.tabIndex = 0;
       });
     }
