@@ -293,7 +293,7 @@ def test_command_output_with_no_command_before_it_is_still_shown(tmp_path: Path)
     assert notice.text == "Compacted. ctrl+o to see full summary"
 
 
-def test_injected_noise_is_hidden_and_a_plain_interrupt_is_visible(tmp_path: Path) -> None:
+def test_injected_noise_is_hidden_and_interrupts_are_visible(tmp_path: Path) -> None:
     meta_text = "Base directory for this skill: /home/ada/.claude/skills/release\n\nBump the version."
     entries = chain(
         user(CAVEAT, isMeta=True),
@@ -309,7 +309,8 @@ def test_injected_noise_is_hidden_and_a_plain_interrupt_is_visible(tmp_path: Pat
     assert caveat.hidden and "Caveat" in caveat.text
     assert isinstance(prompt, Prompt) and not prompt.hidden
     assert isinstance(meta, Prompt) and meta.hidden and meta.text == meta_text
-    assert tool_interrupt.hidden and tool_interrupt.text == "[Request interrupted by user for tool use]"
+    # The turn's end, as Claude Code's screen shows it ("Interrupted"); hidden only after a plan (its card says).
+    assert not tool_interrupt.hidden and tool_interrupt.text == "[Request interrupted by user for tool use]"
     assert isinstance(interrupt, Notice) and not interrupt.hidden
     assert interrupt.text == "[Request interrupted by user]"
     assert session.prompt_count == 1

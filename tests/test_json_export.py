@@ -29,8 +29,9 @@ from generator.output.locks import OutputLock
 from generator.output.session_json import SCHEMA, SCHEMA_VERSION, SessionJsonWriter, dumps
 from generator.render.html.pages import duration_of
 from generator.render.stats import money
+
 from generator.stages import read
-from generator.stages.summarize import UNKNOWN_TOOL
+from generator.stages.summarize import QUIET_TOOLS, UNKNOWN_TOOL
 from helpers import (OTHER_SESSION_ID, PROJECT_DIR, SESSION_ID, assistant, chain, text, tool_result, tool_use, user,
                      write_jsonl)
 
@@ -230,7 +231,7 @@ def test_the_figures_are_the_ones_the_page_prints(examples_export):
 def test_the_events_are_the_ones_the_page_shows(examples_export, examples_shown_hidden):
     """With the same options, every event the page shows has its id in the document, and the document's
     prompts and tool calls are the page's. The page leaves out (until --show-hidden) the calls that only
-    read back Claude's task list: the document keeps every call the figures count."""
+    read back Claude's task list: the document keeps every call, and the figures count the cards shown."""
     for (out, site), show_hidden in ((examples_export, False), (examples_shown_hidden, True)):
         for name, document in documents(out).items():
             if name == "index.json":
@@ -248,8 +249,8 @@ def test_the_events_are_the_ones_the_page_shows(examples_export, examples_shown_
             else:
                 assert on_page <= set(calls)
                 assert {calls[i] for i in set(calls) - on_page} <= {"TaskList", "TaskGet"}, key
-            # The figures count each call once, by its tool; a result with no call is shown, not counted.
-            counted = Counter(name for name in calls.values() if name != UNKNOWN_TOOL)
+            # The figures count each call shown once, by its tool; a result with no call is shown, not counted.
+            counted = Counter(name for name in calls.values() if name != UNKNOWN_TOOL and name not in QUIET_TOOLS)
             counted.update(e["tool"] for e in events if e["type"] == "plan" and e["tool"])  # ExitPlanMode's calls
             assert counted == {t["name"]: t["calls"] for t in document["session"]["figures"]["tools"]}, key
             typed = [e for e in events if e["type"] == "prompt" and not e["by_agent"] and not e.get("hidden")]
