@@ -11,6 +11,7 @@ sentence around each.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Iterable
 
@@ -37,6 +38,7 @@ _PROSE_SECRET_WORDS = frozenset({
 other meanings there (`Pass the cwd`, `pin the version`)."""
 
 
+@functools.lru_cache(maxsize=4096)
 def names_a_secret_column(name: str) -> bool:
     """A name (a table's header, the words of a sentence) that names the secret itself: a secret-like name whose
     last word is a secret noun (`Password`, `API token`, `contraseña`; not `Pass if…`, `Auth flow`)."""

@@ -77,6 +77,9 @@ OTHER_WORDS = tuple(sorted(form for form in _FORMS if not form.isascii()))
 """The words with a letter that is not ASCII: found by a scan of their own (`foreign_occurrences`)."""
 SPACED_WORDS = tuple(sorted((word for word in FOREIGN_WORDS if " " in word), key=len, reverse=True))
 """Phrases of words (`mot de passe`, `clave secreta`): a name that is one runs past its blanks."""
+_PHRASES_BY_FIRST_WORD: dict[str, list[str]] = {}
+for _phrase in SPACED_WORDS:
+    _PHRASES_BY_FIRST_WORD.setdefault(_phrase.split(" ", 1)[0], []).append(_phrase)
 _UNSPACED_SCRIPTS = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 """Scripts written without spaces between words (Chinese, Japanese, Korean): a word is part of a longer name."""
 
@@ -118,8 +121,12 @@ def word_end(text: str, start: int) -> int:
 
 def phrase_end(text: str, start: int) -> int | None:
     """Where a secret phrase of words (`mot de passe`, `كلمة المرور`) that starts at `start` ends, if one does."""
+    first = text[start:word_end(text, start)].lower()
+    phrases = _PHRASES_BY_FIRST_WORD.get(first)
+    if phrases is None:
+        return None
     lowered = text[start:start + _LONGEST_PHRASE].lower()
-    for phrase in SPACED_WORDS:
+    for phrase in phrases:
         if lowered.startswith(phrase) and (len(lowered) == len(phrase) or not lowered[len(phrase)].isalnum()):
             return start + len(phrase)
     return None
@@ -171,10 +178,18 @@ class _ForeignScan:
 _SCAN: _ForeignScan | None = None
 
 
+_LETTERS_OF_OTHER_WORDS = re.compile("[" + re.escape("".join(sorted({character for word in OTHER_WORDS
+                                                                      for spelling in _spellings(word)
+                                                                      for character in spelling
+                                                                      if not character.isascii()}))) + "]")
+"""The letters that are not ASCII of the words: a text with none of them (most, whose only such characters are
+Read's `→`, quotes and emoji) holds none of the words."""
+
+
 def foreign_occurrences(text: str) -> list[tuple[int, str]]:
     """Where a secret word with a letter that is not ASCII starts in `text`, and the word (in lower case)."""
     global _SCAN
-    if text.isascii():
+    if text.isascii() or _LETTERS_OF_OTHER_WORDS.search(text) is None:
         return []
     if _SCAN is None:
         _SCAN = _ForeignScan()

@@ -85,11 +85,12 @@ class PrintedCommands:
     def _bash_mode(self, data: Mapping[str, Any], found: bool | None) -> bool | None:
         message = data.get("message")
         content = message.get("content") if isinstance(message, dict) else None
-        text = content if isinstance(content, str) else "".join(
-            part.get("text", "") for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)
-        ) if isinstance(content, list) else ""
+        if isinstance(content, list):  # bash mode's entries hold a string, or a text part
+            content = next((part.get("text") for part in content if isinstance(part, dict)
+                            and part.get("type") == "text"), None)
+        text = content[:200] if isinstance(content, str) else ""
         if "<bash-input>" in text:
-            command = _BASH_INPUT.search(text)
+            command = _BASH_INPUT.search(content if isinstance(content, str) else "")
             prints, alone = printed_secret(command.group(1)) if command else (False, False)
             self.bash_mode = alone if prints else None
         elif "<bash-stdout>" in text or "<bash-stderr>" in text:
