@@ -16,7 +16,7 @@ import re
 from typing import Iterable
 
 from .names import is_secret_name, words_of
-from .words import letter, names_a_secret_in_another_language, phrase_end, word_end
+from .words import names_a_secret_in_another_language, phrase_end, word_end, word_start
 from .net import machine_made, password_like, shape_known
 
 _REACH = 160
@@ -88,9 +88,7 @@ def sentence_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int
         word_ends = word_end(text, position)
         if word_ends == position:
             continue
-        name_start = position
-        while name_start > 0 and (text[name_start - 1] in "_-." or letter(text[name_start - 1])):
-            name_start -= 1
+        name_start = word_start(text, position)
         name = text[name_start:word_ends].strip("-.")
         phrase = phrase_end(text, position)
         if phrase is not None:
@@ -104,6 +102,8 @@ def sentence_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int
             if found.start() <= position < found.end() or found.start() == name_start:
                 continue  # the secret word itself
             value, value_start = found.group().rstrip(_STRIP + "\\"), found.start()
+            if len(value) < 8 or value.isalpha() and (value.islower() or len(value) < 16) or value.isdigit():
+                continue  # a word, a number: nothing here could be one (the cheap test first)
             lead = _LINE_LEAD.match(value)
             if lead is not None:  # grep's `12:` before a line's first word
                 value, value_start = value[lead.end():], value_start + lead.end()

@@ -111,12 +111,23 @@ def letter(character: str) -> bool:
     return character.isalnum() or unicodedata.category(character).startswith("M")
 
 
+_MARKS = ("\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0900-\u0903"
+          "\u093a-\u094f\u0951-\u0957\u0962\u0963\u3099\u309a")
+"""Marks written on letters (Latin's combining accents, Hebrew's and Arabic's points, Devanagari's vowel signs)."""
+_WORD = re.compile(r"[\w.\-" + _MARKS + r"]*")
+_WORD_BEFORE = re.compile(r"[\w.\-" + _MARKS + r"]+\Z")
+
+
 def word_end(text: str, start: int) -> int:
     """Where the word (of letters in any script, digits, `_`, `-`, `.`) that starts at `start` ends."""
-    end = start
-    while end < len(text) and (text[end] in "_-." or letter(text[end])):
-        end += 1
-    return end
+    found = _WORD.match(text, start)
+    return found.end() if found else start
+
+
+def word_start(text: str, end: int, most: int = 100) -> int:
+    """Where the word that ends at `end` starts (looking back `most` characters at most)."""
+    found = _WORD_BEFORE.search(text, max(0, end - most), end)
+    return found.start() if found else end
 
 
 def phrase_end(text: str, start: int) -> int | None:
