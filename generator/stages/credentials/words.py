@@ -159,13 +159,15 @@ class _ForeignScan:
                            for spelling, _ in self.spellings]
             self._database = kept_database(expressions, [0] * len(expressions))  # compiled once, kept
             self._lock = threading.Lock()  # the database holds one scratch space: one scan at a time
-        self._pattern = re.compile("|".join(re.escape(spelling) for spelling, _ in
-                                            sorted(self.spellings, key=lambda item: -len(item[0]))))
+        self._pattern: re.Pattern[str] | None = None
 
     def occurrences(self, text: str) -> list[tuple[int, str]]:
         if text.isascii():
             return []
         if self._database is None:
+            if self._pattern is None:
+                self._pattern = re.compile("|".join(re.escape(spelling) for spelling, _ in
+                                                    sorted(self.spellings, key=lambda item: -len(item[0]))))
             return [(found.start(), self._word(found.group())) for found in self._pattern.finditer(text)]
         data = text.encode("utf-8", "surrogatepass")
         ends: list[tuple[int, int]] = []
@@ -189,18 +191,10 @@ class _ForeignScan:
 _SCAN: _ForeignScan | None = None
 
 
-_LETTERS_OF_OTHER_WORDS = re.compile("[" + re.escape("".join(sorted({character for word in OTHER_WORDS
-                                                                      for spelling in _spellings(word)
-                                                                      for character in spelling
-                                                                      if not character.isascii()}))) + "]")
-"""The letters that are not ASCII of the words: a text with none of them (most, whose only such characters are
-Read's `→`, quotes and emoji) holds none of the words."""
-
-
 def foreign_occurrences(text: str) -> list[tuple[int, str]]:
     """Where a secret word with a letter that is not ASCII starts in `text`, and the word (in lower case)."""
     global _SCAN
-    if text.isascii() or _LETTERS_OF_OTHER_WORDS.search(text) is None:
+    if text.isascii():
         return []
     if _SCAN is None:
         _SCAN = _ForeignScan()
