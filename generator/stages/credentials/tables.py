@@ -88,10 +88,11 @@ def table_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int]]:
     """The spans of the cells under a secret-named header, for each header at `positions` (secret words)."""
     spans: list[tuple[int, int]] = []
     done_until = -1
+    escaped = "\\n" in text
     for position in positions:
         if position < done_until:
             continue
-        offset, line_end = _line_around(text, position)
+        offset, line_end = _line_around(text, position, escaped)
         done_until = line_end
         line = text[offset:line_end]
         skip = _content(line)
@@ -102,8 +103,8 @@ def table_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int]]:
         columns = _aligned_columns(header) if kind == "aligned" else _split(header, kind)
         if len(columns) < 2:
             continue
-        above = text[_line_around(text, offset - 1)[0]:offset].rstrip("\n").removesuffix("\\n") if offset else ""
-        below_end = _line_around(text, line_end + 1)[1] if line_end < len(text) else line_end
+        above = text[_line_around(text, offset - 1, escaped)[0]:offset].rstrip("\n").removesuffix("\\n") if offset else ""
+        below_end = _line_around(text, line_end + 1, escaped)[1] if line_end < len(text) else line_end
         below = text[line_end:below_end].lstrip("\n").removeprefix("\\n")
         if not _a_header(header, columns, kind, above[skip:], below[skip:]):
             continue
@@ -145,18 +146,21 @@ def table_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int]]:
 _LINE_BREAK = re.compile(r"\r?\n|\\n")
 
 
-_LONGEST_LINE = 4096
+_LONGEST_LINE = 2048
 """A line longer than this is no table's header: it is read this far either side of the word, at most."""
 
 
-def _line_around(text: str, position: int) -> tuple[int, int]:
-    """Where the line that holds `position` starts and ends (a line break is `\\n` in JSON too), at most
-    `_LONGEST_LINE` characters either side."""
+def _line_around(text: str, position: int, escaped_breaks: bool = True) -> tuple[int, int]:
+    """Where the line that holds `position` starts and ends (a line break is `\\n` in JSON too, where
+    `escaped_breaks`), at most `_LONGEST_LINE` characters either side."""
     position = max(0, min(position, len(text)))
     low, high = max(0, position - _LONGEST_LINE), min(len(text), position + _LONGEST_LINE)
-    line_break, escaped = text.rfind("\n", low, position), text.rfind("\\n", low, position)
+    line_break = text.rfind("\n", low, position)
+    escaped = text.rfind("\\n", max(low, line_break), position) if escaped_breaks else -1
     start = max(line_break + 1 if line_break >= 0 else low, escaped + 2 if escaped >= 0 else low)
-    ends = [found for found in (text.find("\n", position, high), text.find("\\n", position, high)) if found >= 0]
+    line_end = text.find("\n", position, high)
+    escaped_end = text.find("\\n", position, line_end if line_end >= 0 else high) if escaped_breaks else -1
+    ends = [found for found in (line_end, escaped_end) if found >= 0]
     end = min(ends) if ends else high
     return start, (end - 1 if end > start and text[end - 1] == "\r" else end)
 

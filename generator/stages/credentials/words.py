@@ -115,7 +115,6 @@ _MARKS = ("\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u06
           "\u093a-\u094f\u0951-\u0957\u0962\u0963\u3099\u309a")
 """Marks written on letters (Latin's combining accents, Hebrew's and Arabic's points, Devanagari's vowel signs)."""
 _WORD = re.compile(r"[\w.\-" + _MARKS + r"]*")
-_WORD_BEFORE = re.compile(r"[\w.\-" + _MARKS + r"]+\Z")
 
 
 def word_end(text: str, start: int) -> int:
@@ -126,8 +125,10 @@ def word_end(text: str, start: int) -> int:
 
 def word_start(text: str, end: int, most: int = 100) -> int:
     """Where the word that ends at `end` starts (looking back `most` characters at most)."""
-    found = _WORD_BEFORE.search(text, max(0, end - most), end)
-    return found.start() if found else end
+    start, lowest = end, max(0, end - most)
+    while start > lowest and (text[start - 1] in "_-." or letter(text[start - 1])):
+        start -= 1
+    return start
 
 
 def phrase_end(text: str, start: int) -> int | None:
