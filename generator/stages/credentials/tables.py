@@ -20,6 +20,7 @@ from typing import Iterable, Iterator
 
 from .assignments import plausible_secret
 from .sentences import names_a_secret_column, sentence_value
+from .words import word_end, word_start
 
 _LONGEST_TABLE = 2000
 """Rows read under one header, at most."""
@@ -90,7 +91,7 @@ def table_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int]]:
     done_until = -1
     escaped = "\\n" in text
     for position in positions:
-        if position < done_until:
+        if position < done_until or not _stands_alone_in_a_cell(text, position):
             continue
         offset, line_end = _line_around(text, position, escaped)
         done_until = line_end
@@ -144,6 +145,16 @@ def table_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int]]:
 
 
 _LINE_BREAK = re.compile(r"\r?\n|\\n")
+_CELL_BEFORE = re.compile(r"(?:^|[|\t,\n>]|\\n|  )[ \t`*_]*(?:[A-Za-z]+[ _\-])?\Z")
+_CELL_AFTER = re.compile(r"[`*_]*(?:[ _\-][A-Za-z]+)?[ \t`*_]*(?:$|[|\t,\r\n]|\\n|  )")
+
+
+def _stands_alone_in_a_cell(text: str, position: int) -> bool:
+    """Whether the secret word at `position` is a cell of its own, as a header's column name is (the cheap test
+    before any line is read): a delimiter, a line's start or two blanks before it, and after it."""
+    start, end = word_start(text, position, 40), word_end(text, position)
+    return _CELL_BEFORE.search(text, max(0, start - 24), start) is not None and \
+        _CELL_AFTER.match(text, end, min(len(text), end + 24)) is not None
 
 
 _LONGEST_LINE = 2048
