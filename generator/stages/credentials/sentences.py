@@ -22,7 +22,9 @@ from .net import machine_made, password_like, shape_known
 _REACH = 160
 """How far either side of the word a sentence is read, at most."""
 _SENTENCE_END = re.compile(r"(?:[.!?。！？](?=\s)|\n|\\n|;\s|\|)")
-_VALUE = re.compile(r"[^\s\"'`“”‘’«»()\[\]{}<>,;|→]+")
+_VALUE = re.compile(r"(?<![^\s\"'`“”‘’«»()\[\]{}<>,;|→])[^\s\"'`“”‘’«»()\[\]{}<>,;|→]{8,}")
+"""A value of eight characters or more between blanks, quotes, brackets and separators (shorter ones are passed
+over in the regular expression, before any rule looks at them)."""
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_]*\d{0,4}")
 _STRIP = ".:!?…"
 _LINE_LEAD = re.compile(r"(?:[^\s:]+:)?\d+[:-]")

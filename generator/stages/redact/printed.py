@@ -50,6 +50,8 @@ class PrintedCommands:
     def output_of(self, data: Mapping[str, Any], calls: list[dict[str, Any]]) -> bool | None:
         """None when the entry holds no output of a command that prints a secret; else whether the command
         prints the secret alone (its output's first line is the secret)."""
+        if not calls and "toolUseResult" not in data and data.get("type") != "user":
+            return None  # most entries: a reply with no call in it
         found: bool | None = None
         for part in calls:
             kind = part.get("type")
