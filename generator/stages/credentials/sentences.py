@@ -22,9 +22,11 @@ from .net import machine_made, password_like, shape_known
 _REACH = 160
 """How far either side of the word a sentence is read, at most."""
 _SENTENCE_END = re.compile(r"(?:[.!?。！？](?=\s)|\n|\\n|;\s|\|)")
-_VALUE = re.compile(r"(?<![^\s\"'`“”‘’«»()\[\]{}<>,;|→])[^\s\"'`“”‘’«»()\[\]{}<>,;|→]{8,}")
-"""A value of eight characters or more between blanks, quotes, brackets and separators (shorter ones are passed
-over in the regular expression, before any rule looks at them)."""
+_VALUE = re.compile(r"(?<![^\s\"'`“”‘’«»()\[\]{}<>,;|→])(?=[^\s\"'`“”‘’«»()\[\]{}<>,;|→]*?(?:[0-9!#%*@^&~+=]|[a-z][A-Z]))"
+                    r"[^\s\"'`“”‘’«»()\[\]{}<>,;|→]{8,}")
+"""A value of eight characters or more between blanks, quotes, brackets and separators, with a digit, a symbol or
+a capital after a small letter in it (others are passed over in the regular expression, before any rule looks at
+them: none of them could be taken)."""
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_]*\d{0,4}")
 _STRIP = ".:!?…"
 _LINE_LEAD = re.compile(r"(?:[^\s:]+:)?\d+[:-]")
@@ -87,6 +89,11 @@ def sentence_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int
     for position in positions:
         if position < done_until:
             continue
+        start, end = _sentence(text, position)
+        values = list(_VALUE.finditer(text, start, end))
+        if not values:  # nothing in the sentence could be a secret (most sentences): no name is read
+            done_until = end
+            continue
         word_ends = word_end(text, position)
         if word_ends == position:
             continue
@@ -99,8 +106,7 @@ def sentence_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int
             name = text[name_start:word_end(text, word_ends + 1)]  # a name of two words (`API key`, `access token`)
         if not names_a_secret_column(name) and not names_a_secret_column(text[position:word_ends].strip("-.")):
             continue
-        start, end = _sentence(text, position)
-        for found in _VALUE.finditer(text, start, end):
+        for found in values:
             if found.start() <= position < found.end() or found.start() == name_start:
                 continue  # the secret word itself
             value, value_start = found.group().rstrip(_STRIP + "\\"), found.start()
