@@ -55,7 +55,7 @@ def names_a_secret_column(name: str) -> bool:
 
 def sentence_value(value: str) -> bool:
     """A value that is a credential by what it is, said beside a secret word."""
-    if len(value) < 8 or len(value) > 200 or value.startswith("[REDACTED") or shape_known(value):
+    if len(value) < 8 or len(value) > 200 or value.startswith(("[REDACTED", "REDACTED")) or shape_known(value):
         return False
     if machine_made(value) or password_like(value):
         return True
