@@ -254,6 +254,8 @@ _PROMPT_LINE = re.compile(r"(?m)^(?P<lead>[ \t]*(?:\d+(?:→|\t)|>[ \t]?)?[ \t]*
                           r"(?P<command>[^\n]+)$")
 """A command at a shell's prompt (`$ `, `% `, `# `, `❯ `, `PS C:\\> `, `ada@host:~$ `), as a terminal shows it,
 after what a tool put before the line (Read's number, a quote's `>`)."""
+_LONGEST_COMMAND = 2048
+"""A line longer than this is no command at a prompt."""
 _LONGEST_OUTPUT = 200
 """Lines of a command's output read after its prompt line, at most."""
 
@@ -267,10 +269,10 @@ def transcript_outputs(text: str, starts: list[int]) -> list[tuple[int, int]]:
     for start in starts:
         if start < done_until:
             continue
-        line_start = text.rfind("\n", 0, start) + 1
-        line_end = text.find("\n", start)
-        if line_end < 0:
-            break  # the command's line is the last: no output follows it
+        line_start = text.rfind("\n", max(0, start - _LONGEST_COMMAND), start) + 1
+        line_end = text.find("\n", start, start + _LONGEST_COMMAND)
+        if line_end < 0 or line_start == 0 and start > _LONGEST_COMMAND:
+            continue  # the last line (no output follows it), or a line too long to be a command's
         done_until = line_end
         prompt = _PROMPT_LINE.match(text, line_start, line_end)
         if prompt is None:

@@ -11,17 +11,22 @@ sentence around each.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Iterable
 
 from .names import is_secret_name, words_of
-from .words import letter, names_a_secret_in_another_language, phrase_end, word_end
+from .words import names_a_secret_in_another_language, phrase_end, word_end, word_start
 from .net import machine_made, password_like, shape_known
 
 _REACH = 160
 """How far either side of the word a sentence is read, at most."""
 _SENTENCE_END = re.compile(r"(?:[.!?。！？](?=\s)|\n|\\n|;\s|\|)")
-_VALUE = re.compile(r"[^\s\"'`“”‘’«»()\[\]{}<>,;|→]+")
+_VALUE = re.compile(r"(?<![^\s\"'`“”‘’«»()\[\]{}<>,;|→])(?=[^\s\"'`“”‘’«»()\[\]{}<>,;|→]*?(?:[0-9!#%*@^&~+=]|[a-z][A-Z]))"
+                    r"[^\s\"'`“”‘’«»()\[\]{}<>,;|→]{8,}")
+"""A value of eight characters or more between blanks, quotes, brackets and separators, with a digit, a symbol or
+a capital after a small letter in it (others are passed over in the regular expression, before any rule looks at
+them: none of them could be taken)."""
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_]*\d{0,4}")
 _STRIP = ".:!?…"
 _LINE_LEAD = re.compile(r"(?:[^\s:]+:)?\d+[:-]")
@@ -37,6 +42,7 @@ _PROSE_SECRET_WORDS = frozenset({
 other meanings there (`Pass the cwd`, `pin the version`)."""
 
 
+@functools.lru_cache(maxsize=4096)
 def names_a_secret_column(name: str) -> bool:
     """A name (a table's header, the words of a sentence) that names the secret itself: a secret-like name whose
     last word is a secret noun (`Password`, `API token`, `contraseña`; not `Pass if…`, `Auth flow`)."""
@@ -49,7 +55,7 @@ def names_a_secret_column(name: str) -> bool:
 
 def sentence_value(value: str) -> bool:
     """A value that is a credential by what it is, said beside a secret word."""
-    if len(value) < 8 or len(value) > 200 or value.startswith("[REDACTED") or shape_known(value):
+    if len(value) < 8 or len(value) > 200 or value.startswith(("[REDACTED", "REDACTED")) or shape_known(value):
         return False
     if machine_made(value) or password_like(value):
         return True
@@ -83,12 +89,15 @@ def sentence_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int
     for position in positions:
         if position < done_until:
             continue
+        start, end = _sentence(text, position)
+        values = list(_VALUE.finditer(text, start, end))
+        if not values:  # nothing in the sentence could be a secret (most sentences): no name is read
+            done_until = end
+            continue
         word_ends = word_end(text, position)
         if word_ends == position:
             continue
-        name_start = position
-        while name_start > 0 and (text[name_start - 1] in "_-." or letter(text[name_start - 1])):
-            name_start -= 1
+        name_start = word_start(text, position)
         name = text[name_start:word_ends].strip("-.")
         phrase = phrase_end(text, position)
         if phrase is not None:
@@ -97,11 +106,12 @@ def sentence_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int
             name = text[name_start:word_end(text, word_ends + 1)]  # a name of two words (`API key`, `access token`)
         if not names_a_secret_column(name) and not names_a_secret_column(text[position:word_ends].strip("-.")):
             continue
-        start, end = _sentence(text, position)
-        for found in _VALUE.finditer(text, start, end):
+        for found in values:
             if found.start() <= position < found.end() or found.start() == name_start:
                 continue  # the secret word itself
             value, value_start = found.group().rstrip(_STRIP + "\\"), found.start()
+            if len(value) < 8 or value.isalpha() and (value.islower() or len(value) < 16) or value.isdigit():
+                continue  # a word, a number: nothing here could be one (the cheap test first)
             lead = _LINE_LEAD.match(value)
             if lead is not None:  # grep's `12:` before a line's first word
                 value, value_start = value[lead.end():], value_start + lead.end()

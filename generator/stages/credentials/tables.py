@@ -16,17 +16,15 @@ secret (`assignments.plausible_secret`): an empty cell, a placeholder, a word, a
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from .assignments import plausible_secret
-from .forms import lines_with_offsets
-from .names import is_secret_name
 from .sentences import names_a_secret_column, sentence_value
+from .words import word_end, word_start
 
 _LONGEST_TABLE = 2000
 """Rows read under one header, at most."""
-_REACH_BEFORE, _REACH_AFTER = 4096, 256 << 10
-"""How much of the text around a header is cut into lines: the line above it, and the rows after it."""
+
 _DECORATION = re.compile(r"[ \t]*\d+(?:→|\t)|[^\s:|,]+:\d+[:-]|\d+[:-](?=[\S ])|[+\-> ](?=[ |+-])|\+(?=\w)")
 """What a tool puts before a line of a file: Read's and `cat -n`'s numbers, grep's `file:12:`, a diff's mark."""
 _SEPARATOR_LINE = re.compile(r"[ \t]*[|+]?[ \t]*:?-{2,}:?[ \t]*(?:[|+][ \t]*:?-{2,}:?[ \t]*)*[|+]?[ \t]*")
@@ -91,36 +89,37 @@ def table_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int]]:
     """The spans of the cells under a secret-named header, for each header at `positions` (secret words)."""
     spans: list[tuple[int, int]] = []
     done_until = -1
+    escaped = "\\n" in text
     for position in positions:
-        if position < done_until:
+        if position < done_until or not _stands_alone_in_a_cell(text, position):
             continue
-        # Only the lines around the word are cut out: the one above it (a border), and the table's rows below.
-        window = max(0, position - _REACH_BEFORE)
-        lines = [(window + start, line) for start, line in
-                 lines_with_offsets(text[window:min(len(text), position + _REACH_AFTER)])]
-        index = _line_at(lines, position)
-        offset, line = lines[index]
+        offset, line_end = _line_around(text, position, escaped)
+        done_until = line_end
+        line = text[offset:line_end]
         skip = _content(line)
         header = line[skip:]
         kind = _kind(header)
         if kind is None:
             continue
         columns = _aligned_columns(header) if kind == "aligned" else _split(header, kind)
-        if not _a_header(header, columns, kind, lines, index, skip):
+        if len(columns) < 2:
+            continue
+        above = text[_line_around(text, offset - 1, escaped)[0]:offset].rstrip("\n").removesuffix("\\n") if offset else ""
+        below_end = _line_around(text, line_end + 1, escaped)[1] if line_end < len(text) else line_end
+        below = text[line_end:below_end].lstrip("\n").removeprefix("\\n")
+        if not _a_header(header, columns, kind, above[skip:], below[skip:]):
             continue
         secret_columns = [number for number, (start, end) in enumerate(columns)
-                          if start <= position - offset - skip < end or is_secret_name(header[start:end])]
-        secret_columns = [number for number in secret_columns
-                          if names_a_secret_column(header[columns[number][0]:columns[number][1]].strip("`*_ "))]
-        if not secret_columns or len(columns) < 2:
+                          if names_a_secret_column(header[start:end].strip("`*_ "))]
+        if not secret_columns:
             continue
         rows = 0
-        for row_offset, row in lines[index + 1:index + 1 + _LONGEST_TABLE]:
+        for row_offset, row in _lines_after(text, line_end):
             row_skip = _content(row) if skip else 0  # rows are decorated as their header is
             content = row[row_skip:]
             if _SEPARATOR_LINE.fullmatch(content) or _RULE_LINE.fullmatch(content):
                 continue
-            if not content.strip():
+            if not content.strip() or rows >= _LONGEST_TABLE:
                 break
             if kind == "aligned":
                 if not _aligned_under(content, columns):
@@ -135,30 +134,69 @@ def table_secrets(text: str, positions: Iterable[int]) -> list[tuple[int, int]]:
                 if len(cells) != len(columns):
                     break
             rows += 1
+            done_until = row_offset + len(row)
             for number in secret_columns:
                 start, end = cells[number]
                 value = content[start:end]
                 if value and not value.startswith("[REDACTED") and value.count(" ") < 2 and (
                         plausible_secret(value.strip("`"), False, False) or sentence_value(value.strip("`"))):
                     spans.append((row_offset + row_skip + start, row_offset + row_skip + end))
-        done_until = offset + len(line)
     return spans
+
+
+_LINE_BREAK = re.compile(r"\r?\n|\\n")
+_CELL_BEFORE = re.compile(r"(?:^|[|\t,\n>]|\\n|  )[ \t`*_]*(?:[A-Za-z]+[ _\-])?\Z")
+_CELL_AFTER = re.compile(r"[`*_]*(?:[ _\-][A-Za-z]+)?[ \t`*_]*(?:$|[|\t,\r\n]|\\n|  )")
+
+
+def _stands_alone_in_a_cell(text: str, position: int) -> bool:
+    """Whether the secret word at `position` is a cell of its own, as a header's column name is (the cheap test
+    before any line is read): a delimiter, a line's start or two blanks before it, and after it."""
+    start, end = word_start(text, position, 40), word_end(text, position)
+    return _CELL_BEFORE.search(text, max(0, start - 24), start) is not None and \
+        _CELL_AFTER.match(text, end, min(len(text), end + 24)) is not None
+
+
+_LONGEST_LINE = 2048
+"""A line longer than this is no table's header: it is read this far either side of the word, at most."""
+
+
+def _line_around(text: str, position: int, escaped_breaks: bool = True) -> tuple[int, int]:
+    """Where the line that holds `position` starts and ends (a line break is `\\n` in JSON too, where
+    `escaped_breaks`), at most `_LONGEST_LINE` characters either side."""
+    position = max(0, min(position, len(text)))
+    low, high = max(0, position - _LONGEST_LINE), min(len(text), position + _LONGEST_LINE)
+    line_break = text.rfind("\n", low, position)
+    escaped = text.rfind("\\n", max(low, line_break), position) if escaped_breaks else -1
+    start = max(line_break + 1 if line_break >= 0 else low, escaped + 2 if escaped >= 0 else low)
+    line_end = text.find("\n", position, high)
+    escaped_end = text.find("\\n", position, line_end if line_end >= 0 else high) if escaped_breaks else -1
+    ends = [found for found in (line_end, escaped_end) if found >= 0]
+    end = min(ends) if ends else high
+    return start, (end - 1 if end > start and text[end - 1] == "\r" else end)
+
+
+def _lines_after(text: str, end: int) -> Iterator[tuple[int, str]]:
+    """The lines after the one that ends at `end`: (offset, line), one at a time."""
+    found = _LINE_BREAK.match(text, end)
+    while found is not None:
+        start = found.end()
+        following = _LINE_BREAK.search(text, start)
+        stop = following.start() if following else len(text)
+        yield start, text[start:stop]
+        found = following
 
 
 _COLUMN_NAME = re.compile(r"[`*_]*[\w][\w .\-()#/]{0,40}[`*_]*")
 _SINGLE_NAME = re.compile(r"[\w][\w.\-#]{0,40}")
 
 
-def _a_header(header: str, columns: list[tuple[int, int]], kind: str, lines: list[tuple[int, str]], index: int,
-              skip: int) -> bool:
+def _a_header(header: str, columns: list[tuple[int, int]], kind: str, above: str, below: str) -> bool:
     """Whether a line is a table's header: a Markdown or psql header has its separator line under it, a mysql one its
     border above it; one without (sqlite's, CSV, TSV, an aligned listing) is column names alone."""
     names = [header[start:end] for start, end in columns]
-    if kind == "|":
-        below = lines[index + 1][1][skip:] if index + 1 < len(lines) else ""
-        above = lines[index - 1][1][skip:] if index > 0 else ""
-        if _SEPARATOR_LINE.fullmatch(below) or _SEPARATOR_LINE.fullmatch(above) and "+" in above:
-            return all(_COLUMN_NAME.fullmatch(name) for name in names if name)
+    if kind == "|" and (_SEPARATOR_LINE.fullmatch(below) or _SEPARATOR_LINE.fullmatch(above) and "+" in above):
+        return all(_COLUMN_NAME.fullmatch(name) for name in names if name)
     return all(_SINGLE_NAME.fullmatch(name) for name in names)
 
 
@@ -183,14 +221,3 @@ def _row_under(row: str, columns: list[tuple[int, int]]) -> list[tuple[int, int]
             right += 1
         cells.append((left, max(left, right)))
     return cells
-
-
-def _line_at(lines: list[tuple[int, str]], position: int) -> int:
-    low, high = 0, len(lines) - 1
-    while low < high:
-        middle = (low + high + 1) // 2
-        if lines[middle][0] <= position:
-            low = middle
-        else:
-            high = middle - 1
-    return low

@@ -77,6 +77,9 @@ OTHER_WORDS = tuple(sorted(form for form in _FORMS if not form.isascii()))
 """The words with a letter that is not ASCII: found by a scan of their own (`foreign_occurrences`)."""
 SPACED_WORDS = tuple(sorted((word for word in FOREIGN_WORDS if " " in word), key=len, reverse=True))
 """Phrases of words (`mot de passe`, `clave secreta`): a name that is one runs past its blanks."""
+_PHRASES_BY_FIRST_WORD: dict[str, list[str]] = {}
+for _phrase in SPACED_WORDS:
+    _PHRASES_BY_FIRST_WORD.setdefault(_phrase.split(" ", 1)[0], []).append(_phrase)
 _UNSPACED_SCRIPTS = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 """Scripts written without spaces between words (Chinese, Japanese, Korean): a word is part of a longer name."""
 
@@ -108,18 +111,34 @@ def letter(character: str) -> bool:
     return character.isalnum() or unicodedata.category(character).startswith("M")
 
 
+_MARKS = ("\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0900-\u0903"
+          "\u093a-\u094f\u0951-\u0957\u0962\u0963\u3099\u309a")
+"""Marks written on letters (Latin's combining accents, Hebrew's and Arabic's points, Devanagari's vowel signs)."""
+_WORD = re.compile(r"[\w.\-" + _MARKS + r"]*")
+
+
 def word_end(text: str, start: int) -> int:
     """Where the word (of letters in any script, digits, `_`, `-`, `.`) that starts at `start` ends."""
-    end = start
-    while end < len(text) and (text[end] in "_-." or letter(text[end])):
-        end += 1
-    return end
+    found = _WORD.match(text, start)
+    return found.end() if found else start
+
+
+def word_start(text: str, end: int, most: int = 100) -> int:
+    """Where the word that ends at `end` starts (looking back `most` characters at most)."""
+    start, lowest = end, max(0, end - most)
+    while start > lowest and (text[start - 1] in "_-." or letter(text[start - 1])):
+        start -= 1
+    return start
 
 
 def phrase_end(text: str, start: int) -> int | None:
     """Where a secret phrase of words (`mot de passe`, `كلمة المرور`) that starts at `start` ends, if one does."""
+    first = text[start:word_end(text, start)].lower()
+    phrases = _PHRASES_BY_FIRST_WORD.get(first)
+    if phrases is None:
+        return None
     lowered = text[start:start + _LONGEST_PHRASE].lower()
-    for phrase in SPACED_WORDS:
+    for phrase in phrases:
         if lowered.startswith(phrase) and (len(lowered) == len(phrase) or not lowered[len(phrase)].isalnum()):
             return start + len(phrase)
     return None
@@ -141,13 +160,15 @@ class _ForeignScan:
                            for spelling, _ in self.spellings]
             self._database = kept_database(expressions, [0] * len(expressions))  # compiled once, kept
             self._lock = threading.Lock()  # the database holds one scratch space: one scan at a time
-        self._pattern = re.compile("|".join(re.escape(spelling) for spelling, _ in
-                                            sorted(self.spellings, key=lambda item: -len(item[0]))))
+        self._pattern: re.Pattern[str] | None = None
 
     def occurrences(self, text: str) -> list[tuple[int, str]]:
         if text.isascii():
             return []
         if self._database is None:
+            if self._pattern is None:
+                self._pattern = re.compile("|".join(re.escape(spelling) for spelling, _ in
+                                                    sorted(self.spellings, key=lambda item: -len(item[0]))))
             return [(found.start(), self._word(found.group())) for found in self._pattern.finditer(text)]
         data = text.encode("utf-8", "surrogatepass")
         ends: list[tuple[int, int]] = []

@@ -50,6 +50,8 @@ class PrintedCommands:
     def output_of(self, data: Mapping[str, Any], calls: list[dict[str, Any]]) -> bool | None:
         """None when the entry holds no output of a command that prints a secret; else whether the command
         prints the secret alone (its output's first line is the secret)."""
+        if not calls and "toolUseResult" not in data and data.get("type") != "user":
+            return None  # most entries: a reply with no call in it
         found: bool | None = None
         for part in calls:
             kind = part.get("type")
@@ -85,11 +87,12 @@ class PrintedCommands:
     def _bash_mode(self, data: Mapping[str, Any], found: bool | None) -> bool | None:
         message = data.get("message")
         content = message.get("content") if isinstance(message, dict) else None
-        text = content if isinstance(content, str) else "".join(
-            part.get("text", "") for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)
-        ) if isinstance(content, list) else ""
+        if isinstance(content, list):  # bash mode's entries hold a string, or a text part
+            content = next((part.get("text") for part in content if isinstance(part, dict)
+                            and part.get("type") == "text"), None)
+        text = content[:200] if isinstance(content, str) else ""
         if "<bash-input>" in text:
-            command = _BASH_INPUT.search(text)
+            command = _BASH_INPUT.search(content if isinstance(content, str) else "")
             prints, alone = printed_secret(command.group(1)) if command else (False, False)
             self.bash_mode = alone if prints else None
         elif "<bash-stdout>" in text or "<bash-stderr>" in text:
