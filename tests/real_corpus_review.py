@@ -52,7 +52,7 @@ def seen_in(path: Path, source: str) -> list[Seen]:
     from generator.stages.redact import Redactor
 
     records: list[tuple[str, str]] = []
-    redactor = Redactor(record=lambda kind, value: records.append((kind, value)))
+    redactor = Redactor(record=lambda kind, value, line: records.append((kind, value)))
     found: list[Seen] = []
     for batch in stream_file_in_batches(path, []):
         for item in redactor.items(batch):

@@ -185,3 +185,11 @@ def test_a_vault_row_of_a_rollout_must_name_its_own_session(relpath, session_id,
     found = place_problem("/home/ada/.codex/sessions/2026/12/01/x.jsonl", "/home/ada/.codex/sessions/2026/12/01",
                           "-home-ada-tidewatch", relpath, session_id, "", "")
     assert bool(found) == problem, found
+
+
+@pytest.mark.parametrize("kind", [[], ["session_meta"], {"a": 1}, 3, 2.5, True])
+def test_a_first_record_whose_type_is_no_string_is_claude_code_s_damaged_entry(kind):
+    """A type of the wrong JSON kind is damage for the reader to report at its line, not a crash of the whole build
+    (a list or an object is not hashable: asking whether it names a Codex record must not raise)."""
+    line = json.dumps({"type": kind, "uuid": "u1", "payload": {}}).encode()
+    assert writer_of_line(line).agent == CLAUDE_CODE

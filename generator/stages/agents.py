@@ -67,6 +67,8 @@ NOT_A_LOG = Writer("")
 def codex_record(data: Mapping[str, Any]) -> bool:
     """Whether a JSON object is a record of a Codex rollout (either generation), not a Claude Code entry."""
     kind = data.get("type")
+    if not isinstance(kind, (str, type(None))):
+        return False  # a damaged entry (a list, a number for its type): Claude Code's reader says what is wrong
     if kind in CODEX_RECORD_TYPES and "payload" in data:
         return True
     # Early 2025: the metadata line (no type), then bare response items, which Claude Code never writes at
