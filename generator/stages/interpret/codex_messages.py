@@ -12,6 +12,11 @@ from .codex_state import DATA_URL, DEDUPE_WINDOW, EVENTS, ITEMS, CodexState, is_
 from .dispatch import handles
 
 # The tags 0.1xx wraps a pasted image in, around the image itself.
+def listed(value: Any) -> list[Any]:
+    """A field that should hold a list, as one: a damaged record's number or text holds no parts."""
+    return value if isinstance(value, list) else []
+
+
 # A rollout has no Claude Code entry around a call's output: nothing in it says how a call ended but the output.
 NO_ENTRY: Mapping[str, Any] = {}
 _IMAGE_TAG = re.compile(r"^\s*(?:<image\b[^>]*>|</image>)\s*$")
@@ -66,7 +71,7 @@ class CodexMessages(CodexState):
         if not isinstance(item, dict):
             return
         kind = item.get("type")
-        texts = [part["text"] for part in item.get("content") or [] if isinstance(part, dict)
+        texts = [part["text"] for part in listed(item.get("content")) if isinstance(part, dict)
                  and isinstance(part.get("text"), str)]
         if kind == "AgentMessage" and texts and self._once("reply", "\n\n".join(texts), "completed"):
             self._reply(anchor_id, timestamp, "\n\n".join(texts))
@@ -80,7 +85,7 @@ class CodexMessages(CodexState):
             if failed and len(self.failed_calls) < DEDUPE_WINDOW:  # a log of failures with no outputs stays small
                 self.failed_calls.add(item["id"])
         elif kind == "Reasoning":
-            for index, text in enumerate(item.get("summary_text") or []):
+            for index, text in enumerate(listed(item.get("summary_text"))):
                 if isinstance(text, str) and text.strip() and self._once("thinking", text, "completed"):
                     self.events.append(Thinking(self._next_anchor(f"{anchor_id}-{index}"), timestamp, text))
 
@@ -88,7 +93,7 @@ class CodexMessages(CodexState):
     def _reasoning(self, payload: Mapping[str, Any], anchor_id: str, timestamp: str) -> None:
         """The reasoning summaries the model gave (its raw reasoning, when Codex kept it); the encrypted part is
         the model's alone."""
-        parts = [*(payload.get("summary") or []), *(payload.get("content") or [])]
+        parts = [*listed(payload.get("summary")), *listed(payload.get("content"))]
         anchor = anchor_id
         for index, part in enumerate(parts):
             text = part.get("text") if isinstance(part, dict) else None

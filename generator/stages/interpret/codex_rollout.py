@@ -76,7 +76,7 @@ class CodexSession(CodexMessages, CodexCalls, CodexEvents):
             RECORDS["session_meta"](self, data, anchor_id, timestamp)
         elif isinstance(kind, str) and kind in CODEX_ITEM_TYPES:  # 2025: a bare response item
             RECORDS["response_item"](self, data, anchor_id, timestamp)
-        elif data.get("record_type") == "state" or kind in BOOKKEEPING_RECORDS:
+        elif data.get("record_type") == "state" or (isinstance(kind, str) and kind in BOOKKEEPING_RECORDS):
             return
         else:
             self._unknown(f"codex-record:{kind if isinstance(kind, str) else '(missing)'}", anchor_id, timestamp, data)
@@ -145,7 +145,7 @@ class CodexSession(CodexMessages, CodexCalls, CodexEvents):
         handler = ITEMS.get(kind) if isinstance(kind, str) else None
         if handler is not None:
             handler(self, payload, anchor_id, timestamp)
-        elif kind in BOOKKEEPING_ITEMS:
+        elif isinstance(kind, str) and kind in BOOKKEEPING_ITEMS:
             return
         else:  # a new kind of item: what went to or came from the model, so conversation: shown
             self._unknown(f"codex-item:{kind if isinstance(kind, str) else '(missing)'}", anchor_id, timestamp, payload,
@@ -157,7 +157,7 @@ class CodexSession(CodexMessages, CodexCalls, CodexEvents):
         handler = EVENTS.get(kind) if isinstance(kind, str) else None
         if handler is not None:
             handler(self, payload, anchor_id, timestamp)
-        elif kind not in BOOKKEEPING_EVENTS:  # what the CLI showed: bookkeeping unless it is known
+        elif not (isinstance(kind, str) and kind in BOOKKEEPING_EVENTS):  # what the CLI showed: bookkeeping unless it is known
             self._unknown(f"codex-event:{kind if isinstance(kind, str) else '(missing)'}", anchor_id, timestamp, payload)
 
 
