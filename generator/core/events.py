@@ -48,6 +48,8 @@ class NoticeKind(Named):
     REDACTED_THINKING = "redacted-thinking"
     TASK_NOTIFICATION = "task-notification"
     BASH_NOTIFICATION = "bash-notification"
+    STOPPED = "stopped"
+    """A turn stopped before Claude finished it, by a limit (the model's, the account's, the user's) or a refusal."""
     REWIND = "rewind"
     """The user went back to an earlier point (a rewind, or an earlier prompt edited) and went on from there."""
 
