@@ -182,6 +182,18 @@ SCENARIOS: tuple[Scenario, ...] = (
         files=TIDEWATCH,
     ),
     Scenario(
+        "stops",
+        "turns stopped by a limit: the account's rate limit (429), the model's output-token limit (a reply cut "
+        "off), a refusal by the model, and the user's --max-turns",
+        (prompt("Summarise NOTES.txt", Reply.failing(429)),
+         prompt("Write out the whole tide table", Reply.stopping("max_tokens", text("High water: 06:12, 18:40.")),
+                extra=("--continue",)),
+         prompt("Tell me something you must refuse", Reply.stopping("refusal"), extra=("--continue",)),
+         prompt("Read tides.py and NOTES.txt", Reply.of(tool("Read", file_path="@PROJECT@/tides.py")),
+                extra=("--continue", "--max-turns", "1"))),
+        files=TIDEWATCH,
+    ),
+    Scenario(
         "continue-resume",
         "one session carried on with --continue, then --resume by id, then renamed with /rename",
         (prompt("What does tides.py compute?",
