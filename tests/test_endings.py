@@ -115,3 +115,34 @@ def test_prompts_after_different_entries_are_no_branch(tmp_path):
     entries = chain(user("one"), assistant(text("1")), user("two"), assistant(text("2")), user("three"))
     _, soup = site_for(tmp_path, entries)
     assert soup.select_one(".notice-rewind") is None and soup.select_one(".left-branch") is None
+
+
+def test_a_rewind_whose_two_ends_are_on_different_pages_links_across_them(tmp_path):
+    """A branch long enough to fill pages: the left prompt's link leads to the page where the conversation
+    went on, and that page's notice leads back to the page of the branch left."""
+    from helpers import build_project, text
+    from bs4 import BeautifulSoup
+    from generator.stages.summarize import PAGE_BUDGET
+
+    first = user("Tide at noon?")
+    reply = assistant(text("About 3.1 m."), parentUuid=first["uuid"])
+    left = user("And every hour, in feet?", parentUuid=reply["uuid"])
+    entries, parent = [first, reply, left], left["uuid"]
+    for number in range(4):  # a long branch: it fills more than a page
+        long_reply = assistant(text(f"Hour {number}: " + "fourteen feet. " * (PAGE_BUDGET // 40)), parentUuid=parent)
+        entries.append(long_reply)
+        parent = long_reply["uuid"]
+    edited = user("And at 6pm?", parentUuid=reply["uuid"])
+    entries += [edited, assistant(text("About 4.2 m."), parentUuid=edited["uuid"])]
+    site = build_project(tmp_path, {"s.jsonl": entries})
+    pages = {p.name: BeautifulSoup(p.read_text(encoding="utf-8"), "html.parser")
+             for p in site.rglob("*.html") if p.parent.name != "site" and "And" in p.read_text(encoding="utf-8")}
+    with_prompt = [name for name, soup in pages.items() if soup.select_one(".left-branch a")]
+    with_notice = [name for name, soup in pages.items() if soup.select_one(".notice-rewind a")]
+    assert len(with_prompt) == 1 and len(with_notice) == 1 and with_prompt != with_notice, (with_prompt, with_notice)
+    went_on = pages[with_prompt[0]].select_one(".left-branch a")["href"]
+    back = pages[with_notice[0]].select_one(".notice-rewind a")["href"]
+    page, _, anchor = went_on.partition("#")
+    assert page.endswith(with_notice[0]) and pages[with_notice[0]].find(id=anchor) is not None, went_on
+    page, _, anchor = back.partition("#")
+    assert page.endswith(with_prompt[0]) and pages[with_prompt[0]].find(id=anchor) is not None, back
