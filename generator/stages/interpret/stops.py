@@ -47,4 +47,4 @@ def max_turns_text(attachment: Mapping[str, Any]) -> str:
     """The user's --max-turns limit reached, as Claude Code records it (`maxTurns`, `turnCount`)."""
     limit = attachment.get("maxTurns")
     said = f" {limit}" if isinstance(limit, int) and not isinstance(limit, bool) else ""
-    return f"Stopped by the user's limit on turns (--max-turns{said}): Claude Code ended the session here"
+    return f"Stopped by the user's limit on turns (--max-turns{said}): Claude Code stopped the turn here"
