@@ -115,3 +115,71 @@ def test_prompts_after_different_entries_are_no_branch(tmp_path):
     entries = chain(user("one"), assistant(text("1")), user("two"), assistant(text("2")), user("three"))
     _, soup = site_for(tmp_path, entries)
     assert soup.select_one(".notice-rewind") is None and soup.select_one(".left-branch") is None
+
+
+def test_a_rewind_whose_two_ends_are_on_different_pages_links_across_them(tmp_path):
+    """A branch long enough to fill pages: the left prompt's link leads to the page where the conversation
+    went on, and that page's notice leads back to the page of the branch left."""
+    from helpers import build_project, text
+    from bs4 import BeautifulSoup
+    from generator.stages.summarize import PAGE_BUDGET
+
+    first = user("Tide at noon?")
+    reply = assistant(text("About 3.1 m."), parentUuid=first["uuid"])
+    left = user("And every hour, in feet?", parentUuid=reply["uuid"])
+    entries, parent = [first, reply, left], left["uuid"]
+    for number in range(4):  # a long branch: it fills more than a page
+        long_reply = assistant(text(f"Hour {number}: " + "fourteen feet. " * (PAGE_BUDGET // 40)), parentUuid=parent)
+        entries.append(long_reply)
+        parent = long_reply["uuid"]
+    edited = user("And at 6pm?", parentUuid=reply["uuid"])
+    entries += [edited, assistant(text("About 4.2 m."), parentUuid=edited["uuid"])]
+    site = build_project(tmp_path, {"s.jsonl": entries})
+    pages = {p.name: BeautifulSoup(p.read_text(encoding="utf-8"), "html.parser")
+             for p in site.rglob("*.html") if p.parent.name != "site" and "And" in p.read_text(encoding="utf-8")}
+    with_prompt = [name for name, soup in pages.items() if soup.select_one(".left-branch a")]
+    with_notice = [name for name, soup in pages.items() if soup.select_one(".notice-rewind a")]
+    assert len(with_prompt) == 1 and len(with_notice) == 1 and with_prompt != with_notice, (with_prompt, with_notice)
+    went_on = pages[with_prompt[0]].select_one(".left-branch a")["href"]
+    back = pages[with_notice[0]].select_one(".notice-rewind a")["href"]
+    page, _, anchor = went_on.partition("#")
+    assert page.endswith(with_notice[0]) and pages[with_notice[0]].find(id=anchor) is not None, went_on
+    page, _, anchor = back.partition("#")
+    assert page.endswith(with_prompt[0]) and pages[with_prompt[0]].find(id=anchor) is not None, back
+
+
+@pytest.mark.parametrize(("stop_reason", "said"), [
+    ("max_tokens", "Claude's reply was cut off: it reached the model's output-token limit"),
+    ("model_context_window_exceeded",
+     "Claude's reply was cut off: the conversation reached the model's context window"),
+    ("refusal", "The model declined to go on with this request (a refusal by the model)"),
+    ("pause_turn", "The API paused Claude's turn (a long-running turn); Claude Code asks it to go on"),
+    ("end_turn", None), ("tool_use", None), ("stop_sequence", None), (None, None), ("", None),
+    ({"not": "a string"}, None), (["max_tokens"], None),
+    ("<script>x</script>\n" + "y" * 500, "Claude's reply stopped (<script>x</script> " + "y" * 61 + ")"),
+])
+def test_what_stopped_a_reply_is_said_once_and_only_for_a_stop(tmp_path, stop_reason, said):
+    from generator.core.model import Notice, NoticeKind
+    from helpers import text
+
+    reply = assistant(text("Part of it."))
+    reply["message"]["stop_reason"] = stop_reason
+    found = [n.text for n in events_of(interpret_entries(tmp_path, chain(user("go"), reply)).session, Notice)
+             if n.kind == NoticeKind.STOPPED]
+    assert found == ([said] if said else [])
+
+
+@pytest.mark.parametrize(("error", "prefix"), [
+    ("rate_limit", "Stopped by the account's rate or usage limit: "),
+    ("billing_error", "Stopped by the account's credit or spend limit: "),
+    ("max_output_tokens", "Stopped by the model's output-token limit: "), ("unknown", ""), (None, ""), (429, ""),
+    ({"type": "rate_limit"}, ""),
+])
+def test_claude_code_s_api_error_message_says_whose_limit_stopped_the_turn(tmp_path, error, prefix):
+    from generator.core.model import Notice, NoticeKind
+    from helpers import text
+
+    message = assistant(text("API Error: 429 rate limited"), model="<synthetic>", isApiErrorMessage=True, error=error)
+    (notice,) = [n for n in events_of(interpret_entries(tmp_path, chain(user("go"), message)).session, Notice)
+                 if n.kind == NoticeKind.API_ERROR]
+    assert notice.text == prefix + "API Error: 429 rate limited"

@@ -673,3 +673,34 @@ def test_the_duration_is_the_pages(started, expected, ended):
     session = Session(key="p/s", session_id="s", source="", project_dir="p", cwd="/w", title="t", started=started,
                       ended=ended)
     assert session_json.figures(totals([session]), session)["duration_ms"] == expected
+
+
+def test_how_a_call_ended_and_what_stopped_a_turn_come_through(tmp_path):
+    """A rejected call keeps who ended it and what the user typed (as text, markup and all), Claude Code's
+    instruction to the model apart from the result; a call that ran says it ended by running (null); a
+    reply cut off at the output-token limit is a notice saying so."""
+    from test_endings import REJECTED
+
+    feedback = "</script><b>use the other file</b>"
+    said = REJECTED.replace(" STOP what you are doing and wait for the user to tell you how to proceed.",
+                            " To tell you how to proceed, the user said:\n") + feedback
+    rejected = tool_use("Write", {"file_path": "/home/ada/x.txt", "content": "x"})
+    ran = tool_use("Bash", {"command": "ls"})
+    cut = assistant(text("The first half"))
+    cut["message"]["stop_reason"] = "max_tokens"
+    entries = chain(user("go"), assistant(rejected),
+                    tool_result(rejected["id"], said, is_error=True, toolDenialKind="user-rejected",
+                                toolDenialBeforeRun=True),
+                    assistant(ran), tool_result(ran["id"], "a.txt"), user("write it all"), cut)
+    write_jsonl(tmp_path / "in" / PROJECT_DIR / f"{SESSION_ID}.jsonl", entries)
+    result = run("json", str(tmp_path / "in" / PROJECT_DIR), "-o", str(tmp_path / "json"), "-q")
+    assert result.exit_code == 0, result.output
+    (document,) = [d for name, d in documents(tmp_path / "json").items() if name != "index.json"]
+    assert schema_problems(document) == []
+    calls = {e["name"]: e["result"] for e in document["events"] if e["type"] == "tool_call"}
+    assert calls["Write"]["ending"] == "rejected" and calls["Write"]["feedback"] == feedback
+    assert calls["Write"]["instruction"] and "STOP" not in calls["Write"]["text"]
+    assert calls["Bash"]["ending"] is None and calls["Bash"]["feedback"] is None
+    assert calls["Bash"]["instruction"] is None and calls["Bash"]["text"] == "a.txt"
+    (stopped,) = [e for e in document["events"] if e["type"] == "notice" and e["kind"] == "stopped"]
+    assert stopped["text"] == "Claude's reply was cut off: it reached the model's output-token limit"

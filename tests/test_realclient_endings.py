@@ -17,7 +17,7 @@ from generator.build import BuildConfig, build
 from test_realclient import FIXTURES, session_pages, visible_text
 
 SCENARIOS = ("refusals", "escape", "fork", "rewind", "project-agent", "subagent", "background-agent",
-             "structured-output")
+             "structured-output", "stops")
 # Claude Code's instructions to the model: never the story, found only inside a fold labelled as the model's.
 TO_MODEL = ("STOP what you are doing", "The user doesn't want to proceed")
 # What Claude Code adds for the model alone: never on a page but with --show-hidden.
@@ -225,3 +225,15 @@ def test_calls_stopped_by_the_user_or_claude_code_are_not_counted_as_errors(site
     for name, errors in (("escape", ""), ("refusals", "1 tool")):  # the MCP server's error is one
         [soup] = [soup for path, soup in soups(sites[(name, False)]).items() if "/agent-" not in path]
         assert _fact(soup, "Errors") == errors, name
+
+
+def test_a_turn_stopped_by_a_limit_says_whose_limit_it_was(sites):
+    """The account's rate limit (a 429, which Claude Code writes as a message of its own) and the user's
+    --max-turns (an attachment) each say what stopped the turn, in the open. (Claude Code 2.1.332 records a
+    streamed reply cut at max_tokens as end_turn, and writes no entry for an empty refused reply: the
+    rendering cases in tests/fixtures/cases/assistant.md cover those stop reasons.)"""
+    (page,) = soups(sites[("stops", False)]).values()
+    notices = [" ".join(n.get_text(" ", strip=True).split()) for n in page.select(".notice")]
+    assert any(n.startswith("Stopped by the account's rate or usage limit: API Error: Request rejected (429)")
+               for n in notices), notices
+    assert any(n.startswith("Stopped by the user's limit on turns (--max-turns 1)") for n in notices), notices

@@ -50,6 +50,8 @@ class NoticeKind(Named):
     BASH_NOTIFICATION = "bash-notification"
     MODEL_SETTINGS = "model-settings"
     """The model and its settings (reasoning effort, approvals, sandbox), when an agent's log says them."""
+    STOPPED = "stopped"
+    """A turn stopped before Claude finished it, by a limit (the model's, the account's, the user's) or a refusal."""
     REWIND = "rewind"
     """The user went back to an earlier point (a rewind, or an earlier prompt edited) and went on from there."""
 

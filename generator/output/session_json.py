@@ -208,7 +208,9 @@ def _result(result: ToolResult | None) -> dict[str, Any] | None:
     if result is None:
         return None
     return {"time": result.timestamp or None, "text": result.text, "is_error": result.is_error,
-            "structured": result.structured, "media": _media(result.images)}
+            "structured": result.structured, "media": _media(result.images),
+            "ending": str(result.ending) or None, "feedback": result.feedback or None,
+            "instruction": result.instruction or None, "harness": result.harness or None}
 
 
 def event_json(event: EventBase) -> dict[str, Any]:
@@ -241,7 +243,8 @@ def event_json(event: EventBase) -> dict[str, Any]:
     elif isinstance(event, Notice):
         found = {"type": "notice", "id": event.anchor, "time": event.timestamp or None, "kind": str(event.kind),
                  "text": event.text, "milliseconds": event.milliseconds or None,
-                 "details": dict(event.details), "related": event.related or None, "mode": str(event.mode) or None}
+                 "details": dict(event.details), "related": event.related or None, "mode": str(event.mode) or None,
+                 "harness": dict(event.harness)}
     elif isinstance(event, Unknown):
         found = {"type": "unknown", "id": event.anchor, "time": event.timestamp or None, "name": event.name,
                  "raw": event.raw}

@@ -38,6 +38,8 @@ class Reply:
     usage: tuple[tuple[str, Any], ...] = ()
     """The `usage` the API reports for this turn, when set; otherwise made-up counts. Measuring what Claude
     Code charges for a model needs exact token counts (see measure_prices.py)."""
+    stop: str = ""
+    """The `stop_reason` the API gives, when set (max_tokens, refusal, pause_turn); otherwise tool_use or end_turn."""
 
     @staticmethod
     def of(*blocks: dict[str, Any], to: str = "") -> "Reply":
@@ -46,6 +48,10 @@ class Reply:
     @staticmethod
     def costing(usage: dict[str, Any], *blocks: dict[str, Any]) -> "Reply":
         return Reply(tuple(blocks), usage=tuple(usage.items()))
+
+    @staticmethod
+    def stopping(reason: str, *blocks: dict[str, Any]) -> "Reply":
+        return Reply(tuple(blocks), stop=reason)
 
     @staticmethod
     def failing(status: int) -> "Reply":
@@ -168,7 +174,7 @@ class ScriptedAPI:
         n = self._next_id()
         blocks = [dict(b, id=f"toolu_scripted{n:04d}{i:02d}") if b.get("type") == "tool_use" else b
                   for i, b in enumerate(_learnt(reply.blocks, body))]
-        stop = "tool_use" if any(b.get("type") == "tool_use" for b in blocks) else "end_turn"
+        stop = reply.stop or ("tool_use" if any(b.get("type") == "tool_use" for b in blocks) else "end_turn")
         usage = dict(reply.usage) or {"input_tokens": 1200 + 10 * n, "output_tokens": 40 + n,
                                       "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
         message = {"id": f"msg_scripted{n:05d}", "type": "message", "role": "assistant",

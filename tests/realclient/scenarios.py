@@ -182,6 +182,22 @@ SCENARIOS: tuple[Scenario, ...] = (
         files=TIDEWATCH,
     ),
     Scenario(
+        "stops",
+        "turns stopped by a limit: the account's rate limit (429), the model's output-token limit (a reply cut "
+        "off), a refusal by the model, the user's --max-turns and --max-budget-usd",
+        (prompt("Summarise NOTES.txt", Reply.failing(429)),
+         prompt("Write out the whole tide table", Reply.stopping("max_tokens", text("High water: 06:12, 18:40.")),
+                extra=("--continue",)),
+         prompt("Tell me something you must refuse", Reply.stopping("refusal"), extra=("--continue",)),
+         prompt("Read tides.py and NOTES.txt", Reply.of(tool("Read", file_path="@PROJECT@/tides.py")),
+                extra=("--continue", "--max-turns", "1")),
+         prompt("Read README.md", Reply.costing({"input_tokens": 2_000_000, "output_tokens": 10,
+                                                 "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+                                                tool("Read", file_path="@PROJECT@/README.md")),
+                extra=("--continue", "--max-budget-usd", "0.5"))),
+        files=TIDEWATCH,
+    ),
+    Scenario(
         "continue-resume",
         "one session carried on with --continue, then --resume by id, then renamed with /rename",
         (prompt("What does tides.py compute?",

@@ -11,6 +11,7 @@ from ...core.model import AssistantText, Diagnostic, Entry, Notice, NoticeKind, 
 from .dispatch import ASSISTANT_PART_HANDLERS, ENTRY_HANDLERS, handles
 from .message_content import _text_of, holds_model_request
 from .session_state import SessionState
+from .stops import api_error_text, stop_reason_notice
 
 # The model name of the messages Claude Code writes itself ("No response requested.", an API error): no
 # model answered them, so they are in no list of models and no figures.
@@ -39,7 +40,8 @@ class AssistantEntries(SessionState):
                 self.usage.count(data, message)
         content = message.get("content")
         if data.get("isApiErrorMessage"):
-            self.events.append(Notice(self._next_anchor(data.get("uuid")), timestamp, NoticeKind.API_ERROR, _text_of(content)))
+            self.events.append(Notice(self._next_anchor(data.get("uuid")), timestamp, NoticeKind.API_ERROR,
+                                      api_error_text(data, _text_of(content))))
             return
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
@@ -62,6 +64,9 @@ class AssistantEntries(SessionState):
                 self.unknown[name] += 1
                 if not holds_model_request(part):
                     self.events.append(Unknown(self._next_anchor(part_id), timestamp, name, part))
+        stopped = stop_reason_notice(message) if message.get("model") != SYNTHETIC_MODEL else ""
+        if stopped:
+            self.events.append(Notice(self._next_anchor(f"{uuid}-stop" if uuid else None), timestamp, NoticeKind.STOPPED, stopped))
 
     @handles(ASSISTANT_PART_HANDLERS, "text")
     def _assistant_text(self, part: Mapping[str, Any], part_id: str, timestamp: str, model: str) -> None:

@@ -11,6 +11,7 @@ from ...core.text import strip_ansi
 from .dispatch import ENTRY_HANDLERS, handles
 from .message_content import strip_system_reminders
 from .session_state import SessionState
+from .stops import max_turns_text
 
 
 class AttachmentEntries(SessionState):
@@ -27,6 +28,9 @@ class AttachmentEntries(SessionState):
             self._agent_message(entry.data, attachment)
         elif isinstance(attachment, dict) and str(attachment.get("type", "")).startswith("hook_"):
             self._hook_output(entry.data, attachment)
+        elif isinstance(attachment, dict) and attachment.get("type") == "max_turns_reached":
+            self.events.append(Notice(self._next_anchor(entry.data.get("uuid")), self._time(entry.data),
+                                      NoticeKind.STOPPED, max_turns_text(attachment)))
 
     def _agent_message(self, data: Mapping[str, Any], attachment: Mapping[str, Any]) -> None:
         """A message another agent sent this one (SendMessage), handed over while it worked: shown on the

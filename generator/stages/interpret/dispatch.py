@@ -36,7 +36,8 @@ KNOWN_FIELDS = frozenset(
      # an attachment gave the model. Known and harmless: none of them changes what a page shows.
      "promptSource", "turnOrigin", "turnPosition", "requestRef", "apiBlockIndex", "requestedModel", "effort",
      "perTurnEffort", "madeBy", "permissionDecision", "sandboxed", "attributionAgent", "attributionSkill",
-     "errorDetails", "apiErrorType", "failedResponseHadNoToolCall", "promptCacheRequested", "thinkingDisplay",
+     "errorDetails", "apiErrorType", "apiErrorIsTransient", "ownNote", "failedResponseHadNoToolCall",
+     "promptCacheRequested", "thinkingDisplay",
      "thinkingDurationMs", "toolInputStreamMs", "sentAtMs", "rowSource", "rendered", "renderedRole",
      "renderedBesideToolResult", "microcompactMetadata", "turnCompanion",
      "queueSkipAttachments", "renderedInHumanTurn", "commandRun", "session_id", "serverClassifierRequest",
