@@ -328,8 +328,12 @@ REVIEWED = {
     ("secret-assignment", "West11berg1!"),
     # The same script's default password (`WIN_PASS="admin"`), worth hiding as a password that is in use.
     ("secret-assignment", "admin"),
-    # A Phoenix app's test secret_key_base (two spellings): a placeholder, but one a deployed copy could keep.
-    ("secret-assignment", "test-only-secret-base-minimum-64-bytes-long-enough-for-phoenix-token-s"),
+    # A Phoenix app's CSRF tokens, in the HTML of its pages fetched during the session (`<meta name="csrf-token"
+    # content="…">`): a session's anti-forgery secret, found by the token word beside a random value.
+    ("secret-in-sentence", "cDtdeCh0FUciKjcaAmBLLTQ5PFY6dkwCALj6YDM0XrVoCY3Lp_MbN48M"),
+    ("secret-in-sentence", "BQMQLxceY31fJEMBFBR-PCAEFixfLjdga7ThaSQE1E50Rb0dR3ue5vuR"),
+    ("secret-in-sentence", "JikZCSUbBxJKMxQ9MxIVOF1XBxA4czNeGQnHvZ_H9GbTuqLWozjWR5f0"),
+    ("secret-in-sentence", "bAprQBVSIFVdeSovLHEFPAccLBAiETc45G-qFdS05-HhtG_RdQBXgZNs"),
 }
 
 
