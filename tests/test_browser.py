@@ -306,7 +306,7 @@ def test_a_subagent_call_links_to_its_transcript(browser, site):
     called = [href for href in listed if page.locator(f'.transcript details.tool a[href="{href}"]').count()]
     assert called, f"no tool call on {site.subagent_caller} links to one of its subagents {listed}"
     call = page.locator(f'.transcript details.tool:has(a[href="{called[0]}"])').first
-    call.locator("summary").click()
+    call.locator("summary").first.click()  # its own: a fold inside it has one too
     call.locator(f'a[href="{called[0]}"]').first.click()
     subagent = (Path(site.subagent_caller).parent / called[0]).as_posix()
     assert page.url == site.url(subagent)

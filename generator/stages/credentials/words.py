@@ -21,11 +21,8 @@ upper-case spellings (the prefilter's caseless matching is ASCII's alone).
 from __future__ import annotations
 
 import re
-import threading
 import unicodedata
-from typing import Any
 
-from .prefilter import _database as kept_database, hyperscan
 
 SECRET_WORDS_BY_LANGUAGE: dict[str, tuple[str, ...]] = {
     "es": ("contraseña", "contraseñas", "contrasena", "frase de contraseña", "clave secreta", "clave privada",
@@ -149,41 +146,22 @@ def _spellings(word: str) -> list[str]:
 
 
 class _ForeignScan:
-    """Where the words with a letter that is not ASCII occur: one scan of the text's UTF-8 bytes (hyperscan's,
-    or a regular expression's where it cannot be installed), each place given in characters."""
+    """Where the words with a letter that is not ASCII occur: one regular expression's scan of the text, each
+    place given in characters."""
 
     def __init__(self) -> None:
         self.spellings = [(spelling, word) for word in OTHER_WORDS for spelling in _spellings(word)]
-        self._database: Any = None
-        if hyperscan is not None:
-            expressions = ["".join(f"\\x{byte:02x}" for byte in spelling.encode()).encode()
-                           for spelling, _ in self.spellings]
-            self._database = kept_database(expressions, [0] * len(expressions))  # compiled once, kept
-            self._lock = threading.Lock()  # the database holds one scratch space: one scan at a time
+        # One regular expression over the text (only text that is not ASCII reaches it): a kept hyperscan database
+        # of these byte sequences was seen to find nothing on a fresh machine, and a missed word is a leak.
         self._pattern: re.Pattern[str] | None = None
 
     def occurrences(self, text: str) -> list[tuple[int, str]]:
         if text.isascii():
             return []
-        if self._database is None:
-            if self._pattern is None:
-                self._pattern = re.compile("|".join(re.escape(spelling) for spelling, _ in
-                                                    sorted(self.spellings, key=lambda item: -len(item[0]))))
-            return [(found.start(), self._word(found.group())) for found in self._pattern.finditer(text)]
-        data = text.encode("utf-8", "surrogatepass")
-        ends: list[tuple[int, int]] = []
-
-        def seen(index: int, start: int, end: int, flags: int, context: Any) -> None:
-            ends.append((end, index))
-
-        with self._lock:
-            self._database.scan(data, match_event_handler=seen)
-        found: list[tuple[int, str]] = []
-        for end, index in sorted(ends):
-            spelling, word = self.spellings[index]
-            start_byte = end - len(spelling.encode())
-            found.append((len(data[:start_byte].decode("utf-8", "ignore")), word))
-        return found
+        if self._pattern is None:
+            self._pattern = re.compile("|".join(re.escape(spelling) for spelling, _ in
+                                                sorted(self.spellings, key=lambda item: -len(item[0]))))
+        return [(found.start(), self._word(found.group())) for found in self._pattern.finditer(text)]
 
     def _word(self, spelling: str) -> str:
         return next(word for known, word in self.spellings if known == spelling)
